@@ -1,0 +1,154 @@
+// Command driftkit turns a Lean 4 library into a dependency-retrieval system
+// and runs the DRIFT and ToMap pipelines on top. Each stage is a subcommand
+// that reads and writes plain files in a workspace (--ws DIR); this file only
+// dispatches, and each cmd_<verb>.go parses its flags and calls a package.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"sort"
+	"syscall"
+)
+
+// command is one subcommand. run gets the arguments after the verb.
+type command struct {
+	name  string
+	short string // one line for the overview
+	run   func(ctx context.Context, args []string) error
+}
+
+var commands = map[string]*command{}
+
+func register(c *command) { commands[c.name] = c }
+
+// errUsage makes main exit with status 2 (bad invocation) instead of 1.
+var errUsage = errors.New("usage")
+
+// errNotBuilt is returned by stages whose issue has not landed yet.
+type notBuiltError struct{ stage string }
+
+func (e notBuiltError) Error() string {
+	return fmt.Sprintf("driftkit %s: this stage is not built yet", e.stage)
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintf(w, "driftkit turns a Lean 4 library into a dependency-retrieval system.\n\nUsage: driftkit <command> [flags]\n\nCommands:\n")
+	names := make([]string, 0, len(commands))
+	for n := range commands {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(w, "  %-12s %s\n", n, commands[n].short)
+	}
+	fmt.Fprintf(w, "\nRun 'driftkit <command> --help' for a command's flags.\n")
+}
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		usage(stdout)
+		if len(args) == 0 {
+			return 2
+		}
+		return 0
+	}
+	c, ok := commands[args[0]]
+	if !ok {
+		fmt.Fprintf(stderr, "driftkit: unknown command %q\n\n", args[0])
+		usage(stderr)
+		return 2
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	err := c.run(ctx, args[1:])
+	switch {
+	case err == nil:
+		return 0
+	case errors.Is(err, flag.ErrHelp):
+		return 0
+	case errors.Is(err, errUsage):
+		return 2
+	}
+	var nb notBuiltError
+	if errors.As(err, &nb) {
+		fmt.Fprintln(stderr, err)
+		return 2
+	}
+	fmt.Fprintf(stderr, "driftkit %s: %v\n", c.name, err)
+	if ctx.Err() != nil {
+		return 130
+	}
+	return 1
+}
+
+// newFlags makes a FlagSet whose --help prints the command's description.
+func newFlags(name, synopsis, description string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.Usage = func() {
+		out := fs.Output()
+		fmt.Fprintf(out, "Usage: driftkit %s %s\n\n%s\n\nFlags:\n", name, synopsis, description)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// parseFlags parses and maps flag errors to errUsage.
+func parseFlags(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return errUsage
+	}
+	return nil
+}
+
+// subcommands of grouped verbs (eval extract, eval retrieval, export hf, …),
+// registered by the cmd_<verb>_<sub>.go files.
+var subcommands = map[string]map[string]*command{}
+
+// registerSub adds `driftkit <group> <name>`.
+func registerSub(group string, c *command) {
+	if subcommands[group] == nil {
+		subcommands[group] = map[string]*command{}
+	}
+	subcommands[group][c.name] = c
+}
+
+// group registers a verb that dispatches to its subcommands.
+func group(name, short string) {
+	register(&command{name: name, short: short, run: func(ctx context.Context, args []string) error {
+		subs := subcommands[name]
+		if len(args) == 0 || args[0] == "-h" || args[0] == "--help" {
+			fmt.Fprintf(os.Stderr, "Usage: driftkit %s <subcommand> [flags]\n\nSubcommands:\n", name)
+			keys := make([]string, 0, len(subs))
+			for k := range subs {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			for _, k := range keys {
+				fmt.Fprintf(os.Stderr, "  %-14s %s\n", k, subs[k].short)
+			}
+			if len(args) == 0 {
+				return errUsage
+			}
+			return flag.ErrHelp
+		}
+		c, ok := subs[args[0]]
+		if !ok {
+			fmt.Fprintf(os.Stderr, "driftkit %s: unknown subcommand %q\n", name, args[0])
+			return errUsage
+		}
+		return c.run(ctx, args[1:])
+	}})
+}
