@@ -1,0 +1,50 @@
+# driftkit — the two commands a new user runs are `make run` and `make test`.
+GO          ?= go
+BIN         := bin/driftkit
+WS          ?= work/run
+PYTHON      ?= python3
+VENV        ?= .venv
+STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
+BENCHTIME   ?= 1x
+
+.PHONY: run test go-test py-test build bench lint clean fuzz
+
+## build: compile the driftkit binary into bin/
+build:
+	$(GO) build -o $(BIN) ./cmd/driftkit
+
+## run: the whole pipeline on the bundled Lean library, offline (workspace in $(WS))
+run: build
+	WS=$(WS) BIN=$(BIN) ./scripts/run.sh
+
+## test: every Go test, then the Python tests that load our files in their real consumers
+test: go-test py-test
+
+go-test:
+	$(GO) test ./...
+
+$(VENV)/.installed: python/requirements.txt
+	$(PYTHON) -m venv $(VENV)
+	$(VENV)/bin/pip install --quiet --disable-pip-version-check -r python/requirements.txt
+	touch $@
+
+py-test: $(VENV)/.installed
+	PYTHON=$(VENV)/bin/python GO=$(GO) ./scripts/pytest.sh
+
+## bench: every Go benchmark once (BENCHTIME=5s for real numbers)
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) ./...
+
+## fuzz: a short run of every fuzz target (FUZZTIME=1m for longer)
+FUZZTIME ?= 10s
+fuzz:
+	./scripts/fuzz.sh $(FUZZTIME)
+
+## lint: gofmt, go vet, staticcheck
+lint:
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+	$(GO) run $(STATICCHECK) ./...
+
+clean:
+	rm -rf bin work

@@ -1,0 +1,124 @@
+package dataset
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"os"
+	"sync"
+	"testing"
+)
+
+func TestManifestRecordsRuns(t *testing.T) {
+	ws, err := Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(ws.Path("input.txt"), []byte("lean"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteTable(ws.Path(PairsFile), []Pair{{QueryID: "a"}, {QueryID: "b"}}); err != nil {
+		t.Fatal(err)
+	}
+	rr := ws.StartRun("mine", map[string]any{"negatives": 15})
+	if err := rr.Input("input.txt"); err != nil {
+		t.Fatal(err)
+	}
+	if err := rr.Output(ws.Path(PairsFile), 2); err != nil {
+		t.Fatal(err)
+	}
+	rr.Phase("parse", 1500_000_000)
+	rr.Count("pairs", 2)
+	if err := rr.Finish(); err != nil {
+		t.Fatal(err)
+	}
+	m, err := ws.ReadManifest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := m.LastRun("mine")
+	if r == nil {
+		t.Fatal("run not recorded")
+	}
+	if r.Inputs[0].Path != "input.txt" || r.Inputs[0].SHA256 != sha256hex("lean") {
+		t.Fatalf("bad input ref %+v", r.Inputs[0])
+	}
+	if r.Outputs[0].Path != PairsFile || r.Outputs[0].Rows != 2 {
+		t.Fatalf("bad output ref %+v", r.Outputs[0])
+	}
+	if r.Phases["parse"] != 1.5 || r.RowCounts["pairs"] != 2 || r.ToolVersion == "" {
+		t.Fatalf("bad run %+v", r)
+	}
+	// Nothing stale yet; changing the input makes mine stale.
+	if st, _ := ws.Stale(); len(st) != 0 {
+		t.Fatalf("stale too early: %v", st)
+	}
+	os.WriteFile(ws.Path("input.txt"), []byte("lean 2"), 0o644)
+	if st, _ := ws.Stale(); len(st["mine"]) != 1 {
+		t.Fatalf("changed input not reported: %v", st)
+	}
+}
+
+func TestGuardOutputs(t *testing.T) {
+	ws, _ := Open(t.TempDir())
+	// Missing output: fine.
+	if err := ws.GuardOutputs(false, PairsFile); err != nil {
+		t.Fatal(err)
+	}
+	// Present but unknown to the manifest: refused unless forced.
+	WriteTable(ws.Path(PairsFile), []Pair{{QueryID: "x"}})
+	if err := ws.GuardOutputs(false, PairsFile); !errors.Is(err, ErrForeignOutput) {
+		t.Fatalf("want ErrForeignOutput, got %v", err)
+	}
+	if err := ws.GuardOutputs(true, PairsFile); err != nil {
+		t.Fatal(err)
+	}
+	// Recorded: fine; edited afterwards: refused.
+	rr := ws.StartRun("mine", nil)
+	rr.Output(ws.Path(PairsFile), 1)
+	rr.Finish()
+	if err := ws.GuardOutputs(false, PairsFile); err != nil {
+		t.Fatal(err)
+	}
+	WriteTable(ws.Path(PairsFile), []Pair{{QueryID: "edited"}})
+	if err := ws.GuardOutputs(false, PairsFile); !errors.Is(err, ErrForeignOutput) {
+		t.Fatalf("edited output not refused: %v", err)
+	}
+}
+
+func TestConcurrentRecordsKeepEveryRun(t *testing.T) {
+	ws, _ := Open(t.TempDir())
+	var wg sync.WaitGroup
+	for i := 0; i < 20; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := ws.StartRun("index", nil).Finish(); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	m, err := ws.ReadManifest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Runs) != 20 {
+		t.Fatalf("%d runs recorded, want 20", len(m.Runs))
+	}
+}
+
+func TestCorruptManifest(t *testing.T) {
+	ws, _ := Open(t.TempDir())
+	os.WriteFile(ws.Path(ManifestFile), []byte("{\"runs\": [tru"), 0o644)
+	_, err := ws.ReadManifest()
+	var fe *FileError
+	if !errors.As(err, &fe) || fe.Path != ws.Path(ManifestFile) {
+		t.Fatalf("want FileError naming the manifest, got %v", err)
+	}
+}
+
+func sha256hex(s string) string {
+	h := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(h[:])
+}
