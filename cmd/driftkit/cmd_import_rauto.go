@@ -1,0 +1,45 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+
+	"github.com/driftkit/driftkit/dataset"
+	"github.com/driftkit/driftkit/dataset/rauto"
+)
+
+func init() {
+	registerSub("import", &command{name: "rauto", short: "RAutoformalizer library.jsonl → workspace tables", run: runImportRauto})
+}
+
+func runImportRauto(ctx context.Context, args []string) error {
+	fs := newFlags("import rauto", "--library FILE --ws WS",
+		"Loads RAutoformalizer's library format (full_name, ptype, header with premise markers, code,\n"+
+			"used_premises, def_path, pos, informalization) into declarations.parquet (statement_deps from the\n"+
+			"markers), informal.parquet (provider rauto) and modules.parquet, so benchmarks run without Lean.")
+	lib := fs.String("library", "", "library.jsonl to import")
+	wsDir := fs.String("ws", "", "workspace folder")
+	force := fs.Bool("force", false, "replace outputs that the manifest does not know")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *lib == "" || *wsDir == "" {
+		fs.Usage()
+		return errUsage
+	}
+	ws, err := dataset.Open(*wsDir)
+	if err != nil {
+		return err
+	}
+	st, err := rauto.Import(ws, *lib, *force)
+	if err != nil {
+		return err
+	}
+	for _, w := range st.Warnings {
+		fmt.Fprintln(os.Stderr, "warning:", w)
+	}
+	fmt.Printf("imported %d declarations (%d statement-dependency edges), %d informal rows (provider %s), %d modules into %s\n",
+		st.Declarations, st.Premises, st.Informal, rauto.Provider, st.Modules, *wsDir)
+	return nil
+}

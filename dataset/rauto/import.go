@@ -1,0 +1,77 @@
+package rauto
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/driftkit/driftkit/dataset"
+)
+
+// Stats summarises an import.
+type Stats struct {
+	Declarations int
+	Informal     int
+	Modules      int
+	Premises     int // statement dependency edges
+	Warnings     []error
+}
+
+// Import reads the library file at path and writes declarations.parquet,
+// informal.parquet and modules.parquet into ws, recording the run in the
+// manifest. Existing outputs not written by a recorded run are kept unless
+// force is set. Every file is replaced atomically.
+func Import(ws *dataset.Workspace, path string, force bool) (*Stats, error) {
+	if err := ws.GuardOutputs(force, dataset.DeclarationsFile, dataset.InformalFile, dataset.ModulesFile); err != nil {
+		return nil, err
+	}
+	if abs, err := filepath.Abs(path); err == nil {
+		path = abs
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	run := ws.StartRun("import rauto", map[string]any{"library": path})
+	t0 := time.Now()
+	lib, err := Read(f, path)
+	if err != nil {
+		return nil, err
+	}
+	run.Phase("read", time.Since(t0))
+	if err := run.Input(path); err != nil {
+		return nil, err
+	}
+	decls, inf, mods := lib.Tables(time.Now().UTC().Format(time.RFC3339))
+	st := &Stats{Declarations: len(decls), Informal: len(inf), Modules: len(mods), Warnings: lib.Warnings}
+	for _, d := range decls {
+		st.Premises += len(d.StatementDeps)
+	}
+	t1 := time.Now()
+	if err := dataset.WriteTable(ws.Path(dataset.DeclarationsFile), decls); err != nil {
+		return nil, err
+	}
+	if err := dataset.WriteTable(ws.Path(dataset.InformalFile), inf); err != nil {
+		return nil, err
+	}
+	if err := dataset.WriteTable(ws.Path(dataset.ModulesFile), mods); err != nil {
+		return nil, err
+	}
+	run.Phase("write", time.Since(t1))
+	for name, n := range map[string]int{dataset.DeclarationsFile: len(decls), dataset.InformalFile: len(inf), dataset.ModulesFile: len(mods)} {
+		if err := run.Output(name, int64(n)); err != nil {
+			return nil, err
+		}
+	}
+	run.Count("declarations", int64(len(decls)))
+	run.Count("informal", int64(len(inf)))
+	run.Count("statement_dep_edges", int64(st.Premises))
+	run.Count("warnings", int64(len(lib.Warnings)))
+	run.Note(fmt.Sprintf("informal texts are RAutoformalizer's informalizations (provider %q), not driftkit's", Provider))
+	if err := run.Finish(); err != nil {
+		return nil, err
+	}
+	return st, nil
+}
