@@ -1,0 +1,410 @@
+package llm
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+)
+
+// Usage counts what requests cost. Chat and Embed return the usage of one
+// call; Client.Usage returns the running total.
+type Usage struct {
+	Requests         int64   `json:"requests"`          // calls that succeeded
+	Attempts         int64   `json:"attempts"`          // HTTP attempts, including retries
+	Retries          int64   `json:"retries"`           // attempts after the first
+	Failures         int64   `json:"failures"`          // calls that finally failed
+	RateLimited      int64   `json:"rate_limited"`      // 429 answers seen
+	PromptTokens     int64   `json:"prompt_tokens"`     // as reported by the endpoint
+	CompletionTokens int64   `json:"completion_tokens"` // as reported by the endpoint
+	CostUSD          float64 `json:"cost_usd"`
+}
+
+// Add returns u plus v.
+func (u Usage) Add(v Usage) Usage {
+	return Usage{
+		Requests: u.Requests + v.Requests, Attempts: u.Attempts + v.Attempts, Retries: u.Retries + v.Retries,
+		Failures: u.Failures + v.Failures, RateLimited: u.RateLimited + v.RateLimited,
+		PromptTokens: u.PromptTokens + v.PromptTokens, CompletionTokens: u.CompletionTokens + v.CompletionTokens,
+		CostUSD: u.CostUSD + v.CostUSD,
+	}
+}
+
+// String is a one-line summary for logs and progress bars.
+func (u Usage) String() string {
+	return fmt.Sprintf("req=%d retries=%d failed=%d tok=%d+%d $%.4f",
+		u.Requests, u.Retries, u.Failures, u.PromptTokens, u.CompletionTokens, u.CostUSD)
+}
+
+// Message is one chat message.
+type Message struct {
+	Role    string `json:"role"` // system, user, assistant
+	Content string `json:"content"`
+}
+
+// ChatRequest is one chat completion.
+type ChatRequest struct {
+	Model    string // empty: Config.Model
+	Messages []Message
+	// JSON asks for a JSON object (response_format json_object) where the
+	// endpoint supports it; the caller must still parse strictly.
+	JSON        bool
+	MaxTokens   int
+	Temperature *float32
+	Seed        *int
+}
+
+// ChatResponse is the first choice of a completion.
+type ChatResponse struct {
+	Content      string
+	FinishReason string
+	Model        string
+	Endpoint     string
+	Usage        Usage
+}
+
+// OpenAIRequest converts r to the wire request go-openai sends (also used
+// for batch files), with model defaulting to def.
+func (r ChatRequest) OpenAIRequest(def string, jsonMode bool) openai.ChatCompletionRequest {
+	model := r.Model
+	if model == "" {
+		model = def
+	}
+	msgs := make([]openai.ChatCompletionMessage, len(r.Messages))
+	for i, m := range r.Messages {
+		msgs[i] = openai.ChatCompletionMessage{Role: m.Role, Content: m.Content}
+	}
+	req := openai.ChatCompletionRequest{Model: model, Messages: msgs, MaxTokens: r.MaxTokens, Seed: r.Seed}
+	if r.Temperature != nil {
+		req.Temperature = *r.Temperature
+	}
+	if r.JSON && jsonMode {
+		req.ResponseFormat = &openai.ChatCompletionResponseFormat{Type: openai.ChatCompletionResponseFormatTypeJSONObject}
+	}
+	return req
+}
+
+// EstimateTokens is a rough token count of text (about 4 bytes a token),
+// used for rate limiting before the endpoint reports the real count and for
+// dry-run estimates.
+func EstimateTokens(s string) int { return (len(s) + 3) / 4 }
+
+// Client talks to one or more OpenAI-compatible endpoints. It is safe for
+// concurrent use by any number of goroutines; its limits apply across all of
+// them. It holds idle HTTP connections until Close.
+type Client struct {
+	cfg       Config
+	eps       []*endpoint
+	next      atomic.Uint64
+	sem       chan struct{}
+	reqBucket *bucket
+	tokBucket *bucket
+	transport *http.Transport
+	log       *slog.Logger
+
+	mu    sync.Mutex
+	total Usage
+}
+
+type endpoint struct {
+	url    string
+	oc     *openai.Client
+	until  atomic.Int64 // unix nanos before which this endpoint asked not to be called
+	noJSON atomic.Bool  // learned: rejects response_format
+}
+
+type attemptKey struct{}
+
+// attemptInfo receives the HTTP status and Retry-After of one attempt from
+// the capturing transport (go-openai does not expose error headers).
+type attemptInfo struct {
+	status     int
+	retryAfter time.Duration
+}
+
+type capturingDoer struct{ hc *http.Client }
+
+func (d capturingDoer) Do(req *http.Request) (*http.Response, error) {
+	resp, err := d.hc.Do(req)
+	if resp != nil {
+		if info, ok := req.Context().Value(attemptKey{}).(*attemptInfo); ok {
+			info.status = resp.StatusCode
+			info.retryAfter = parseRetryAfter(resp.Header, time.Now())
+		}
+	}
+	return resp, err
+}
+
+// New returns a client for cfg (zero fields take their defaults).
+func New(cfg Config) (*Client, error) {
+	cfg = cfg.withDefaults()
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	tr := &http.Transport{
+		Proxy:               http.ProxyFromEnvironment,
+		DialContext:         (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+		ForceAttemptHTTP2:   true,
+		MaxIdleConns:        4 * cfg.Concurrency,
+		MaxIdleConnsPerHost: 2 * cfg.Concurrency,
+		IdleConnTimeout:     90 * time.Second,
+		TLSHandshakeTimeout: 15 * time.Second,
+	}
+	hc := &http.Client{Transport: tr}
+	c := &Client{
+		cfg: cfg, sem: make(chan struct{}, cfg.Concurrency), transport: tr,
+		reqBucket: newBucket(cfg.RequestsPerMinute), tokBucket: newBucket(cfg.TokensPerMinute),
+		log: slog.Default(),
+	}
+	for _, u := range cfg.BaseURLs {
+		oc := openai.DefaultConfig(cfg.APIKey)
+		oc.BaseURL = u
+		oc.HTTPClient = capturingDoer{hc}
+		ep := &endpoint{url: u, oc: openai.NewClientWithConfig(oc)}
+		ep.noJSON.Store(cfg.NoJSONMode)
+		c.eps = append(c.eps, ep)
+	}
+	return c, nil
+}
+
+// Config returns the effective configuration (defaults filled in).
+func (c *Client) Config() Config { return c.cfg }
+
+// OpenAI returns the go-openai client of the first endpoint, for APIs this
+// package does not wrap (files, batches). It has no retries or limits.
+func (c *Client) OpenAI() *openai.Client { return c.eps[0].oc }
+
+// Usage returns the totals of every call so far.
+func (c *Client) Usage() Usage {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.total
+}
+
+// Close releases idle connections.
+func (c *Client) Close() { c.transport.CloseIdleConnections() }
+
+func (c *Client) account(u Usage) {
+	c.mu.Lock()
+	c.total = c.total.Add(u)
+	c.mu.Unlock()
+}
+
+// pick returns the next endpoint round-robin, preferring one that is not
+// cooling down after a 429; if all are, it returns the one free soonest and
+// how long to wait for it.
+func (c *Client) pick() (*endpoint, time.Duration) {
+	n := len(c.eps)
+	start := int(c.next.Add(1)-1) % n
+	now := time.Now().UnixNano()
+	best, bestUntil := c.eps[start], int64(1<<62)
+	for i := 0; i < n; i++ {
+		ep := c.eps[(start+i)%n]
+		u := ep.until.Load()
+		if u <= now {
+			return ep, 0
+		}
+		if u < bestUntil {
+			best, bestUntil = ep, u
+		}
+	}
+	return best, time.Duration(bestUntil - now)
+}
+
+// backoff returns the jittered exponential delay before retry number n (1-based).
+func (c *Client) backoff(n int) time.Duration {
+	d := c.cfg.BackoffBase
+	for i := 1; i < n && d < c.cfg.BackoffMax; i++ {
+		d *= 2
+	}
+	d = min(d, c.cfg.BackoffMax)
+	return d/2 + time.Duration(rand.Int64N(int64(d/2)+1))
+}
+
+// attemptFunc performs one HTTP attempt; it returns the usage to account on success.
+type attemptFunc func(ctx context.Context, ep *endpoint) (Usage, error)
+
+// do runs call with limits and retries. estTokens feeds the token bucket.
+func (c *Client) do(ctx context.Context, op string, estTokens int, call attemptFunc) (Usage, *endpoint, error) {
+	var u Usage
+	var lastErr error
+	var lastStatus int
+	var ep *endpoint
+	for attempt := 1; ; attempt++ {
+		if err := ctx.Err(); err != nil {
+			return c.fail(u, op, ep, attempt-1, lastStatus, false, err)
+		}
+		if err := c.reqBucket.Wait(ctx, 1); err != nil {
+			return c.fail(u, op, ep, attempt-1, lastStatus, false, err)
+		}
+		if err := c.tokBucket.Wait(ctx, float64(estTokens)); err != nil {
+			return c.fail(u, op, ep, attempt-1, lastStatus, false, err)
+		}
+		var wait time.Duration
+		ep, wait = c.pick()
+		if wait > 0 {
+			if err := sleepCtx(ctx, wait); err != nil {
+				return c.fail(u, op, ep, attempt-1, lastStatus, false, err)
+			}
+		}
+		select {
+		case c.sem <- struct{}{}:
+		case <-ctx.Done():
+			return c.fail(u, op, ep, attempt-1, lastStatus, false, ctx.Err())
+		}
+		info := &attemptInfo{}
+		actx, cancel := context.WithTimeout(context.WithValue(ctx, attemptKey{}, info), c.cfg.RequestTimeout)
+		got, err := call(actx, ep)
+		cancel()
+		<-c.sem
+		u.Attempts++
+		if attempt > 1 {
+			u.Retries++
+		}
+		if err == nil {
+			got.Attempts, got.Retries, got.RateLimited = u.Attempts, u.Retries, u.RateLimited
+			got.Requests = 1
+			got.CostUSD = c.cfg.Prices.Cost(got.PromptTokens, got.CompletionTokens)
+			c.tokBucket.Adjust(float64(got.PromptTokens+got.CompletionTokens) - float64(estTokens))
+			c.account(got)
+			return got, ep, nil
+		}
+		if ctx.Err() != nil { // the caller gave up, not the endpoint
+			return c.fail(u, op, ep, attempt, info.status, false, ctx.Err())
+		}
+		status := statusOf(err)
+		if status == 0 && info.status >= 300 {
+			status = info.status
+		}
+		lastErr, lastStatus = err, status
+		if status == http.StatusTooManyRequests {
+			u.RateLimited++
+		}
+		if errors.Is(err, context.DeadlineExceeded) {
+			err = fmt.Errorf("attempt timed out after %v: %w", c.cfg.RequestTimeout, err)
+			lastErr = err
+		}
+		if status == http.StatusBadRequest && !ep.noJSON.Load() && strings.Contains(strings.ToLower(err.Error()), "response_format") {
+			// The endpoint has no JSON mode: remember and retry without it.
+			ep.noJSON.Store(true)
+			c.log.Warn("endpoint rejects response_format; continuing without JSON mode", "endpoint", ep.url)
+			if attempt <= c.cfg.MaxRetries {
+				continue
+			}
+		}
+		retry := retryableStatus(status) || (status == 0 || status == http.StatusOK) && retryableTransport(err)
+		if !retry || attempt > c.cfg.MaxRetries {
+			return c.fail(u, op, ep, attempt, status, retry, lastErr)
+		}
+		delay := c.backoff(attempt)
+		if info.retryAfter > 0 {
+			// Honour the server: wait what it asks, plus a little jitter so
+			// that the requests it refused do not all return at once.
+			delay = info.retryAfter + time.Duration(rand.Int64N(int64(info.retryAfter/10)+1))
+		}
+		if status == http.StatusTooManyRequests {
+			// Park this endpoint; if another one is free, retry there now.
+			ep.until.Store(max(ep.until.Load(), time.Now().Add(delay).UnixNano()))
+			if _, w := c.pick(); w == 0 {
+				delay = c.backoff(1)
+			}
+		}
+		c.log.Debug("llm retry", "op", op, "endpoint", ep.url, "attempt", attempt, "status", status, "delay", delay, "err", err)
+		if err := sleepCtx(ctx, delay); err != nil {
+			return c.fail(u, op, ep, attempt, status, false, err)
+		}
+	}
+}
+
+func (c *Client) fail(u Usage, op string, ep *endpoint, attempts, status int, retryable bool, err error) (Usage, *endpoint, error) {
+	u.Failures = 1
+	c.account(u)
+	url := ""
+	if ep != nil {
+		url = ep.url
+	} else if len(c.eps) > 0 {
+		url = c.eps[0].url
+	}
+	return u, ep, &Error{Op: op, Endpoint: url, Attempts: attempts, Status: status, Retryable: retryable, Err: err}
+}
+
+// Chat sends one chat completion with limits and retries and returns the
+// first choice. An empty answer is returned as such (Content ""); the caller
+// judges content. A response without choices is retried.
+func (c *Client) Chat(ctx context.Context, r ChatRequest) (ChatResponse, error) {
+	est := r.MaxTokens
+	for _, m := range r.Messages {
+		est += EstimateTokens(m.Content) + 4
+	}
+	var out ChatResponse
+	u, ep, err := c.do(ctx, "chat", est, func(actx context.Context, ep *endpoint) (Usage, error) {
+		resp, err := ep.oc.CreateChatCompletion(actx, r.OpenAIRequest(c.cfg.Model, !ep.noJSON.Load()))
+		if err != nil {
+			return Usage{}, err
+		}
+		if len(resp.Choices) == 0 {
+			return Usage{}, fmt.Errorf("%w: no choices", ErrBadResponse)
+		}
+		out = ChatResponse{Content: resp.Choices[0].Message.Content, FinishReason: string(resp.Choices[0].FinishReason), Model: resp.Model}
+		return Usage{PromptTokens: int64(resp.Usage.PromptTokens), CompletionTokens: int64(resp.Usage.CompletionTokens)}, nil
+	})
+	if ep != nil {
+		out.Endpoint = ep.url
+	}
+	out.Usage = u
+	return out, err
+}
+
+// Embed returns one vector per input, in input order, from one embeddings
+// request (the caller chooses batch sizes), with the same limits and retries
+// as Chat. model empty means Config.Model.
+func (c *Client) Embed(ctx context.Context, model string, inputs []string) ([][]float32, Usage, error) {
+	if model == "" {
+		model = c.cfg.Model
+	}
+	if len(inputs) == 0 {
+		return nil, Usage{}, nil
+	}
+	est := 0
+	for _, s := range inputs {
+		est += EstimateTokens(s)
+	}
+	var vecs [][]float32
+	u, _, err := c.do(ctx, "embeddings", est, func(actx context.Context, ep *endpoint) (Usage, error) {
+		resp, err := ep.oc.CreateEmbeddings(actx, openai.EmbeddingRequestStrings{Input: inputs, Model: openai.EmbeddingModel(model)})
+		if err != nil {
+			return Usage{}, err
+		}
+		if len(resp.Data) != len(inputs) {
+			return Usage{}, fmt.Errorf("%w: %d embeddings for %d inputs", ErrBadResponse, len(resp.Data), len(inputs))
+		}
+		data := resp.Data
+		sort.SliceStable(data, func(i, j int) bool { return data[i].Index < data[j].Index })
+		vecs = make([][]float32, len(inputs))
+		for i, d := range data {
+			if d.Index != i {
+				return Usage{}, fmt.Errorf("%w: embedding indices are not 0..%d", ErrBadResponse, len(inputs)-1)
+			}
+			vecs[i] = d.Embedding
+		}
+		pt := resp.Usage.PromptTokens
+		if pt == 0 {
+			pt = resp.Usage.TotalTokens
+		}
+		return Usage{PromptTokens: int64(pt)}, nil
+	})
+	if err != nil {
+		return nil, u, err
+	}
+	return vecs, u, nil
+}
