@@ -1,0 +1,91 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/driftkit/driftkit/dataset"
+	"github.com/driftkit/driftkit/index"
+)
+
+func init() {
+	registerSub("eval", &command{name: "retrieval", short: "retrieval metrics on a benchmark", run: runEvalRetrieval})
+}
+
+func runEvalRetrieval(ctx context.Context, args []string) error {
+	fs := newFlags("eval retrieval", "--ws WS --bench FILE [--k 1,5,10,20,100] [--json] [--per-item FILE]",
+		"Runs each benchmark item's informal_stmt as a query (never returning or counting the item's own\n"+
+			"declaration, full_name) and reports P@k, R@k, F1@k, nDCG@k and MRR against mathlib_dependencies.")
+	wsDir := fs.String("ws", "", "workspace folder")
+	bench := fs.String("bench", "", "benchmark JSONL (informal_stmt, mathlib_dependencies, full_name)")
+	ks := fs.String("k", "1,5,10,20,100", "cutoffs")
+	asJSON := fs.Bool("json", false, "print JSON")
+	perItem := fs.String("per-item", "", "write one JSON line per query to this file")
+	mode := fs.String("mode", string(index.ModeBest), "dense, bm25, hybrid or best")
+	allKinds := fs.Bool("all-kinds", false, "rank theorems and instances too")
+	useFormal := fs.Bool("use-formal", false, "also give the searcher formal_stmt (not available when autoformalizing)")
+	weights := fs.String("weights", "", "JSON weights for mode best (advanced)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *wsDir == "" || *bench == "" {
+		fs.Usage()
+		return errUsage
+	}
+	var kl []int
+	for _, s := range strings.Split(*ks, ",") {
+		k, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || k <= 0 {
+			return fmt.Errorf("%w: --k %q", errUsage, *ks)
+		}
+		kl = append(kl, k)
+	}
+	m, err := index.ParseMode(*mode)
+	if err != nil {
+		return fmt.Errorf("%w: %v", errUsage, err)
+	}
+	w, err := parseWeights(*weights)
+	if err != nil {
+		return err
+	}
+	items, err := index.ReadBenchFile(*bench)
+	if err != nil {
+		return err
+	}
+	ix, err := index.Open(*wsDir, &index.OpenOptions{NoDense: m == index.ModeBM25})
+	if err != nil {
+		return err
+	}
+	defer ix.Close()
+	opts := index.EvalOptions{Ks: kl, Mode: m, AllKinds: *allKinds, UseFormal: *useFormal, Weights: w, BenchLabel: *bench}
+	var pf *dataset.AtomicFile
+	if *perItem != "" {
+		pf, err = dataset.CreateAtomic(*perItem)
+		if err != nil {
+			return err
+		}
+		defer pf.Abort()
+		enc := json.NewEncoder(pf)
+		opts.PerItem = func(p index.PerItem) error { return enc.Encode(p) }
+	}
+	rep, err := index.EvalRetrieval(ctx, ix, items, opts)
+	if err != nil {
+		return err
+	}
+	if pf != nil {
+		if err := pf.Commit(); err != nil {
+			return err
+		}
+	}
+	if *asJSON {
+		enc := json.NewEncoder(os.Stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rep)
+	}
+	rep.WriteTable(os.Stdout)
+	return nil
+}

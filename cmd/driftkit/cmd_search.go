@@ -1,0 +1,75 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/driftkit/driftkit/index"
+)
+
+func init() {
+	register(&command{name: "search", short: "search the index for premises", run: runSearch})
+}
+
+func runSearch(ctx context.Context, args []string) error {
+	fs := newFlags("search", "--ws WS [--json] [flags] \"informal statement\"",
+		"Ranks premise candidates (definitions, structures, classes, …; not theorems) for a statement.\n"+
+			"The default mode 'best' fuses BM25, dense vectors, votes of similar declarations' dependencies,\n"+
+			"names written in the query (such as `ConNF.cloud`) and a usage prior.")
+	wsDir := fs.String("ws", "", "workspace folder")
+	asJSON := fs.Bool("json", false, "print JSON")
+	k := fs.Int("k", 10, "number of premises")
+	mode := fs.String("mode", string(index.ModeBest), "dense, bm25, hybrid (RRF of both) or best")
+	allKinds := fs.Bool("all-kinds", false, "rank theorems and instances too")
+	kinds := fs.String("kinds", "", "comma-separated kinds to keep (overrides the default filter)")
+	exclude := fs.String("exclude", "", "comma-separated names never to return")
+	formal := fs.String("formal", "", "optional formal statement to use as well")
+	weights := fs.String("weights", "", "JSON weights for mode best (advanced)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *wsDir == "" || fs.NArg() == 0 {
+		fs.Usage()
+		return errUsage
+	}
+	m, err := index.ParseMode(*mode)
+	if err != nil {
+		return fmt.Errorf("%w: %v", errUsage, err)
+	}
+	w, err := parseWeights(*weights)
+	if err != nil {
+		return err
+	}
+	ix, err := index.Open(*wsDir, nil)
+	if err != nil {
+		return err
+	}
+	defer ix.Close()
+	q := index.Query{Text: strings.Join(fs.Args(), " "), Formal: *formal, K: *k, Mode: m, AllKinds: *allKinds, Weights: w}
+	if *kinds != "" {
+		q.Kinds = strings.Split(*kinds, ",")
+	}
+	if *exclude != "" {
+		q.Exclude = strings.Split(*exclude, ",")
+	}
+	hits, err := ix.Search(ctx, q)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		enc := json.NewEncoder(os.Stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(map[string]any{"query": q.Text, "mode": m, "encoder": ix.Manifest.Encoder,
+			"encoder_fallback": ix.Manifest.EncoderFallback, "hits": hits})
+	}
+	if ix.Manifest.EncoderFallback && m != index.ModeBM25 {
+		fmt.Println("# dense vectors from the offline hash encoder (fallback)")
+	}
+	for _, h := range hits {
+		fmt.Printf("%3d  %.4f  %-11s %s\n", h.Rank, h.Score, h.Kind, h.Name)
+	}
+	return nil
+}

@@ -1,0 +1,210 @@
+package index
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"math"
+	"os"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/driftkit/driftkit/dataset"
+)
+
+// Encoder turns texts into dense vectors of a fixed dimension. Implementations
+// must be safe for concurrent use by several goroutines once constructed, and
+// must return exactly one vector of length Dim() per input text, in order.
+// Vectors are L2-normalised so that the dot product is the cosine similarity.
+type Encoder interface {
+	// Name identifies the encoder and its configuration in manifests, e.g.
+	// "hash" or "openai:bge-m3".
+	Name() string
+	// Dim is the vector dimension.
+	Dim() int
+	// Encode embeds texts. It honours ctx cancellation.
+	Encode(ctx context.Context, texts []string) ([][]float32, error)
+}
+
+// Encoder names accepted by --encoder.
+const (
+	EncoderHash   = "hash"
+	EncoderOpenAI = "openai"
+)
+
+// HashEncoder is the built-in offline encoder (a fallback, labelled as such in
+// every output): signed feature hashing of identifier sub-tokens (split on
+// '.', '_' and camelCase), whole identifiers, and character trigrams of words,
+// weighted by 1+log(tf) times an IDF learned from the corpus, L2-normalised.
+// It is safe for concurrent use after construction.
+type HashEncoder struct {
+	dim int
+	// df counts, per feature hash bucket (dfBuckets of them), the corpus
+	// documents containing a feature of that bucket; n is the corpus size.
+	df []uint32
+	n  int
+	// NGramWeight scales character n-gram features relative to tokens.
+	ngramWeight float32
+}
+
+const dfBuckets = 1 << 20
+
+// NewHashEncoder returns an unfitted hash encoder (all IDF weights equal).
+func NewHashEncoder(dim int) *HashEncoder {
+	if dim <= 0 {
+		dim = DefaultHashDim
+	}
+	return &HashEncoder{dim: dim, df: make([]uint32, dfBuckets), ngramWeight: 0.5}
+}
+
+// DefaultHashDim is the default dimension of the hash encoder.
+const DefaultHashDim = 256
+
+// Name implements Encoder.
+func (h *HashEncoder) Name() string { return EncoderHash }
+
+// Dim implements Encoder.
+func (h *HashEncoder) Dim() int { return h.dim }
+
+type feature struct {
+	h uint64
+	w float32
+}
+
+func hash64(prefix byte, s string) uint64 {
+	f := fnv.New64a()
+	f.Write([]byte{prefix})
+	f.Write([]byte(s))
+	// fnv's low bits mix poorly for short keys; finalise (splitmix64).
+	x := f.Sum64()
+	x ^= x >> 30
+	x *= 0xbf58476d1ce4e5b9
+	x ^= x >> 27
+	x *= 0x94d049bb133111eb
+	x ^= x >> 31
+	return x
+}
+
+// features lists the distinct hashed features of text with their term
+// frequencies folded into weights (before IDF).
+func (h *HashEncoder) features(text string) map[uint64]float32 {
+	tf := map[uint64]float32{}
+	Words(text, func(w string, _, _ int) {
+		n := 0
+		SubTokens(w, func(t string) {
+			n++
+			tf[hash64('t', t)]++
+			if utf8.RuneCountInString(t) >= 3 {
+				rs := []rune("#" + t + "#")
+				for i := 0; i+3 <= len(rs); i++ {
+					tf[hash64('c', string(rs[i:i+3]))] += h.ngramWeight
+				}
+			}
+		})
+		if n > 1 {
+			tf[hash64('i', strings.ToLower(w))]++
+		}
+	})
+	return tf
+}
+
+// Fit learns document frequencies from the corpus texts.
+func (h *HashEncoder) Fit(texts []string) {
+	clear(h.df)
+	h.n = len(texts)
+	for _, t := range texts {
+		for f := range h.features(t) {
+			h.df[f%dfBuckets]++
+		}
+	}
+}
+
+func (h *HashEncoder) idf(f uint64) float32 {
+	df := float64(h.df[f%dfBuckets])
+	return float32(math.Log((float64(h.n) + 1) / (df + 1)))
+}
+
+// EncodeOne embeds one text into dst (len Dim), which it overwrites.
+func (h *HashEncoder) EncodeOne(text string, dst []float32) {
+	clear(dst)
+	for f, tf := range h.features(text) {
+		w := (1 + float32(math.Log(float64(tf)+1e-9))) * (h.idf(f) + 0.1)
+		if tf < 1 {
+			w = tf * (h.idf(f) + 0.1)
+		}
+		i := (f >> 1) % uint64(h.dim)
+		if f&1 == 1 {
+			w = -w
+		}
+		dst[i] += w
+	}
+	normalize(dst)
+}
+
+// Encode implements Encoder.
+func (h *HashEncoder) Encode(ctx context.Context, texts []string) ([][]float32, error) {
+	out := make([][]float32, len(texts))
+	flat := make([]float32, len(texts)*h.dim)
+	for i, t := range texts {
+		if i%256 == 0 && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		out[i] = flat[i*h.dim : (i+1)*h.dim : (i+1)*h.dim]
+		h.EncodeOne(t, out[i])
+	}
+	return out, nil
+}
+
+func normalize(v []float32) {
+	var s float64
+	for _, x := range v {
+		s += float64(x) * float64(x)
+	}
+	if s == 0 {
+		return
+	}
+	inv := float32(1 / math.Sqrt(s))
+	for i := range v {
+		v[i] *= inv
+	}
+}
+
+// hash encoder state file: magic, dim, n, then dfBuckets uint32 counts.
+const hashStateMagic = "DKHASH1\n"
+
+// Save writes the fitted state (dimension and document frequencies).
+func (h *HashEncoder) Save(path string) error {
+	b := make([]byte, 0, len(hashStateMagic)+16+4*len(h.df))
+	b = append(b, hashStateMagic...)
+	b = binary.LittleEndian.AppendUint64(b, uint64(h.dim))
+	b = binary.LittleEndian.AppendUint64(b, uint64(h.n))
+	for _, d := range h.df {
+		b = binary.LittleEndian.AppendUint32(b, d)
+	}
+	return dataset.WriteFileAtomic(path, b)
+}
+
+// LoadHashEncoder reads a state written by Save.
+func LoadHashEncoder(path string) (*HashEncoder, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	if len(b) != len(hashStateMagic)+16+4*dfBuckets || string(b[:len(hashStateMagic)]) != hashStateMagic {
+		return nil, &dataset.FileError{Path: path, Row: -1, Err: errors.New("not a hash encoder state file")}
+	}
+	b = b[len(hashStateMagic):]
+	dim := int(binary.LittleEndian.Uint64(b))
+	if dim <= 0 || dim > 1<<16 {
+		return nil, &dataset.FileError{Path: path, Row: -1, Err: fmt.Errorf("bad dimension %d", dim)}
+	}
+	h := NewHashEncoder(dim)
+	h.n = int(binary.LittleEndian.Uint64(b[8:]))
+	b = b[16:]
+	for i := range h.df {
+		h.df[i] = binary.LittleEndian.Uint32(b[4*i:])
+	}
+	return h, nil
+}

@@ -1,0 +1,299 @@
+package index
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"strings"
+
+	"github.com/driftkit/driftkit/internal/progress"
+)
+
+// BenchItem is one benchmark line (the format of ../shared/benchmarks:
+// ConNF and ProofNet as released by RAutoformalizer, and testdata/bench.jsonl).
+type BenchItem struct {
+	InformalStmt string   `json:"informal_stmt"`
+	FormalStmt   string   `json:"formal_stmt"`
+	Gold         []string `json:"mathlib_dependencies"`
+	FullName     string   `json:"full_name"`
+	Line         int      `json:"-"`
+}
+
+// ErrBench is wrapped by errors about malformed benchmark files.
+var ErrBench = errors.New("bad benchmark file")
+
+// BenchError names the file and line at fault.
+type BenchError struct {
+	Path string
+	Line int
+	Err  error
+}
+
+func (e *BenchError) Error() string { return fmt.Sprintf("%s:%d: %v", e.Path, e.Line, e.Err) }
+func (e *BenchError) Unwrap() error { return e.Err }
+
+// ReadBench parses a JSON-lines benchmark. Blank lines are skipped; a line
+// without informal_stmt is an error naming the line.
+func ReadBench(r io.Reader, path string) ([]BenchItem, error) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 1<<20), 16<<20)
+	var out []BenchItem
+	line := 0
+	for sc.Scan() {
+		line++
+		b := sc.Bytes()
+		if strings.TrimSpace(string(b)) == "" {
+			continue
+		}
+		var it BenchItem
+		if err := json.Unmarshal(b, &it); err != nil {
+			return nil, &BenchError{path, line, fmt.Errorf("%w: %v", ErrBench, err)}
+		}
+		if strings.TrimSpace(it.InformalStmt) == "" {
+			return nil, &BenchError{path, line, fmt.Errorf("%w: no informal_stmt", ErrBench)}
+		}
+		it.Line = line
+		out = append(out, it)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, &BenchError{path, line + 1, fmt.Errorf("%w: %v", ErrBench, err)}
+	}
+	return out, nil
+}
+
+// ReadBenchFile reads a benchmark file.
+func ReadBenchFile(path string) ([]BenchItem, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return ReadBench(f, path)
+}
+
+// Metrics at one cutoff k, averaged over queries (macro). F1 is the mean of
+// the per-query F1 values (0 when a query has no hit in its top k).
+type Metrics struct {
+	K    int     `json:"k"`
+	P    float64 `json:"precision"`
+	R    float64 `json:"recall"`
+	F1   float64 `json:"f1"`
+	NDCG float64 `json:"ndcg"`
+}
+
+// Report is the result of EvalRetrieval.
+type Report struct {
+	Bench     string    `json:"bench"`
+	Queries   int       `json:"queries"`
+	Skipped   int       `json:"skipped_no_gold"`
+	GoldTotal int       `json:"gold_total"`
+	GoldInIdx int       `json:"gold_in_index"`
+	Config    EvalConf  `json:"config"`
+	MRR       float64   `json:"mrr"`
+	AtK       []Metrics `json:"at_k"`
+}
+
+// EvalConf records what an evaluation used.
+type EvalConf struct {
+	Encoder         string   `json:"encoder"`
+	EncoderFallback bool     `json:"encoder_fallback"`
+	Mode            Mode     `json:"mode"`
+	Candidates      string   `json:"candidates"`
+	Inputs          string   `json:"inputs"`
+	Weights         *Weights `json:"weights,omitempty"`
+}
+
+// PerItem is one line of --per-item output.
+type PerItem struct {
+	FullName string   `json:"full_name"`
+	Gold     []string `json:"gold"`
+	Ranked   []string `json:"ranked"`
+	Misses   []string `json:"misses"`
+}
+
+// EvalOptions configure EvalRetrieval.
+type EvalOptions struct {
+	Ks         []int
+	Mode       Mode
+	AllKinds   bool
+	UseFormal  bool // pass formal_stmt as Query.Formal (not a realistic input for autoformalization)
+	Weights    *Weights
+	PerItem    func(PerItem) error
+	BenchLabel string
+}
+
+// EvalRetrieval runs every benchmark item as a query (excluding the item's own
+// declaration, which is never returned nor counted) and averages P@k, R@k,
+// F1@k, nDCG@k and MRR over the items with at least one gold premise. The gold
+// is never passed to the searcher.
+func EvalRetrieval(ctx context.Context, ix *Index, items []BenchItem, o EvalOptions) (*Report, error) {
+	if len(o.Ks) == 0 {
+		o.Ks = []int{1, 5, 10, 20, 100}
+	}
+	maxK := 100
+	for _, k := range o.Ks {
+		maxK = max(maxK, k)
+	}
+	rep := &Report{Bench: o.BenchLabel, AtK: make([]Metrics, len(o.Ks))}
+	rep.Config = EvalConf{Encoder: ix.Manifest.Encoder, EncoderFallback: ix.Manifest.EncoderFallback, Mode: o.Mode,
+		Candidates: "premise kinds (no theorems, no instances)", Inputs: "informal_stmt", Weights: o.Weights}
+	if o.Mode == "" {
+		rep.Config.Mode = ModeBest
+	}
+	if rep.Config.Mode == ModeBest && o.Weights == nil {
+		w := DefaultWeights
+		rep.Config.Weights = &w
+	}
+	if o.AllKinds {
+		rep.Config.Candidates = "all kinds"
+	}
+	if o.UseFormal {
+		rep.Config.Inputs = "informal_stmt + formal_stmt"
+	}
+	for i := range o.Ks {
+		rep.AtK[i].K = o.Ks[i]
+	}
+	bar := progress.New("eval retrieval", int64(len(items)))
+	defer bar.Finish()
+	for _, it := range items {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		gold := dedupe(it.Gold, it.FullName)
+		if len(gold) == 0 {
+			rep.Skipped++
+			bar.Add(1)
+			continue
+		}
+		q := Query{Text: it.InformalStmt, K: maxK, Mode: o.Mode, AllKinds: o.AllKinds, Weights: o.Weights}
+		if it.FullName != "" {
+			q.Exclude = []string{it.FullName}
+		}
+		if o.UseFormal {
+			q.Formal = it.FormalStmt
+		}
+		hits, err := ix.Search(ctx, q)
+		if err != nil {
+			return nil, fmt.Errorf("item at line %d (%s): %w", it.Line, it.FullName, err)
+		}
+		ranked := make([]string, 0, len(hits))
+		for _, h := range hits {
+			if h.Name != it.FullName {
+				ranked = append(ranked, h.Name)
+			}
+		}
+		rep.Queries++
+		rep.GoldTotal += len(gold)
+		for _, g := range gold {
+			if _, ok := ix.byName[g]; ok {
+				rep.GoldInIdx++
+			}
+		}
+		gs := map[string]bool{}
+		for _, g := range gold {
+			gs[g] = true
+		}
+		for i, r := range ranked {
+			if gs[r] {
+				rep.MRR += 1 / float64(i+1)
+				break
+			}
+		}
+		for i, k := range o.Ks {
+			m := scoreAt(ranked, gs, k)
+			rep.AtK[i].P += m.P
+			rep.AtK[i].R += m.R
+			rep.AtK[i].F1 += m.F1
+			rep.AtK[i].NDCG += m.NDCG
+		}
+		if o.PerItem != nil {
+			top := ranked[:min(100, len(ranked))]
+			var miss []string
+			in := map[string]bool{}
+			for _, r := range top {
+				in[r] = true
+			}
+			for _, g := range gold {
+				if !in[g] {
+					miss = append(miss, g)
+				}
+			}
+			if miss == nil {
+				miss = []string{}
+			}
+			if err := o.PerItem(PerItem{FullName: it.FullName, Gold: gold, Ranked: top, Misses: miss}); err != nil {
+				return nil, err
+			}
+		}
+		bar.Add(1)
+	}
+	if rep.Queries > 0 {
+		n := float64(rep.Queries)
+		rep.MRR /= n
+		for i := range rep.AtK {
+			rep.AtK[i].P /= n
+			rep.AtK[i].R /= n
+			rep.AtK[i].F1 /= n
+			rep.AtK[i].NDCG /= n
+		}
+	}
+	return rep, nil
+}
+
+// dedupe removes repeats and the query's own name from the gold list.
+func dedupe(gold []string, self string) []string {
+	seen := map[string]bool{self: self != ""}
+	out := []string{}
+	for _, g := range gold {
+		if !seen[g] {
+			seen[g] = true
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
+// scoreAt computes one query's metrics at cutoff k.
+func scoreAt(ranked []string, gold map[string]bool, k int) Metrics {
+	hit := 0
+	var dcg float64
+	for i := 0; i < k && i < len(ranked); i++ {
+		if gold[ranked[i]] {
+			hit++
+			dcg += 1 / math.Log2(float64(i+2))
+		}
+	}
+	var idcg float64
+	for i := 0; i < k && i < len(gold); i++ {
+		idcg += 1 / math.Log2(float64(i+2))
+	}
+	m := Metrics{K: k, P: float64(hit) / float64(k), R: float64(hit) / float64(len(gold))}
+	if m.P+m.R > 0 {
+		m.F1 = 2 * m.P * m.R / (m.P + m.R)
+	}
+	if idcg > 0 {
+		m.NDCG = dcg / idcg
+	}
+	return m
+}
+
+// WriteTable prints the report as an aligned text table (percentages).
+func (r *Report) WriteTable(w io.Writer) {
+	fmt.Fprintf(w, "bench %s: %d queries (%d without gold skipped), %d gold premises (%d in index)\n",
+		r.Bench, r.Queries, r.Skipped, r.GoldTotal, r.GoldInIdx)
+	fb := ""
+	if r.Config.EncoderFallback {
+		fb = " (offline fallback)"
+	}
+	fmt.Fprintf(w, "encoder %s%s, mode %s, candidates: %s, inputs: %s\n", r.Config.Encoder, fb, r.Config.Mode, r.Config.Candidates, r.Config.Inputs)
+	fmt.Fprintf(w, "%6s %8s %8s %8s %8s\n", "k", "P@k", "R@k", "F1@k", "nDCG@k")
+	for _, m := range r.AtK {
+		fmt.Fprintf(w, "%6d %8.2f %8.2f %8.2f %8.2f\n", m.K, 100*m.P, 100*m.R, 100*m.F1, 100*m.NDCG)
+	}
+	fmt.Fprintf(w, "MRR %.4f\n", r.MRR)
+}

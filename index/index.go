@@ -1,0 +1,239 @@
+// Package index builds and serves driftkit's premise-retrieval index: one
+// document per declaration, dense vectors from an Encoder (the built-in hash
+// encoder or an OpenAI-compatible /v1/embeddings endpoint), a bleve BM25 index
+// with an identifier-aware analyzer, and the premise-usage graph.
+//
+// Build writes WS/index/; Open loads it for serving and Index.Search answers
+// queries (dense, BM25 or hybrid). An *Index is safe for concurrent use by
+// many goroutines until Close.
+//
+// Files in WS/index/:
+//
+//	manifest.json   encoder, dims, rendering version, corpus sha256, counts
+//	docs.parquet    one Doc per row; row i ↔ vectors.npy row i ↔ bleve doc "i"
+//	vectors.npy     float32 (rows, dims), NumPy format 1.0, C order
+//	bm25/           bleve index (BM25 scoring): text, name, kind, premise fields
+//	usage.parquet   dataset.Usage: premise → declarations whose statement uses it
+//	hash_state.bin  document frequencies of the hash encoder (hash only)
+package index
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/driftkit/driftkit/dataset"
+)
+
+// File names inside WS/index/.
+const (
+	ManifestName  = "manifest.json"
+	DocsName      = "docs.parquet"
+	VectorsName   = "vectors.npy"
+	BM25Name      = "bm25"
+	UsageName     = "usage.parquet"
+	HashStateName = "hash_state.bin"
+)
+
+// FormatVersion is the layout version of WS/index/.
+const FormatVersion = "driftkit-index/1"
+
+// Manifest is WS/index/manifest.json.
+type Manifest struct {
+	Format      string `json:"format"`
+	ToolVersion string `json:"tool_version"`
+	BuiltAt     string `json:"built_at"`
+	Encoder     string `json:"encoder"`
+	// EncoderFallback is true for the offline hash encoder, so that every
+	// consumer can label results as coming from the fallback.
+	EncoderFallback bool   `json:"encoder_fallback"`
+	Model           string `json:"model,omitempty"`
+	BaseURL         string `json:"base_url,omitempty"`
+	Dims            int    `json:"dims"`
+	Rendering       string `json:"rendering"`
+	// CorpusSHA256 hashes the rendered documents (names and texts, in order).
+	CorpusSHA256   string         `json:"corpus_sha256"`
+	Docs           int            `json:"docs"`
+	PremiseDocs    int            `json:"premise_docs"`
+	InformalSource map[string]int `json:"informal_sources"`
+	BM25Analyzer   string         `json:"bm25_analyzer"`
+	MaxChars       int            `json:"max_chars,omitempty"`
+}
+
+// ErrNoIndex is returned by Open when the workspace has no index.
+var ErrNoIndex = errors.New("no index in workspace (run `driftkit index --ws WS` first)")
+
+// ErrStale is wrapped when index files disagree with each other.
+var ErrStale = errors.New("index files are inconsistent")
+
+func readManifest(dir string) (*Manifest, error) {
+	b, err := os.ReadFile(filepath.Join(dir, ManifestName))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("%s: %w", dir, ErrNoIndex)
+	}
+	if err != nil {
+		return nil, err
+	}
+	var m Manifest
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, &dataset.FileError{Path: filepath.Join(dir, ManifestName), Row: -1, Err: err}
+	}
+	if m.Format != FormatVersion {
+		return nil, &dataset.FileError{Path: filepath.Join(dir, ManifestName), Row: -1,
+			Err: fmt.Errorf("%w: format %q, this driftkit reads %q", ErrStale, m.Format, FormatVersion)}
+	}
+	return &m, nil
+}
+
+// Index is a loaded retrieval index. Safe for concurrent use until Close.
+type Index struct {
+	Dir      string
+	Manifest Manifest
+	Docs     []Doc
+	byName   map[string]int
+	dense    *DenseStore
+	bm25     *bm25Index
+	enc      Encoder
+	// usage[p] = rows of the docs whose statement uses premise p (by name).
+	usage map[string][]string
+	// suffix maps the last component(s) of names to rows, for mentions.
+	suffix map[string][]int
+	// premise[row] says whether the row is a premise candidate by default.
+	premise []bool
+}
+
+// OpenOptions configure Open.
+type OpenOptions struct {
+	// Encoder encodes queries. Nil means: the hash encoder for a hash index;
+	// for an openai index, an OpenAI encoder from the environment
+	// (OPENAI_BASE_URL, OPENAI_API_KEY) and the manifest's model.
+	Encoder Encoder
+	// NoDense skips loading vectors (BM25-only serving, less memory).
+	NoDense bool
+}
+
+// Open loads WS/index for serving. The caller must Close it.
+func Open(wsDir string, opts *OpenOptions) (*Index, error) {
+	if opts == nil {
+		opts = &OpenOptions{}
+	}
+	dir := filepath.Join(wsDir, dataset.IndexDir)
+	m, err := readManifest(dir)
+	if err != nil {
+		return nil, err
+	}
+	ix := &Index{Dir: dir, Manifest: *m, byName: map[string]int{}, usage: map[string][]string{}, suffix: map[string][]int{}}
+	ix.Docs, err = dataset.ReadTable[Doc](filepath.Join(dir, DocsName))
+	if err != nil {
+		return nil, err
+	}
+	if len(ix.Docs) != m.Docs {
+		return nil, fmt.Errorf("%s: %w: manifest says %d docs, docs.parquet has %d", dir, ErrStale, m.Docs, len(ix.Docs))
+	}
+	ix.premise = make([]bool, len(ix.Docs))
+	for i, d := range ix.Docs {
+		ix.byName[d.Name] = i
+		ix.premise[i] = dataset.IsPremiseKind(d.Kind)
+		parts := strings.Split(d.Name, ".")
+		for j := 1; j < len(parts); j++ {
+			s := strings.Join(parts[j:], ".")
+			ix.suffix[s] = append(ix.suffix[s], i)
+		}
+	}
+	if !opts.NoDense {
+		vecs, rows, cols, err := ReadNPY(filepath.Join(dir, VectorsName))
+		if err != nil {
+			return nil, err
+		}
+		if rows != len(ix.Docs) || cols != m.Dims {
+			return nil, fmt.Errorf("%s: %w: vectors.npy is (%d, %d), manifest says (%d, %d)", dir, ErrStale, rows, cols, m.Docs, m.Dims)
+		}
+		ix.dense = &DenseStore{Vecs: vecs, Rows: rows, Dim: cols}
+		ix.enc = opts.Encoder
+		if ix.enc == nil {
+			switch m.Encoder {
+			case EncoderHash:
+				h, err := LoadHashEncoder(filepath.Join(dir, HashStateName))
+				if err != nil {
+					return nil, err
+				}
+				if h.Dim() != m.Dims {
+					return nil, fmt.Errorf("%s: %w: hash state dim %d, manifest %d", dir, ErrStale, h.Dim(), m.Dims)
+				}
+				ix.enc = h
+			default:
+				e, err := NewOpenAIEncoderFromEnv(m.Model, m.Dims)
+				if err != nil {
+					return nil, fmt.Errorf("index was built with %s: %w", m.Encoder, err)
+				}
+				ix.enc = e
+			}
+		}
+		if ix.enc.Dim() != m.Dims {
+			return nil, fmt.Errorf("%w: query encoder %s has dim %d, index has %d", ErrStale, ix.enc.Name(), ix.enc.Dim(), m.Dims)
+		}
+	}
+	if err := dataset.EachRow(filepath.Join(dir, UsageName), func(u *dataset.Usage) error {
+		ix.usage[strings.Clone(u.Premise)] = cloneStrings(u.UsedBy)
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	ix.bm25, err = openBM25(filepath.Join(dir, BM25Name))
+	if err != nil {
+		return nil, err
+	}
+	return ix, nil
+}
+
+func cloneStrings(s []string) []string {
+	out := make([]string, len(s))
+	for i, x := range s {
+		out[i] = strings.Clone(x)
+	}
+	return out
+}
+
+// Close releases the BM25 index.
+func (ix *Index) Close() error {
+	if ix.bm25 != nil {
+		return ix.bm25.Close()
+	}
+	return nil
+}
+
+// Encoder returns the query encoder (nil when opened with NoDense).
+func (ix *Index) Encoder() Encoder { return ix.enc }
+
+// Lookup returns the document of a declaration name.
+func (ix *Index) Lookup(name string) (*Doc, bool) {
+	i, ok := ix.byName[name]
+	if !ok {
+		return nil, false
+	}
+	return &ix.Docs[i], true
+}
+
+// UsageCount is how many declarations' statements use premise, not counting
+// the declarations in exclude.
+func (ix *Index) UsageCount(premise string, exclude []string) int {
+	u := ix.usage[premise]
+	n := len(u)
+	for _, e := range exclude {
+		if _, found := slices.BinarySearch(u, e); found {
+			n--
+		}
+	}
+	return n
+}
+
+func sortUsage(u []dataset.Usage) {
+	slices.SortFunc(u, func(a, b dataset.Usage) int { return strings.Compare(a.Premise, b.Premise) })
+	for i := range u {
+		slices.Sort(u[i].UsedBy)
+	}
+}

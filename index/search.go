@@ -1,0 +1,364 @@
+package index
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/driftkit/driftkit/dataset"
+)
+
+// Mode selects the retrieval method.
+type Mode string
+
+// Retrieval modes. ModeBest is the tuned offline default: hybrid fusion of
+// BM25, dense, neighbour voting, mentions and the usage prior.
+const (
+	ModeDense  Mode = "dense"
+	ModeBM25   Mode = "bm25"
+	ModeHybrid Mode = "hybrid" // RRF of BM25 and dense only
+	ModeBest   Mode = "best"   // hybrid + neighbours + mentions + usage prior
+)
+
+// ParseMode checks a --mode value.
+func ParseMode(s string) (Mode, error) {
+	switch m := Mode(s); m {
+	case ModeDense, ModeBM25, ModeHybrid, ModeBest:
+		return m, nil
+	}
+	return "", fmt.Errorf("unknown mode %q (dense, bm25, hybrid, best)", s)
+}
+
+// Query is one retrieval request.
+type Query struct {
+	// Text is the informal statement (what a user has at query time).
+	Text string
+	// Formal is an optional formal statement; used only when non-empty.
+	Formal string
+	// K is the number of hits wanted (default 10).
+	K    int
+	Mode Mode // default ModeBest
+	// AllKinds makes every declaration a candidate; by default only premise
+	// kinds are (dataset.IsPremiseKind: no theorems, no instances).
+	AllKinds bool
+	// Kinds, when non-empty, restricts candidates to these kinds.
+	Kinds []string
+	// Exclude lists names never returned, never used as neighbours and not
+	// counted in the usage prior (for a benchmark: the query's own declaration).
+	Exclude []string
+	// Weights overrides DefaultWeights for ModeBest (nil: defaults).
+	Weights *Weights
+}
+
+// Hit is one ranked premise.
+type Hit struct {
+	Rank   int     `json:"rank"`
+	Name   string  `json:"name"`
+	Kind   string  `json:"kind"`
+	Module string  `json:"module,omitempty"`
+	Score  float64 `json:"score"`
+	// Signals gives the 1-based rank of the hit in each fused list
+	// (bm25, dense, neighbors, mention, prior); absent when not ranked there.
+	Signals map[string]int `json:"signals,omitempty"`
+}
+
+// Weights of the lists fused by weighted reciprocal-rank fusion in ModeBest:
+// score(d) = Σ_list w_list / (RRFK + rank_list(d)).
+type Weights struct {
+	BM25      float64 `json:"bm25"`
+	Dense     float64 `json:"dense"`
+	Neighbors float64 `json:"neighbors"`
+	Mention   float64 `json:"mention"`
+	Prior     float64 `json:"prior"`
+	RRFK      float64 `json:"rrf_k"`
+	// Depth is how many hits each list contributes.
+	Depth int `json:"depth"`
+	// NeighborDocs is how many similar non-candidate declarations vote.
+	NeighborDocs int `json:"neighbor_docs"`
+}
+
+// DefaultWeights are the tuned offline defaults (see the package README).
+var DefaultWeights = Weights{BM25: 1, Dense: 0.5, Neighbors: 1.5, Mention: 2, Prior: 0.5, RRFK: 10, Depth: 200, NeighborDocs: 30}
+
+// ErrEmptyQuery is returned for a query with no text.
+var ErrEmptyQuery = errors.New("empty query")
+
+// Searcher answers retrieval queries. Implementations are safe for concurrent use.
+type Searcher interface {
+	Search(ctx context.Context, q Query) ([]Hit, error)
+}
+
+var _ Searcher = (*Index)(nil)
+
+type rankedList struct {
+	name string
+	w    float64
+	rows []int
+}
+
+// Search ranks premises for q.
+func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
+	if strings.TrimSpace(q.Text) == "" && strings.TrimSpace(q.Formal) == "" {
+		return nil, ErrEmptyQuery
+	}
+	if q.K <= 0 {
+		q.K = 10
+	}
+	if q.Mode == "" {
+		q.Mode = ModeBest
+	}
+	w := DefaultWeights
+	if q.Weights != nil {
+		w = *q.Weights
+	}
+	depth := max(w.Depth, q.K)
+	excl := map[int]bool{}
+	for _, e := range q.Exclude {
+		if i, ok := ix.byName[e]; ok {
+			excl[i] = true
+		}
+	}
+	kinds := map[string]bool{}
+	for _, k := range q.Kinds {
+		kinds[k] = true
+	}
+	cand := func(row int) bool {
+		if excl[row] {
+			return false
+		}
+		if len(kinds) > 0 {
+			return kinds[ix.Docs[row].Kind]
+		}
+		return q.AllKinds || ix.premise[row]
+	}
+	text := q.Text
+	if q.Formal != "" {
+		text += "\n" + q.Formal
+	}
+	needDense := q.Mode == ModeDense || q.Mode == ModeHybrid || (q.Mode == ModeBest && (w.Dense > 0 || w.Neighbors > 0))
+	needBM25 := q.Mode == ModeBM25 || q.Mode == ModeHybrid || q.Mode == ModeBest
+	var lists []rankedList
+	var denseC, denseN []scored
+	if needDense {
+		if ix.dense == nil {
+			return nil, errors.New("index opened without dense vectors")
+		}
+		vs, err := ix.enc.Encode(ctx, []string{text})
+		if err != nil {
+			return nil, fmt.Errorf("encode query: %w", err)
+		}
+		denseC, denseN = ix.denseScan(vs[0], depth, w.NeighborDocs, cand, excl)
+	}
+	var bmC, bmN []scored
+	if needBM25 {
+		premiseOnly := 0
+		if !q.AllKinds && len(kinds) == 0 {
+			premiseOnly = 1
+		}
+		var err error
+		bmC, err = ix.bm25.search(ctx, text, depth+len(excl)+len(ix.Docs)*0, premiseOnly)
+		if err != nil {
+			return nil, fmt.Errorf("bm25: %w", err)
+		}
+		bmC = filterScored(bmC, cand, depth)
+		if q.Mode == ModeBest && w.Neighbors > 0 {
+			bmN, err = ix.bm25.search(ctx, text, w.NeighborDocs+len(excl), -1)
+			if err != nil {
+				return nil, fmt.Errorf("bm25: %w", err)
+			}
+			bmN = filterScored(bmN, func(r int) bool { return !excl[r] }, w.NeighborDocs)
+		}
+	}
+	switch q.Mode {
+	case ModeDense:
+		return ix.hits(denseC, q.K, "dense"), nil
+	case ModeBM25:
+		return ix.hits(bmC, q.K, "bm25"), nil
+	case ModeHybrid:
+		lists = append(lists, rankedList{"bm25", 1, rowsOf(bmC)}, rankedList{"dense", 1, rowsOf(denseC)})
+		return ix.fuse(lists, 60, q.K), nil
+	}
+	if w.BM25 > 0 {
+		lists = append(lists, rankedList{"bm25", w.BM25, rowsOf(bmC)})
+	}
+	if w.Dense > 0 {
+		lists = append(lists, rankedList{"dense", w.Dense, rowsOf(denseC)})
+	}
+	if w.Neighbors > 0 {
+		lists = append(lists, rankedList{"neighbors", w.Neighbors, ix.neighborVote(bmN, denseN, cand, depth)})
+	}
+	if w.Mention > 0 {
+		lists = append(lists, rankedList{"mention", w.Mention, ix.mentions(q.Text+"\n"+q.Formal, cand)})
+	}
+	if w.Prior > 0 {
+		lists = append(lists, rankedList{"prior", w.Prior, ix.priorList(cand, q.Exclude, depth)})
+	}
+	return ix.fuse(lists, w.RRFK, q.K), nil
+}
+
+func filterScored(s []scored, keep func(int) bool, n int) []scored {
+	out := s[:0]
+	for _, x := range s {
+		if keep(x.row) {
+			out = append(out, x)
+			if len(out) == n {
+				break
+			}
+		}
+	}
+	return out
+}
+
+func rowsOf(s []scored) []int {
+	out := make([]int, len(s))
+	for i, x := range s {
+		out[i] = x.row
+	}
+	return out
+}
+
+// denseScan scores every row once; candidates go to one top list, other
+// (non-excluded) rows to the neighbour list.
+func (ix *Index) denseScan(qv []float32, n, nn int, cand func(int) bool, excl map[int]bool) (c, nb []scored) {
+	tc, tn := newTopK(n), newTopK(max(nn, 1))
+	d := ix.dense
+	dim := d.Dim
+	for r := 0; r < d.Rows; r++ {
+		s := DotSIMD(qv, d.Vecs[r*dim:(r+1)*dim:(r+1)*dim])
+		if cand(r) {
+			tc.add(r, s)
+		} else if !excl[r] && !ix.premise[r] {
+			tn.add(r, s)
+		}
+	}
+	return tc.sorted(), tn.sorted()
+}
+
+// neighborVote: declarations similar to the query vote for their statement
+// dependencies, weighted by 1/(rank+5) in each neighbour list.
+func (ix *Index) neighborVote(bm, dn []scored, cand func(int) bool, n int) []int {
+	votes := map[int]float64{}
+	for _, list := range [][]scored{bm, dn} {
+		for rank, s := range list {
+			wt := 1 / float64(rank+5)
+			for _, dep := range ix.Docs[s.row].Deps {
+				if r, ok := ix.byName[dep]; ok && cand(r) {
+					votes[r] += wt
+				}
+			}
+		}
+	}
+	return topRows(votes, n)
+}
+
+func topRows(m map[int]float64, n int) []int {
+	rows := make([]int, 0, len(m))
+	for r := range m {
+		rows = append(rows, r)
+	}
+	slices.SortFunc(rows, func(a, b int) int {
+		if m[a] != m[b] {
+			if m[a] > m[b] {
+				return -1
+			}
+			return 1
+		}
+		return a - b
+	})
+	if len(rows) > n {
+		rows = rows[:n]
+	}
+	return rows
+}
+
+// mentions finds declaration names written in the query: exact full names
+// first, then unambiguous-enough name suffixes (≤ 3 declarations), then the
+// candidate prefixes of mentioned names (Set.Nonempty of Set.Nonempty.cloud).
+// Only words that look like identifiers count (backquoted, or containing '.',
+// '_' or an upper-case letter).
+func (ix *Index) mentions(text string, cand func(int) bool) []int {
+	var exact, suffix, prefix []int
+	seen := map[int]bool{}
+	add := func(dst *[]int, r int) {
+		if !seen[r] && cand(r) {
+			seen[r] = true
+			*dst = append(*dst, r)
+		}
+	}
+	Words(text, func(w string, start, end int) {
+		quoted := start > 0 && text[start-1] == '`'
+		if !quoted && !strings.ContainsAny(w, "._") && strings.ToLower(w) == w {
+			return
+		}
+		if r, ok := ix.byName[w]; ok {
+			add(&exact, r)
+		} else if rs := ix.suffix[w]; len(rs) > 0 && len(rs) <= 3 && (quoted || strings.ContainsAny(w, "._")) {
+			for _, r := range rs {
+				add(&suffix, r)
+			}
+		}
+		parts := strings.Split(w, ".")
+		for j := len(parts) - 1; j >= 1; j-- {
+			if r, ok := ix.byName[strings.Join(parts[:j], ".")]; ok {
+				add(&prefix, r)
+			}
+		}
+	})
+	return append(append(exact, suffix...), prefix...)
+}
+
+// priorList ranks candidates by how many statements use them.
+func (ix *Index) priorList(cand func(int) bool, exclude []string, n int) []int {
+	m := map[int]float64{}
+	for p := range ix.usage {
+		r, ok := ix.byName[p]
+		if !ok || !cand(r) {
+			continue
+		}
+		if c := ix.UsageCount(p, exclude); c > 0 {
+			m[r] = float64(c)
+		}
+	}
+	return topRows(m, n)
+}
+
+func (ix *Index) fuse(lists []rankedList, k float64, n int) []Hit {
+	score := map[int]float64{}
+	sig := map[int]map[string]int{}
+	for _, l := range lists {
+		for rank, r := range l.rows {
+			score[r] += l.w / (k + float64(rank+1))
+			if sig[r] == nil {
+				sig[r] = map[string]int{}
+			}
+			sig[r][l.name] = rank + 1
+		}
+	}
+	rows := topRows(score, n)
+	out := make([]Hit, len(rows))
+	for i, r := range rows {
+		d := &ix.Docs[r]
+		out[i] = Hit{Rank: i + 1, Name: d.Name, Kind: d.Kind, Module: d.Module, Score: round6(score[r]), Signals: sig[r]}
+	}
+	return out
+}
+
+func (ix *Index) hits(s []scored, n int, signal string) []Hit {
+	if len(s) > n {
+		s = s[:n]
+	}
+	out := make([]Hit, len(s))
+	for i, x := range s {
+		d := &ix.Docs[x.row]
+		out[i] = Hit{Rank: i + 1, Name: d.Name, Kind: d.Kind, Module: d.Module, Score: round6(float64(x.score)), Signals: map[string]int{signal: i + 1}}
+	}
+	return out
+}
+
+func round6(x float64) float64 { return math.Round(x*1e6) / 1e6 }
+
+// IsCandidateKind is the default candidate filter (dataset.IsPremiseKind).
+func IsCandidateKind(kind string) bool { return dataset.IsPremiseKind(kind) }

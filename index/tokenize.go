@@ -1,0 +1,110 @@
+package index
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Identifier-aware tokenization shared by the hash encoder and the BM25
+// analyzer. A "word" is a maximal run of letters, digits, '.', '_' and '\''
+// (Lean identifiers such as ConNF.StructApprox.completeAtomMap); each word
+// yields its parts split on '.', '_' and camelCase boundaries, lowercased, and,
+// when it has more than one part, the whole word lowercased too.
+
+func isWordRune(r rune) bool {
+	return unicode.IsLetter(r) || unicode.IsDigit(r) || r == '.' || r == '_' || r == '\'' || r == '!' || r == '?'
+}
+
+// Words returns the raw identifier-like words of s, in order, with their byte
+// offsets, trimmed of leading and trailing punctuation ('.', '\”).
+func Words(s string, fn func(word string, start, end int)) {
+	i := 0
+	for i < len(s) {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if !isWordRune(r) {
+			i += n
+			continue
+		}
+		j := i + n
+		for j < len(s) {
+			r2, n2 := utf8.DecodeRuneInString(s[j:])
+			if !isWordRune(r2) {
+				break
+			}
+			j += n2
+		}
+		w, st := s[i:j], i
+		for len(w) > 0 && strings.ContainsRune(".'_!?", rune(w[0])) {
+			w, st = w[1:], st+1
+		}
+		for len(w) > 0 && strings.ContainsRune(".'_!?", rune(w[len(w)-1])) {
+			w = w[:len(w)-1]
+		}
+		if w != "" {
+			fn(w, st, st+len(w))
+		}
+		i = j
+	}
+}
+
+// SubTokens splits an identifier on '.', '_', '\” and camelCase boundaries
+// (also letter/digit boundaries), lowercased: "ConNF.toNearLitter_mem" →
+// [con, nf, to, near, litter, mem]. Acronym runs stay together ("NF" in
+// "ConNF", "HTTPServer" → http, server).
+func SubTokens(ident string, fn func(tok string)) {
+	for _, part := range strings.FieldsFunc(ident, func(r rune) bool { return r == '.' || r == '_' || r == '\'' || r == '!' || r == '?' }) {
+		splitCamel(part, fn)
+	}
+}
+
+func splitCamel(s string, fn func(string)) {
+	rs := []rune(s)
+	start := 0
+	class := func(r rune) int {
+		switch {
+		case unicode.IsUpper(r):
+			return 1
+		case unicode.IsDigit(r):
+			return 2
+		case unicode.IsLetter(r):
+			return 3
+		}
+		return 4
+	}
+	for i := 1; i < len(rs); i++ {
+		a, b := class(rs[i-1]), class(rs[i])
+		cut := false
+		switch {
+		case a == 3 && b == 1: // fooBar
+			cut = true
+		case a == 1 && b == 1 && i+1 < len(rs) && class(rs[i+1]) == 3: // HTTPServer → HTTP|Server
+			cut = true
+		case (a == 2) != (b == 2): // x2, 2x
+			cut = true
+		case a == 4 || b == 4:
+			cut = a != b
+		}
+		if cut {
+			fn(strings.ToLower(string(rs[start:i])))
+			start = i
+		}
+	}
+	if start < len(rs) {
+		fn(strings.ToLower(string(rs[start:])))
+	}
+}
+
+// Tokens returns the identifier-aware tokens of s: for every word its
+// sub-tokens, then the whole word lowercased when it splits into several.
+func Tokens(s string) []string {
+	var out []string
+	Words(s, func(w string, _, _ int) {
+		n := len(out)
+		SubTokens(w, func(t string) { out = append(out, t) })
+		if len(out)-n > 1 {
+			out = append(out, strings.ToLower(w))
+		}
+	})
+	return out
+}
