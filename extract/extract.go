@@ -1,0 +1,531 @@
+package extract
+
+import (
+	"bufio"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+	"unsafe"
+
+	"github.com/driftkit/driftkit/dataset"
+	"github.com/driftkit/driftkit/internal/progress"
+)
+
+// Source is one source root to extract: a Lean project (or a folder of it)
+// with the library name and revision its rows carry.
+type Source struct {
+	// Dir is the folder walked for .lean files. If Dir is a library folder
+	// such as …/Mathlib next to Mathlib.lean, module names keep the folder
+	// name (Mathlib.Data.Nat.Basic).
+	Dir      string
+	Library  string
+	Revision string // "" = detect (git commit, else a .revision file)
+
+	// VariableRule selects how section variables are included in theorem
+	// statements: "auto" (from lean-toolchain: Lean < 4.10 includes variables
+	// mentioned in proofs), "signature" or "body".
+	VariableRule string
+
+	root             string // module names are relative to this folder
+	oldVariableRules bool
+}
+
+// Options configure an extraction.
+type Options struct {
+	Sources []Source
+	// Workers is the number of parallel workers (0 = GOMAXPROCS).
+	Workers int
+	// Force replaces outputs not written by a recorded run.
+	Force bool
+	// Progress shows progress on stderr (a bar on a terminal).
+	Progress bool
+	// MaxErrors bounds how many parse errors are kept in Result.Errors (0 = 100).
+	MaxErrors int
+}
+
+// Result summarises an extraction.
+type Result struct {
+	Files        int
+	Declarations int64
+	Modules      int64
+	ErrorCount   int
+	Errors       []error // the first MaxErrors errors, each naming file and line
+	Unresolved   int64
+	Phases       map[string]time.Duration
+	Sources      []Source // with detected revisions and libraries
+}
+
+// ErrNoSources is returned when no source root is given.
+var ErrNoSources = errors.New("no source given (--src DIR)")
+
+// ParseSourceArg parses a --src value DIR or DIR=NAME.
+func ParseSourceArg(s string) Source {
+	if i := strings.LastIndexByte(s, '='); i > 0 {
+		return Source{Dir: s[:i], Library: s[i+1:]}
+	}
+	return Source{Dir: s}
+}
+
+var toolchainRe = regexp.MustCompile(`v4\.(\d+)`)
+
+// prepareSource fills in the root, library, revision and variable rule.
+func prepareSource(s *Source, first string) error {
+	st, err := os.Stat(s.Dir)
+	if err != nil {
+		return err
+	}
+	if !st.IsDir() {
+		return fmt.Errorf("%s: not a folder", s.Dir)
+	}
+	abs, err := filepath.Abs(s.Dir)
+	if err != nil {
+		return err
+	}
+	s.root = abs
+	parent := filepath.Dir(abs)
+	if _, err := os.Stat(filepath.Join(parent, filepath.Base(abs)+".lean")); err == nil {
+		s.root = parent
+	}
+	if s.Library == "" {
+		if first != "" {
+			s.Library = first
+		} else {
+			s.Library = filepath.Base(s.root)
+		}
+	}
+	if s.Revision == "" {
+		s.Revision = detectRevision(abs)
+	}
+	rule := s.VariableRule
+	if rule == "" || rule == "auto" {
+		rule = "signature"
+		for d := abs; ; d = filepath.Dir(d) {
+			if b, err := os.ReadFile(filepath.Join(d, "lean-toolchain")); err == nil {
+				if m := toolchainRe.FindSubmatch(b); m != nil {
+					if v, _ := strconv.Atoi(string(m[1])); v < 10 {
+						rule = "body"
+					}
+				}
+				break
+			}
+			if filepath.Dir(d) == d || d == filepath.Dir(s.root) {
+				break
+			}
+		}
+	}
+	s.oldVariableRules = rule == "body"
+	return nil
+}
+
+// detectRevision returns the git commit of the checkout containing dir, else
+// the content of a .revision file in dir or a parent, else "".
+func detectRevision(dir string) string {
+	for d := dir; ; d = filepath.Dir(d) {
+		if _, err := os.Stat(filepath.Join(d, ".git")); err == nil {
+			if out, err := exec.Command("git", "-C", d, "rev-parse", "HEAD").Output(); err == nil {
+				return strings.TrimSpace(string(out))
+			}
+		}
+		if b, err := os.ReadFile(filepath.Join(d, ".revision")); err == nil {
+			return strings.TrimSpace(string(b))
+		}
+		if filepath.Dir(d) == d {
+			return ""
+		}
+	}
+}
+
+type srcFile struct {
+	src    *Source
+	abs    string
+	rel    string // relative to the source root, slash-separated
+	module string
+}
+
+func walkSource(s *Source) ([]srcFile, error) {
+	var out []srcFile
+	err := filepath.WalkDir(s.Dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		name := d.Name()
+		if d.IsDir() {
+			if path != s.Dir && (strings.HasPrefix(name, ".") || name == "lake-packages" || name == "build") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(name, ".lean") || name == "lakefile.lean" {
+			return nil
+		}
+		abs, err := filepath.Abs(path)
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(s.root, abs)
+		if err != nil {
+			return err
+		}
+		rel = filepath.ToSlash(rel)
+		out = append(out, srcFile{src: s, abs: abs, rel: rel, module: ModuleName(rel)})
+		return nil
+	})
+	sort.Slice(out, func(i, j int) bool { return out[i].rel < out[j].rel })
+	return out, err
+}
+
+// ModuleName turns a relative path into a Lean module name
+// (Mathlib/Data/Nat/Basic.lean → Mathlib.Data.Nat.Basic).
+func ModuleName(rel string) string {
+	rel = strings.TrimSuffix(filepath.ToSlash(rel), ".lean")
+	return strings.ReplaceAll(rel, "/", ".")
+}
+
+// ParseFile parses one Lean source (for tests, fuzzing and other stages) and
+// returns its declaration rows (names unresolved against other files but
+// resolved within it), its module row and the parse errors.
+func ParseFile(src []byte, path string, lib string) ([]dataset.Declaration, dataset.Module, []error) {
+	s := &Source{Library: lib}
+	fr := parseFile(src, string(src), path, ModuleName(path), s, &Options{})
+	t := newTable([]*fileResult{fr})
+	t.prepare([]*fileResult{fr})
+	r := &resolver{t: t, cache: map[ref]string{}}
+	var rows []dataset.Declaration
+	for _, d := range fr.decls {
+		r.resolveDecl(d)
+	}
+	fixups(t, []*fileResult{fr})
+	for _, d := range fr.decls {
+		rows = append(rows, d.row)
+	}
+	return rows, fr.mod, fr.errs
+}
+
+// Run extracts every source into the workspace: declarations.parquet and
+// modules.parquet, recording the run in the manifest. Declarations of all
+// sources are written, each with its own library, so that dependencies of
+// the first resolve to rows of the same table.
+func Run(ctx context.Context, ws *dataset.Workspace, opts Options) (*Result, error) {
+	if len(opts.Sources) == 0 {
+		return nil, ErrNoSources
+	}
+	if err := ws.GuardOutputs(opts.Force, dataset.DeclarationsFile, dataset.ModulesFile); err != nil {
+		return nil, err
+	}
+	workers := opts.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	maxErr := opts.MaxErrors
+	if maxErr <= 0 {
+		maxErr = 100
+	}
+	res := &Result{Phases: map[string]time.Duration{}}
+	params := map[string]any{"workers": workers}
+	var files []srcFile
+	tRead := time.Now()
+	for i := range opts.Sources {
+		s := &opts.Sources[i]
+		if err := prepareSource(s, ""); err != nil {
+			return nil, fmt.Errorf("source %s: %w", s.Dir, err)
+		}
+		fs, err := walkSource(s)
+		if err != nil {
+			return nil, fmt.Errorf("source %s: %w", s.Dir, err)
+		}
+		if len(fs) == 0 {
+			return nil, fmt.Errorf("source %s: no .lean files", s.Dir)
+		}
+		files = append(files, fs...)
+		params[fmt.Sprintf("source_%d", i)] = map[string]any{"dir": s.Dir, "library": s.Library, "revision": s.Revision,
+			"variables_from_proofs": s.oldVariableRules}
+	}
+	res.Sources = opts.Sources
+	res.Files = len(files)
+	rec := ws.StartRun("extract", params)
+
+	// read + parse in parallel
+	var bar *progress.Bar
+	if opts.Progress {
+		bar = progress.New("extract: parse", int64(len(files)))
+	}
+	results := make([]*fileResult, len(files))
+	hashes := make([][32]byte, len(files))
+	var readDur, parseDur atomic.Int64
+	jobs := make(chan int)
+	var wg sync.WaitGroup
+	var firstErr error
+	var errMu sync.Mutex
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range jobs {
+				sf := files[i]
+				t0 := time.Now()
+				b, err := os.ReadFile(sf.abs)
+				t1 := time.Now()
+				readDur.Add(int64(t1.Sub(t0)))
+				if err != nil {
+					errMu.Lock()
+					if firstErr == nil {
+						firstErr = err
+					}
+					errMu.Unlock()
+					results[i] = &fileResult{source: sf.src, errs: []error{&ParseError{Path: sf.rel, Err: err}},
+						mod: dataset.Module{Library: sf.src.Library, Revision: sf.src.Revision, Name: sf.module, Path: sf.rel, Errors: 1}}
+					continue
+				}
+				hashes[i] = sha256.Sum256(b)
+				var s string
+				if len(b) > 0 {
+					s = unsafe.String(&b[0], len(b))
+				}
+				results[i] = parseFile(b, s, sf.rel, sf.module, sf.src, &opts)
+				parseDur.Add(int64(time.Since(t1)))
+				if bar != nil {
+					bar.Add(1)
+				}
+			}
+		}()
+	}
+	cancelled := false
+	for i := range files {
+		if ctx.Err() != nil {
+			cancelled = true
+			break
+		}
+		jobs <- i
+	}
+	close(jobs)
+	wg.Wait()
+	if bar != nil {
+		bar.Finish()
+	}
+	if cancelled {
+		return nil, ctx.Err()
+	}
+	wall := time.Since(tRead)
+	// split the wall time of the parallel phase between reading and parsing
+	rd, pd := readDur.Load(), parseDur.Load()
+	if rd+pd > 0 {
+		res.Phases["read"] = time.Duration(float64(wall) * float64(rd) / float64(rd+pd))
+		res.Phases["parse"] = wall - res.Phases["read"]
+	}
+	// input hashes: one per source (hash of its files' hashes in path order)
+	for i := range opts.Sources {
+		s := &opts.Sources[i]
+		h := sha256.New()
+		var bytes int64
+		for j, sf := range files {
+			if sf.src == s {
+				h.Write([]byte(sf.rel))
+				h.Write(hashes[j][:])
+				if results[j] != nil {
+					bytes += int64(len(results[j].mod.Path))
+				}
+			}
+		}
+		rec.InputRef(dataset.FileRef{Path: s.Dir, SHA256: hex.EncodeToString(h.Sum(nil))})
+	}
+
+	// resolve
+	tRes := time.Now()
+	t := newTable(results)
+	t.prepare(results)
+	var ndecl int
+	for _, fr := range results {
+		ndecl += len(fr.decls)
+	}
+	if opts.Progress {
+		bar = progress.New("extract: resolve", int64(len(results)))
+	}
+	next := atomic.Int64{}
+	var wg2 sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg2.Add(1)
+		go func() {
+			defer wg2.Done()
+			r := &resolver{t: t, cache: make(map[ref]string, 1024)}
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(results) || ctx.Err() != nil {
+					return
+				}
+				fr := results[i]
+				bad := 0
+				for _, d := range fr.decls {
+					bad += r.resolveDecl(d)
+				}
+				fr.mod.Unresolved = int32(bad)
+				if bar != nil {
+					bar.Add(1)
+				}
+			}
+		}()
+	}
+	wg2.Wait()
+	if bar != nil {
+		bar.Finish()
+	}
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	fixups(t, results)
+	res.Phases["resolve"] = time.Since(tRes)
+
+	// write
+	tWrite := time.Now()
+	if err := write(ws, results, res); err != nil {
+		return nil, err
+	}
+	res.Phases["write"] = time.Since(tWrite)
+	for _, fr := range results {
+		res.ErrorCount += len(fr.errs)
+		for _, e := range fr.errs {
+			if len(res.Errors) < maxErr {
+				res.Errors = append(res.Errors, e)
+			}
+		}
+		res.Unresolved += int64(fr.mod.Unresolved)
+	}
+	for _, ph := range []string{"read", "parse", "resolve", "write"} {
+		rec.Phase(ph, res.Phases[ph])
+	}
+	if err := rec.Output(dataset.DeclarationsFile, res.Declarations); err != nil {
+		return nil, err
+	}
+	if err := rec.Output(dataset.ModulesFile, res.Modules); err != nil {
+		return nil, err
+	}
+	rec.Count("declarations", res.Declarations)
+	rec.Count("modules", res.Modules)
+	rec.Count("parse_errors", int64(res.ErrorCount))
+	rec.Count("unresolved_identifiers", res.Unresolved)
+	rec.Count("names", int64(t.Len()))
+	if firstErr != nil {
+		rec.Note("some files could not be read: " + firstErr.Error())
+	}
+	rec.Note("extracted from sources without elaboration (driftkit source reader)")
+	if err := rec.Finish(); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// fixups completes rows that depend on other declarations: alias kinds and
+// dependencies, to_additive twins' dependencies.
+func fixups(t *Table, files []*fileResult) {
+	twins := map[string]string{}
+	for _, fr := range files {
+		for _, d := range fr.decls {
+			if d.twinOf != nil {
+				twins[d.twinOf.row.Name] = d.row.Name
+			}
+		}
+	}
+	for _, fr := range files {
+		for _, d := range fr.decls {
+			switch {
+			case d.aliasTarget != "":
+				target := ""
+				if len(d.row.StatementDeps) > 0 {
+					target = d.row.StatementDeps[0]
+				}
+				if target == "" {
+					continue
+				}
+				d.row.GeneratedFrom = strp(target)
+				d.row.ProofDeps = []string{target}
+				if e := t.names[target]; e != nil {
+					d.row.Kind = e.kind
+					if e.kind == "constructor" || e.kind == "projection" {
+						d.row.Kind = "definition"
+					}
+					if e.decl != nil && e.decl.aliasTarget == "" {
+						d.row.StatementDeps = e.decl.row.StatementDeps
+					}
+				}
+			case d.twinOf != nil:
+				m := func(in []string) []string {
+					out := make([]string, 0, len(in))
+					seen := map[string]bool{}
+					for _, n := range in {
+						if tw, ok := twins[n]; ok && t.names[tw] != nil {
+							n = tw
+						}
+						if n != d.row.Name && !seen[n] {
+							seen[n] = true
+							out = append(out, n)
+						}
+					}
+					return out
+				}
+				d.row.StatementDeps = m(d.row.StatementDeps)
+				d.row.ProofDeps = m(d.row.ProofDeps)
+			}
+		}
+	}
+}
+
+func write(ws *dataset.Workspace, results []*fileResult, res *Result) error {
+	dw, err := dataset.NewWriter[dataset.Declaration](ws.Path(dataset.DeclarationsFile))
+	if err != nil {
+		return err
+	}
+	mw, err := dataset.NewWriter[dataset.Module](ws.Path(dataset.ModulesFile))
+	if err != nil {
+		dw.Abort()
+		return err
+	}
+	buf := make([]dataset.Declaration, 0, 1024)
+	for _, fr := range results {
+		for _, d := range fr.decls {
+			buf = append(buf, d.row)
+			if len(buf) == cap(buf) {
+				if err := dw.Write(buf...); err != nil {
+					dw.Abort()
+					mw.Abort()
+					return err
+				}
+				buf = buf[:0]
+			}
+		}
+		fr.mod.Declarations = int32(len(fr.decls))
+		if fr.mod.Imports == nil {
+			fr.mod.Imports = []string{}
+		}
+		if err := mw.Write(fr.mod); err != nil {
+			dw.Abort()
+			mw.Abort()
+			return err
+		}
+	}
+	if err := dw.Write(buf...); err != nil {
+		dw.Abort()
+		mw.Abort()
+		return err
+	}
+	res.Declarations, res.Modules = dw.Rows(), mw.Rows()
+	if err := dw.Close(); err != nil {
+		mw.Abort()
+		return err
+	}
+	return mw.Close()
+}
+
+var _ = bufio.NewReader

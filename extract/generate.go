@@ -1,0 +1,474 @@
+package extract
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/driftkit/driftkit/dataset"
+)
+
+func strp(s string) *string { return &s }
+
+// fullName returns the declared name in namespace ns, handling _root_.
+func fullName(ns, name string) string {
+	if strings.HasPrefix(name, "_root_.") {
+		return name[len("_root_."):]
+	}
+	return joinNs(ns, name)
+}
+
+func parentNs(name string) string {
+	if i := strings.LastIndexByte(name, '.'); i >= 0 {
+		return name[:i]
+	}
+	return ""
+}
+
+func lastComponent(name string) string {
+	if i := strings.LastIndexByte(name, '.'); i >= 0 {
+		return name[i+1:]
+	}
+	return name
+}
+
+// decl turns a parsed declaration into rows: the declaration itself and the
+// declarations Lean generates from it.
+func (p *fileParser) decl(d *declSyntax, c Command) {
+	f := p.f
+	if d.keyword == "example" {
+		return
+	}
+	ctx := p.context()
+	codeStart := d.start
+	for codeStart < d.kwIdx && f.toks[codeStart].Kind == TokDoc {
+		codeStart++
+	}
+	base := dataset.Declaration{
+		Library: p.src.Library, Revision: p.src.Revision, Keyword: d.keyword, Kind: kindOfKeyword[d.keyword],
+		Module: p.module, Path: p.path, LineStart: f.toks[d.start].Line, LineEnd: f.toks[d.end-1].Line,
+		Namespace: p.ns, Docstring: d.doc, Code: f.span(codeStart, d.end),
+		Modifiers: d.mods,
+	}
+	for _, a := range d.attrs {
+		base.Attributes = append(base.Attributes, a.name)
+	}
+	if d.keyword == "alias" {
+		p.aliases(d, base, ctx)
+		return
+	}
+	name := d.name
+	if name == "" {
+		if d.keyword != "instance" {
+			return
+		}
+		name = f.instanceName(d)
+	}
+	full := fullName(p.ns, name)
+	row := base
+	row.Name = full
+	row.Signature = f.span(d.sigStart, d.sigEnd)
+	pd := &pdecl{row: row, ctx: ctx, resNs: parentNs(full), protected: d.has("protected")}
+
+	// locals: universes, section variables, then the declaration's binders
+	loc := p.baseLocals()
+	binEnd := d.sigEnd
+	if d.colonIdx >= 0 {
+		binEnd = d.colonIdx
+	}
+	own := map[string]bool{}
+	for _, g := range f.parseBinders(d.sigStart, binEnd) {
+		for _, n := range g.names {
+			loc.add(n, g.head)
+			own[n] = true
+		}
+	}
+	structural := d.keyword == "structure" || d.keyword == "class" || strings.HasSuffix(d.keyword, "inductive")
+	if structural {
+		for _, fl := range d.fields {
+			loc.add(fl.name, "")
+		}
+		pd.sigRefs = f.collectRefs(d.sigStart, d.valEnd, loc, nil)
+		for _, e := range d.extends {
+			if h := f.typeHead(e[0], e[1]); h != "" {
+				pd.extends = append(pd.extends, h)
+			}
+		}
+	} else {
+		pd.sigRefs = f.collectRefs(d.sigStart, d.sigEnd, loc, nil)
+	}
+	sigUsed := append([]bool(nil), loc.used...)
+	if !structural {
+		pd.bodyRefs = f.collectRefs(d.valStart, d.valEnd, loc, nil)
+	}
+	// Lean before 4.10 included variables mentioned in theorem proofs; it
+	// always did for definitions.
+	used := sigUsed
+	if p.oldRules || pd.row.Kind != dataset.KindTheorem {
+		used = loc.used
+	}
+	for n := range own {
+		for idx, v := range p.vars {
+			if v.name == n && !sigUsed[idx] {
+				used[idx] = false
+			}
+		}
+	}
+	pd.varRefs = p.includedVarRefs(used)
+	p.res.decls = append(p.res.decls, pd)
+	twin := p.toAdditive(d, pd)
+
+	// generated declarations
+	gen := func(name, kind, sig string, ls, le int32, doc *string, refs []ref, prot bool) *pdecl {
+		r := base
+		r.Name = name
+		r.Kind = kind
+		r.Signature = sig
+		r.LineStart, r.LineEnd = ls, le
+		r.Docstring = doc
+		r.GeneratedFrom = strp(full)
+		r.Attributes = nil
+		g := &pdecl{row: r, ctx: ctx, resNs: parentNs(name), protected: prot, sigRefs: refs}
+		p.res.decls = append(p.res.decls, g)
+		return g
+	}
+	self := []ref{{name: "_root_." + full}}
+	switch {
+	case d.keyword == "structure" || d.keyword == "class":
+		ctor := "mk"
+		if d.ctorName != "" {
+			ctor = d.ctorName
+		}
+		g := gen(full+"."+ctor, dataset.KindConstructor, f.span(d.valStart, d.valEnd), base.LineStart, base.LineEnd, nil,
+			append(append([]ref(nil), pd.sigRefs...), self...), false)
+		g.varRefs = pd.varRefs
+		for n, e := range d.extends {
+			h := f.typeHead(e[0], e[1])
+			if h == "" {
+				continue
+			}
+			_ = n
+			gen(full+".to"+lastComponent(h), dataset.KindProjection, f.span(e[0], e[1]), f.toks[e[0]].Line, f.toks[e[1]-1].Line, nil,
+				append(append([]ref(nil), self...), f.collectRefs(e[0], e[1], p.baseLocals(), nil)...), false)
+		}
+		for _, fl := range d.fields {
+			floc := p.baseLocals()
+			for _, g := range f.parseBinders(d.sigStart, binEnd) {
+				for _, n := range g.names {
+					floc.add(n, g.head)
+				}
+			}
+			for _, o := range d.fields {
+				floc.add(o.name, "")
+			}
+			refs := append(append([]ref(nil), self...), f.collectRefs(fl.sigStart, fl.sigEnd, floc, nil)...)
+			gen(full+"."+fl.name, dataset.KindProjection, f.span(fl.sigStart, fl.sigEnd), fl.lineStart, fl.lineEnd, fl.doc, refs, fl.protected)
+		}
+	case strings.HasSuffix(d.keyword, "inductive"):
+		for _, ct := range d.ctors {
+			cloc := p.baseLocals()
+			for _, g := range f.parseBinders(d.sigStart, binEnd) {
+				for _, n := range g.names {
+					cloc.add(n, g.head)
+				}
+			}
+			refs := append(append([]ref(nil), self...), f.collectRefs(ct.sigStart, ct.sigEnd, cloc, nil)...)
+			g := gen(full+"."+ct.name, dataset.KindConstructor, f.span(ct.sigStart, ct.sigEnd), ct.lineStart, ct.lineEnd, ct.doc, refs, ct.protected)
+			g.varRefs = pd.varRefs
+		}
+	}
+	for _, a := range d.aux {
+		aloc := p.baseLocals()
+		for _, g := range f.parseBinders(a.sigStart, a.sigEnd) {
+			for _, n := range g.names {
+				aloc.add(n, g.head)
+			}
+		}
+		refs := f.collectRefs(a.sigStart, a.sigEnd, aloc, nil)
+		g := gen(full+"."+a.name, dataset.KindDefinition, f.span(a.sigStart, a.sigEnd), a.lineStart, a.lineEnd, a.doc, refs, false)
+		g.bodyRefs = f.collectRefs(a.valStart, a.valEnd, aloc, nil)
+		g.row.Code = f.span(a.nameIdx, a.valEnd)
+		g.resNs = pd.resNs
+	}
+	_ = twin
+}
+
+// includedVarRefs returns the references of the section variables a
+// declaration includes: those it mentions, those their types mention, the
+// `include`d ones, and instance binders whose variables are all included.
+func (p *fileParser) includedVarRefs(used []bool) []ref {
+	if len(p.vars) == 0 {
+		return nil
+	}
+	inc := make([]bool, len(p.vars))
+	copy(inc, used)
+	for _, n := range p.incl {
+		for i, v := range p.vars {
+			if v.name == n {
+				inc[i] = true
+			}
+		}
+	}
+	for changed := true; changed; {
+		changed = false
+		for i, v := range p.vars {
+			if !inc[i] {
+				continue
+			}
+			for _, m := range v.mentions {
+				if !inc[m] {
+					inc[m] = true
+					changed = true
+				}
+			}
+		}
+		for i, v := range p.vars {
+			if inc[i] || v.kind != '[' {
+				continue
+			}
+			all := true
+			for _, m := range v.mentions {
+				if !inc[m] {
+					all = false
+					break
+				}
+			}
+			if all {
+				inc[i] = true
+				changed = true
+			}
+		}
+	}
+	var out []ref
+	seen := map[*varBinder]bool{}
+	for i, v := range p.vars {
+		if inc[i] && !seen[v] {
+			seen[v] = true
+			// variables declared together share their refs slice
+			if i > 0 && p.vars[i-1].name != "" && len(v.refs) > 0 && len(p.vars[i-1].refs) > 0 && &p.vars[i-1].refs[0] == &v.refs[0] && inc[i-1] {
+				continue
+			}
+			out = append(out, v.refs...)
+		}
+	}
+	return out
+}
+
+// aliases creates the rows of `alias`.
+func (p *fileParser) aliases(d *declSyntax, base dataset.Declaration, ctx *scopeCtx) {
+	f := p.f
+	if d.aliasOf < 0 {
+		return
+	}
+	target := f.text(d.aliasOf)
+	for i, n := range d.aliasNames {
+		if n == "_" || n == "" {
+			continue
+		}
+		r := base
+		r.Name = fullName(p.ns, n)
+		r.Signature = f.span(d.sigStart, d.end)
+		part := 0
+		if d.aliasIff {
+			part = i + 1
+		}
+		pd := &pdecl{row: r, ctx: ctx, resNs: parentNs(r.Name), aliasTarget: target, aliasPart: part,
+			sigRefs: []ref{{name: target}}}
+		p.res.decls = append(p.res.decls, pd)
+	}
+}
+
+// instanceName approximates Lean's name for an anonymous instance: "inst"
+// followed by the capitalised constants of its type.
+func (f *file) instanceName(d *declSyntax) string {
+	var b strings.Builder
+	b.WriteString("inst")
+	locals := map[string]bool{}
+	binEnd := d.sigEnd
+	if d.colonIdx >= 0 {
+		binEnd = d.colonIdx
+	}
+	for _, g := range f.parseBinders(d.sigStart, binEnd) {
+		for _, n := range g.names {
+			locals[n] = true
+		}
+	}
+	start := d.sigStart
+	if d.colonIdx >= 0 {
+		start = d.colonIdx + 1
+	}
+	seen := map[string]bool{}
+	for j := start; j < d.sigEnd; j++ {
+		t := f.toks[j]
+		var s string
+		switch {
+		case t.Kind == TokIdent:
+			s = f.text(j)
+			if locals[s] || termKeywords[s] || len(s) == 1 && !unicode.IsUpper(rune(s[0])) {
+				continue
+			}
+			s = lastComponent(s)
+		case f.is(j, "→"):
+			s = "ForAll"
+		case f.is(j, "ℕ"):
+			s = "Nat"
+		case f.is(j, "ℤ"):
+			s = "Int"
+		case f.is(j, "ℚ"):
+			s = "Rat"
+		case f.is(j, "ℝ"):
+			s = "Real"
+		case f.is(j, "ℂ"):
+			s = "Complex"
+		default:
+			continue
+		}
+		if seen[s] {
+			continue
+		}
+		seen[s] = true
+		r, size := utf8.DecodeRuneInString(s)
+		b.WriteString(string(unicode.ToUpper(r)) + s[size:])
+	}
+	return b.String()
+}
+
+// toAdditive creates the to_additive twin of a declaration, if it has one.
+func (p *fileParser) toAdditive(d *declSyntax, pd *pdecl) *pdecl {
+	f := p.f
+	for _, a := range d.attrs {
+		if a.name != "to_additive" {
+			continue
+		}
+		explicit := ""
+		for j := a.start + 1; j < a.end; j++ {
+			if f.is(j, "(") {
+				j = f.matchBracket(j)
+				continue
+			}
+			if f.toks[j].Kind == TokIdent {
+				s := f.text(j)
+				if s == "existing" || s == "self" || s == "to_additive" {
+					if s != "to_additive" {
+						return nil
+					}
+					continue
+				}
+				explicit = s
+				break
+			}
+			if f.toks[j].Kind == TokString || f.toks[j].Kind == TokDoc {
+				break
+			}
+		}
+		src := pd.row.Name
+		pre := parentNs(src)
+		var name string
+		if explicit != "" {
+			depth := strings.Count(explicit, ".") + 1
+			parts := []string{}
+			if pre != "" {
+				parts = strings.Split(pre, ".")
+			}
+			for i := range parts {
+				parts[i] = translateNamespace(parts[i])
+			}
+			keep := len(parts) - (depth - 1)
+			if keep < 0 {
+				keep = 0
+			}
+			name = joinNs(strings.Join(parts[:keep], "."), strings.TrimPrefix(explicit, "_root_."))
+			if strings.HasPrefix(explicit, "_root_.") {
+				name = explicit[len("_root_."):]
+			}
+		} else {
+			parts := []string{}
+			if pre != "" {
+				parts = strings.Split(pre, ".")
+			}
+			for i := range parts {
+				parts[i] = translateNamespace(parts[i])
+			}
+			name = joinNs(strings.Join(parts, "."), GuessAdditiveName(lastComponent(src)))
+		}
+		if name == src {
+			return nil
+		}
+		r := pd.row
+		r.Name = name
+		r.GeneratedFrom = strp(src)
+		tw := &pdecl{row: r, ctx: pd.ctx, resNs: parentNs(name), protected: pd.protected, varRefs: pd.varRefs,
+			sigRefs: pd.sigRefs, bodyRefs: pd.bodyRefs, twinOf: pd}
+		p.res.decls = append(p.res.decls, tw)
+		return tw
+	}
+	return nil
+}
+
+// additiveWords translates multiplicative words to additive ones, following
+// Mathlib's to_additive name guessing for the common words.
+var additiveWords = map[string]string{
+	"mul": "add", "one": "zero", "inv": "neg", "div": "sub", "prod": "sum", "pow": "nsmul", "zpow": "zsmul",
+	"npow": "nsmul", "smul": "vadd", "monoid": "addMonoid", "group": "addGroup", "semigroup": "addSemigroup",
+	"units": "addUnits", "unit": "addUnit", "finprod": "finsum", "commute": "addCommute", "semiconj": "addSemiconj",
+	"opposite": "addOpposite", "torsion": "addTorsion", "submonoid": "addSubmonoid", "subgroup": "addSubgroup",
+	"mulIndicator": "indicator", "mulSupport": "support", "mulSingle": "single", "lmul": "ladd",
+	"oneLE": "nonneg", "oneLT": "pos", "leOne": "nonpos", "ltOne": "neg", "mulAction": "addAction",
+	"magma": "addMagma", "mulOpposite": "addOpposite", "conj": "addConj", "prime": "prime", "muls": "adds",
+	"divs": "subs", "ones": "zeros", "invs": "negs", "mulEquiv": "addEquiv", "mulHom": "addHom",
+	"monoidHom": "addMonoidHom", "orderOf": "addOrderOf", "exponent": "exponent", "zmultiples": "zmultiples",
+	"zpowers": "zmultiples", "powers": "multiples", "coset": "coset", "period": "period", "quotient": "quotient",
+}
+
+// translateNamespace translates a namespace component (Monoid → AddMonoid).
+func translateNamespace(s string) string {
+	switch s {
+	case "Prod", "Pi", "Function", "Set", "Finset", "List", "Multiset", "Nat", "Int", "Fin", "Option":
+		return s
+	}
+	return GuessAdditiveName(s)
+}
+
+// GuessAdditiveName translates a multiplicative name to its additive twin
+// word by word (mul_one → add_zero, Monoid.npow → AddMonoid.nsmul), an
+// approximation of Mathlib's to_additive guessName.
+func GuessAdditiveName(s string) string {
+	// split into words at '_' and lower→upper case changes
+	var words []string
+	start := 0
+	rs := []rune(s)
+	for i := 1; i <= len(rs); i++ {
+		if i == len(rs) || rs[i] == '_' || (unicode.IsUpper(rs[i]) && !unicode.IsUpper(rs[i-1])) {
+			words = append(words, string(rs[start:i]))
+			if i < len(rs) && rs[i] == '_' {
+				words = append(words, "_")
+				start = i + 1
+			} else {
+				start = i
+			}
+		}
+	}
+	var b strings.Builder
+	for _, w := range words {
+		if w == "_" {
+			b.WriteString("_")
+			continue
+		}
+		lw := w
+		upper := false
+		if r, size := utf8.DecodeRuneInString(w); unicode.IsUpper(r) {
+			upper = true
+			lw = string(unicode.ToLower(r)) + w[size:]
+		}
+		if t, ok := additiveWords[lw]; ok {
+			if upper {
+				r, size := utf8.DecodeRuneInString(t)
+				t = string(unicode.ToUpper(r)) + t[size:]
+			}
+			b.WriteString(t)
+			continue
+		}
+		b.WriteString(w)
+	}
+	return b.String()
+}

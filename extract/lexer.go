@@ -1,0 +1,389 @@
+// Package extract reads Lean 4 sources without elaborating them: a lexer, a
+// command splitter, a declaration parser, scope tracking and name resolution
+// against every declaration of the given source roots. Its output is the
+// declarations and modules tables of package dataset.
+package extract
+
+import (
+	"errors"
+	"fmt"
+	"unicode/utf8"
+)
+
+// TokKind is the kind of a lexical token.
+type TokKind uint8
+
+// Token kinds. Keywords are lexed as TokIdent and recognised by their text.
+const (
+	TokEOF     TokKind = iota
+	TokIdent           // foo, Foo.bar, «weird name», x₁, α'
+	TokNumber          // 42, 0x1F, 1.5e3
+	TokString          // "…" (with escapes), s!"…" is TokIdent s! then TokString
+	TokChar            // 'a', '\n'
+	TokSymbol          // punctuation and operators
+	TokDoc             // /-- doc -/
+	TokModDoc          // /-! module doc -/
+	TokNameLit         // `foo or ``foo
+)
+
+func (k TokKind) String() string {
+	return [...]string{"EOF", "ident", "number", "string", "char", "symbol", "doc", "moddoc", "name"}[k]
+}
+
+// Token flags.
+const (
+	// FlagLineStart marks the first token on its line.
+	FlagLineStart uint8 = 1 << iota
+	// FlagSpaceBefore marks a token preceded by whitespace or a comment.
+	FlagSpaceBefore
+)
+
+// Token is one lexical token: its kind and where it is in the source. Text is
+// src[Start:End]. Line is 1-based; Col is the 0-based byte column.
+type Token struct {
+	Kind  TokKind
+	Flags uint8
+	Start int32
+	End   int32
+	Line  int32
+	Col   int32
+}
+
+// Text returns the token's source text.
+func (t Token) Text(src []byte) string { return string(src[t.Start:t.End]) }
+
+// Sentinel errors of the lexer, wrapped in *LexError.
+var (
+	ErrUnterminatedComment = errors.New("unterminated comment")
+	ErrUnterminatedString  = errors.New("unterminated string literal")
+	ErrInvalidUTF8         = errors.New("invalid UTF-8")
+)
+
+// LexError is a lexical error at a position (1-based line, 0-based byte column).
+type LexError struct {
+	Line, Col int
+	Err       error
+}
+
+func (e *LexError) Error() string { return fmt.Sprintf("%d:%d: %v", e.Line, e.Col, e.Err) }
+func (e *LexError) Unwrap() error { return e.Err }
+
+// isLetterLike follows Lean 4's isLetterLike.
+func isLetterLike(c rune) bool {
+	return (0x3b1 <= c && c <= 0x3c9 && c != 0x3bb) ||
+		(0x391 <= c && c <= 0x3a9 && c != 0x3a0 && c != 0x3a3) ||
+		(0x3ca <= c && c <= 0x3fb) ||
+		(0x1f00 <= c && c <= 0x1ffe) ||
+		(0x2100 <= c && c <= 0x214f) ||
+		(0x1d49c <= c && c <= 0x1d59f)
+}
+
+func isSubScriptAlnum(c rune) bool {
+	return (0x2080 <= c && c <= 0x2089) || (0x2090 <= c && c <= 0x209c) || (0x1d62 <= c && c <= 0x1d6a)
+}
+
+func isASCIIAlpha(c rune) bool { return ('a' <= c && c <= 'z') || ('A' <= c && c <= 'Z') }
+
+// IsIdFirst reports whether c can start a Lean identifier.
+func IsIdFirst(c rune) bool { return isASCIIAlpha(c) || c == '_' || isLetterLike(c) }
+
+// IsIdRest reports whether c can continue a Lean identifier.
+func IsIdRest(c rune) bool {
+	return isASCIIAlpha(c) || ('0' <= c && c <= '9') || c == '_' || c == '\'' || c == '!' || c == '?' ||
+		isLetterLike(c) || isSubScriptAlnum(c)
+}
+
+// multi-character ASCII symbols, longest first.
+var asciiSymbols = []string{"...", "<;>", ":=", "::", "=>", "->", "<-", "..", "@[", "%[", "<|", "|>", "||", "&&",
+	"<=", ">=", "!=", "==", "++", "^^", "|>.", "//", "$("}
+
+// Lexer state is local to Lex; Lex is safe for concurrent use on different inputs.
+
+// Lex splits src into tokens. Ordinary comments are dropped; doc comments are
+// kept as TokDoc/TokModDoc. Lexing never stops at an error: the errors are
+// returned alongside the tokens of everything that could be read.
+func Lex(src []byte) (toks []Token, errs []error) {
+	toks = make([]Token, 0, len(src)/5+16)
+	line, lineStart := int32(1), 0
+	i := 0
+	n := len(src)
+	lineStartPending := true
+	space := true
+	errAt := func(pos int, err error) {
+		errs = append(errs, &LexError{Line: int(line), Col: pos - lineStart, Err: err})
+	}
+	// newlines advances line counters over src[from:to].
+	newlines := func(from, to int) {
+		for k := from; k < to; k++ {
+			if src[k] == '\n' {
+				line++
+				lineStart = k + 1
+				lineStartPending = true
+			}
+		}
+	}
+	emit := func(kind TokKind, start, end int, l int32, ls int) {
+		var f uint8
+		if lineStartPending {
+			f |= FlagLineStart
+			lineStartPending = false
+		}
+		if space {
+			f |= FlagSpaceBefore
+		}
+		space = false
+		toks = append(toks, Token{Kind: kind, Flags: f, Start: int32(start), End: int32(end), Line: l, Col: int32(start - ls)})
+	}
+	for i < n {
+		c := src[i]
+		switch {
+		case c == '\n':
+			line++
+			i++
+			lineStart = i
+			lineStartPending = true
+			space = true
+			continue
+		case c == ' ' || c == '\t' || c == '\r':
+			i++
+			space = true
+			continue
+		case c == '-' && i+1 < n && src[i+1] == '-':
+			for i < n && src[i] != '\n' {
+				i++
+			}
+			space = true
+			continue
+		case c == '/' && i+1 < n && src[i+1] == '-':
+			start, l, ls := i, line, lineStart
+			kind := TokKind(0)
+			if i+2 < n && src[i+2] == '-' && !(i+3 < n && src[i+3] == '/') {
+				kind = TokDoc
+			} else if i+2 < n && src[i+2] == '!' {
+				kind = TokModDoc
+			}
+			depth := 1
+			j := i + 2
+			for j < n && depth > 0 {
+				if src[j] == '/' && j+1 < n && src[j+1] == '-' {
+					depth++
+					j += 2
+				} else if src[j] == '-' && j+1 < n && src[j+1] == '/' {
+					depth--
+					j += 2
+				} else {
+					j++
+				}
+			}
+			if depth > 0 {
+				errAt(start, ErrUnterminatedComment)
+			}
+			if kind != 0 {
+				emit(kind, start, j, l, ls)
+			}
+			newlines(start, j)
+			i = j
+			space = true
+			continue
+		case c == '"':
+			start, l, ls := i, line, lineStart
+			j := i + 1
+			closed := false
+			for j < n {
+				if src[j] == '\\' {
+					j += 2
+					continue
+				}
+				if src[j] == '"' {
+					j++
+					closed = true
+					break
+				}
+				j++
+			}
+			if j > n {
+				j = n
+			}
+			if !closed {
+				errAt(start, ErrUnterminatedString)
+			}
+			emit(TokString, start, j, l, ls)
+			newlines(start, j)
+			i = j
+			continue
+		case c == '\'':
+			if j, ok := charLit(src, i); ok {
+				emit(TokChar, i, j, line, lineStart)
+				i = j
+				continue
+			}
+			emit(TokSymbol, i, i+1, line, lineStart)
+			i++
+			continue
+		case c == '`':
+			j := i + 1
+			if j < n && src[j] == '`' {
+				j++
+			}
+			if j < n {
+				r, _ := utf8.DecodeRune(src[j:])
+				if IsIdFirst(r) || r == '\u00ab' {
+					k := scanIdent(src, j)
+					emit(TokNameLit, i, k, line, lineStart)
+					i = k
+					continue
+				}
+				if src[j] == '(' || src[j] == '[' {
+					// syntax quotation: `(…) and `[…] open a bracket
+					emit(TokSymbol, i, j+1, line, lineStart)
+					i = j + 1
+					continue
+				}
+			}
+			emit(TokSymbol, i, i+1, line, lineStart)
+			i++
+			continue
+		case '0' <= c && c <= '9':
+			j := i + 1
+			for j < n {
+				d := src[j]
+				if ('0' <= d && d <= '9') || isASCIIAlpha(rune(d)) || d == '_' {
+					j++
+					continue
+				}
+				if d == '.' && j+1 < n && '0' <= src[j+1] && src[j+1] <= '9' && !(i > 0 && src[i-1] == '.') {
+					j++
+					continue
+				}
+				break
+			}
+			emit(TokNumber, i, j, line, lineStart)
+			i = j
+			continue
+		}
+		if c < utf8.RuneSelf {
+			if IsIdFirst(rune(c)) {
+				j := scanIdent(src, i)
+				emit(TokIdent, i, j, line, lineStart)
+				i = j
+				continue
+			}
+			for _, s := range asciiSymbols {
+				if i+len(s) <= n && string(src[i:i+len(s)]) == s {
+					emit(TokSymbol, i, i+len(s), line, lineStart)
+					i += len(s)
+					goto next
+				}
+			}
+			emit(TokSymbol, i, i+1, line, lineStart)
+			i++
+			continue
+		}
+		{
+			r, size := utf8.DecodeRune(src[i:])
+			if r == utf8.RuneError && size <= 1 {
+				errAt(i, ErrInvalidUTF8)
+				i++
+				space = true
+				continue
+			}
+			if IsIdFirst(r) || r == '\u00ab' {
+				j := scanIdent(src, i)
+				if j > i {
+					emit(TokIdent, i, j, line, lineStart)
+					i = j
+					continue
+				}
+			}
+			emit(TokSymbol, i, i+size, line, lineStart)
+			i += size
+			continue
+		}
+	next:
+	}
+	return toks, errs
+}
+
+// charLit scans a character literal at src[i] == '\”.
+func charLit(src []byte, i int) (int, bool) {
+	n := len(src)
+	if i > 0 {
+		// x' is part of an identifier and handled there; after an identifier
+		// or a closing bracket a quote is not a char literal.
+		if r, _ := utf8.DecodeLastRune(src[:i]); IsIdRest(r) || r == ')' {
+			return 0, false
+		}
+	}
+	j := i + 1
+	if j >= n {
+		return 0, false
+	}
+	if src[j] == '\\' {
+		k := j + 1
+		for k < n && k < j+14 && src[k] != '\'' && src[k] != '\n' {
+			k++
+		}
+		if k < n && src[k] == '\'' {
+			return k + 1, true
+		}
+		return 0, false
+	}
+	if src[j] == '\n' || src[j] == '\'' {
+		return 0, false
+	}
+	_, size := utf8.DecodeRune(src[j:])
+	if j+size < n && src[j+size] == '\'' {
+		return j + size + 1, true
+	}
+	return 0, false
+}
+
+// scanIdent scans a (possibly dotted) identifier starting at src[i] and
+// returns its end. Escaped parts «…» may contain anything but ».
+func scanIdent(src []byte, i int) int {
+	n := len(src)
+	j := i
+	for {
+		// one part
+		if j < n && src[j] == 0xc2 && j+1 < n && src[j+1] == 0xab { // «
+			k := j + 2
+			for k < n && !(src[k] == 0xc2 && k+1 < n && src[k+1] == 0xbb) && src[k] != '\n' {
+				k++
+			}
+			if k >= n || src[k] == '\n' {
+				return max(j, i)
+			}
+			j = k + 2
+		} else {
+			r, size := utf8.DecodeRune(src[j:])
+			if j >= n || !IsIdFirst(r) {
+				return j
+			}
+			j += size
+			for j < n {
+				c := src[j]
+				if c < utf8.RuneSelf {
+					if IsIdRest(rune(c)) {
+						j++
+						continue
+					}
+					break
+				}
+				r, size := utf8.DecodeRune(src[j:])
+				if !IsIdRest(r) {
+					break
+				}
+				j += size
+			}
+		}
+		// a dot continues the identifier if an identifier part follows
+		if j+1 < n && src[j] == '.' {
+			r, _ := utf8.DecodeRune(src[j+1:])
+			if IsIdFirst(r) || r == '\u00ab' {
+				j++
+				continue
+			}
+		}
+		return j
+	}
+}

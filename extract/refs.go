@@ -1,0 +1,334 @@
+package extract
+
+import "strings"
+
+// ref is one occurrence of a name to resolve: an identifier as written, a
+// field of a local whose type head is known (recv), or a notation symbol.
+type ref struct {
+	name string
+	recv string // type head (as written) of the local receiver; name is then the field
+	sym  bool   // a symbol or identifier that may be notation
+}
+
+// localInfo describes a locally bound name.
+type localInfo struct {
+	head   string // type head identifier as written ("" if unknown)
+	varIdx int    // index of the section variable it names, or -1
+}
+
+// locals is the set of locally bound names while collecting references.
+type locals struct {
+	m    map[string]localInfo
+	used []bool // section variables mentioned
+}
+
+func newLocals(nvars int) *locals {
+	return &locals{m: make(map[string]localInfo, 16), used: make([]bool, nvars)}
+}
+
+func (l *locals) add(name, head string) {
+	if name == "" || name == "_" {
+		return
+	}
+	l.m[name] = localInfo{head: head, varIdx: -1}
+}
+
+// termKeywords are never references.
+var termKeywords = map[string]bool{
+	"fun": true, "let": true, "have": true, "show": true, "from": true, "by": true, "at": true, "with": true,
+	"match": true, "if": true, "then": true, "else": true, "do": true, "return": true, "calc": true, "in": true,
+	"using": true, "Type": true, "Sort": true, "Prop": true, "where": true, "deriving": true, "this": true,
+	"haveI": true, "letI": true, "suffices": true, "obtain": true, "for": true, "unless": true, "mut": true,
+	"termination_by": true, "decreasing_by": true, "only": true, "generalizing": true, "extends": true,
+	"structure": true, "class": true, "instance": true, "Type*": true, "Sort*": true, "_": true, "to": true,
+	"open": true, "set_option": true, "says": true, "try": true, "at?": true, "mod_cast": true, "hiding": true,
+}
+
+// tacticWords are tactic names that coincide with declarations; they are
+// skipped at the start of a tactic.
+var tacticWords = map[string]bool{
+	"trivial": true, "decide": true, "congr": true, "symm": true, "trans": true, "absurd": true, "rfl": true,
+	"constructor": true, "ext": true, "exact": true, "apply": true, "simp": true, "rw": true, "intro": true,
+	"cases": true, "induction": true, "refine": true, "use": true, "exists": true, "left": true, "right": true,
+	"subst": true, "contradiction": true, "exfalso": true, "assumption": true, "split": true, "norm_num": true,
+	"ring": true, "linarith": true, "omega": true, "positivity": true, "aesop": true, "tauto": true,
+	"unfold": true, "change": true, "convert": true, "specialize": true, "refine'": true, "infer_instance": true,
+	"funext": true, "push_cast": true, "exact_mod_cast": true, "nlinarith": true, "field_simp": true,
+	"continuity": true, "measurability": true, "mono": true, "gcongr": true, "injection": true, "simpa": true,
+	"dsimp": true, "show_term": true, "group": true, "abel": true, "noncomm_ring": true, "clear": true,
+	"classical": true, "inhabit": true, "lift": true, "rename": true, "revert": true, "iterate": true,
+	"repeat": true, "first": true, "all_goals": true, "any_goals": true, "norm_cast": true, "rwa": true,
+	"erw": true, "simp_rw": true, "nth_rewrite": true, "nth_rw": true, "apply_fun": true, "filter_upwards": true,
+}
+
+// binderSymbols introduce bound variables up to the next ',' (or =>/↦).
+var binderSymbols = map[string]bool{
+	"λ": true, "∀": true, "∃": true, "∃!": true, "Π": true, "Σ": true, "Σ'": true, "∑": true, "∏": true,
+	"⋃": true, "⋂": true, "⨆": true, "⨅": true, "∫": true, "∮": true, "⨁": true, "∐": true, "∫⁻": true,
+	"⋃₀": true, "∑ᶠ": true, "∏ᶠ": true,
+}
+
+// nameIntro tactics/terms bind the identifiers that follow them up to the end
+// of the line (or := / : / using).
+var nameIntro = map[string]bool{
+	"intro": true, "intros": true, "rintro": true, "ext": true, "introv": true, "choose": true,
+	"by_contra": true, "by_contra!": true, "rename_i": true, "next": true, "case": true, "obtain": true,
+	"rcases": true, "funext": true, "by_cases": true, "generalize": true, "set": true, "lift": true,
+	"induction'": true, "cases'": true, "with": true, "have": true, "haveI": true, "let": true, "letI": true,
+	"suffices": true, "refine_lift": true, "peel": true, "contrapose!": true, "push_neg": false, "filter_upwards": false,
+}
+
+// anywhereIntro bind names wherever they occur (terms, not only tactics).
+var anywhereIntro = map[string]bool{"have": true, "haveI": true, "let": true, "letI": true, "obtain": true,
+	"suffices": true, "with": true}
+
+// plainSymbols are never notation worth resolving.
+var plainSymbols = map[string]bool{
+	"→": true, "↔": true, "∧": true, "∨": true, "¬": true, "≠": true, "≤": true, "≥": true, "⟨": true, "⟩": true,
+	"↦": true, "∈": true, "∉": true, "⊆": true, "∘": true, "•": true, "·": true, "▸": true, "⁻¹": true, "⊢": true,
+	"←": true, "⦃": true, "⦄": true, "×": true, "‹": true, "›": true, "∣": true, "⊂": true, "∩": true, "∪": true,
+	"⁻": true, "¹": true, "↑": true, "⇑": true, "↥": true, "≃": true, "≅": true, "≪": true, "≫": true, "⊤": true, "⊥": true,
+	"⊔": true, "⊓": true, "∅": true, "≈": true, "≡": true, "∑": true, "∏": true, "∀": true, "∃": true, "λ": true,
+	"⋃": true, "⋂": true, "⨆": true, "⨅": true, "Π": true, "Σ": true, "ᶜ": true, "∞": true, "√": true,
+}
+
+func isNotationCandidate(s string) bool {
+	if s == "#" {
+		return true
+	}
+	if len(s) == 0 || s[0] < 0x80 {
+		return false
+	}
+	return !plainSymbols[s]
+}
+
+// firstComponent returns the part of a dotted name before the first dot.
+func firstComponent(s string) (head, rest string) {
+	if i := strings.IndexByte(s, '.'); i > 0 {
+		return s[:i], s[i+1:]
+	}
+	return s, ""
+}
+
+// collectRefs walks tokens [i, j) and appends the references found. Names
+// bound inside the range (fun, ∀, ∃, intro, have, match patterns, set-builder)
+// are added to loc and not reported; mentions of section variables are
+// recorded in loc.used.
+func (f *file) collectRefs(i, j int, loc *locals, out []ref) []ref {
+	if j > len(f.toks) {
+		j = len(f.toks)
+	}
+	pattern := false // inside a `| pat =>` pattern
+	for k := i; k < j; k++ {
+		t := f.toks[k]
+		switch t.Kind {
+		case TokSymbol:
+			s := f.text(k)
+			switch {
+			case binderSymbols[s]:
+				f.scanBinders(k+1, j, loc)
+			case s == "|":
+				if t.Flags&FlagLineStart != 0 || f.is(k-1, "with") || f.is(k-1, "fun") {
+					pattern = true
+				}
+			case s == "=>":
+				pattern = false
+			case s == "{":
+				// set-builder / subtype: {x | …}, {x : T // …}, {x ∈ s | …}
+				if k+2 < j && f.toks[k+1].Kind == TokIdent && (f.is(k+2, "|") || f.is(k+2, "//") || f.is(k+2, ":") || f.is(k+2, "∈")) {
+					if !strings.Contains(f.text(k+1), ".") {
+						loc.add(f.text(k+1), "")
+					}
+				} else if f.is(k+1, "(") || f.is(k+1, "⟨") {
+					// {(x, y) | …}
+					c := f.matchBracket(k + 1)
+					if c+1 < j && f.is(c+1, "|") {
+						for m := k + 2; m < c; m++ {
+							if f.toks[m].Kind == TokIdent {
+								loc.add(f.text(m), "")
+							}
+						}
+					}
+				}
+			case isNotationCandidate(s):
+				out = append(out, ref{name: s, sym: true})
+			}
+			continue
+		case TokIdent:
+		default:
+			continue
+		}
+		s := f.text(k)
+		if s == "fun" {
+			f.scanBinders(k+1, j, loc)
+			continue
+		}
+		if nameIntro[s] && (anywhereIntro[s] || t.Flags&FlagLineStart != 0 || f.is(k-1, "by") || f.is(k-1, "·") ||
+			f.is(k-1, ";") || f.is(k-1, "<;>") || f.is(k-1, "=>") || f.is(k-1, "(")) {
+			f.scanIntro(k, j, loc)
+			continue
+		}
+		if termKeywords[s] {
+			continue
+		}
+		if k > i {
+			p := f.toks[k-1]
+			if p.End == t.Start && p.Kind == TokSymbol {
+				ps := f.text(k - 1)
+				if ps == "?" || ps == "`" {
+					continue // ?mvar
+				}
+				if ps == "." {
+					// .ctor (anonymous constructor) or (e).field: not resolvable here
+					continue
+				}
+			}
+		}
+		if f.is(k+1, ":=") && (f.is(k-1, "(") || f.is(k-1, ",") || f.is(k-1, "{") || t.Flags&FlagLineStart != 0) {
+			continue // named argument or structure-instance field
+		}
+		if tacticWords[s] && (t.Flags&FlagLineStart != 0 || f.is(k-1, "by") || f.is(k-1, "·") || f.is(k-1, ";") || f.is(k-1, "<;>") || f.is(k-1, "=>")) {
+			continue
+		}
+		head, rest := firstComponent(s)
+		if li, ok := loc.m[head]; ok {
+			if li.varIdx >= 0 {
+				loc.used[li.varIdx] = true
+			}
+			if rest != "" && li.head != "" {
+				field, _ := firstComponent(rest)
+				out = append(out, ref{name: field, recv: li.head})
+			}
+			continue
+		}
+		if pattern && rest == "" {
+			// pattern variable (or constructor/tag: constructors written
+			// with a namespace still resolve)
+			loc.add(s, "")
+			continue
+		}
+		out = append(out, ref{name: s})
+	}
+	return out
+}
+
+// scanBinders registers the names bound by a binder list starting at k (after
+// fun/∀/∃/…), up to ',' / '=>' / '↦' at depth 0.
+func (f *file) scanBinders(k, j int, loc *locals) {
+	depth := 0
+	colon := make([]bool, 1, 4)
+	for m := k; m < j; m++ {
+		t := f.toks[m]
+		s := f.text(m)
+		if t.Kind == TokSymbol {
+			if isOpener(s) {
+				depth++
+				colon = append(colon, false)
+				continue
+			}
+			if isCloser(s) {
+				if depth == 0 {
+					return
+				}
+				depth--
+				colon = colon[:len(colon)-1]
+				continue
+			}
+			if depth == 0 && (s == "," || s == "=>" || s == "↦") {
+				return
+			}
+			switch s {
+			case ":", "∈", "<", "≤", "⊆", "≠", ">", "≥", "⊂", "∉", "|", ":=":
+				colon[len(colon)-1] = true
+			}
+			continue
+		}
+		if t.Kind == TokIdent && !colon[len(colon)-1] && !termKeywords[s] && !strings.Contains(s, ".") {
+			loc.add(s, "")
+		}
+		if depth == 0 && t.Flags&FlagLineStart != 0 && m > k {
+			return
+		}
+	}
+}
+
+// scanIntro registers names introduced by intro-like tactics and have/let/
+// obtain/with: identifiers up to the end of the line, or to ':' / ':=' /
+// 'using' at depth 0.
+func (f *file) scanIntro(k, j int, loc *locals) {
+	kw := f.text(k)
+	line := f.toks[k].Line
+	depth := 0
+	colon := false
+	for m := k + 1; m < j; m++ {
+		t := f.toks[m]
+		if t.Line != line && depth == 0 {
+			return
+		}
+		s := f.text(m)
+		if t.Kind == TokSymbol {
+			if isOpener(s) {
+				depth++
+				if (kw == "have" || kw == "let" || kw == "haveI" || kw == "letI" || kw == "suffices") && depth == 1 && !f.is(m, "⟨") {
+					// have h (x : α) : …: binder group: names before ':'
+					c := f.matchBracket(m)
+					for q := m + 1; q < c && !f.is(q, ":"); q++ {
+						if f.toks[q].Kind == TokIdent {
+							loc.add(f.text(q), "")
+						}
+					}
+					m = c
+					depth--
+				}
+				continue
+			}
+			if isCloser(s) {
+				depth--
+				if depth < 0 {
+					return
+				}
+				continue
+			}
+			if depth == 0 && (s == ":=" || s == ":" || s == "=>" || s == "|" || s == ";" || s == "<;>") {
+				return
+			}
+			if s == ":" {
+				colon = true
+			}
+			continue
+		}
+		if t.Kind != TokIdent {
+			continue
+		}
+		if s == "using" || s == "with" || s == "at" || s == "generalizing" {
+			if kw == "rcases" || kw == "obtain" || kw == "cases'" || kw == "induction'" || kw == "set" {
+				if s == "with" {
+					f.scanIntro(m, j, loc)
+				}
+			}
+			return
+		}
+		switch kw {
+		case "rcases", "set", "by_cases", "generalize", "lift", "case", "next":
+			// rcases h with pat: handled at `with`; set x := e with h: x is bound
+			if kw == "rcases" {
+				continue
+			}
+			if kw == "case" && m == k+1 {
+				continue // the tag
+			}
+			if kw == "by_cases" || kw == "set" || kw == "generalize" {
+				if !colon && !strings.Contains(s, ".") {
+					loc.add(s, "")
+				}
+				if kw == "set" {
+					// only the first identifier before :=
+				}
+				continue
+			}
+		}
+		if !colon && !strings.Contains(s, ".") && !termKeywords[s] {
+			loc.add(s, "")
+		}
+	}
+}

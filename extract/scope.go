@@ -1,0 +1,533 @@
+package extract
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/driftkit/driftkit/dataset"
+)
+
+// openDecl is one namespace opened by `open`.
+type openDecl struct {
+	name   string   // as written
+	atNs   string   // namespace in force at the open (for relative names)
+	only   []string // open X (a b): only these names
+	hiding []string
+	scoped bool // open scoped X: notations and instances only
+}
+
+// scopeCtx is the namespace/open context shared by consecutive declarations.
+type scopeCtx struct {
+	ns    string
+	opens []openDecl
+}
+
+// varBinder is one section variable.
+type varBinder struct {
+	name     string // "" for an anonymous instance binder [C α]
+	kind     byte   // '(' '{' '[' '⦃'
+	head     string
+	refs     []ref
+	mentions []int // indices of earlier variables its type mentions
+}
+
+// notationDef maps a notation token to the declaration it stands for.
+type notationDef struct {
+	sym      string
+	target   string // as written
+	ctx      *scopeCtx
+	scopedNs string // non-empty for scoped notation
+	local    bool
+	path     string
+	resolved string
+}
+
+// pdecl is a parsed declaration before name resolution.
+type pdecl struct {
+	row       dataset.Declaration
+	ctx       *scopeCtx
+	resNs     string // namespace used for resolution (namespace + declared prefix)
+	varRefs   []ref  // references of the section variables the declaration includes
+	sigRefs   []ref
+	bodyRefs  []ref
+	protected bool
+	extends   []string // structure parents as written
+	// alias: target as written and which part (0 whole, 1 mp, 2 mpr)
+	aliasTarget string
+	aliasPart   int
+	// to_additive twin of this declaration (nil if none)
+	twinOf   *pdecl
+	unresolv int
+}
+
+// fileResult is what parsing one file yields.
+type fileResult struct {
+	mod       dataset.Module
+	decls     []*pdecl
+	notations []*notationDef
+	errs      []error
+	source    *Source
+}
+
+// ParseError is a parse problem at a position of a file.
+type ParseError struct {
+	Path      string
+	Line, Col int
+	Err       error
+}
+
+func (e *ParseError) Error() string { return fmt.Sprintf("%s:%d:%d: %v", e.Path, e.Line, e.Col, e.Err) }
+func (e *ParseError) Unwrap() error { return e.Err }
+
+// ErrUnbalanced is wrapped when a command's brackets do not balance.
+var ErrUnbalanced = fmt.Errorf("unbalanced brackets in command")
+
+// ErrPanic is wrapped when parsing a file panicked (a bug; the file is skipped).
+var ErrPanic = fmt.Errorf("internal error while parsing")
+
+type scopeEntry struct {
+	kind   byte // 'n' namespace, 's' section, 'm' mutual
+	name   string
+	ns     string
+	opens  []openDecl
+	vars   []*varBinder
+	univs  []string
+	incl   []string
+	nparts int
+}
+
+// fileParser holds the per-file scope state.
+type fileParser struct {
+	f        *file
+	path     string
+	module   string
+	opts     *Options
+	src      *Source
+	ns       string
+	opens    []openDecl
+	vars     []*varBinder
+	univs    []string
+	incl     []string
+	stack    []scopeEntry
+	ctx      *scopeCtx
+	res      *fileResult
+	oldRules bool
+	pendIn   *scopeEntry // state to restore after the next command (… in)
+}
+
+func (p *fileParser) context() *scopeCtx {
+	if p.ctx == nil || p.ctx.ns != p.ns || len(p.ctx.opens) != len(p.opens) || (len(p.opens) > 0 && &p.ctx.opens[0] != &p.opens[0]) {
+		p.ctx = &scopeCtx{ns: p.ns, opens: p.opens}
+	}
+	return p.ctx
+}
+
+func (p *fileParser) errAt(tok int, err error) {
+	t := Token{}
+	if tok >= 0 && tok < len(p.f.toks) {
+		t = p.f.toks[tok]
+	}
+	p.res.errs = append(p.res.errs, &ParseError{Path: p.path, Line: int(t.Line), Col: int(t.Col), Err: err})
+}
+
+func joinNs(ns, name string) string {
+	if ns == "" {
+		return name
+	}
+	if name == "" {
+		return ns
+	}
+	return ns + "." + name
+}
+
+func (p *fileParser) save() scopeEntry {
+	return scopeEntry{ns: p.ns, opens: p.opens, vars: p.vars, univs: p.univs, incl: p.incl}
+}
+
+func (p *fileParser) restore(e scopeEntry) {
+	p.ns, p.opens, p.vars, p.univs, p.incl = e.ns, e.opens, e.vars, e.univs, e.incl
+}
+
+// clone-on-append helpers keep earlier contexts immutable.
+func appendOpens(a []openDecl, b ...openDecl) []openDecl {
+	out := make([]openDecl, 0, len(a)+len(b))
+	return append(append(out, a...), b...)
+}
+
+// parseFile lexes, splits and parses one file.
+func parseFile(src []byte, s string, path, module string, source *Source, opts *Options) (res *fileResult) {
+	res = &fileResult{source: source}
+	res.mod = dataset.Module{Library: source.Library, Revision: source.Revision, Name: module, Path: path}
+	defer func() {
+		if r := recover(); r != nil {
+			res.errs = append(res.errs, &ParseError{Path: path, Err: fmt.Errorf("%w: %v", ErrPanic, r)})
+			res.decls = nil
+		}
+		res.mod.Errors = int32(len(res.errs))
+		res.mod.Declarations = int32(len(res.decls))
+	}()
+	toks, lerrs := Lex(src)
+	for _, e := range lerrs {
+		le := e.(*LexError)
+		res.errs = append(res.errs, &ParseError{Path: path, Line: le.Line, Col: le.Col, Err: le.Err})
+	}
+	f := &file{s: s, toks: toks}
+	p := &fileParser{f: f, path: path, module: module, opts: opts, src: source, res: res, oldRules: source.oldVariableRules}
+	cmds := f.splitCommands()
+	for _, c := range cmds {
+		if c.Unbalanced {
+			p.errAt(c.Start, ErrUnbalanced)
+		}
+		p.command(c)
+	}
+	return res
+}
+
+func (p *fileParser) command(c Command) {
+	f := p.f
+	endsIn := c.End-1 > c.Start && f.is(c.End-1, "in") && f.toks[c.End-1].Kind == TokIdent
+	restoreAfter := p.pendIn
+	p.pendIn = nil
+	if endsIn {
+		st := p.save()
+		p.pendIn = &st
+	}
+	k := f.skipHeader(c.Start)
+	kw := f.text(k)
+	t := f.toks[c.Start]
+	switch {
+	case t.Kind == TokModDoc:
+		if p.res.mod.Docstring == nil {
+			p.res.mod.Docstring = f.docText(c.Start)
+		}
+	case kw == "import":
+		p.imports(c)
+	case kw == "namespace":
+		p.stack = append(p.stack, scopeEntry{kind: 'n', name: f.text(k + 1), ns: p.ns, opens: p.opens, vars: p.vars, univs: p.univs, incl: p.incl})
+		name := f.text(k + 1)
+		p.ns = joinNs(p.ns, strings.TrimPrefix(name, "_root_."))
+	case kw == "section":
+		name := ""
+		if k+1 < c.End && f.toks[k+1].Kind == TokIdent && f.toks[k+1].Line == f.toks[k].Line {
+			name = f.text(k + 1)
+		}
+		p.stack = append(p.stack, scopeEntry{kind: 's', name: name, ns: p.ns, opens: p.opens, vars: p.vars, univs: p.univs, incl: p.incl})
+	case kw == "mutual":
+		p.stack = append(p.stack, scopeEntry{kind: 'm', ns: p.ns, opens: p.opens, vars: p.vars, univs: p.univs, incl: p.incl})
+	case kw == "end":
+		name := ""
+		if k+1 < c.End && f.toks[k+1].Kind == TokIdent && f.toks[k+1].Line == f.toks[k].Line {
+			name = f.text(k + 1)
+		}
+		p.end(name, k)
+	case kw == "open":
+		p.open(k+1, c.End)
+	case kw == "variable" || kw == "variables":
+		p.variable(k+1, c.End)
+	case kw == "universe" || kw == "universes":
+		u := append([]string(nil), p.univs...)
+		for j := k + 1; j < c.End; j++ {
+			if f.toks[j].Kind == TokIdent {
+				u = append(u, f.text(j))
+			}
+		}
+		p.univs = u
+	case kw == "include":
+		in := append([]string(nil), p.incl...)
+		for j := k + 1; j < c.End && !f.is(j, "in"); j++ {
+			if f.toks[j].Kind == TokIdent {
+				in = append(in, f.text(j))
+			}
+		}
+		p.incl = in
+	case kw == "notation" || kw == "notation3" || kw == "infix" || kw == "infixl" || kw == "infixr" || kw == "prefix" || kw == "postfix":
+		p.notation(c, k)
+	case declKeywords[kw]:
+		if d := f.parseDecl(c.Start, c.End); d != nil {
+			p.decl(d, c)
+		}
+	}
+	if restoreAfter != nil && !endsIn {
+		p.restore(*restoreAfter)
+	} else if restoreAfter != nil && endsIn {
+		// `open A in open B in decl`: keep the outermost state
+		p.pendIn = restoreAfter
+	}
+}
+
+func (p *fileParser) imports(c Command) {
+	f := p.f
+	for j := c.Start; j < c.End; j++ {
+		if !f.is(j, "import") {
+			continue
+		}
+		// last identifier on the line after import (public import X, import all X)
+		line := f.toks[j].Line
+		name := ""
+		for m := j + 1; m < c.End && f.toks[m].Line == line; m++ {
+			if f.toks[m].Kind == TokIdent {
+				name = f.text(m)
+			}
+		}
+		if name != "" {
+			p.res.mod.Imports = append(p.res.mod.Imports, name)
+		}
+	}
+}
+
+func (p *fileParser) end(name string, tok int) {
+	if len(p.stack) == 0 {
+		p.errAt(tok, fmt.Errorf("end %s without matching namespace or section", name))
+		return
+	}
+	parts := 1
+	if name != "" {
+		parts = strings.Count(name, ".") + 1
+	}
+	for parts > 0 && len(p.stack) > 0 {
+		top := p.stack[len(p.stack)-1]
+		p.stack = p.stack[:len(p.stack)-1]
+		p.restore(top)
+		if top.kind == 'n' {
+			parts -= strings.Count(top.name, ".") + 1
+		} else {
+			parts--
+		}
+		if name == "" {
+			break
+		}
+	}
+}
+
+func (p *fileParser) open(i, end int) {
+	f := p.f
+	var add []openDecl
+	scoped := false
+	for j := i; j < end; j++ {
+		t := f.toks[j]
+		if t.Kind != TokIdent && !f.is(j, "(") {
+			continue
+		}
+		s := f.text(j)
+		switch s {
+		case "scoped":
+			scoped = true
+			continue
+		case "in":
+			j = end
+			continue
+		case "hiding", "renaming":
+			if len(add) > 0 {
+				for m := j + 1; m < end && f.toks[m].Kind == TokIdent && !f.is(m, "in"); m++ {
+					add[len(add)-1].hiding = append(add[len(add)-1].hiding, f.text(m))
+					j = m
+				}
+			}
+			continue
+		case "(":
+			c := f.matchBracket(j)
+			if len(add) > 0 {
+				for m := j + 1; m < c; m++ {
+					if f.toks[m].Kind == TokIdent {
+						add[len(add)-1].only = append(add[len(add)-1].only, f.text(m))
+					}
+				}
+			}
+			j = c
+			continue
+		}
+		add = append(add, openDecl{name: strings.TrimPrefix(s, "_root_."), atNs: p.ns, scoped: scoped})
+	}
+	if len(add) > 0 {
+		p.opens = appendOpens(p.opens, add...)
+	}
+}
+
+// binderGroup is one binder group of a signature or variable command.
+type binderGroup struct {
+	names            []string
+	kind             byte
+	typeStart, tyEnd int
+	head             string
+}
+
+// parseBinders parses binder groups in [i, end) up to the first top-level ':'
+// (or end). Bare identifiers are binders without type.
+func (f *file) parseBinders(i, end int) []binderGroup {
+	var out []binderGroup
+	for j := i; j < end; j++ {
+		t := f.toks[j]
+		if t.Kind == TokIdent {
+			if termKeywords[f.text(j)] {
+				return out
+			}
+			out = append(out, binderGroup{names: []string{f.text(j)}, kind: '(', typeStart: j, tyEnd: j})
+			continue
+		}
+		if t.Kind != TokSymbol {
+			continue
+		}
+		s := f.text(j)
+		if s == ":" || s == ":=" || s == "|" {
+			return out
+		}
+		if s != "(" && s != "{" && s != "[" && s != "⦃" && s != "{{" {
+			continue
+		}
+		c := f.matchBracket(j)
+		if c > end {
+			c = end
+		}
+		g := binderGroup{kind: s[0], typeStart: c, tyEnd: c}
+		if s == "⦃" {
+			g.kind = '{'
+		}
+		// names before ':' (for [C α] without ':' there are none)
+		colon := -1
+		for m := j + 1; m < c; m++ {
+			if f.is(m, ":") {
+				colon = m
+				break
+			}
+			if f.depthDelta(m) != 0 {
+				break
+			}
+		}
+		if colon >= 0 {
+			for m := j + 1; m < colon; m++ {
+				if f.toks[m].Kind == TokIdent {
+					g.names = append(g.names, f.text(m))
+				}
+			}
+			g.typeStart = colon + 1
+		} else if s == "[" {
+			g.typeStart = j + 1
+		} else {
+			for m := j + 1; m < c; m++ {
+				if f.toks[m].Kind == TokIdent {
+					g.names = append(g.names, f.text(m))
+				}
+			}
+		}
+		// type ends at := (default value)
+		g.tyEnd = c
+		for m := g.typeStart; m < c; m++ {
+			if f.is(m, ":=") {
+				g.tyEnd = m
+				break
+			}
+		}
+		g.head = f.typeHead(g.typeStart, g.tyEnd)
+		out = append(out, g)
+		j = c
+	}
+	return out
+}
+
+// typeHead returns the first identifier of a type (skipping coercion arrows
+// and opening parentheses), "" if the type does not start with one.
+func (f *file) typeHead(i, end int) string {
+	for j := i; j < end; j++ {
+		t := f.toks[j]
+		if t.Kind == TokIdent {
+			s := f.text(j)
+			if termKeywords[s] {
+				return ""
+			}
+			return s
+		}
+		if t.Kind == TokSymbol && (f.is(j, "(") || f.is(j, "↑") || f.is(j, "@")) {
+			continue
+		}
+		return ""
+	}
+	return ""
+}
+
+func (p *fileParser) baseLocals() *locals {
+	loc := newLocals(len(p.vars))
+	for _, u := range p.univs {
+		loc.add(u, "")
+	}
+	for idx, v := range p.vars {
+		if v.name != "" {
+			loc.m[v.name] = localInfo{head: v.head, varIdx: idx}
+		}
+	}
+	return loc
+}
+
+func (p *fileParser) variable(i, end int) {
+	f := p.f
+	if end > i && f.is(end-1, "in") {
+		end--
+	}
+	groups := f.parseBinders(i, end)
+	vars := append([]*varBinder(nil), p.vars...)
+	for _, g := range groups {
+		if g.typeStart >= g.tyEnd && g.kind != '[' {
+			continue // variable (x): changes binder info of an existing variable
+		}
+		// the type is resolved in the context of later declarations
+		tmp := &fileParser{f: f, vars: vars, univs: p.univs}
+		loc := tmp.baseLocals()
+		refs := f.collectRefs(g.typeStart, g.tyEnd, loc, nil)
+		var mentions []int
+		for idx, u := range loc.used {
+			if u {
+				mentions = append(mentions, idx)
+			}
+		}
+		if len(g.names) == 0 {
+			vars = append(vars, &varBinder{kind: g.kind, head: g.head, refs: refs, mentions: mentions})
+			continue
+		}
+		for _, n := range g.names {
+			vars = append(vars, &varBinder{name: n, kind: g.kind, head: g.head, refs: refs, mentions: mentions})
+		}
+	}
+	p.vars = vars
+}
+
+func (p *fileParser) notation(c Command, k int) {
+	f := p.f
+	d := &notationDef{ctx: p.context(), path: p.path}
+	for j := c.Start; j < k; j++ {
+		if f.is(j, "scoped") {
+			d.scopedNs = p.ns
+		}
+		if f.is(j, "local") {
+			d.local = true
+		}
+	}
+	arrow := -1
+	params := map[string]bool{}
+	for j := k + 1; j < c.End; j++ {
+		if f.is(j, "=>") {
+			arrow = j
+			break
+		}
+		if f.toks[j].Kind == TokString && d.sym == "" {
+			sym := strings.TrimSpace(strings.Trim(f.text(j), "\""))
+			toks, _ := Lex([]byte(sym))
+			if len(toks) == 1 {
+				d.sym = sym
+			}
+		}
+		if f.toks[j].Kind == TokIdent {
+			params[f.text(j)] = true
+		}
+	}
+	if arrow < 0 || d.sym == "" {
+		return
+	}
+	for j := arrow + 1; j < c.End; j++ {
+		if f.toks[j].Kind == TokIdent && !params[f.text(j)] && !termKeywords[f.text(j)] {
+			d.target = f.text(j)
+			break
+		}
+	}
+	if d.target != "" {
+		p.res.notations = append(p.res.notations, d)
+	}
+}
