@@ -1,0 +1,119 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/driftkit/driftkit/dataset"
+	"github.com/driftkit/driftkit/informalize"
+	"github.com/driftkit/driftkit/llm"
+)
+
+func init() {
+	register(&command{name: "informalize", short: "declarations → informal.parquet (LLM or template)", run: runInformalize})
+}
+
+func runInformalize(ctx context.Context, args []string) error {
+	fs := newFlags("informalize", "--ws WS [--model M | --provider template] [flags]",
+		"Writes an informal name and statement for each declaration, dependencies first, through an\n"+
+			"OpenAI-compatible endpoint (OPENAI_BASE_URL, OPENAI_API_KEY, --model) or the offline template\n"+
+			"fallback. Answers are journalled as they arrive; a rerun continues where a crash stopped and,\n"+
+			"after the library changed, redoes only declarations whose prompt inputs changed.")
+	wsDir := fs.String("ws", "", "workspace folder")
+	provider := fs.String("provider", "", "openai or template (default: openai when --model is given, else template)")
+	cfg := llm.ConfigFromEnv()
+	cfg.RegisterFlags(fs)
+	kinds := fs.String("kinds", "", "comma-separated declaration kinds to informalize (default all)")
+	modules := fs.String("modules", "", "comma-separated module name prefixes to informalize (default all)")
+	limit := fs.Int("limit", 0, "informalize at most this many declarations (0: all)")
+	dry := fs.Bool("dry-run", false, "print token and cost estimates; request and write nothing")
+	force := fs.Bool("force", false, "replace an informal.parquet the manifest does not know")
+	repairs := fs.Int("repairs", 2, "times a bad answer is retried with a repair instruction")
+	maxTokens := fs.Int("max-tokens", 512, "completion token limit per answer")
+	batchOut := fs.String("batch-out", "", "write OpenAI Batch API JSONL shards for the next wave into DIR instead of calling the endpoint")
+	batchIn := fs.String("batch-in", "", "ingest a Batch API / vllm run-batch output FILE into the journal")
+	submit := fs.Bool("submit", false, "send the batch waves through the endpoint's Batch API and poll until done")
+	poll := fs.Duration("poll", 30*time.Second, "batch status poll interval with --submit")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *wsDir == "" || fs.NArg() > 0 {
+		fs.Usage()
+		return errUsage
+	}
+	if err := cfg.Finalize(); err != nil {
+		return fmt.Errorf("%v: %w", err, errUsage)
+	}
+	ws, err := dataset.Open(*wsDir)
+	if err != nil {
+		return err
+	}
+	if *provider == "" {
+		*provider = "template"
+		if cfg.Model != "" {
+			*provider = "openai"
+		}
+	}
+	opts := informalize.Options{
+		Kinds: splitList(*kinds), Modules: splitList(*modules), Limit: *limit, DryRun: *dry, Force: *force,
+		Prices: cfg.Prices,
+		Params: map[string]any{"provider": *provider, "model": cfg.Model, "kinds": *kinds, "modules": *modules, "limit": *limit,
+			"concurrency": cfg.Concurrency, "batch_out": *batchOut, "batch_in": *batchIn, "submit": *submit},
+	}
+	switch *provider {
+	case "template":
+		if *batchOut != "" || *batchIn != "" || *submit {
+			return fmt.Errorf("batch mode needs --provider openai and --model: %w", errUsage)
+		}
+		opts.Provider = informalize.Template{}
+	case "openai":
+		if cfg.Model == "" {
+			return fmt.Errorf("--provider openai needs --model: %w", errUsage)
+		}
+		client, err := llm.New(cfg)
+		if err != nil {
+			return err
+		}
+		defer client.Close()
+		p, err := informalize.NewLLM(client, cfg.Model)
+		if err != nil {
+			return err
+		}
+		p.Repairs, p.MaxTokens = *repairs, *maxTokens
+		opts.Provider = p
+	default:
+		return fmt.Errorf("unknown --provider %q (openai or template): %w", *provider, errUsage)
+	}
+	var rep *informalize.Report
+	switch {
+	case *submit:
+		rep, err = informalize.Submit(ctx, ws, opts, informalize.BatchOptions{Dir: *batchOut, Poll: *poll})
+	case *batchOut != "":
+		rep, err = informalize.BatchOut(ctx, ws, opts, *batchOut)
+	case *batchIn != "":
+		rep, err = informalize.BatchIn(ctx, ws, opts, *batchIn)
+	default:
+		rep, err = informalize.Run(ctx, ws, opts)
+	}
+	if rep != nil && !*dry {
+		fmt.Fprintln(os.Stdout, rep.Summary())
+	}
+	if err == nil && rep != nil && rep.Failed > 0 && rep.Requested+rep.Reused == 0 {
+		err = errors.New("every selected declaration failed")
+	}
+	return err
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}

@@ -1,0 +1,731 @@
+// Package informalize writes an informal name and statement for every
+// declaration of a workspace (informal.parquet), as LeanSearch and
+// RAutoformalizer do: dependencies first, so that each prompt carries the
+// informal statements of the declarations its statement uses.
+//
+// A run is crash-safe and resumable: every answer is appended to
+// informal.journal.jsonl as it arrives, keyed by the SHA-256 of the exact
+// prompt inputs (with the prompt version and the model); a rerun skips what
+// is done and, after the library changed, redoes only declarations whose
+// inputs changed. At the end the journal is compacted into informal.parquet
+// atomically. Providers: an OpenAI-compatible model (LLM) or the offline
+// Template fallback; large jobs can go through Batch API files instead.
+package informalize
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"runtime"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/driftkit/driftkit/dataset"
+	"github.com/driftkit/driftkit/internal/progress"
+	"github.com/driftkit/driftkit/llm"
+)
+
+// FailedFile lists the declarations of the last compaction that have no
+// informal text, with the reason (JSON lines).
+const FailedFile = "informal.failed.jsonl"
+
+// Options select what to informalize and how.
+type Options struct {
+	Provider Provider
+	// Kinds keeps only declarations of these kinds (empty: all).
+	Kinds []string
+	// Modules keeps only declarations whose module starts with one of these
+	// prefixes (empty: all).
+	Modules []string
+	// Limit keeps the first Limit selected declarations (0: all).
+	Limit int
+	// Concurrency is the number of declarations worked on at once
+	// (default: the LLM client's concurrency, else GOMAXPROCS).
+	Concurrency int
+	// DryRun computes prompts and prints token and cost estimates; nothing
+	// is requested or written.
+	DryRun bool
+	// Prices and EstCompletionTokens (default 120) drive dry-run estimates.
+	Prices              llm.Prices
+	EstCompletionTokens int
+	// Force replaces an informal.parquet the manifest does not know.
+	Force bool
+	// Out receives the summary (default os.Stdout); Log structured logs.
+	Out io.Writer
+	Log *slog.Logger
+	// Params are recorded in the manifest.
+	Params map[string]any
+}
+
+// Failure is a declaration left without informal text.
+type Failure struct {
+	Name     string `json:"name"`
+	Reason   string `json:"reason"`
+	Attempts int    `json:"attempts,omitempty"`
+	Provider string `json:"provider"`
+}
+
+// Report says what a run did.
+type Report struct {
+	Declarations int // rows of declarations.parquet (distinct names)
+	Selected     int
+	Requested    int // new answers obtained this run
+	Reused       int // answers found in the journal or table for identical inputs
+	Failed       int
+	Deferred     int // left for a later batch wave
+	Rows         int64
+	// TornLines and BadLines are journal lines dropped on replay.
+	TornLines, BadLines      int
+	CycleEdges, CyclicNodes  int
+	PromptTokens             int64
+	CompletionTokens         int64
+	CostUSD                  float64
+	Usage                    llm.Usage
+	Failures                 []Failure
+	Compacted                bool
+	EstPromptTokens          int64 // dry run
+	EstCompletionTokens      int64 // dry run
+	EstCostUSD               float64
+	Elapsed                  time.Duration
+	BatchFiles               []string
+	BatchRequests            int
+}
+
+// ErrBusy is returned when another informalize run holds the workspace.
+var ErrBusy = errors.New("another informalize run is using this workspace")
+
+type prior struct {
+	entry Entry
+}
+
+// state is one run's view of the workspace.
+type state struct {
+	ws         *dataset.Workspace
+	opts       Options
+	prov       Provider
+	promptHash string
+	log        *slog.Logger
+
+	decls   []dataset.Declaration
+	byName  map[string]int32
+	modDoc  map[string]string
+	sel     []int32 // node → declaration index
+	nodeOf  []int32 // declaration index → node, -1 if not selected
+	graph   *Graph
+	prior   map[string]Entry // by input hash
+	latest  map[string]Entry // newest ok journal entry by name
+	table   map[string]dataset.Informal
+	results []Entry // by node; Status "" while not done
+	journal *Journal
+	rep     *Report
+	lock    *os.File
+}
+
+type outcomeKind int
+
+const (
+	outDone outcomeKind = iota
+	outReused
+	outFailed
+	outDeferred
+	outCancelled
+	outFatal
+)
+
+type outcome struct {
+	v     int32
+	kind  outcomeKind
+	entry Entry
+	err   error
+	est   [2]int64 // dry run: prompt and completion token estimates
+}
+
+// handler decides a node whose input is not already done.
+type handler func(ctx context.Context, v int32, in *Input, sha string) outcome
+
+// Run informalizes the workspace.
+func Run(ctx context.Context, ws *dataset.Workspace, opts Options) (*Report, error) {
+	st, err := prepare(ws, opts)
+	if err != nil {
+		return nil, err
+	}
+	defer st.close()
+	if opts.DryRun {
+		return st.dryRun(ctx)
+	}
+	rec := ws.StartRun("informalize", opts.Params)
+	if err := st.recordInputs(rec); err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	if err := st.schedule(ctx, st.provide); err != nil {
+		return st.rep, err
+	}
+	rec.Phase("informalize", time.Since(start))
+	if err := ctx.Err(); err != nil {
+		return st.rep, fmt.Errorf("interrupted; the journal keeps %d new answers, rerun to continue: %w", st.rep.Requested, err)
+	}
+	return st.rep, st.finish(rec)
+}
+
+func prepare(ws *dataset.Workspace, opts Options) (*state, error) {
+	if opts.Provider == nil {
+		return nil, errors.New("informalize: no provider")
+	}
+	if opts.Out == nil {
+		opts.Out = os.Stdout
+	}
+	if opts.Log == nil {
+		opts.Log = slog.Default()
+	}
+	if opts.EstCompletionTokens <= 0 {
+		opts.EstCompletionTokens = 120
+	}
+	st := &state{ws: ws, opts: opts, prov: opts.Provider, log: opts.Log, rep: &Report{}}
+	if h, ok := opts.Provider.(interface{ FilesHash() string }); ok {
+		st.promptHash = h.FilesHash()
+	}
+	if !opts.DryRun {
+		lf, err := os.OpenFile(ws.Path(".informalize.lock"), os.O_CREATE|os.O_RDWR, 0o644)
+		if err != nil {
+			return nil, err
+		}
+		if err := syscall.Flock(int(lf.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+			lf.Close()
+			return nil, fmt.Errorf("%s: %w", ws.Dir, ErrBusy)
+		}
+		st.lock = lf
+		if err := ws.GuardOutputs(opts.Force, dataset.InformalFile); err != nil {
+			st.close()
+			return nil, err
+		}
+	}
+	if err := st.load(); err != nil {
+		st.close()
+		return nil, err
+	}
+	st.selectNodes()
+	return st, nil
+}
+
+func (st *state) close() {
+	if st.journal != nil {
+		if err := st.journal.Close(); err != nil {
+			st.log.Error("closing journal", "err", err)
+		}
+		st.journal = nil
+	}
+	if st.lock != nil {
+		syscall.Flock(int(st.lock.Fd()), syscall.LOCK_UN)
+		st.lock.Close()
+		st.lock = nil
+	}
+}
+
+func (st *state) load() error {
+	decls, err := dataset.ReadTable[dataset.Declaration](st.ws.Path(dataset.DeclarationsFile))
+	if err != nil {
+		return fmt.Errorf("reading declarations (run `driftkit extract` first): %w", err)
+	}
+	st.byName = make(map[string]int32, len(decls))
+	for i := range decls {
+		if _, dup := st.byName[decls[i].Name]; dup {
+			continue
+		}
+		st.byName[decls[i].Name] = int32(i)
+		st.decls = append(st.decls, decls[i])
+	}
+	if dups := len(decls) - len(st.decls); dups > 0 {
+		st.log.Warn("declarations with a repeated name are informalized once", "repeats", dups)
+	}
+	for i := range st.decls {
+		st.byName[st.decls[i].Name] = int32(i)
+	}
+	st.rep.Declarations = len(st.decls)
+	st.modDoc = map[string]string{}
+	if st.ws.Has(dataset.ModulesFile) {
+		err := dataset.EachRow(st.ws.Path(dataset.ModulesFile), func(m *dataset.Module) error {
+			if m.Docstring != nil {
+				st.modDoc[m.Name] = *m.Docstring
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	st.prior = map[string]Entry{}
+	st.latest = map[string]Entry{}
+	st.table = map[string]dataset.Informal{}
+	if st.ws.Has(dataset.InformalFile) {
+		err := dataset.EachRow(st.ws.Path(dataset.InformalFile), func(r *dataset.Informal) error {
+			st.table[r.Name] = *r
+			st.prior[r.InputSHA256] = Entry{Name: r.Name, Status: StatusOK, InputSHA256: r.InputSHA256,
+				InformalName: r.InformalName, InformalStatement: r.InformalStatement, Provider: r.Provider,
+				PromptVersion: r.PromptVersion, PromptTokens: r.PromptTokens, CompletionTokens: r.CompletionTokens, CreatedAt: r.CreatedAt}
+			return nil
+		})
+		if err != nil {
+			if !st.opts.Force {
+				return fmt.Errorf("%w (pass --force to start over without it)", err)
+			}
+			st.log.Warn("ignoring unreadable informal table", "err", err)
+		}
+	}
+	var rep *Replay
+	if st.opts.DryRun {
+		f, err := os.Open(st.ws.Path(dataset.InformalJournalFile))
+		if err == nil {
+			rep, err = ReadJournal(f.Name(), f)
+			f.Close()
+		}
+		if err != nil && !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
+	} else {
+		j, r, err := OpenJournal(st.ws.Path(dataset.InformalJournalFile))
+		if err != nil {
+			return err
+		}
+		st.journal, rep = j, r
+	}
+	if rep != nil {
+		for _, e := range rep.Entries {
+			if e.Status == StatusOK {
+				st.prior[e.InputSHA256] = e
+				st.latest[e.Name] = e
+			}
+		}
+		for _, b := range rep.Bad {
+			st.log.Warn("skipping unusable journal line", "err", b)
+		}
+		st.rep.BadLines = len(rep.Bad)
+		if rep.TornBytes > 0 {
+			st.rep.TornLines = 1
+			st.log.Warn("journal ended in a torn line (a crash mid-write); dropped it, the declaration will be redone",
+				"path", st.ws.Path(dataset.InformalJournalFile), "line", rep.TornLine, "bytes", rep.TornBytes)
+			fmt.Fprintf(st.opts.Out, "journal: dropped a torn last line (line %d, %d bytes) left by a crash\n", rep.TornLine, rep.TornBytes)
+		}
+	}
+	return nil
+}
+
+func (st *state) selectNodes() {
+	kinds := map[string]bool{}
+	for _, k := range st.opts.Kinds {
+		kinds[k] = true
+	}
+	st.nodeOf = make([]int32, len(st.decls))
+	for i := range st.nodeOf {
+		st.nodeOf[i] = -1
+	}
+	for i := range st.decls {
+		d := &st.decls[i]
+		if len(kinds) > 0 && !kinds[d.Kind] {
+			continue
+		}
+		if len(st.opts.Modules) > 0 && !slices.ContainsFunc(st.opts.Modules, func(p string) bool { return strings.HasPrefix(d.Module, p) }) {
+			continue
+		}
+		if st.opts.Limit > 0 && len(st.sel) >= st.opts.Limit {
+			break
+		}
+		st.nodeOf[i] = int32(len(st.sel))
+		st.sel = append(st.sel, int32(i))
+	}
+	names := make([]string, len(st.sel))
+	adj := make([][]int32, len(st.sel))
+	for v, di := range st.sel {
+		d := &st.decls[di]
+		names[v] = d.Name
+		if !st.prov.UsesDeps() {
+			continue
+		}
+		for _, dep := range d.StatementDeps {
+			if j, ok := st.byName[dep]; ok && st.nodeOf[j] >= 0 {
+				adj[v] = append(adj[v], st.nodeOf[j])
+			}
+		}
+	}
+	st.graph = BuildGraph(names, adj)
+	st.results = make([]Entry, len(st.sel))
+	st.rep.Selected = len(st.sel)
+	st.rep.CycleEdges, st.rep.CyclicNodes = st.graph.Dropped, st.graph.Cyclic
+}
+
+// bodyKinds get their source text in the prompt.
+var bodyKinds = map[string]bool{
+	dataset.KindDefinition: true, dataset.KindAbbrev: true, dataset.KindInstance: true,
+	dataset.KindStructure: true, dataset.KindClass: true, dataset.KindInductive: true,
+}
+
+// input builds the prompt input of node v. Only kept (ordered) in-selection
+// dependencies that succeeded contribute informal text, so the input is the
+// same whatever the timing.
+func (st *state) input(v int32) *Input {
+	d := &st.decls[st.sel[v]]
+	in := &Input{Name: d.Name, Kind: d.Kind, Signature: truncate(d.Signature, maxSignature)}
+	if d.Docstring != nil {
+		in.Docstring = truncate(*d.Docstring, maxDocstring)
+	}
+	if !st.prov.UsesDeps() {
+		return in
+	}
+	in.Module = d.Module
+	in.ModuleDoc = truncate(st.modDoc[d.Module], maxModuleDoc)
+	if bodyKinds[d.Kind] {
+		in.Body = truncate(d.Code, maxBody)
+	}
+	kept := st.graph.Deps[v]
+	seen := map[string]bool{d.Name: true}
+	for _, name := range d.StatementDeps {
+		if seen[name] || len(in.Deps) >= maxDeps {
+			continue
+		}
+		seen[name] = true
+		dep := Dep{Name: name}
+		if j, ok := st.byName[name]; ok {
+			dep.Signature = truncate(st.decls[j].Signature, maxDepSig)
+			if w := st.nodeOf[j]; w >= 0 && slices.Contains(kept, w) && st.results[w].Status == StatusOK {
+				dep.InformalName = st.results[w].InformalName
+				dep.InformalStatement = st.results[w].InformalStatement
+			}
+		}
+		in.Deps = append(in.Deps, dep)
+	}
+	return in
+}
+
+func (st *state) concurrency() int {
+	if st.opts.Concurrency > 0 {
+		return st.opts.Concurrency
+	}
+	if p, ok := st.prov.(*LLM); ok {
+		return p.Client.Config().Concurrency
+	}
+	return runtime.GOMAXPROCS(0)
+}
+
+// schedule runs every selected node through h in dependency order: a node is
+// handed to a worker as soon as all its kept dependencies are finished, so
+// the workers stay busy. Results are journalled by this goroutine only.
+func (st *state) schedule(ctx context.Context, h handler) error {
+	n := len(st.sel)
+	pending := make([]int32, n)
+	var ready []int32
+	for v := 0; v < n; v++ {
+		pending[v] = int32(len(st.graph.Deps[v]))
+		if pending[v] == 0 {
+			ready = append(ready, int32(v))
+		}
+	}
+	conc := st.concurrency()
+	work := make(chan int32)
+	outs := make(chan outcome, conc)
+	for i := 0; i < conc; i++ {
+		go func() {
+			for v := range work {
+				outs <- st.work(ctx, v, h)
+			}
+		}()
+	}
+	defer close(work)
+	bar := progress.New("informalize", int64(n))
+	defer bar.Finish()
+	var fatal error
+	inflight, remaining := 0, n
+	var sum llm.Usage
+	for remaining > 0 {
+		var send chan int32
+		var next int32
+		if len(ready) > 0 && fatal == nil && ctx.Err() == nil {
+			send, next = work, ready[0]
+		}
+		if send == nil && inflight == 0 {
+			break
+		}
+		select {
+		case send <- next:
+			ready = ready[1:]
+			inflight++
+		case o := <-outs:
+			inflight--
+			remaining--
+			release := true
+			switch o.kind {
+			case outReused:
+				st.results[o.v] = o.entry
+				st.rep.Reused++
+			case outDone, outFailed:
+				if st.journal != nil {
+					if err := st.journal.Append(o.entry); err != nil && fatal == nil {
+						fatal = err
+					}
+				}
+				st.results[o.v] = o.entry
+				st.rep.PromptTokens += o.entry.PromptTokens
+				st.rep.CompletionTokens += o.entry.CompletionTokens
+				if o.kind == outDone {
+					st.rep.Requested++
+				} else {
+					st.rep.Failed++
+					st.rep.Failures = append(st.rep.Failures, Failure{Name: o.entry.Name, Reason: o.entry.Error, Attempts: o.entry.Attempts, Provider: o.entry.Provider})
+				}
+				if st.opts.DryRun {
+					st.rep.EstPromptTokens += o.est[0]
+					st.rep.EstCompletionTokens += o.est[1]
+				}
+			case outDeferred:
+				st.rep.Deferred++
+				release = false
+			case outCancelled:
+				release = false
+			case outFatal:
+				release = false
+				if fatal == nil {
+					fatal = o.err
+				}
+			}
+			bar.Add(1)
+			if p, ok := st.prov.(*LLM); ok {
+				sum = p.Client.Usage()
+			}
+			bar.Describe(fmt.Sprintf("new=%d reused=%d failed=%d tok=%d+%d $%.4f",
+				st.rep.Requested, st.rep.Reused, st.rep.Failed, sum.PromptTokens, sum.CompletionTokens, sum.CostUSD))
+			if release {
+				for _, w := range st.graph.Dependents[o.v] {
+					pending[w]--
+					if pending[w] == 0 {
+						ready = append(ready, w)
+					}
+				}
+			}
+		}
+	}
+	if p, ok := st.prov.(*LLM); ok {
+		st.rep.Usage = p.Client.Usage()
+		st.rep.CostUSD = st.rep.Usage.CostUSD
+	}
+	return fatal
+}
+
+func (st *state) work(ctx context.Context, v int32, h handler) outcome {
+	if ctx.Err() != nil {
+		return outcome{v: v, kind: outCancelled}
+	}
+	in := st.input(v)
+	sha := InputHash(in, st.prov.Name(), st.prov.PromptVersion(), st.promptHash)
+	if e, ok := st.prior[sha]; ok && e.Name == in.Name {
+		return outcome{v: v, kind: outReused, entry: e}
+	}
+	o := h(ctx, v, in, sha)
+	o.v = v
+	return o
+}
+
+func (st *state) entry(name, sha string, res Result) Entry {
+	return Entry{Name: name, Status: StatusOK, InputSHA256: sha, InformalName: res.InformalName, InformalStatement: res.InformalStatement,
+		Provider: st.prov.Name(), PromptVersion: st.prov.PromptVersion(), PromptTokens: res.PromptTokens,
+		CompletionTokens: res.CompletionTokens, Attempts: res.Attempts, CreatedAt: time.Now().UTC().Format(time.RFC3339)}
+}
+
+// provide asks the provider.
+func (st *state) provide(ctx context.Context, v int32, in *Input, sha string) outcome {
+	res, err := st.prov.Informalize(ctx, in)
+	return st.resultOutcome(ctx, in, sha, res, err)
+}
+
+func (st *state) resultOutcome(ctx context.Context, in *Input, sha string, res Result, err error) outcome {
+	var fe *FailedError
+	switch {
+	case err == nil:
+		return outcome{kind: outDone, entry: st.entry(in.Name, sha, res)}
+	case errors.As(err, &fe):
+		e := st.entry(in.Name, sha, fe.Result)
+		e.Status, e.InformalName, e.InformalStatement, e.Error = StatusFailed, "", "", fe.Reason
+		return outcome{kind: outFailed, entry: e}
+	case ctx.Err() != nil:
+		return outcome{kind: outCancelled}
+	default:
+		return outcome{kind: outFatal, err: fmt.Errorf("%s: %w", in.Name, err)}
+	}
+}
+
+func (st *state) recordInputs(rec *dataset.RunRecorder) error {
+	if err := rec.Input(st.ws.Path(dataset.DeclarationsFile)); err != nil {
+		return err
+	}
+	if st.ws.Has(dataset.ModulesFile) {
+		return rec.Input(st.ws.Path(dataset.ModulesFile))
+	}
+	return nil
+}
+
+// finish compacts the journal into informal.parquet and records the run.
+func (st *state) finish(rec *dataset.RunRecorder) error {
+	start := time.Now()
+	if st.rep.Deferred > 0 {
+		fmt.Fprintf(st.opts.Out, "informalize: %d declarations wait for batch results; not compacting yet\n", st.rep.Deferred)
+		return nil
+	}
+	if err := st.compact(); err != nil {
+		return err
+	}
+	rec.Phase("compact", time.Since(start))
+	if err := rec.Output(st.ws.Path(dataset.InformalFile), st.rep.Rows); err != nil {
+		return err
+	}
+	for k, n := range map[string]int64{
+		"declarations": int64(st.rep.Declarations), "selected": int64(st.rep.Selected), "requested": int64(st.rep.Requested),
+		"reused": int64(st.rep.Reused), "failed": int64(st.rep.Failed), "rows": st.rep.Rows,
+		"prompt_tokens": st.rep.PromptTokens, "completion_tokens": st.rep.CompletionTokens,
+		"journal_torn_lines": int64(st.rep.TornLines), "journal_bad_lines": int64(st.rep.BadLines),
+		"cycle_edges_dropped": int64(st.rep.CycleEdges), "retries": st.rep.Usage.Retries, "rate_limited": st.rep.Usage.RateLimited,
+	} {
+		rec.Count(k, n)
+	}
+	if st.prov.Name() == "template" {
+		rec.Note("informal text from the offline template fallback (provider=template), not from a model")
+	}
+	if st.rep.CostUSD > 0 {
+		rec.Note(fmt.Sprintf("cost %.4f USD", st.rep.CostUSD))
+	}
+	if st.rep.Failed > 0 {
+		rec.Note(fmt.Sprintf("%d declarations failed; see %s", st.rep.Failed, FailedFile))
+	}
+	return rec.Finish()
+}
+
+// compact writes informal.parquet: for every declaration, this run's answer,
+// else (outside the selection) the newest earlier answer; selected
+// declarations that failed get no row and are listed in FailedFile. Then the
+// journal is removed: its content is in the table.
+func (st *state) compact() error {
+	w, err := dataset.NewWriter[dataset.Informal](st.ws.Path(dataset.InformalFile))
+	if err != nil {
+		return err
+	}
+	toRow := func(e Entry) dataset.Informal {
+		return dataset.Informal{Name: e.Name, InformalName: e.InformalName, InformalStatement: e.InformalStatement,
+			Provider: e.Provider, PromptVersion: e.PromptVersion, InputSHA256: e.InputSHA256,
+			PromptTokens: e.PromptTokens, CompletionTokens: e.CompletionTokens, CreatedAt: e.CreatedAt}
+	}
+	for i := range st.decls {
+		name := st.decls[i].Name
+		var row dataset.Informal
+		if v := st.nodeOf[i]; v >= 0 {
+			if st.results[v].Status != StatusOK {
+				continue
+			}
+			row = toRow(st.results[v])
+		} else if e, ok := st.latest[name]; ok {
+			row = toRow(e)
+		} else if r, ok := st.table[name]; ok {
+			row = r
+		} else {
+			continue
+		}
+		if err := w.Write(row); err != nil {
+			w.Abort()
+			return err
+		}
+	}
+	st.rep.Rows = w.Rows()
+	if err := w.Close(); err != nil {
+		return err
+	}
+	// The table is in place: the journal's answers are all in it.
+	if st.journal != nil {
+		if err := st.journal.Close(); err != nil {
+			return err
+		}
+		st.journal = nil
+	}
+	if err := os.Remove(st.ws.Path(dataset.InformalJournalFile)); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	st.rep.Compacted = true
+	failedPath := st.ws.Path(FailedFile)
+	if len(st.rep.Failures) == 0 {
+		if err := os.Remove(failedPath); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
+		return nil
+	}
+	var b strings.Builder
+	for _, f := range st.rep.Failures {
+		line, _ := json.Marshal(f)
+		b.Write(line)
+		b.WriteByte('\n')
+	}
+	return dataset.WriteFileAtomic(failedPath, []byte(b.String()))
+}
+
+// dryRun walks the selection as a run would, with estimated answers, and
+// prints what a real run would request and cost.
+func (st *state) dryRun(ctx context.Context) (*Report, error) {
+	est := func(ctx context.Context, v int32, in *Input, sha string) outcome {
+		var prompt int64
+		if p, ok := st.prov.(*LLM); ok {
+			for _, m := range p.Prompts.Messages(in) {
+				prompt += int64(llm.EstimateTokens(m.Content) + 4)
+			}
+		}
+		compl := int64(st.opts.EstCompletionTokens)
+		if st.prov.Name() == "template" {
+			compl = 0
+		}
+		e := st.entry(in.Name, sha, Result{InformalName: "(dry run)", InformalStatement: "(dry run)"})
+		return outcome{kind: outDone, entry: e, est: [2]int64{prompt, compl}}
+	}
+	if err := st.schedule(ctx, est); err != nil {
+		return st.rep, err
+	}
+	r := st.rep
+	r.EstCostUSD = st.opts.Prices.Cost(r.EstPromptTokens, r.EstCompletionTokens)
+	fmt.Fprintf(st.opts.Out, "dry run (%s, prompt %s): %d declarations, %d selected, %d already done, %d to request\n",
+		st.prov.Name(), st.prov.PromptVersion(), r.Declarations, r.Selected, r.Reused, r.Requested)
+	fmt.Fprintf(st.opts.Out, "estimated tokens: %d prompt + %d completion; estimated cost: $%.4f (at $%g/$%g per million tokens; repairs and retries extra)\n",
+		r.EstPromptTokens, r.EstCompletionTokens, r.EstCostUSD, st.opts.Prices.Prompt, st.opts.Prices.Completion)
+	if r.CycleEdges > 0 {
+		fmt.Fprintf(st.opts.Out, "dependency cycles: %d declarations, %d edges ignored\n", r.CyclicNodes, r.CycleEdges)
+	}
+	return r, nil
+}
+
+// Summary is a one-paragraph account of the run.
+func (r *Report) Summary() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "informalize: %d selected of %d declarations: %d new, %d reused, %d failed",
+		r.Selected, r.Declarations, r.Requested, r.Reused, r.Failed)
+	if r.Deferred > 0 {
+		fmt.Fprintf(&b, ", %d waiting for batch results", r.Deferred)
+	}
+	if r.Compacted {
+		fmt.Fprintf(&b, "; informal.parquet has %d rows", r.Rows)
+	}
+	if r.Usage.Attempts > 0 {
+		fmt.Fprintf(&b, "\nrequests: %d answered, %d retries (%d rate-limited), %d gave up; tokens %d prompt + %d completion; cost $%.4f",
+			r.Usage.Requests, r.Usage.Retries, r.Usage.RateLimited, r.Usage.Failures, r.Usage.PromptTokens, r.Usage.CompletionTokens, r.Usage.CostUSD)
+	}
+	if r.TornLines+r.BadLines > 0 {
+		fmt.Fprintf(&b, "\njournal: %d torn and %d unusable lines dropped", r.TornLines, r.BadLines)
+	}
+	if len(r.BatchFiles) > 0 {
+		fmt.Fprintf(&b, "\nbatch: %d requests in %s", r.BatchRequests, strings.Join(r.BatchFiles, ", "))
+	}
+	for i, f := range r.Failures {
+		if i == 5 {
+			fmt.Fprintf(&b, "\n  … and %d more (see %s)", len(r.Failures)-5, FailedFile)
+			break
+		}
+		fmt.Fprintf(&b, "\n  failed %s: %s", f.Name, f.Reason)
+	}
+	return b.String()
+}

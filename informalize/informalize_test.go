@@ -1,0 +1,358 @@
+package informalize
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/driftkit/driftkit/dataset"
+	"github.com/driftkit/driftkit/llm/fakeopenai"
+)
+
+func openWS(t *testing.T, n int) (*dataset.Workspace, []dataset.Declaration) {
+	t.Helper()
+	ws, err := dataset.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds := synthDecls(n, 7)
+	writeFixture(t, ws.Dir, ds)
+	return ws, ds
+}
+
+func checkTable(t *testing.T, ws *dataset.Workspace, ds []dataset.Declaration, provider string) []dataset.Informal {
+	t.Helper()
+	rows := readInformal(t, ws.Dir)
+	seen := map[string]int{}
+	for _, r := range rows {
+		seen[r.Name]++
+		if r.Provider != provider || r.InformalName == "" || r.InformalStatement == "" || len(r.InputSHA256) != 64 || r.CreatedAt == "" {
+			t.Errorf("bad row %+v", r)
+		}
+	}
+	for _, d := range ds {
+		if seen[d.Name] != 1 {
+			t.Errorf("%s appears %d times in informal.parquet", d.Name, seen[d.Name])
+		}
+	}
+	if len(rows) != len(ds) {
+		t.Errorf("%d rows, want %d", len(rows), len(ds))
+	}
+	return rows
+}
+
+func TestTemplateRunAndRerun(t *testing.T) {
+	ws, ds := openWS(t, 40)
+	rep, err := Run(context.Background(), ws, quietOpts(Template{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Requested != 40 || rep.Failed != 0 || !rep.Compacted {
+		t.Fatalf("report %+v", rep)
+	}
+	checkTable(t, ws, ds, "template")
+	if ws.Has(dataset.InformalJournalFile) {
+		t.Error("journal left after compaction")
+	}
+	m, _ := ws.ReadManifest()
+	run := m.LastRun("informalize")
+	if run == nil || !slices.ContainsFunc(run.Notes, func(s string) bool { return strings.Contains(s, "template fallback") }) {
+		t.Errorf("manifest entry does not label the template fallback: %+v", run)
+	}
+	rep, err = Run(context.Background(), ws, quietOpts(Template{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Requested != 0 || rep.Reused != 40 {
+		t.Errorf("rerun: %d new, %d reused; want 0 and 40", rep.Requested, rep.Reused)
+	}
+}
+
+// TestLLMDependencyOrder checks that every prompt carries the informal
+// statements of its in-selection dependencies and that cycles do not stall.
+func TestLLMDependencyOrder(t *testing.T) {
+	ws, ds := openWS(t, 60)
+	deps := map[string][]string{}
+	for _, d := range ds {
+		deps[d.Name] = d.StatementDeps
+	}
+	var mu sync.Mutex
+	var bad []string
+	srv := newFake(fakeopenai.Options{Answer: func(r fakeopenai.Request) string {
+		prompt := r.Chat.Messages[1].Content
+		mu.Lock()
+		defer mu.Unlock()
+		for _, dep := range deps[r.Key] {
+			if dep == r.Key || dep == "Nat.le" {
+				continue
+			}
+			cyc := slices.Contains([]string{ds[3].Name, ds[4].Name, ds[5].Name}, r.Key)
+			if !strings.Contains(prompt, "Statement of "+dep+".") && !cyc {
+				bad = append(bad, r.Key+" lacks "+dep)
+			}
+		}
+		if !strings.Contains(prompt, "- Nat.le") {
+			bad = append(bad, r.Key+": outside dependency not listed by name")
+		}
+		return fakeAnswer(r)
+	}})
+	defer srv.Close()
+	rep, err := Run(context.Background(), ws, quietOpts(llmProvider(t, srv.BaseURL(), 8)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(bad) > 0 {
+		t.Errorf("%d prompts without their dependencies' statements, e.g. %v", len(bad), bad[:min(3, len(bad))])
+	}
+	if rep.CyclicNodes != 3 || rep.CycleEdges != 2 {
+		t.Errorf("cycle handling: %d cyclic nodes, %d dropped edges; want 3 and 2 (one cycle edge, one self loop)", rep.CyclicNodes, rep.CycleEdges)
+	}
+	checkTable(t, ws, ds, "openai:fake")
+	if rep.Usage.Requests != 60 || rep.Usage.CostUSD <= 0 || rep.PromptTokens == 0 {
+		t.Errorf("usage %+v", rep.Usage)
+	}
+}
+
+// TestFaultyServer runs against a server that is slow, rate-limits, fails,
+// drops connections and sends malformed or empty content.
+func TestFaultyServer(t *testing.T) {
+	ws, ds := openWS(t, 80)
+	hopeless := ds[10].Name
+	srv := newFake(fakeopenai.Options{SlowDelay: 2e9, RetryAfter: 5e6, Fault: func(r fakeopenai.Request) fakeopenai.Fault {
+		if r.Key == hopeless {
+			return fakeopenai.Malformed
+		}
+		faults := []fakeopenai.Fault{fakeopenai.RateLimit, fakeopenai.ServerError, fakeopenai.Drop, fakeopenai.Malformed,
+			fakeopenai.Empty, fakeopenai.Slow, fakeopenai.BadBody, fakeopenai.Unavailable, fakeopenai.NoChoices}
+		if r.Attempt == 1 {
+			return faults[int(r.Seq)%len(faults)]
+		}
+		return fakeopenai.OK
+	}})
+	defer srv.Close()
+	p := llmProvider(t, srv.BaseURL(), 8)
+	var out bytes.Buffer
+	opts := quietOpts(p)
+	opts.Out = &out
+	rep, err := Run(context.Background(), ws, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Failed != 1 || len(rep.Failures) != 1 || rep.Failures[0].Name != hopeless || !strings.Contains(rep.Failures[0].Reason, "bad answer") {
+		t.Fatalf("failures %+v", rep.Failures)
+	}
+	if rep.Requested != 79 {
+		t.Errorf("%d answers, want 79", rep.Requested)
+	}
+	if rep.Usage.Retries == 0 || rep.Usage.RateLimited == 0 {
+		t.Errorf("accounting shows no retries: %+v", rep.Usage)
+	}
+	rows := readInformal(t, ws.Dir)
+	if len(rows) != 79 || slices.ContainsFunc(rows, func(r dataset.Informal) bool { return r.Name == hopeless }) {
+		t.Errorf("table has %d rows (failed one included?)", len(rows))
+	}
+	for _, r := range rows {
+		if want := "Statement of " + r.Name + "."; r.InformalStatement != want {
+			t.Errorf("%s: statement %q", r.Name, r.InformalStatement)
+		}
+	}
+	failed, err := os.ReadFile(filepath.Join(ws.Dir, FailedFile))
+	if err != nil || !strings.Contains(string(failed), hopeless) {
+		t.Errorf("failed file: %v %q", err, failed)
+	}
+	if s := rep.Summary(); !strings.Contains(s, "1 failed") || !strings.Contains(s, hopeless) {
+		t.Errorf("summary does not account for the failure:\n%s", s)
+	}
+	// The hopeless one got its first answer plus two repairs.
+	if got := srv.Stats()[hopeless].Requests; got != 3 {
+		t.Errorf("hopeless declaration asked %d times, want 3", got)
+	}
+	// A rerun retries only the failed declaration (and what depends on it).
+	srv.ResetStats()
+	rep, err = Run(context.Background(), ws, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Failed != 1 || rep.Reused+rep.Requested+rep.Failed != 80 {
+		t.Errorf("rerun report %+v", rep)
+	}
+}
+
+// TestIncremental changes one declaration and checks that only it and the
+// declarations whose prompts carry its statement are redone.
+func TestIncremental(t *testing.T) {
+	ws, ds := openWS(t, 50)
+	srv := newFake(fakeopenai.Options{})
+	defer srv.Close()
+	p := llmProvider(t, srv.BaseURL(), 4)
+	if _, err := Run(context.Background(), ws, quietOpts(p)); err != nil {
+		t.Fatal(err)
+	}
+	// The answer changes with the signature, so dependents' prompts change.
+	changed := ds[20].Name
+	srv2 := newFake(fakeopenai.Options{Answer: func(r fakeopenai.Request) string {
+		if r.Key == changed {
+			return `{"informal_name": "New name", "informal_statement": "A new statement."}`
+		}
+		return fakeAnswer(r)
+	}})
+	defer srv2.Close()
+	ds[20].Signature = "(y : ℤ) : y = y"
+	writeFixture(t, ws.Dir, ds)
+	want := map[string]bool{changed: true}
+	for grew := true; grew; { // transitive dependents within the library
+		grew = false
+		for _, d := range ds {
+			if want[d.Name] {
+				continue
+			}
+			for _, dep := range d.StatementDeps {
+				if want[dep] && dep != d.Name && !slices.Contains([]string{ds[3].Name, ds[4].Name, ds[5].Name}, d.Name) {
+					want[d.Name], grew = true, true
+					break
+				}
+			}
+		}
+	}
+	rep, err := Run(context.Background(), ws, quietOpts(llmProvider(t, srv2.BaseURL(), 4)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var asked []string
+	for k, s := range srv2.Stats() {
+		if s.Requests > 0 {
+			asked = append(asked, k)
+		}
+	}
+	slices.Sort(asked)
+	var wantL []string
+	for k := range want {
+		wantL = append(wantL, k)
+	}
+	slices.Sort(wantL)
+	if !slices.Equal(asked, wantL) {
+		t.Errorf("redone %v\nwant %v", asked, wantL)
+	}
+	if rep.Reused != 50-len(want) {
+		t.Errorf("reused %d, want %d", rep.Reused, 50-len(want))
+	}
+	checkTable(t, ws, ds, "openai:fake")
+}
+
+func TestTornJournalTolerated(t *testing.T) {
+	ws, ds := openWS(t, 20)
+	// A journal from a crashed run: two good lines, then half a line.
+	sha := strings.Repeat("a", 64)
+	j := `{"name":"x","status":"ok","input_sha256":"` + sha + `","informal_name":"n","informal_statement":"s","provider":"template","prompt_version":"template-v1","prompt_tokens":0,"completion_tokens":0,"created_at":"2026-01-01T00:00:00Z"}` + "\n" +
+		"not json at all\n" +
+		`{"name":"Lib.N0.decl_000","status":"ok","input_sha2`
+	os.WriteFile(ws.Path(dataset.InformalJournalFile), []byte(j), 0o644)
+	var out bytes.Buffer
+	opts := quietOpts(Template{})
+	opts.Out = &out
+	rep, err := Run(context.Background(), ws, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.TornLines != 1 || rep.BadLines != 1 {
+		t.Errorf("torn %d bad %d, want 1 and 1", rep.TornLines, rep.BadLines)
+	}
+	if !strings.Contains(out.String(), "torn") {
+		t.Errorf("torn line not reported: %q", out.String())
+	}
+	checkTable(t, ws, ds, "template")
+}
+
+func TestSelectionAndDryRun(t *testing.T) {
+	ws, _ := openWS(t, 40)
+	srv := newFake(fakeopenai.Options{})
+	defer srv.Close()
+	p := llmProvider(t, srv.BaseURL(), 4)
+	var out bytes.Buffer
+	opts := quietOpts(p)
+	opts.Out, opts.DryRun, opts.Prices = &out, true, p.Client.Config().Prices
+	opts.Kinds, opts.Modules = []string{dataset.KindTheorem}, []string{"Lib.M1", "Lib.M2"}
+	rep, err := Run(context.Background(), ws, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if srv.Requests() != 0 || ws.Has(dataset.InformalFile) || ws.Has(dataset.InformalJournalFile) {
+		t.Error("dry run requested or wrote something")
+	}
+	if rep.Selected == 0 || rep.Selected >= 20 || rep.EstPromptTokens == 0 || rep.EstCostUSD <= 0 {
+		t.Errorf("dry run report %+v", rep)
+	}
+	if !strings.Contains(out.String(), "estimated cost") {
+		t.Errorf("dry run output %q", out.String())
+	}
+	opts.DryRun, opts.Limit = false, 5
+	rep, err = Run(context.Background(), ws, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := readInformal(t, ws.Dir)
+	if rep.Selected != 5 || len(rows) != 5 {
+		t.Errorf("limit 5: selected %d, rows %d", rep.Selected, len(rows))
+	}
+	for _, r := range rows {
+		if !strings.Contains(r.Name, "decl_") {
+			t.Errorf("row %s", r.Name)
+		}
+	}
+	// Rows outside a later selection are kept.
+	opts.Limit, opts.Modules = 0, []string{"Lib.M3"}
+	if _, err := Run(context.Background(), ws, opts); err != nil {
+		t.Fatal(err)
+	}
+	if rows2 := readInformal(t, ws.Dir); len(rows2) <= 5 {
+		t.Errorf("second selection left %d rows", len(rows2))
+	}
+}
+
+func TestGuardsForeignTableAndBusy(t *testing.T) {
+	ws, _ := openWS(t, 5)
+	os.WriteFile(ws.Path(dataset.InformalFile), []byte("hand made"), 0o644)
+	_, err := Run(context.Background(), ws, quietOpts(Template{}))
+	if !errors.Is(err, dataset.ErrForeignOutput) {
+		t.Fatalf("err %v, want ErrForeignOutput", err)
+	}
+	os.Remove(ws.Path(dataset.InformalFile))
+	st, err := prepare(ws, quietOpts(Template{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.close()
+	if _, err := Run(context.Background(), ws, quietOpts(Template{})); !errors.Is(err, ErrBusy) {
+		t.Errorf("concurrent run: %v, want ErrBusy", err)
+	}
+}
+
+func TestCancelKeepsJournal(t *testing.T) {
+	ws, _ := openWS(t, 60)
+	ctx, cancel := context.WithCancel(context.Background())
+	var once sync.Once
+	srv := newFake(fakeopenai.Options{Latency: 5e6, Answer: func(r fakeopenai.Request) string {
+		if r.Seq == 20 {
+			once.Do(cancel)
+		}
+		return fakeAnswer(r)
+	}})
+	defer srv.Close()
+	rep, err := Run(ctx, ws, quietOpts(llmProvider(t, srv.BaseURL(), 4)))
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err %v, want canceled", err)
+	}
+	if ws.Has(dataset.InformalFile) {
+		t.Error("table written after cancellation")
+	}
+	done := journalNames(t, ws.Dir)
+	if len(done) == 0 || len(done) != rep.Requested {
+		t.Errorf("journal has %d answers, report %d", len(done), rep.Requested)
+	}
+}

@@ -1,0 +1,149 @@
+package informalize
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"embed"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"text/template"
+	"unicode/utf8"
+
+	"github.com/driftkit/driftkit/llm"
+)
+
+// PromptVersion names the prompt files in prompts/<version>/. Bump it (new
+// folder) when the prompts change meaningfully; the input hash also covers
+// the files' bytes, so an edit without a bump still redoes everything.
+const PromptVersion = "v1"
+
+//go:embed prompts
+var promptFS embed.FS
+
+// Limits on what a prompt carries, so one huge declaration cannot blow the
+// context window.
+const (
+	maxModuleDoc = 1500
+	maxBody      = 3000
+	maxDocstring = 2000
+	maxSignature = 2000
+	maxDeps      = 24
+	maxDepSig    = 300
+)
+
+// Dep is a dependency as shown in a prompt: its name, its signature, and its
+// informal text when it was informalized in this selection.
+type Dep struct {
+	Name              string `json:"name"`
+	Signature         string `json:"signature,omitempty"`
+	InformalName      string `json:"informal_name,omitempty"`
+	InformalStatement string `json:"informal_statement,omitempty"`
+}
+
+// Input is everything a prompt is made from. Its hash (with the provider and
+// prompt version) is the journal key: equal inputs need no new request.
+type Input struct {
+	Name      string `json:"name"`
+	Kind      string `json:"kind"`
+	Module    string `json:"module"`
+	ModuleDoc string `json:"module_doc,omitempty"`
+	Signature string `json:"signature"`
+	Docstring string `json:"docstring,omitempty"`
+	Body      string `json:"body,omitempty"` // definitions only
+	Deps      []Dep  `json:"deps,omitempty"`
+}
+
+// Prompts are the parsed prompt files of one version. Safe for concurrent use.
+type Prompts struct {
+	Version string
+	System  string
+	user    *template.Template
+	repair  *template.Template
+	hash    string // of the files' bytes
+}
+
+// LoadPrompts reads prompts/<version>/ from the embedded files.
+func LoadPrompts(version string) (*Prompts, error) {
+	read := func(name string) (string, error) {
+		b, err := promptFS.ReadFile("prompts/" + version + "/" + name)
+		return string(b), err
+	}
+	sys, err := read("system.txt")
+	if err != nil {
+		return nil, fmt.Errorf("prompt version %q: %w", version, err)
+	}
+	user, err := read("user.tmpl")
+	if err != nil {
+		return nil, fmt.Errorf("prompt version %q: %w", version, err)
+	}
+	rep, err := read("repair.txt")
+	if err != nil {
+		return nil, fmt.Errorf("prompt version %q: %w", version, err)
+	}
+	p := &Prompts{Version: version, System: strings.TrimSpace(sys)}
+	if p.user, err = template.New("user").Option("missingkey=error").Parse(user); err != nil {
+		return nil, fmt.Errorf("prompts/%s/user.tmpl: %w", version, err)
+	}
+	if p.repair, err = template.New("repair").Option("missingkey=error").Parse(rep); err != nil {
+		return nil, fmt.Errorf("prompts/%s/repair.txt: %w", version, err)
+	}
+	h := sha256.New()
+	for _, s := range []string{sys, user, rep} {
+		fmt.Fprintf(h, "%d\n%s", len(s), s)
+	}
+	p.hash = hex.EncodeToString(h.Sum(nil))[:16]
+	return p, nil
+}
+
+// User renders the user message for in.
+func (p *Prompts) User(in *Input) string {
+	var b bytes.Buffer
+	if err := p.user.Execute(&b, in); err != nil {
+		// The template is embedded and tested; a failure is a bug.
+		panic(fmt.Sprintf("informalize: prompt template: %v", err))
+	}
+	return b.String()
+}
+
+// Repair renders the message asking the model to fix a bad answer.
+func (p *Prompts) Repair(problem string) string {
+	var b bytes.Buffer
+	if err := p.repair.Execute(&b, map[string]string{"Problem": problem}); err != nil {
+		panic(fmt.Sprintf("informalize: repair template: %v", err))
+	}
+	return strings.TrimSpace(b.String())
+}
+
+// Messages is the first request for in.
+func (p *Prompts) Messages(in *Input) []llm.Message {
+	return []llm.Message{{Role: "system", Content: p.System}, {Role: "user", Content: p.User(in)}}
+}
+
+// InputHash is the journal key of in for a provider and prompt version:
+// the SHA-256 of the exact prompt inputs, the provider (with its model), the
+// prompt version and the prompt files' bytes.
+func InputHash(in *Input, provider, promptVersion, promptFilesHash string) string {
+	b, err := json.Marshal(in)
+	if err != nil {
+		panic(err) // strings only
+	}
+	h := sha256.New()
+	fmt.Fprintf(h, "driftkit-informalize\x00%s\x00%s\x00%s\x00", provider, promptVersion, promptFilesHash)
+	h.Write(b)
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// truncate cuts s to at most n bytes on a rune boundary, marking the cut.
+func truncate(s string, n int) string {
+	s = strings.TrimSpace(s)
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + " …"
+}

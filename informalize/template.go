@@ -1,0 +1,449 @@
+package informalize
+
+import (
+	"context"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/driftkit/driftkit/dataset"
+)
+
+// TemplateVersion is the prompt_version recorded for template rows.
+const TemplateVersion = "template-v1"
+
+// Template is the offline fallback: an informal name from the humanised
+// declaration name and an informal statement from the docstring or a
+// notation-aware reading of the signature. No model, no network; every row
+// says provider=template. Safe for concurrent use.
+type Template struct{}
+
+func (Template) Name() string          { return "template" }
+func (Template) PromptVersion() string { return TemplateVersion }
+func (Template) UsesDeps() bool        { return false }
+
+func (Template) Informalize(_ context.Context, in *Input) (Result, error) {
+	return Result{InformalName: HumanizeName(in.Name), InformalStatement: TemplateStatement(in), Attempts: 1}, nil
+}
+
+// words maps common Mathlib name parts to English.
+var words = map[string]string{
+	"le": "less than or equal", "lt": "less than", "ge": "greater than or equal", "gt": "greater than",
+	"eq": "equals", "ne": "not equal", "iff": "if and only if", "imp": "implies", "not": "not",
+	"and": "and", "or": "or", "of": "of", "to": "to", "add": "addition", "mul": "multiplication",
+	"sub": "subtraction", "div": "division", "neg": "negation", "inv": "inverse", "pow": "power",
+	"zpow": "integer power", "npow": "natural power", "smul": "scalar multiplication", "vadd": "vector addition",
+	"dvd": "divides", "mod": "modulo", "gcd": "greatest common divisor", "lcm": "least common multiple",
+	"succ": "successor", "pred": "predecessor", "zero": "zero", "one": "one", "two": "two",
+	"pos": "positive", "neg'": "negative", "nonneg": "nonnegative", "nonpos": "nonpositive",
+	"mem": "membership", "subset": "subset", "ssubset": "strict subset", "inter": "intersection",
+	"union": "union", "compl": "complement", "sdiff": "set difference", "empty": "empty", "univ": "universe",
+	"inj": "injective", "surj": "surjective", "bij": "bijective", "comp": "composition", "id": "identity",
+	"comm": "commutativity", "assoc": "associativity", "refl": "reflexivity", "symm": "symmetry",
+	"trans": "transitivity", "antisymm": "antisymmetry", "irrefl": "irreflexivity", "ext": "extensionality",
+	"congr": "congruence", "cancel": "cancellation", "mono": "monotonicity", "monotone": "monotone",
+	"antitone": "antitone", "strict": "strict", "abs": "absolute value", "norm": "norm", "nnnorm": "nonnegative norm",
+	"sq": "square", "sqrt": "square root", "exp": "exponential", "log": "logarithm", "deriv": "derivative",
+	"fderiv": "Fréchet derivative", "integral": "integral", "sum": "sum", "prod": "product", "card": "cardinality",
+	"ncard": "cardinality", "max": "maximum", "min": "minimum", "sup": "supremum", "inf": "infimum",
+	"bot": "bottom", "top": "top", "coe": "coercion", "cast": "cast", "fst": "first component",
+	"snd": "second component", "map": "map", "image": "image", "preimage": "preimage", "range": "range",
+	"ker": "kernel", "span": "span", "det": "determinant", "tr": "trace", "transpose": "transpose",
+	"eval": "evaluation", "deg": "degree", "degree": "degree", "nat": "natural number", "int": "integer",
+	"rat": "rational number", "real": "real number", "complex": "complex number", "finset": "finite set",
+	"fintype": "finite type", "fin": "finite ordinal", "def": "definition", "apply": "application",
+	"self": "itself", "left": "left", "right": "right", "zsmul": "integer scalar multiplication",
+	"nsmul": "natural scalar multiplication", "nhds": "neighbourhoods", "tendsto": "tends to",
+	"continuous": "continuous", "measurable": "measurable", "iso": "isomorphism", "hom": "homomorphism",
+	"equiv": "equivalence", "lim": "limit", "antidiagonal": "antidiagonal", "dist": "distance",
+	"factorial": "factorial", "choose": "binomial coefficient", "prime": "prime", "even": "even", "odd": "odd",
+	"symmdiff": "symmetric difference", "finrank": "finite rank", "rank": "rank", "dim": "dimension",
+	"is": "is", "has": "has", "at": "at", "within": "within", "on": "on", "self'": "itself",
+}
+
+// namespaceWords maps namespace parts to the structure they live in.
+var namespaceWords = map[string]string{
+	"Nat": "natural numbers", "Int": "integers", "Rat": "rational numbers", "Real": "real numbers",
+	"Complex": "complex numbers", "ENNReal": "extended nonnegative reals", "NNReal": "nonnegative reals",
+	"EReal": "extended reals", "Finset": "finite sets", "Set": "sets", "List": "lists", "Multiset": "multisets",
+	"Fin": "finite ordinals", "ZMod": "integers modulo n", "Polynomial": "polynomials", "Matrix": "matrices",
+	"Function": "functions", "Equiv": "equivalences", "Filter": "filters", "MeasureTheory": "measure theory",
+	"Submodule": "submodules", "Subgroup": "subgroups", "Ideal": "ideals", "LinearMap": "linear maps",
+	"MonoidHom": "monoid homomorphisms", "RingHom": "ring homomorphisms", "Prod": "pairs", "Option": "options",
+	"Finsupp": "finitely supported functions", "Fintype": "finite types", "Cardinal": "cardinals", "Ordinal": "ordinals",
+}
+
+// splitIdent splits one name component on underscores and camelCase.
+func splitIdent(s string) []string {
+	var out []string
+	for _, part := range strings.FieldsFunc(s, func(r rune) bool { return r == '_' || r == '\'' }) {
+		rs := []rune(part)
+		start := 0
+		for i := 1; i < len(rs); i++ {
+			prev, cur := rs[i-1], rs[i]
+			next := rune(0)
+			if i+1 < len(rs) {
+				next = rs[i+1]
+			}
+			boundary := unicode.IsLower(prev) && unicode.IsUpper(cur) ||
+				unicode.IsUpper(prev) && unicode.IsUpper(cur) && unicode.IsLower(next) ||
+				unicode.IsLetter(prev) && unicode.IsDigit(cur) || unicode.IsDigit(prev) && unicode.IsLetter(cur)
+			if boundary {
+				out = append(out, string(rs[start:i]))
+				start = i
+			}
+		}
+		out = append(out, string(rs[start:]))
+	}
+	return out
+}
+
+// humanWords turns a name component into English words.
+func humanWords(comp string) string {
+	var ws []string
+	for _, w := range splitIdent(comp) {
+		lw := strings.ToLower(w)
+		if m, ok := words[lw]; ok {
+			ws = append(ws, m)
+		} else if isAcronym(w) {
+			ws = append(ws, w)
+		} else {
+			ws = append(ws, lw)
+		}
+	}
+	return strings.Join(ws, " ")
+}
+
+func isAcronym(w string) bool {
+	n := 0
+	for _, r := range w {
+		if !unicode.IsUpper(r) {
+			return false
+		}
+		n++
+	}
+	return n > 1
+}
+
+// HumanizeName turns a Lean name into a readable informal name:
+// Nat.Prime.two_le → "Two less than or equal (natural numbers, prime)".
+func HumanizeName(name string) string {
+	parts := strings.Split(strings.TrimPrefix(name, "_root_."), ".")
+	// Hygienic or numeric parts (_private, _hyg, 1) say nothing.
+	var keep []string
+	for _, p := range parts {
+		if p == "" || strings.HasPrefix(p, "_") || isNumber(p) {
+			continue
+		}
+		keep = append(keep, p)
+	}
+	if len(keep) == 0 {
+		return name
+	}
+	last := capitalize(humanWords(keep[len(keep)-1]))
+	var ctx []string
+	for _, p := range keep[:len(keep)-1] {
+		if m, ok := namespaceWords[p]; ok {
+			ctx = append(ctx, m)
+		} else {
+			ctx = append(ctx, humanWords(p))
+		}
+	}
+	if len(ctx) == 0 {
+		return last
+	}
+	return last + " (" + strings.Join(ctx, ", ") + ")"
+}
+
+func isNumber(s string) bool {
+	for _, r := range s {
+		if !unicode.IsDigit(r) {
+			return false
+		}
+	}
+	return s != ""
+}
+
+func capitalize(s string) string {
+	r, n := utf8.DecodeRuneInString(s)
+	if n == 0 {
+		return s
+	}
+	return string(unicode.ToUpper(r)) + s[n:]
+}
+
+// notation maps symbols to words, longest first; symbols are replaced
+// wherever they occur, ASCII operators only between spaces.
+var notation = []struct{ sym, word string }{
+	{"∃!", "there exists a unique"}, {"→+*", "ring homomorphism to"}, {"→*", "monoid homomorphism to"},
+	{"→+", "additive homomorphism to"}, {"→ₗ", "linear map to"}, {"≃+*", "ring isomorphic to"}, {"≃", "equivalent to"},
+	{"≅", "isomorphic to"}, {"↔", "if and only if"}, {"→", "implies"}, {"∀", "for all"}, {"∃", "there exists"},
+	{"∣", "divides"}, {"≤", "is at most"}, {"≥", "is at least"}, {"≠", "is not equal to"}, {"∉", "is not in"},
+	{"∈", "is in"}, {"⊆", "is a subset of"}, {"⊂", "is a proper subset of"}, {"⊇", "is a superset of"},
+	{"∩", "intersected with"}, {"∪", "union"}, {"∘", "composed with"}, {"∧", "and"}, {"∨", "or"},
+	{"¬", "not"}, {"∑", "the sum over"}, {"∏", "the product over"}, {"⁻¹", " inverse"}, {"•", "scaled by"},
+	{"∞", "infinity"}, {"√", "the square root of"}, {"∅", "the empty set"}, {"⊤", "top"}, {"⊥", "bottom"},
+	{"ℕ", "ℕ"}, {"↑", ""}, {"⇑", ""}, {"fun ", "the function "}, {"λ ", "the function "}, {"=>", "↦"},
+	{"×", "times"}, {"⟨", "("}, {"⟩", ")"}, {"‖", "|"},
+}
+
+var asciiOps = map[string]string{
+	"=": "equals", "<": "is less than", ">": "is greater than", "<=": "is at most", ">=": "is at least",
+	"*": "times", "+": "plus", "-": "minus", "/": "divided by", "%": "modulo", "^": "to the power",
+	"->": "implies", "<->": "if and only if", "!=": "is not equal to", "∣": "divides", "/\\": "and", "\\/": "or",
+}
+
+// RenderExpr reads a Lean expression aloud, symbol by symbol.
+func RenderExpr(e string) string {
+	for _, n := range notation {
+		if strings.Contains(e, n.sym) {
+			w := n.word
+			if w != "" && !strings.HasSuffix(n.sym, " ") {
+				w = " " + w + " "
+			}
+			e = strings.ReplaceAll(e, n.sym, w)
+		}
+	}
+	f := strings.Fields(e)
+	for i, t := range f {
+		if w, ok := asciiOps[t]; ok {
+			f[i] = w
+		}
+	}
+	s := strings.Join(f, " ")
+	s = strings.ReplaceAll(s, " ,", ",")
+	s = strings.ReplaceAll(s, "( ", "(")
+	s = strings.ReplaceAll(s, " )", ")")
+	return s
+}
+
+// binder is one binder group of a signature.
+type binder struct {
+	open  rune // ( { [ ⦃
+	names []string
+	typ   string
+}
+
+// splitSignature separates the binders of a signature from its type (after
+// the top-level colon). A leading declaration name is skipped.
+func splitSignature(sig string) (bs []binder, typ string) {
+	rs := []rune(sig)
+	i := 0
+	for i < len(rs) {
+		for i < len(rs) && unicode.IsSpace(rs[i]) {
+			i++
+		}
+		if i >= len(rs) {
+			break
+		}
+		c := rs[i]
+		if c == ':' && (i+1 >= len(rs) || rs[i+1] != '=') {
+			return bs, strings.TrimSpace(string(rs[i+1:]))
+		}
+		closeR, ok := map[rune]rune{'(': ')', '{': '}', '[': ']', '⦃': '⦄'}[c]
+		if !ok {
+			// A word before the binders (the name) or something unexpected:
+			// skip a token.
+			for i < len(rs) && !unicode.IsSpace(rs[i]) && !strings.ContainsRune("({[⦃:", rs[i]) {
+				i++
+			}
+			if i < len(rs) && rs[i] == ':' && len(bs) == 0 && i > 0 && !unicode.IsSpace(rs[i-1]) {
+				i++ // a colon glued to a word, as in `foo:`
+			}
+			continue
+		}
+		depth, j := 0, i
+		for ; j < len(rs); j++ {
+			switch rs[j] {
+			case '(', '{', '[', '⦃':
+				depth++
+			case ')', '}', ']', '⦄':
+				depth--
+			}
+			if depth == 0 {
+				break
+			}
+		}
+		if j >= len(rs) {
+			return bs, strings.TrimSpace(string(rs[i:]))
+		}
+		inner := strings.TrimSpace(string(rs[i+1 : j]))
+		b := binder{open: c}
+		if k := topColon(inner); k >= 0 {
+			b.names = strings.Fields(inner[:k])
+			b.typ = strings.TrimSpace(inner[k+1:])
+		} else {
+			b.typ = inner
+		}
+		_ = closeR
+		bs = append(bs, b)
+		i = j + 1
+	}
+	return bs, ""
+}
+
+// topColon finds a colon at bracket depth 0 that is not part of :=.
+func topColon(s string) int {
+	depth := 0
+	for i, r := range s {
+		switch r {
+		case '(', '{', '[', '⦃', '⟨':
+			depth++
+		case ')', '}', ']', '⦄', '⟩':
+			depth--
+		case ':':
+			if depth == 0 && !strings.HasPrefix(s[i:], ":=") {
+				return i
+			}
+		}
+	}
+	return -1
+}
+
+var typeWords = map[string][2]string{
+	"ℕ": {"natural number", "natural numbers"}, "ℤ": {"integer", "integers"}, "ℚ": {"rational number", "rational numbers"},
+	"ℝ": {"real number", "real numbers"}, "ℂ": {"complex number", "complex numbers"}, "Nat": {"natural number", "natural numbers"},
+	"Int": {"integer", "integers"}, "Real": {"real number", "real numbers"}, "Prop": {"proposition", "propositions"},
+}
+
+func isSortType(t string) bool {
+	return strings.HasPrefix(t, "Type") || strings.HasPrefix(t, "Sort")
+}
+
+// binderPhrase renders one binder: "a natural number n", "a type α",
+// "G a group", "assuming p is prime".
+func binderPhrase(b binder) string {
+	t := strings.TrimSpace(b.typ)
+	names := strings.Join(b.names, ", ")
+	switch {
+	case b.open == '[':
+		// Instance: [Group G] or [inst : Group G].
+		fs := strings.Fields(t)
+		if len(fs) >= 2 {
+			return strings.Join(fs[1:], " ") + " " + article(humanWords(fs[0])) + " " + humanWords(fs[0])
+		}
+		return "a " + humanWords(t) + " structure"
+	case len(b.names) == 0:
+		return "assuming " + RenderExpr(t)
+	case isSortType(t):
+		if len(b.names) > 1 {
+			return "types " + names
+		}
+		return "a type " + names
+	case isHypothesis(b.names, t):
+		return "assuming " + RenderExpr(t)
+	}
+	if w, ok := typeWords[t]; ok {
+		if len(b.names) > 1 {
+			return w[1] + " " + names
+		}
+		return article(w[0]) + " " + w[0] + " " + names
+	}
+	return names + " in " + RenderExpr(t)
+}
+
+func isHypothesis(names []string, t string) bool {
+	for _, n := range names {
+		if !strings.HasPrefix(n, "h") && n != "_" {
+			return false
+		}
+	}
+	return strings.ContainsAny(t, "=≤<≥>≠∣∈∉⊆↔¬∧∨∀∃") || strings.Contains(t, ".") || len(names) > 0 && strings.HasPrefix(names[0], "h")
+}
+
+func article(w string) string {
+	if w != "" && strings.ContainsRune("aeiouAEIOU", rune(w[0])) {
+		return "an"
+	}
+	return "a"
+}
+
+// TemplateStatement builds the informal statement of the template provider.
+func TemplateStatement(in *Input) string {
+	if d := firstParagraph(in.Docstring); d != "" {
+		return d
+	}
+	bs, typ := splitSignature(in.Signature)
+	var explicit, context []string
+	for _, b := range bs {
+		p := binderPhrase(b)
+		if b.open == '(' || b.open == '⦃' {
+			explicit = append(explicit, p)
+		} else if b.open == '[' || !isSortType(b.typ) {
+			context = append(context, p)
+		}
+	}
+	ctx := ""
+	if len(context) > 0 {
+		ctx = " where " + strings.Join(context, ", ")
+	}
+	human := HumanizeName(in.Name)
+	switch in.Kind {
+	case dataset.KindTheorem, dataset.KindAxiom, "":
+		s := ""
+		if len(explicit) > 0 {
+			s = "For " + strings.Join(explicit, ", ") + ctx + ", "
+		} else if ctx != "" {
+			s = "For" + ctx + ", "
+		}
+		body := RenderExpr(typ)
+		if body == "" {
+			body = RenderExpr(in.Signature)
+		}
+		if s == "" {
+			body = capitalize(body)
+		}
+		return strings.TrimSpace(s+body) + "."
+	case dataset.KindInstance:
+		return "Instance: " + RenderExpr(typ) + ctx + "."
+	case dataset.KindStructure, dataset.KindClass, dataset.KindInductive:
+		s := "The " + in.Kind + " " + lastComponent(in.Name) + " (" + strings.ToLower(human) + ")"
+		if len(explicit) > 0 {
+			s += " of " + strings.Join(explicit, ", ")
+		}
+		return s + ctx + "."
+	case dataset.KindConstructor, dataset.KindProjection:
+		role := "constructor"
+		if in.Kind == dataset.KindProjection {
+			role = "field"
+		}
+		s := "The " + role + " " + lastComponent(in.Name) + " of " + parentName(in.Name)
+		if typ != "" {
+			s += ", of type " + RenderExpr(typ)
+		}
+		return s + "."
+	default: // definition, abbrev, opaque
+		s := "The " + strings.ToLower(human)
+		if len(explicit) > 0 {
+			s += " of " + strings.Join(explicit, ", ")
+		}
+		s += ctx
+		if typ != "" {
+			s += ", a " + RenderExpr(typ)
+		}
+		return s + "."
+	}
+}
+
+func lastComponent(name string) string {
+	if i := strings.LastIndexByte(name, '.'); i >= 0 {
+		return name[i+1:]
+	}
+	return name
+}
+
+func parentName(name string) string {
+	if i := strings.LastIndexByte(name, '.'); i >= 0 {
+		return name[:i]
+	}
+	return name
+}
+
+// firstParagraph returns the docstring's first paragraph on one line.
+func firstParagraph(doc string) string {
+	doc = strings.TrimSpace(doc)
+	if i := strings.Index(doc, "\n\n"); i >= 0 {
+		doc = doc[:i]
+	}
+	return strings.Join(strings.Fields(doc), " ")
+}
