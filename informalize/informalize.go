@@ -81,20 +81,20 @@ type Report struct {
 	Deferred     int // left for a later batch wave
 	Rows         int64
 	// TornLines and BadLines are journal lines dropped on replay.
-	TornLines, BadLines      int
-	CycleEdges, CyclicNodes  int
-	PromptTokens             int64
-	CompletionTokens         int64
-	CostUSD                  float64
-	Usage                    llm.Usage
-	Failures                 []Failure
-	Compacted                bool
-	EstPromptTokens          int64 // dry run
-	EstCompletionTokens      int64 // dry run
-	EstCostUSD               float64
-	Elapsed                  time.Duration
-	BatchFiles               []string
-	BatchRequests            int
+	TornLines, BadLines     int
+	CycleEdges, CyclicNodes int
+	PromptTokens            int64
+	CompletionTokens        int64
+	CostUSD                 float64
+	Usage                   llm.Usage
+	Failures                []Failure
+	Compacted               bool
+	EstPromptTokens         int64 // dry run
+	EstCompletionTokens     int64 // dry run
+	EstCostUSD              float64
+	Elapsed                 time.Duration
+	BatchFiles              []string
+	BatchRequests           int
 }
 
 // ErrBusy is returned when another informalize run holds the workspace.
