@@ -1,0 +1,42 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/driftkit/driftkit/dataset"
+	"github.com/driftkit/driftkit/dataset/export"
+)
+
+func init() {
+	registerSub("export", &command{name: "flagembedding", short: "FlagEmbedding fine-tuning files", run: func(ctx context.Context, args []string) error {
+		fs := newFlags("export flagembedding", "--ws WS",
+			"Writes WS/export/flagembedding/: train.jsonl and valid.jsonl in FlagEmbedding's schema (query, pos, neg,\n"+
+				"prompt, type), corpus.jsonl (hn_mine --candidate_pool) and finetune.sh (torchrun … encoder_only.m3 with\n"+
+				"DRIFT's BGE-M3 recipe). Passages are rendered exactly as the index renders documents.")
+		wsDir := fs.String("ws", "", "workspace folder")
+		prompt := fs.String("prompt", "", "query instruction written as each example's prompt (FlagEmbedding prepends it in same-dataset mode)")
+		typ := fs.String("type", "normal", "each example's type")
+		minNeg := fs.Int("min-negatives", 3, "fill examples with fewer mined negatives with random premise candidates up to this many")
+		seed := fs.Uint64("seed", 1, "seed of the random fill")
+		allKinds := fs.Bool("all-kinds", false, "corpus.jsonl holds every declaration, not only premise candidates")
+		model := fs.String("model", "BAAI/bge-m3", "default MODEL of finetune.sh")
+		force := fs.Bool("force", false, "replace outputs the manifest does not know")
+		if err := parseFlags(fs, args); err != nil {
+			return err
+		}
+		ws, err := dataset.Open(*wsDir)
+		if err != nil {
+			return fmt.Errorf("%w: %v", errUsage, err)
+		}
+		recipe := trainRecipe(*model)
+		st, err := export.FlagEmbedding(ctx, ws, export.FlagOptions{Prompt: *prompt, Type: *typ, MinNegatives: *minNeg,
+			Seed: *seed, AllKinds: *allKinds, Recipe: &recipe, Force: *force})
+		if err != nil {
+			return err
+		}
+		fmt.Printf("wrote %s: %d train, %d valid, %d test examples (%d skipped without a positive, %d filled with random negatives), corpus of %d documents\n",
+			st.Dir, st.Train, st.Valid, st.Test, st.Skipped, st.Filled, st.Corpus)
+		return nil
+	}})
+}

@@ -1,0 +1,59 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"slices"
+
+	"github.com/driftkit/driftkit/dataset"
+	"github.com/driftkit/driftkit/dataset/export"
+	"github.com/driftkit/driftkit/train"
+)
+
+func trainRecipe(model string) train.Recipe {
+	r := train.DRIFTRecipe()
+	if model != "" {
+		r.Model = model
+	}
+	return r
+}
+
+func init() {
+	registerSub("export", &command{name: "hf", short: "Hugging Face dataset folder", run: func(ctx context.Context, args []string) error {
+		fs := newFlags("export hf", "--ws WS --license ID",
+			"Writes WS/export/hf/: README.md (dataset card with YAML configs declarations, informal and pairs, the\n"+
+				"licence and provenance) and data/<config>/<split>-NNNNN-of-NNNNN.parquet shards.")
+		wsDir := fs.String("ws", "", "workspace folder")
+		license := fs.String("license", "", "licence identifier as the Hub spells it (apache-2.0 for Mathlib); required")
+		name := fs.String("name", "", "card title (default from the library names)")
+		shardRows := fs.Int("shard-rows", 50000, "rows per Parquet shard")
+		force := fs.Bool("force", false, "replace an export the manifest does not know")
+		if err := parseFlags(fs, args); err != nil {
+			return err
+		}
+		if *license == "" {
+			fmt.Fprintf(os.Stderr, "driftkit export hf: %v\n", export.ErrLicense)
+			return errUsage
+		}
+		ws, err := dataset.Open(*wsDir)
+		if err != nil {
+			return fmt.Errorf("%w: %v", errUsage, err)
+		}
+		st, err := export.HuggingFace(ctx, ws, export.HFOptions{License: *license, PrettyName: *name, ShardRows: *shardRows, Force: *force})
+		if err != nil {
+			return err
+		}
+		fmt.Printf("wrote %s:", st.Dir)
+		keys := make([]string, 0, len(st.Rows))
+		for k := range st.Rows {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		for _, k := range keys {
+			fmt.Printf(" %s %d rows;", k, st.Rows[k])
+		}
+		fmt.Println()
+		return nil
+	}})
+}

@@ -1,0 +1,344 @@
+// Package export writes a workspace's tables in the layouts of outside tools:
+// FlagEmbedding's fine-tuning JSONL (with the fine-tune script) and a Hugging
+// Face dataset folder (dataset card and Parquet shards).
+//
+// Documents are rendered by index.Render through index.LoadCorpus, so the
+// passages a model is fine-tuned on are exactly the texts the index embeds.
+package export
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"hash/fnv"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"github.com/driftkit/driftkit/dataset"
+	"github.com/driftkit/driftkit/index"
+	"github.com/driftkit/driftkit/train"
+)
+
+// File names inside WS/export/flagembedding/.
+const (
+	FlagDir        = "flagembedding"
+	FlagTrainFile  = "train.jsonl"
+	FlagValidFile  = "valid.jsonl"
+	FlagTestFile   = "test.jsonl"
+	FlagCorpusFile = "corpus.jsonl"
+	FlagScriptFile = "finetune.sh"
+)
+
+// FlagOptions configure the FlagEmbedding export.
+type FlagOptions struct {
+	// Prompt is written as each example's "prompt". In FlagEmbedding's
+	// same-dataset mode (which DRIFT's recipe uses) it is always prepended to
+	// the query, so the default is "" (BGE-M3 uses no query instruction).
+	Prompt string
+	// Type is each example's "type" (default "normal": the group size comes
+	// from --train_group_size).
+	Type string
+	// MinNegatives is the least number of negatives per example; pairs with
+	// fewer mined negatives are filled with random premise candidates (seeded),
+	// so "neg" is never empty. Default 3 (DRIFT's train_group_size 4 − 1).
+	MinNegatives int
+	// Seed makes the random fill deterministic.
+	Seed uint64
+	// AllKinds puts every declaration in corpus.jsonl, not only premise
+	// candidates (dataset.IsPremiseKind).
+	AllKinds bool
+	// Recipe is the fine-tune recipe written to finetune.sh (default
+	// train.DRIFTRecipe()).
+	Recipe *train.Recipe
+	Force  bool
+}
+
+// FlagStats counts what the FlagEmbedding export wrote.
+type FlagStats struct {
+	Train, Valid, Test int
+	// Skipped pairs had no positive found in the corpus.
+	Skipped int
+	// Filled pairs had fewer than MinNegatives mined negatives.
+	Filled int
+	// MissingDocs counts positive or negative names absent from the corpus.
+	MissingDocs int
+	Corpus      int
+	Dir         string
+}
+
+// FlagExample is one line of train.jsonl / valid.jsonl in FlagEmbedding's
+// schema. QueryID, Theorem and Source are extra columns FlagEmbedding ignores.
+type FlagExample struct {
+	Query  string   `json:"query"`
+	Pos    []string `json:"pos"`
+	Neg    []string `json:"neg"`
+	Prompt string   `json:"prompt"`
+	Type   string   `json:"type"`
+	// PosScores and NegScores are written only when scores exist (teacher
+	// scores for --knowledge_distillation); driftkit's pairs carry none yet.
+	PosScores []float64 `json:"pos_scores,omitempty"`
+	NegScores []float64 `json:"neg_scores,omitempty"`
+	QueryID   string    `json:"query_id"`
+	Theorem   string    `json:"theorem"`
+	Source    string    `json:"query_source"`
+}
+
+// CorpusLine is one line of corpus.jsonl, usable as hn_mine's
+// --candidate_pool (which reads "text").
+type CorpusLine struct {
+	Text string `json:"text"`
+	Name string `json:"name"`
+	Kind string `json:"kind"`
+}
+
+// jsonlFile is an atomically replaced JSON-lines output.
+type jsonlFile struct {
+	af   *dataset.AtomicFile
+	w    *bufio.Writer
+	enc  *json.Encoder
+	path string
+	rows int64
+}
+
+func createJSONL(path string) (*jsonlFile, error) {
+	af, err := dataset.CreateAtomic(path)
+	if err != nil {
+		return nil, err
+	}
+	w := bufio.NewWriterSize(af, 1<<20)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	return &jsonlFile{af: af, w: w, enc: enc, path: path}, nil
+}
+
+func (f *jsonlFile) write(v any) error {
+	f.rows++
+	return f.enc.Encode(v)
+}
+
+func (f *jsonlFile) commit() error {
+	if err := f.w.Flush(); err != nil {
+		f.af.Abort()
+		return err
+	}
+	return f.af.Commit()
+}
+
+// FlagEmbedding writes WS/export/flagembedding/: train.jsonl, valid.jsonl
+// (test.jsonl when pairs have a test split), corpus.jsonl and finetune.sh.
+// Outputs replace old ones only when everything was written.
+func FlagEmbedding(ctx context.Context, ws *dataset.Workspace, opts FlagOptions) (*FlagStats, error) {
+	if opts.Type == "" {
+		opts.Type = "normal"
+	}
+	if opts.MinNegatives <= 0 {
+		opts.MinNegatives = 3
+	}
+	if opts.Recipe == nil {
+		r := train.DRIFTRecipe()
+		opts.Recipe = &r
+	}
+	rel := func(n string) string { return filepath.ToSlash(filepath.Join(dataset.ExportDir, FlagDir, n)) }
+	names := []string{FlagTrainFile, FlagValidFile, FlagTestFile, FlagCorpusFile, FlagScriptFile}
+	relNames := make([]string, len(names))
+	for i, n := range names {
+		relNames[i] = rel(n)
+	}
+	if err := ws.GuardOutputs(opts.Force, relNames...); err != nil {
+		return nil, err
+	}
+	pairsPath := ws.Path(dataset.PairsFile)
+	if !ws.Has(dataset.PairsFile) {
+		return nil, fmt.Errorf("%s: no pairs (run `driftkit mine --ws %s` first)", pairsPath, ws.Dir)
+	}
+	run := ws.StartRun("export flagembedding", map[string]any{"prompt": opts.Prompt, "type": opts.Type,
+		"min_negatives": opts.MinNegatives, "seed": opts.Seed, "all_kinds": opts.AllKinds})
+	t0 := time.Now()
+	docs, err := index.LoadCorpus(ws)
+	if err != nil {
+		return nil, err
+	}
+	for _, n := range []string{dataset.DeclarationsFile, dataset.InformalFile, dataset.PairsFile} {
+		if ws.Has(n) {
+			if err := run.Input(n); err != nil {
+				return nil, err
+			}
+		}
+	}
+	text := make(map[string]string, len(docs))
+	var pool []string // premise candidates, for filling negatives
+	for _, d := range docs {
+		text[d.Name] = d.Text
+		if dataset.IsPremiseKind(d.Kind) {
+			pool = append(pool, d.Name)
+		}
+	}
+	run.Phase("load", time.Since(t0))
+
+	dir := ws.Path(dataset.ExportDir, FlagDir)
+	st := &FlagStats{Dir: dir}
+	files := map[string]*jsonlFile{}
+	abort := func() {
+		for _, f := range files {
+			f.af.Abort()
+		}
+	}
+	for _, n := range []string{FlagTrainFile, FlagValidFile, FlagCorpusFile} {
+		if files[n], err = createJSONL(filepath.Join(dir, n)); err != nil {
+			abort()
+			return nil, err
+		}
+	}
+	t0 = time.Now()
+	err = dataset.EachRow(pairsPath, func(p *dataset.Pair) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		ex := FlagExample{Query: p.Query, Prompt: opts.Prompt, Type: opts.Type, QueryID: p.QueryID,
+			Theorem: p.Theorem, Source: p.QuerySource, Pos: []string{}, Neg: []string{}}
+		for _, n := range p.Positives {
+			if t, ok := text[n]; ok {
+				ex.Pos = append(ex.Pos, t)
+			} else {
+				st.MissingDocs++
+			}
+		}
+		if len(ex.Pos) == 0 {
+			st.Skipped++
+			return nil
+		}
+		used := map[string]bool{p.Theorem: true}
+		for _, n := range p.Positives {
+			used[n] = true
+		}
+		for _, n := range p.Negatives {
+			if t, ok := text[n]; ok && !used[n] {
+				used[n] = true
+				ex.Neg = append(ex.Neg, t)
+			} else if !ok {
+				st.MissingDocs++
+			}
+		}
+		if len(ex.Neg) < opts.MinNegatives {
+			st.Filled++
+			h := fnv.New64a()
+			h.Write([]byte(p.QueryID))
+			rng := rand.New(rand.NewPCG(opts.Seed, h.Sum64()))
+			for tries := 0; len(ex.Neg) < opts.MinNegatives && tries < 20*opts.MinNegatives && len(pool) > 0; tries++ {
+				n := pool[rng.IntN(len(pool))]
+				if !used[n] {
+					used[n] = true
+					ex.Neg = append(ex.Neg, text[n])
+				}
+			}
+			if len(ex.Neg) == 0 {
+				return fmt.Errorf("%s: pair %s: no negative can be found (the corpus has only its positives)", pairsPath, p.QueryID)
+			}
+		}
+		var f *jsonlFile
+		switch p.Split {
+		case dataset.SplitTrain:
+			f, st.Train = files[FlagTrainFile], st.Train+1
+		case dataset.SplitValid:
+			f, st.Valid = files[FlagValidFile], st.Valid+1
+		case dataset.SplitTest:
+			if files[FlagTestFile] == nil {
+				var err error
+				if files[FlagTestFile], err = createJSONL(filepath.Join(dir, FlagTestFile)); err != nil {
+					return err
+				}
+			}
+			f, st.Test = files[FlagTestFile], st.Test+1
+		default:
+			return fmt.Errorf("%s: pair %s: unknown split %q", pairsPath, p.QueryID, p.Split)
+		}
+		return f.write(&ex)
+	})
+	if err != nil {
+		abort()
+		return nil, err
+	}
+	for _, d := range docs {
+		if opts.AllKinds || dataset.IsPremiseKind(d.Kind) {
+			if err := files[FlagCorpusFile].write(CorpusLine{Text: d.Text, Name: d.Name, Kind: d.Kind}); err != nil {
+				abort()
+				return nil, err
+			}
+			st.Corpus++
+		}
+	}
+	if st.Train == 0 {
+		abort()
+		return nil, fmt.Errorf("%s: no training pairs with a positive in the corpus (%d skipped)", pairsPath, st.Skipped)
+	}
+	script := opts.Recipe.Script()
+	sf, err := dataset.CreateAtomic(filepath.Join(dir, FlagScriptFile))
+	if err != nil {
+		abort()
+		return nil, err
+	}
+	if _, err := sf.WriteString(script); err != nil {
+		sf.Abort()
+		abort()
+		return nil, err
+	}
+	// Commit everything only now: a failure above leaves the old export.
+	order := slices.Sorted(func(yield func(string) bool) {
+		for n := range files {
+			if !yield(n) {
+				return
+			}
+		}
+	})
+	for _, n := range order {
+		if err := files[n].commit(); err != nil {
+			abort()
+			sf.Abort()
+			return nil, err
+		}
+		delete(files, n)
+		if err := run.Output(rel(n), filesRows(n, st)); err != nil {
+			return nil, err
+		}
+	}
+	if err := sf.Commit(); err != nil {
+		return nil, err
+	}
+	// CreateAtomic makes files 0644; the script must stay executable.
+	if err := os.Chmod(filepath.Join(dir, FlagScriptFile), 0o755); err != nil {
+		return nil, err
+	}
+	if err := run.Output(rel(FlagScriptFile), 0); err != nil {
+		return nil, err
+	}
+	run.Phase("write", time.Since(t0))
+	run.Count("train", int64(st.Train))
+	run.Count("valid", int64(st.Valid))
+	run.Count("test", int64(st.Test))
+	run.Count("skipped_no_positive", int64(st.Skipped))
+	run.Count("filled_negatives", int64(st.Filled))
+	run.Count("missing_docs", int64(st.MissingDocs))
+	run.Count("corpus", int64(st.Corpus))
+	if st.Filled > 0 {
+		run.Note(fmt.Sprintf("%d pairs had fewer than %d mined negatives and were filled with random premise candidates", st.Filled, opts.MinNegatives))
+	}
+	return st, run.Finish()
+}
+
+func filesRows(name string, st *FlagStats) int64 {
+	switch name {
+	case FlagTrainFile:
+		return int64(st.Train)
+	case FlagValidFile:
+		return int64(st.Valid)
+	case FlagTestFile:
+		return int64(st.Test)
+	case FlagCorpusFile:
+		return int64(st.Corpus)
+	}
+	return 0
+}
