@@ -1,6 +1,7 @@
 package index
 
 import (
+	"cmp"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -8,6 +9,7 @@ import (
 	"hash/fnv"
 	"math"
 	"os"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -87,27 +89,37 @@ func hash64(prefix byte, s string) uint64 {
 	return x
 }
 
-// features lists the distinct hashed features of text with their term
-// frequencies folded into weights (before IDF).
-func (h *HashEncoder) features(text string) map[uint64]float32 {
-	tf := map[uint64]float32{}
+// features lists the distinct hashed features of text, sorted by hash, with
+// their term frequencies (character n-grams count ngramWeight each). The
+// order is deterministic so that vectors are bit-for-bit reproducible.
+func (h *HashEncoder) features(text string) []feature {
+	var raw []feature
 	Words(text, func(w string, _, _ int) {
 		n := 0
 		SubTokens(w, func(t string) {
 			n++
-			tf[hash64('t', t)]++
+			raw = append(raw, feature{hash64('t', t), 1})
 			if utf8.RuneCountInString(t) >= 3 {
 				rs := []rune("#" + t + "#")
 				for i := 0; i+3 <= len(rs); i++ {
-					tf[hash64('c', string(rs[i:i+3]))] += h.ngramWeight
+					raw = append(raw, feature{hash64('c', string(rs[i:i+3])), h.ngramWeight})
 				}
 			}
 		})
 		if n > 1 {
-			tf[hash64('i', strings.ToLower(w))]++
+			raw = append(raw, feature{hash64('i', strings.ToLower(w)), 1})
 		}
 	})
-	return tf
+	slices.SortFunc(raw, func(a, b feature) int { return cmp.Compare(a.h, b.h) })
+	out := raw[:0]
+	for _, f := range raw {
+		if len(out) > 0 && out[len(out)-1].h == f.h {
+			out[len(out)-1].w += f.w
+			continue
+		}
+		out = append(out, f)
+	}
+	return out
 }
 
 // Fit learns document frequencies from the corpus texts.
@@ -115,8 +127,8 @@ func (h *HashEncoder) Fit(texts []string) {
 	clear(h.df)
 	h.n = len(texts)
 	for _, t := range texts {
-		for f := range h.features(t) {
-			h.df[f%dfBuckets]++
+		for _, f := range h.features(t) {
+			h.df[f.h%dfBuckets]++
 		}
 	}
 }
@@ -129,7 +141,8 @@ func (h *HashEncoder) idf(f uint64) float32 {
 // EncodeOne embeds one text into dst (len Dim), which it overwrites.
 func (h *HashEncoder) EncodeOne(text string, dst []float32) {
 	clear(dst)
-	for f, tf := range h.features(text) {
+	for _, ft := range h.features(text) {
+		f, tf := ft.h, ft.w
 		w := (1 + float32(math.Log(float64(tf)+1e-9))) * (h.idf(f) + 0.1)
 		if tf < 1 {
 			w = tf * (h.idf(f) + 0.1)

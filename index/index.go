@@ -108,9 +108,9 @@ type Index struct {
 
 // OpenOptions configure Open.
 type OpenOptions struct {
-	// Encoder encodes queries. Nil means: the hash encoder for a hash index;
-	// for an openai index, an OpenAI encoder from the environment
-	// (OPENAI_BASE_URL, OPENAI_API_KEY) and the manifest's model.
+	// Encoder encodes queries. Nil means the saved hash encoder for a hash
+	// index; an openai index needs one (an OpenAIEncoder over the same model,
+	// see Manifest.Model) unless NoDense is set.
 	Encoder Encoder
 	// NoDense skips loading vectors (BM25-only serving, less memory).
 	NoDense bool
@@ -166,11 +166,7 @@ func Open(wsDir string, opts *OpenOptions) (*Index, error) {
 				}
 				ix.enc = h
 			default:
-				e, err := NewOpenAIEncoderFromEnv(m.Model, m.Dims)
-				if err != nil {
-					return nil, fmt.Errorf("index was built with %s: %w", m.Encoder, err)
-				}
-				ix.enc = e
+				return nil, fmt.Errorf("index was built with encoder %s (model %q): a query encoder for it is needed", m.Encoder, m.Model)
 			}
 		}
 		if ix.enc.Dim() != m.Dims {
@@ -236,4 +232,9 @@ func sortUsage(u []dataset.Usage) {
 	for i := range u {
 		slices.Sort(u[i].UsedBy)
 	}
+}
+
+// ReadManifest reads WS/index/manifest.json.
+func ReadManifest(wsDir string) (*Manifest, error) {
+	return readManifest(filepath.Join(wsDir, dataset.IndexDir))
 }

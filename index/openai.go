@@ -3,33 +3,155 @@ package index
 import (
 	"context"
 	"errors"
+	"fmt"
+	"math"
+	"unicode/utf8"
+
+	"golang.org/x/sync/errgroup"
 )
 
-// OpenAIEncoder placeholder (filled in below).
-type OpenAIEncoder struct {
-	model, baseURL string
-	dim, maxChars  int
+// Embedder is one embeddings call to an OpenAI-compatible /v1/embeddings
+// endpoint: one vector per text, in order. Retries, rate limits and request
+// timeouts belong to the Embedder (driftkit's llm.Client provides them; the
+// command wires it in). Implementations must be safe for concurrent use.
+type Embedder interface {
+	Embed(ctx context.Context, texts []string) ([][]float32, error)
 }
 
-func (o *OpenAIEncoder) Name() string    { return EncoderOpenAI + ":" + o.model }
-func (o *OpenAIEncoder) Dim() int        { return o.dim }
-func (o *OpenAIEncoder) Model() string   { return o.model }
-func (o *OpenAIEncoder) BaseURL() string { return o.baseURL }
-func (o *OpenAIEncoder) MaxChars() int   { return o.maxChars }
-func (o *OpenAIEncoder) Encode(ctx context.Context, texts []string) ([][]float32, error) {
-	return nil, errors.New("not implemented")
+// EmbedderFunc adapts a function to Embedder.
+type EmbedderFunc func(ctx context.Context, texts []string) ([][]float32, error)
+
+// Embed implements Embedder.
+func (f EmbedderFunc) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	return f(ctx, texts)
 }
 
-func NewOpenAIEncoderFromEnv(model string, dim int) (*OpenAIEncoder, error) {
-	return nil, errors.New("not implemented")
-}
-
+// OpenAIConfig configures an OpenAIEncoder.
 type OpenAIConfig struct {
-	BaseURL, APIKey, Model                string
-	BatchSize, Concurrency, MaxChars, Dim int
+	// Model is recorded in the index manifest (the Embedder sends it).
+	Model string
+	// BaseURL is recorded in the manifest for reference only.
+	BaseURL string
+	// BatchSize is texts per request (default 64).
+	BatchSize int
+	// Concurrency is requests in flight from one Encode call (default 4).
+	Concurrency int
+	// MaxChars truncates each text to this many characters before sending
+	// (default 8000; BGE-M3 takes 8192 tokens). 0 or less: the default.
+	MaxChars int
+	// Dim is the expected dimension; 0 probes the endpoint once.
+	Dim int
 }
 
-func OpenAIConfigFromEnv() OpenAIConfig { return OpenAIConfig{} }
-func NewOpenAIEncoder(ctx context.Context, c OpenAIConfig) (*OpenAIEncoder, error) {
-	return nil, errors.New("not implemented")
+// ErrEmbedding is wrapped by errors about unusable embedding responses.
+var ErrEmbedding = errors.New("bad embeddings response")
+
+// OpenAIEncoder is an Encoder over an OpenAI-compatible embeddings endpoint
+// (text-embeddings-inference, vLLM, Infinity, Ollama, OpenAI) serving e.g.
+// BGE-M3. It batches texts, keeps up to Concurrency batches in flight,
+// truncates long texts, checks every vector's dimension and finiteness and
+// L2-normalises. Safe for concurrent use.
+type OpenAIEncoder struct {
+	emb Embedder
+	cfg OpenAIConfig
+}
+
+// NewOpenAIEncoder returns an encoder over emb. When cfg.Dim is 0 it embeds a
+// probe text to learn the dimension.
+func NewOpenAIEncoder(ctx context.Context, emb Embedder, cfg OpenAIConfig) (*OpenAIEncoder, error) {
+	if cfg.BatchSize <= 0 {
+		cfg.BatchSize = 64
+	}
+	if cfg.Concurrency <= 0 {
+		cfg.Concurrency = 4
+	}
+	if cfg.MaxChars <= 0 {
+		cfg.MaxChars = 8000
+	}
+	e := &OpenAIEncoder{emb: emb, cfg: cfg}
+	if cfg.Dim <= 0 {
+		v, err := emb.Embed(ctx, []string{"dimension probe"})
+		if err != nil {
+			return nil, fmt.Errorf("probe embeddings endpoint: %w", err)
+		}
+		if len(v) != 1 || len(v[0]) == 0 {
+			return nil, fmt.Errorf("probe embeddings endpoint: %w: no vector", ErrEmbedding)
+		}
+		e.cfg.Dim = len(v[0])
+	}
+	return e, nil
+}
+
+// Name implements Encoder.
+func (o *OpenAIEncoder) Name() string { return EncoderOpenAI + ":" + o.cfg.Model }
+
+// Dim implements Encoder.
+func (o *OpenAIEncoder) Dim() int { return o.cfg.Dim }
+
+// Model is the endpoint's model name.
+func (o *OpenAIEncoder) Model() string { return o.cfg.Model }
+
+// BaseURL is the endpoint recorded in the manifest.
+func (o *OpenAIEncoder) BaseURL() string { return o.cfg.BaseURL }
+
+// MaxChars is the truncation length.
+func (o *OpenAIEncoder) MaxChars() int { return o.cfg.MaxChars }
+
+// Truncate cuts s to at most n characters (runes), on a rune boundary.
+func Truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	i, c := 0, 0
+	for i < len(s) && c < n {
+		_, sz := utf8.DecodeRuneInString(s[i:])
+		i += sz
+		c++
+	}
+	return s[:i]
+}
+
+// Encode implements Encoder.
+func (o *OpenAIEncoder) Encode(ctx context.Context, texts []string) ([][]float32, error) {
+	out := make([][]float32, len(texts))
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(o.cfg.Concurrency)
+	for s := 0; s < len(texts); s += o.cfg.BatchSize {
+		e := min(s+o.cfg.BatchSize, len(texts))
+		g.Go(func() error {
+			in := make([]string, e-s)
+			for i := range in {
+				in[i] = Truncate(texts[s+i], o.cfg.MaxChars)
+				if in[i] == "" {
+					in[i] = " " // endpoints reject empty inputs
+				}
+			}
+			vs, err := o.emb.Embed(gctx, in)
+			if err != nil {
+				return fmt.Errorf("texts %d–%d: %w", s, e-1, err)
+			}
+			if len(vs) != len(in) {
+				return fmt.Errorf("texts %d–%d: %w: %d vectors for %d texts", s, e-1, ErrEmbedding, len(vs), len(in))
+			}
+			for i, v := range vs {
+				if len(v) != o.cfg.Dim {
+					return fmt.Errorf("text %d: %w: %d dims, want %d", s+i, ErrEmbedding, len(v), o.cfg.Dim)
+				}
+				c := make([]float32, len(v))
+				copy(c, v)
+				for _, x := range c {
+					if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+						return fmt.Errorf("text %d: %w: non-finite value", s+i, ErrEmbedding)
+					}
+				}
+				normalize(c)
+				out[s+i] = c
+			}
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	return out, nil
 }

@@ -1,0 +1,83 @@
+package index_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/driftkit/driftkit/dataset"
+	"github.com/driftkit/driftkit/index"
+	"github.com/driftkit/driftkit/internal/progress"
+)
+
+func str(s string) *string { return &s }
+
+// fixtureDecls is a tiny ConNF-like library: premises (definitions, classes)
+// and theorems whose statements use them.
+func fixtureDecls() ([]dataset.Declaration, []dataset.Informal) {
+	d := func(name, kind, sig string, deps ...string) dataset.Declaration {
+		return dataset.Declaration{Library: "test", Name: name, Kind: kind, Module: "ConNF.Basic", Signature: sig, StatementDeps: deps}
+	}
+	decls := []dataset.Declaration{
+		d("ConNF.Params", "class", ": Type (u + 1)"),
+		d("ConNF.Litter", "structure", "[ConNF.Params] : Type u", "ConNF.Params"),
+		d("ConNF.NearLitter", "definition", "[ConNF.Params] : Type u", "ConNF.Params"),
+		d("ConNF.litterSet", "definition", "[ConNF.Params] (L : ConNF.Litter) : Set ConNF.Atom", "ConNF.Params", "ConNF.Litter"),
+		d("ConNF.Litter.toNearLitter", "definition", "[ConNF.Params] (L : ConNF.Litter) : ConNF.NearLitter", "ConNF.Params", "ConNF.Litter", "ConNF.NearLitter"),
+		d("ConNF.cloud", "definition", "[ConNF.Params] (s : Set Tangle) : Set ConNF.NearLitter", "ConNF.Params", "ConNF.NearLitter"),
+		d("Nat", "inductive", ": Type"),
+		d("instNatAdd", "instance", ": Add Nat", "Nat"),
+		d("ConNF.cloud_empty", "theorem", "[ConNF.Params] : ConNF.cloud ∅ = ∅", "ConNF.Params", "ConNF.cloud"),
+		d("ConNF.cloud_nonempty", "theorem", "[ConNF.Params] (h : s.Nonempty) : (ConNF.cloud s).Nonempty", "ConNF.Params", "ConNF.cloud"),
+		d("ConNF.toNearLitter_near", "theorem", "[ConNF.Params] (L : ConNF.Litter) : L.toNearLitter ≈ ConNF.litterSet L", "ConNF.Params", "ConNF.Litter.toNearLitter", "ConNF.litterSet"),
+		d("ConNF.toNearLitter_fst", "theorem", "[ConNF.Params] (L : ConNF.Litter) : L.toNearLitter.1 = L", "ConNF.Params", "ConNF.Litter.toNearLitter", "ConNF.Litter"),
+	}
+	decls[6].Docstring = str("The natural numbers.")
+	inf := func(name, text string) dataset.Informal {
+		return dataset.Informal{Name: name, InformalName: "", InformalStatement: text, Provider: "rauto"}
+	}
+	infs := []dataset.Informal{
+		inf("ConNF.Params", "The parameters of the model: cardinals Λ and κ."),
+		inf("ConNF.Litter", "A litter is a set of atoms indexed by an extended index."),
+		inf("ConNF.NearLitter", "A near-litter is a set near some litter set."),
+		inf("ConNF.litterSet", "The litter set of a litter: the atoms whose first component is the litter."),
+		inf("ConNF.Litter.toNearLitter", "Turns a litter into the near-litter whose set is its litter set."),
+		inf("ConNF.cloud", "The cloud map sends a set of tangles to all typed near-litters near the fuzzed tangles."),
+		inf("ConNF.cloud_empty", "The cloud of the empty set of tangles is empty, where `ConNF.cloud` maps tangles to near-litters."),
+		inf("ConNF.cloud_nonempty", "The cloud of a nonempty set of tangles is nonempty."),
+		inf("ConNF.toNearLitter_near", "A near litter of a litter is near the litter set."),
+		inf("ConNF.toNearLitter_fst", "The litter of the near-litter of a litter is that litter."),
+	}
+	return decls, infs
+}
+
+// fixtureWS writes the fixture workspace and builds its hash index.
+func fixtureWS(t testing.TB) string {
+	t.Helper()
+	progress.Quiet = true
+	dir := t.TempDir()
+	ws, err := dataset.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	decls, infs := fixtureDecls()
+	if err := dataset.WriteTable(ws.Path(dataset.DeclarationsFile), decls); err != nil {
+		t.Fatal(err)
+	}
+	if err := dataset.WriteTable(ws.Path(dataset.InformalFile), infs); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := index.Build(context.Background(), ws, index.BuildOptions{HashDim: 64}); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func openFixture(t testing.TB) *index.Index {
+	t.Helper()
+	ix, err := index.Open(fixtureWS(t), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ix.Close() })
+	return ix
+}

@@ -1,0 +1,274 @@
+package index_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/driftkit/driftkit/dataset"
+	"github.com/driftkit/driftkit/index"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	p := filepath.Join("testdata", name+".golden")
+	if *update {
+		if err := os.WriteFile(p, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatalf("%v (run go test -update)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from golden:\n got: %s\nwant: %s", name, got, want)
+	}
+}
+
+func names(h []index.Hit) []string {
+	out := make([]string, len(h))
+	for i, x := range h {
+		out[i] = x.Name
+	}
+	return out
+}
+
+func TestRender(t *testing.T) {
+	d := &dataset.Declaration{Kind: "definition", Name: "Foo.bar", Signature: "(n : Nat)\n   : Nat", Docstring: str("Doc text.")}
+	tests := []struct {
+		name string
+		inf  *dataset.Informal
+		want string
+		src  string
+	}{
+		{"informal", &dataset.Informal{InformalName: "Bar", InformalStatement: "The bar of n.", Provider: "template"}, "definition Foo.bar (n : Nat) : Nat\nBar: The bar of n.", "template"},
+		{"no informal name", &dataset.Informal{InformalStatement: "The bar.", Provider: "rauto"}, "definition Foo.bar (n : Nat) : Nat\nThe bar.", "rauto"},
+		{"docstring fallback", nil, "definition Foo.bar (n : Nat) : Nat\nDoc text.", "docstring"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, src := index.Render(d, tc.inf)
+			if got != tc.want || src != tc.src {
+				t.Errorf("got %q (%s), want %q (%s)", got, src, tc.want, tc.src)
+			}
+		})
+	}
+	bare := &dataset.Declaration{Kind: "axiom", Name: "A"}
+	if got, src := index.Render(bare, nil); got != "axiom A" || src != "" {
+		t.Errorf("bare: %q %q", got, src)
+	}
+}
+
+func TestBuildWritesIndex(t *testing.T) {
+	dir := fixtureWS(t)
+	m, err := index.ReadManifest(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Encoder != "hash" || !m.EncoderFallback || m.Dims != 64 || m.Rendering != index.RenderingVersion || m.Docs != 12 || m.PremiseDocs != 7 || len(m.CorpusSHA256) != 64 {
+		t.Errorf("manifest %+v", m)
+	}
+	u, err := dataset.ReadTable[dataset.Usage](filepath.Join(dir, "index", index.UsageName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, x := range u {
+		if x.Premise == "ConNF.cloud" && (x.Count != 2 || !slices.Equal(x.UsedBy, []string{"ConNF.cloud_empty", "ConNF.cloud_nonempty"})) {
+			t.Errorf("usage of cloud: %+v", x)
+		}
+	}
+	_, rows, cols, err := index.ReadNPY(filepath.Join(dir, "index", index.VectorsName))
+	if err != nil || rows != 12 || cols != 64 {
+		t.Fatalf("vectors: %v %d×%d", err, rows, cols)
+	}
+	// The workspace manifest records the run; a rebuild is allowed.
+	ws := &dataset.Workspace{Dir: dir}
+	if _, err := index.Build(context.Background(), ws, index.BuildOptions{HashDim: 64}); err != nil {
+		t.Fatalf("rebuild: %v", err)
+	}
+	// A hand-edited output is refused.
+	os.WriteFile(filepath.Join(dir, "index", index.DocsName), []byte("x"), 0o644)
+	if _, err := index.Build(context.Background(), ws, index.BuildOptions{HashDim: 64}); !errors.Is(err, dataset.ErrForeignOutput) {
+		t.Fatalf("err = %v, want ErrForeignOutput", err)
+	}
+}
+
+func TestBuildCancelledKeepsOldIndex(t *testing.T) {
+	dir := fixtureWS(t)
+	before, _ := os.ReadFile(filepath.Join(dir, "index", index.ManifestName))
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := index.Build(ctx, &dataset.Workspace{Dir: dir}, index.BuildOptions{HashDim: 32}); !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v", err)
+	}
+	after, _ := os.ReadFile(filepath.Join(dir, "index", index.ManifestName))
+	if !bytes.Equal(before, after) {
+		t.Error("cancelled build replaced the manifest")
+	}
+	if _, err := index.Open(dir, nil); err != nil {
+		t.Fatalf("old index no longer opens: %v", err)
+	}
+	ents, _ := os.ReadDir(filepath.Join(dir, "index"))
+	for _, e := range ents {
+		if strings.HasPrefix(e.Name(), ".build.tmp") {
+			t.Errorf("staging folder left behind: %s", e.Name())
+		}
+	}
+}
+
+func TestOpenErrors(t *testing.T) {
+	if _, err := index.Open(t.TempDir(), nil); !errors.Is(err, index.ErrNoIndex) {
+		t.Errorf("empty workspace: %v", err)
+	}
+	dir := fixtureWS(t)
+	if err := index.WriteNPY(filepath.Join(dir, "index", index.VectorsName), make([]float32, 6), 3, 2); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := index.Open(dir, nil); !errors.Is(err, index.ErrStale) {
+		t.Errorf("mismatched vectors: %v", err)
+	}
+	if _, err := index.Open(dir, &index.OpenOptions{NoDense: true}); err != nil {
+		t.Errorf("NoDense should not read vectors: %v", err)
+	}
+}
+
+func TestSearchModes(t *testing.T) {
+	ix := openFixture(t)
+	ctx := context.Background()
+	q := "the cloud of a set of tangles, `ConNF.cloud`"
+	for _, m := range []index.Mode{index.ModeDense, index.ModeBM25, index.ModeHybrid, index.ModeBest} {
+		t.Run(string(m), func(t *testing.T) {
+			hits, err := ix.Search(ctx, index.Query{Text: q, Mode: m, K: 5})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(hits) == 0 || hits[0].Name != "ConNF.cloud" {
+				t.Fatalf("hits %v, want ConNF.cloud first", names(hits))
+			}
+			for i, h := range hits {
+				if h.Kind == "theorem" || h.Kind == "instance" {
+					t.Errorf("non-premise kind returned: %+v", h)
+				}
+				if h.Rank != i+1 || (i > 0 && h.Score > hits[i-1].Score) {
+					t.Errorf("ranks/scores out of order: %+v", hits)
+				}
+			}
+		})
+	}
+}
+
+func TestSearchFilters(t *testing.T) {
+	ix := openFixture(t)
+	ctx := context.Background()
+	tests := []struct {
+		name    string
+		q       index.Query
+		never   []string
+		mustTop string
+	}{
+		{"exclude", index.Query{Text: "`ConNF.cloud` of tangles", Exclude: []string{"ConNF.cloud"}}, []string{"ConNF.cloud"}, ""},
+		{"kinds", index.Query{Text: "litter", Kinds: []string{"structure"}}, []string{"ConNF.litterSet", "ConNF.Params"}, "ConNF.Litter"},
+		{"all kinds", index.Query{Text: "cloud of the empty set of tangles is empty", AllKinds: true, Mode: index.ModeBM25}, nil, "ConNF.cloud_empty"},
+		{"mention by suffix", index.Query{Text: "uses `litterSet` somewhere", Weights: &index.Weights{Mention: 1, RRFK: 10, Depth: 10}}, nil, "ConNF.litterSet"},
+		{"mention prefix", index.Query{Text: "about ConNF.Litter.toNearLitter.fst_eq", Weights: &index.Weights{Mention: 1, RRFK: 10, Depth: 10}}, nil, "ConNF.Litter.toNearLitter"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			hits, err := ix.Search(ctx, tc.q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, h := range hits {
+				if slices.Contains(tc.never, h.Name) {
+					t.Errorf("%s returned", h.Name)
+				}
+			}
+			if tc.mustTop != "" && (len(hits) == 0 || hits[0].Name != tc.mustTop) {
+				t.Errorf("hits %v, want %s first", names(hits), tc.mustTop)
+			}
+		})
+	}
+	if _, err := ix.Search(ctx, index.Query{Text: "  "}); !errors.Is(err, index.ErrEmptyQuery) {
+		t.Errorf("empty query: %v", err)
+	}
+}
+
+func TestUsageCountExcludes(t *testing.T) {
+	ix := openFixture(t)
+	if n := ix.UsageCount("ConNF.cloud", nil); n != 2 {
+		t.Errorf("count %d", n)
+	}
+	if n := ix.UsageCount("ConNF.cloud", []string{"ConNF.cloud_empty"}); n != 1 {
+		t.Errorf("count without the query's own declaration %d", n)
+	}
+}
+
+// Neighbour voting must not use the query's own declaration: with only the
+// neighbour list, excluding cloud_empty leaves cloud_nonempty to vote.
+func TestNeighborsExcludeSelf(t *testing.T) {
+	ix := openFixture(t)
+	w := &index.Weights{Neighbors: 1, RRFK: 10, Depth: 10, NeighborDocs: 1}
+	hits, err := ix.Search(context.Background(), index.Query{Text: "The cloud of the empty set of tangles is empty", Weights: w,
+		Exclude: []string{"ConNF.cloud_empty", "ConNF.cloud_nonempty"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range hits {
+		if h.Name == "ConNF.cloud" {
+			t.Errorf("cloud reached through an excluded declaration's dependencies: %v", names(hits))
+		}
+	}
+}
+
+func TestEvalRetrievalGolden(t *testing.T) {
+	ix := openFixture(t)
+	items, err := index.ReadBenchFile("testdata/bench.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var per bytes.Buffer
+	enc := json.NewEncoder(&per)
+	rep, err := index.EvalRetrieval(context.Background(), ix, items, index.EvalOptions{Ks: []int{1, 5}, BenchLabel: "bench.jsonl",
+		PerItem: func(p index.PerItem) error {
+			if slices.Contains(p.Ranked, p.FullName) {
+				t.Errorf("%s ranked itself", p.FullName)
+			}
+			return enc.Encode(p)
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.MarshalIndent(rep, "", "  ")
+	golden(t, "eval_report", append(b, '\n'))
+	golden(t, "eval_per_item", per.Bytes())
+	var tbl bytes.Buffer
+	rep.WriteTable(&tbl)
+	golden(t, "eval_table", tbl.Bytes())
+}
+
+func TestMetrics(t *testing.T) {
+	// Perfect ranking at k = |gold| gives 1 everywhere.
+	ix := openFixture(t)
+	items := []index.BenchItem{{InformalStmt: "`ConNF.cloud`", Gold: []string{"ConNF.cloud"}, FullName: "X"}}
+	rep, err := index.EvalRetrieval(context.Background(), ix, items, index.EvalOptions{Ks: []int{1, 2}, Weights: &index.Weights{Mention: 1, RRFK: 1, Depth: 5}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m1, m2 := rep.AtK[0], rep.AtK[1]
+	if m1.P != 1 || m1.R != 1 || m1.F1 != 1 || m1.NDCG != 1 || rep.MRR != 1 {
+		t.Errorf("@1 %+v mrr %v", m1, rep.MRR)
+	}
+	if m2.P != 0.5 || m2.R != 1 || m2.NDCG != 1 {
+		t.Errorf("@2 %+v", m2)
+	}
+}

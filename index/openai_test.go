@@ -1,0 +1,161 @@
+package index_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/driftkit/driftkit/index"
+	"github.com/driftkit/driftkit/llm"
+	"github.com/driftkit/driftkit/llm/fakeopenai"
+)
+
+// llmEmbedder wires driftkit's llm client (retries, Retry-After, timeouts)
+// into an index.Embedder, as cmd/driftkit does.
+func llmEmbedder(t *testing.T, baseURL string, timeout time.Duration, retries int) index.Embedder {
+	t.Helper()
+	c, err := llm.New(llm.Config{BaseURLs: []string{baseURL}, APIKey: "test", Model: "bge-m3", Concurrency: 4,
+		MaxRetries: retries, RequestTimeout: timeout, BackoffBase: time.Millisecond, BackoffMax: 5 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	return index.EmbedderFunc(func(ctx context.Context, texts []string) ([][]float32, error) {
+		v, _, err := c.Embed(ctx, "bge-m3", texts)
+		return v, err
+	})
+}
+
+func texts(n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = fmt.Sprintf("definition Foo.bar%d : Nat → Nat\nthe %d-th bar", i, i)
+	}
+	return out
+}
+
+func TestOpenAIEncoderFaults(t *testing.T) {
+	tests := []struct {
+		name  string
+		fault fakeopenai.Fault
+	}{
+		{"ok", fakeopenai.OK},
+		{"429 with Retry-After", fakeopenai.RateLimit},
+		{"500", fakeopenai.ServerError},
+		{"503 html", fakeopenai.Unavailable},
+		{"slow past timeout", fakeopenai.Slow},
+		{"garbage body", fakeopenai.BadBody},
+		{"dropped connection", fakeopenai.Drop},
+		{"missing vector", fakeopenai.NoChoices},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			// Every third request fails with the fault; retries recover.
+			srv := fakeopenai.New(fakeopenai.Options{EmbedDim: 24, SlowDelay: 3 * time.Second, RetryAfter: 20 * time.Millisecond,
+				Fault: func(r fakeopenai.Request) fakeopenai.Fault {
+					if r.Seq%3 == 1 {
+						return tc.fault
+					}
+					return fakeopenai.OK
+				}})
+			defer srv.Close()
+			ctx := context.Background()
+			enc, err := index.NewOpenAIEncoder(ctx, llmEmbedder(t, srv.BaseURL(), 300*time.Millisecond, 4),
+				index.OpenAIConfig{Model: "bge-m3", BatchSize: 4, Concurrency: 3, MaxChars: 40})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if enc.Dim() != 24 {
+				t.Fatalf("probed dim %d, want 24", enc.Dim())
+			}
+			in := texts(21)
+			got, err := enc.Encode(ctx, in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got) != len(in) {
+				t.Fatalf("%d vectors for %d texts", len(got), len(in))
+			}
+			for i, v := range got {
+				// The fake's vector of the truncated text, normalised: order kept, truncation applied.
+				want := fakeopenai.Vector(index.Truncate(in[i], 40), 24)
+				for j := range v {
+					if math.Abs(float64(v[j]-want[j])) > 1e-5 {
+						t.Fatalf("text %d dim %d: %v, want %v", i, j, v[j], want[j])
+					}
+				}
+			}
+			if srv.MaxInFlight() > 3 {
+				t.Errorf("max in flight %d > concurrency 3", srv.MaxInFlight())
+			}
+			if tc.fault != fakeopenai.OK && srv.Faults()[tc.fault] == 0 {
+				t.Errorf("fault %v never served", tc.fault)
+			}
+		})
+	}
+}
+
+func TestOpenAIEncoderGivesUp(t *testing.T) {
+	srv := fakeopenai.New(fakeopenai.Options{EmbedDim: 8, Fault: func(r fakeopenai.Request) fakeopenai.Fault {
+		if r.Seq == 0 {
+			return fakeopenai.OK // the probe
+		}
+		return fakeopenai.ServerError
+	}})
+	defer srv.Close()
+	enc, err := index.NewOpenAIEncoder(context.Background(), llmEmbedder(t, srv.BaseURL(), time.Second, 2), index.OpenAIConfig{Model: "m"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = enc.Encode(context.Background(), texts(3))
+	if err == nil || !strings.Contains(err.Error(), "texts 0–2") {
+		t.Fatalf("err = %v, want a failure naming the batch", err)
+	}
+}
+
+// Raw wire-format responses that are well-formed HTTP but unusable.
+func TestOpenAIEncoderBadVectors(t *testing.T) {
+	tests := []struct {
+		name, body string
+	}{
+		{"wrong dimension", `{"object":"list","data":[{"object":"embedding","index":0,"embedding":[1,0]}],"model":"m","usage":{"prompt_tokens":1,"total_tokens":1}}`},
+		{"nan", `{"object":"list","data":[{"object":"embedding","index":0,"embedding":[1,0,"NaN"]}],"model":"m"}`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "application/json")
+				fmt.Fprint(w, tc.body)
+			}))
+			defer srv.Close()
+			enc, err := index.NewOpenAIEncoder(context.Background(), llmEmbedder(t, srv.URL+"/v1", time.Second, -1),
+				index.OpenAIConfig{Model: "m", Dim: 3})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := enc.Encode(context.Background(), []string{"x"}); err == nil {
+				t.Fatal("bad vector accepted")
+			}
+		})
+	}
+}
+
+func TestOpenAIEncoderCancel(t *testing.T) {
+	srv := fakeopenai.New(fakeopenai.Options{EmbedDim: 8, Latency: 2 * time.Second})
+	defer srv.Close()
+	enc, err := index.NewOpenAIEncoder(context.Background(), llmEmbedder(t, srv.BaseURL(), 10*time.Second, 1), index.OpenAIConfig{Model: "m", Dim: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	if _, err := enc.Encode(ctx, texts(4)); !errors.Is(err, context.DeadlineExceeded) && (err == nil || !strings.Contains(err.Error(), "context")) {
+		t.Fatalf("err = %v, want cancellation", err)
+	}
+}

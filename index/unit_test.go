@@ -1,0 +1,217 @@
+package index
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestSubTokens(t *testing.T) {
+	tests := []struct {
+		in   string
+		want []string
+	}{
+		{"ConNF.StructApprox.completeAtomMap", []string{"con", "nf", "struct", "approx", "complete", "atom", "map"}},
+		{"Set.Nonempty.cloud", []string{"set", "nonempty", "cloud"}},
+		{"toNearLitter_mem", []string{"to", "near", "litter", "mem"}},
+		{"HTTPServer", []string{"http", "server"}},
+		{"Fin2x", []string{"fin", "2", "x"}},
+		{"ι", []string{"ι"}},
+		{"Λ_succ'", []string{"λ", "succ"}},
+	}
+	for _, tc := range tests {
+		var got []string
+		SubTokens(tc.in, func(s string) { got = append(got, s) })
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("SubTokens(%q) = %v, want %v", tc.in, got, tc.want)
+		}
+	}
+	if got := Tokens("the `ConNF.cloud` of s."); !slices.Equal(got, []string{"the", "con", "nf", "cloud", "connf.cloud", "of", "s"}) {
+		t.Errorf("Tokens = %v", got)
+	}
+}
+
+func TestNPYHeaderBytes(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "v.npy")
+	data := []float32{1, -2, 0.5, 3, 4, 5}
+	if err := WriteNPY(p, data, 2, 3); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(p)
+	dict := "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }"
+	want := []byte("\x93NUMPY\x01\x00")
+	// 10 bytes of prefix + 59 of dict + newline = 70 > 64: padded to 128.
+	hl := 128 - 10
+	want = append(want, byte(hl), byte(hl>>8))
+	want = append(want, dict...)
+	want = append(want, bytes.Repeat([]byte(" "), hl-len(dict)-1)...)
+	want = append(want, '\n')
+	if len(dict) != 59 || !bytes.Equal(b[:128], want) {
+		t.Fatalf("header\n got %q\nwant %q", b[:128], want)
+	}
+	if len(b) != 128+4*6 {
+		t.Fatalf("file is %d bytes", len(b))
+	}
+	// Data little-endian float32: -2 is 0xc0000000.
+	if !bytes.Equal(b[132:136], []byte{0, 0, 0, 0xc0}) {
+		t.Errorf("second value bytes %x", b[132:136])
+	}
+	got, r, c, err := ReadNPY(p)
+	if err != nil || r != 2 || c != 3 || !slices.Equal(got, data) {
+		t.Fatalf("round trip: %v %d %d %v", err, r, c, got)
+	}
+	// Larger shapes keep 64-byte alignment.
+	for _, shape := range [][2]int{{0, 7}, {123456, 1024}} {
+		h := npyHeader(shape[0], shape[1])
+		if len(h)%64 != 0 || h[len(h)-1] != '\n' {
+			t.Errorf("shape %v: header length %d", shape, len(h))
+		}
+	}
+}
+
+func TestReadNPYErrors(t *testing.T) {
+	dir := t.TempDir()
+	good := append(npyHeader(1, 2), make([]byte, 8)...)
+	tests := []struct {
+		name string
+		b    []byte
+	}{
+		{"empty", nil},
+		{"no magic", []byte("hello world, this is not numpy")},
+		{"truncated data", good[:len(good)-1]},
+		{"float64", bytes.Replace(good, []byte("<f4"), []byte("<f8"), 1)},
+		{"fortran", bytes.Replace(good, []byte("False"), []byte("True "), 1)},
+	}
+	for _, tc := range tests {
+		p := filepath.Join(dir, tc.name)
+		os.WriteFile(p, tc.b, 0o644)
+		if _, _, _, err := ReadNPY(p); !errors.Is(err, ErrNPY) {
+			t.Errorf("%s: err = %v", tc.name, err)
+		}
+	}
+}
+
+func FuzzReadNPY(f *testing.F) {
+	f.Add(append(npyHeader(1, 2), make([]byte, 8)...))
+	f.Add([]byte("\x93NUMPY\x02\x00\x10\x00\x00\x00{'shape': (1, 1)}"))
+	dir := f.TempDir()
+	f.Fuzz(func(t *testing.T, b []byte) {
+		p := filepath.Join(dir, "f.npy")
+		os.WriteFile(p, b, 0o644)
+		data, r, c, err := ReadNPY(p)
+		if err == nil && len(data) != r*c {
+			t.Fatalf("%d values for (%d, %d)", len(data), r, c)
+		}
+	})
+}
+
+func FuzzReadBench(f *testing.F) {
+	b, _ := os.ReadFile("testdata/bench.jsonl")
+	f.Add(string(b))
+	f.Add(`{"informal_stmt": 3}`)
+	f.Fuzz(func(t *testing.T, s string) {
+		items, err := ReadBench(strings.NewReader(s), "f.jsonl")
+		if err != nil {
+			var be *BenchError
+			if !errors.As(err, &be) || !errors.Is(err, ErrBench) || be.Line < 1 {
+				t.Fatalf("untyped error %v", err)
+			}
+			return
+		}
+		for _, it := range items {
+			if strings.TrimSpace(it.InformalStmt) == "" {
+				t.Fatal("item without statement accepted")
+			}
+		}
+	})
+}
+
+func TestReadBenchErrorLine(t *testing.T) {
+	_, err := ReadBench(strings.NewReader("{\"informal_stmt\":\"a\"}\n\n{\"full_name\":\"x\"}\n"), "b.jsonl")
+	var be *BenchError
+	if !errors.As(err, &be) || be.Line != 3 || !strings.Contains(err.Error(), "b.jsonl:3") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestHashEncoder(t *testing.T) {
+	corpus := []string{
+		"definition ConNF.cloud (s : Set Tangle) : Set NearLitter\nThe cloud map.",
+		"definition ConNF.litterSet (L : Litter) : Set Atom\nThe litter set.",
+		"inductive Nat : Type\nThe natural numbers.",
+		"class ConNF.Params : Type\nModel parameters.",
+	}
+	h := NewHashEncoder(128)
+	h.Fit(corpus)
+	vs, err := h.Encode(context.Background(), append(corpus, "the cloud of a set of tangles", ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, v := range vs[:5] {
+		var n float64
+		for _, x := range v {
+			n += float64(x) * float64(x)
+		}
+		if math.Abs(n-1) > 1e-4 {
+			t.Errorf("vector %d has norm² %v", i, n)
+		}
+	}
+	q := vs[4]
+	best, bi := float32(-2), -1
+	for i := 0; i < 4; i++ {
+		if s := DotLoop(q, vs[i]); s > best {
+			best, bi = s, i
+		}
+	}
+	if bi != 0 {
+		t.Errorf("query closest to doc %d, want the cloud doc", bi)
+	}
+	for _, x := range vs[5] {
+		if x != 0 {
+			t.Fatal("empty text should encode to the zero vector")
+		}
+	}
+	// Save/Load gives the same vectors.
+	p := filepath.Join(t.TempDir(), "h.bin")
+	if err := h.Save(p); err != nil {
+		t.Fatal(err)
+	}
+	h2, err := LoadHashEncoder(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v2, _ := h2.Encode(context.Background(), corpus[:1])
+	if !slices.Equal(v2[0], vs[0]) {
+		t.Error("loaded encoder differs")
+	}
+	os.WriteFile(p, []byte("junk"), 0o644)
+	if _, err := LoadHashEncoder(p); err == nil {
+		t.Error("junk state accepted")
+	}
+}
+
+func TestDotSIMDMatchesLoop(t *testing.T) {
+	for _, n := range []int{1, 7, 64, 257, 1024} {
+		a, b := make([]float32, n), make([]float32, n)
+		for i := range a {
+			a[i], b[i] = float32(i%13)-6, float32(i%7)*0.25
+		}
+		if d := math.Abs(float64(DotSIMD(a, b) - DotLoop(a, b))); d > 1e-3 {
+			t.Errorf("n=%d: simd %v loop %v", n, DotSIMD(a, b), DotLoop(a, b))
+		}
+	}
+}
+
+func TestDenseSearchBatch(t *testing.T) {
+	d := &DenseStore{Rows: 4, Dim: 2, Vecs: []float32{1, 0, 0, 1, 0.7, 0.7, -1, 0}}
+	got := d.SearchBatch([][]float32{{1, 0}, {0, 1}}, 2, func(r int) bool { return r != 2 })
+	if got[0][0].row != 0 || got[0][1].row != 1 || got[1][0].row != 1 || len(got[1]) != 2 {
+		t.Errorf("got %+v", got)
+	}
+}
