@@ -306,49 +306,135 @@ var typeWords = map[string][2]string{
 	"Int": {"integer", "integers"}, "Real": {"real number", "real numbers"}, "Prop": {"proposition", "propositions"},
 }
 
+// typeHeads name collections: `Set α` reads "set of α".
+var typeHeads = map[string][2]string{
+	"Set": {"set", "sets"}, "Finset": {"finite set", "finite sets"}, "List": {"list", "lists"},
+	"Multiset": {"multiset", "multisets"}, "Filter": {"filter", "filters"}, "Polynomial": {"polynomial", "polynomials"},
+}
+
+// classWords read class names: AddCommMonoid is an "additive commutative monoid".
+var classWords = map[string]string{
+	"add": "additive", "comm": "commutative", "mul": "multiplicative", "with": "with", "zero": "zero", "one": "one",
+	"ordered": "ordered", "linear": "linear", "order": "order", "normed": "normed", "inv": "inverse", "div": "division",
+	"sub": "subtraction", "semi": "semi", "topological": "topological", "space": "space", "metric": "metric",
+	"is": "is", "fin": "finite", "t2": "Hausdorff",
+}
+
 func isSortType(t string) bool {
 	return strings.HasPrefix(t, "Type") || strings.HasPrefix(t, "Sort")
 }
 
-// binderPhrase renders one binder: "a natural number n", "a type α",
-// "G a group", "assuming p is prime".
-func binderPhrase(b binder) string {
+// classPhrase reads a class name: AddCommMonoid → "additive commutative monoid".
+func classPhrase(c string) string {
+	var ws []string
+	for _, w := range splitIdent(c) {
+		lw := strings.ToLower(w)
+		if m, ok := classWords[lw]; ok {
+			ws = append(ws, m)
+		} else {
+			ws = append(ws, lw)
+		}
+	}
+	return strings.Join(ws, " ")
+}
+
+// binderRole classifies a binder for the sentence: a type parameter, an
+// instance, a hypothesis or an object.
+type binderRole int
+
+const (
+	roleType binderRole = iota
+	roleInstance
+	roleHyp
+	roleObject
+)
+
+func roleOf(b binder) binderRole {
 	t := strings.TrimSpace(b.typ)
-	names := strings.Join(b.names, ", ")
 	switch {
 	case b.open == '[':
-		// Instance: [Group G] or [inst : Group G].
-		fs := strings.Fields(t)
-		if len(fs) >= 2 {
-			return strings.Join(fs[1:], " ") + " " + article(humanWords(fs[0])) + " " + humanWords(fs[0])
-		}
-		return "a " + humanWords(t) + " structure"
-	case len(b.names) == 0:
-		return "assuming " + RenderExpr(t)
+		return roleInstance
 	case isSortType(t):
-		if len(b.names) > 1 {
-			return "types " + names
-		}
-		return "a type " + names
-	case isHypothesis(b.names, t):
-		return "assuming " + RenderExpr(t)
+		return roleType
+	case len(b.names) == 0 || isHypothesis(b.names, t):
+		return roleHyp
 	}
-	if w, ok := typeWords[t]; ok {
-		if len(b.names) > 1 {
+	return roleObject
+}
+
+// objectPhrase renders an object binder: "a natural number n", "sets s, t of
+// α", "a function f from α to β", "x in G".
+func objectPhrase(b binder) string {
+	t := strings.TrimSpace(b.typ)
+	names := strings.Join(b.names, ", ")
+	plural := len(b.names) > 1
+	pick := func(w [2]string) string {
+		if plural {
 			return w[1] + " " + names
 		}
 		return article(w[0]) + " " + w[0] + " " + names
 	}
+	if w, ok := typeWords[t]; ok {
+		return pick(w)
+	}
+	if f := strings.Fields(t); len(f) >= 2 {
+		if w, ok := typeHeads[f[0]]; ok {
+			return pick(w) + " of " + RenderExpr(strings.Join(f[1:], " "))
+		}
+	}
+	if i := strings.Index(t, "→"); i > 0 && topLevel(t, i) {
+		kind := "a function"
+		if plural {
+			kind = "functions"
+		}
+		return kind + " " + names + " from " + RenderExpr(t[:i]) + " to " + strings.ReplaceAll(RenderExpr(t[i+len("→"):]), " implies ", " to ")
+	}
 	return names + " in " + RenderExpr(t)
 }
 
-func isHypothesis(names []string, t string) bool {
-	for _, n := range names {
-		if !strings.HasPrefix(n, "h") && n != "_" {
-			return false
+func topLevel(s string, at int) bool {
+	depth := 0
+	for i, r := range s[:at] {
+		_ = i
+		switch r {
+		case '(', '{', '[', '⦃', '⟨':
+			depth++
+		case ')', '}', ']', '⦄', '⟩':
+			depth--
 		}
 	}
-	return strings.ContainsAny(t, "=≤<≥>≠∣∈∉⊆↔¬∧∨∀∃") || strings.Contains(t, ".") || len(names) > 0 && strings.HasPrefix(names[0], "h")
+	return depth == 0
+}
+
+func instancePhrase(b binder) string {
+	fs := strings.Fields(strings.TrimSpace(b.typ))
+	if len(fs) >= 2 {
+		c := classPhrase(fs[0])
+		return strings.Join(fs[1:], " ") + " is " + article(c) + " " + c
+	}
+	return "a " + classPhrase(b.typ) + " instance"
+}
+
+func isHypothesis(names []string, t string) bool {
+	hyp := true
+	for _, n := range names {
+		if !strings.HasPrefix(n, "h") && n != "_" {
+			hyp = false
+		}
+	}
+	if hyp {
+		return true
+	}
+	if strings.ContainsAny(t, "=≤<≥>≠∣∈∉⊆↔¬∧∨∀∃") {
+		return true
+	}
+	// p.Prime: a predicate applied with dot notation to a variable.
+	if i := strings.IndexByte(t, '.'); i > 0 && !strings.ContainsAny(t[:i], " ()") {
+		r, _ := utf8.DecodeRuneInString(t[i+1:])
+		first, _ := utf8.DecodeRuneInString(t)
+		return unicode.IsUpper(r) && unicode.IsLower(first)
+	}
+	return false
 }
 
 func article(w string) string {
@@ -358,50 +444,77 @@ func article(w string) string {
 	return "a"
 }
 
+// renderProp reads a proposition, turning dot-notation predicates into
+// words: p.Prime → "p is prime".
+func renderProp(t string) string {
+	f := strings.Fields(t)
+	for i, w := range f {
+		j := strings.IndexByte(w, '.')
+		if j <= 0 || j == len(w)-1 {
+			continue
+		}
+		first, _ := utf8.DecodeRuneInString(w)
+		r, _ := utf8.DecodeRuneInString(w[j+1:])
+		if unicode.IsLower(first) && unicode.IsUpper(r) && !strings.ContainsAny(w[j+1:], ".()") {
+			f[i] = w[:j] + " is " + humanWords(w[j+1:])
+		}
+	}
+	return RenderExpr(strings.Join(f, " "))
+}
+
 // TemplateStatement builds the informal statement of the template provider.
 func TemplateStatement(in *Input) string {
 	if d := firstParagraph(in.Docstring); d != "" {
 		return d
 	}
 	bs, typ := splitSignature(in.Signature)
-	var explicit, context []string
+	var objects, insts, hyps []string
 	for _, b := range bs {
-		p := binderPhrase(b)
-		if b.open == '(' || b.open == '⦃' {
-			explicit = append(explicit, p)
-		} else if b.open == '[' || !isSortType(b.typ) {
-			context = append(context, p)
+		switch roleOf(b) {
+		case roleObject:
+			objects = append(objects, objectPhrase(b))
+		case roleInstance:
+			insts = append(insts, instancePhrase(b))
+		case roleHyp:
+			hyps = append(hyps, renderProp(b.typ))
 		}
 	}
-	ctx := ""
-	if len(context) > 0 {
-		ctx = " where " + strings.Join(context, ", ")
+	where := ""
+	if len(insts) > 0 {
+		where = ", where " + strings.Join(insts, " and ")
 	}
 	human := HumanizeName(in.Name)
 	switch in.Kind {
 	case dataset.KindTheorem, dataset.KindAxiom, "":
-		s := ""
-		if len(explicit) > 0 {
-			s = "For " + strings.Join(explicit, ", ") + ctx + ", "
-		} else if ctx != "" {
-			s = "For" + ctx + ", "
-		}
-		body := RenderExpr(typ)
+		body := renderProp(typ)
 		if body == "" {
-			body = RenderExpr(in.Signature)
+			body = renderProp(in.Signature)
 		}
-		if s == "" {
+		var s string
+		switch {
+		case len(objects) > 0:
+			s = "For " + joinAnd(objects) + where
+			if len(hyps) > 0 {
+				s += ", if " + joinAnd(hyps) + ", then "
+			} else {
+				s += ", "
+			}
+		case len(hyps) > 0:
+			s = "If " + joinAnd(hyps) + where + ", then "
+		case where != "":
+			s = "For any setting" + where + ", "
+		default:
 			body = capitalize(body)
 		}
 		return strings.TrimSpace(s+body) + "."
 	case dataset.KindInstance:
-		return "Instance: " + RenderExpr(typ) + ctx + "."
+		return "Instance: " + renderProp(typ) + where + "."
 	case dataset.KindStructure, dataset.KindClass, dataset.KindInductive:
 		s := "The " + in.Kind + " " + lastComponent(in.Name) + " (" + strings.ToLower(human) + ")"
-		if len(explicit) > 0 {
-			s += " of " + strings.Join(explicit, ", ")
+		if len(objects) > 0 {
+			s += " of " + joinAnd(objects)
 		}
-		return s + ctx + "."
+		return s + where + "."
 	case dataset.KindConstructor, dataset.KindProjection:
 		role := "constructor"
 		if in.Kind == dataset.KindProjection {
@@ -414,15 +527,32 @@ func TemplateStatement(in *Input) string {
 		return s + "."
 	default: // definition, abbrev, opaque
 		s := "The " + strings.ToLower(human)
-		if len(explicit) > 0 {
-			s += " of " + strings.Join(explicit, ", ")
+		if len(objects) > 0 {
+			s += " of " + joinAnd(objects)
 		}
-		s += ctx
+		if len(hyps) > 0 {
+			s += ", given " + joinAnd(hyps)
+		}
+		s += where
 		if typ != "" {
-			s += ", a " + RenderExpr(typ)
+			t := RenderExpr(typ)
+			if w, ok := typeWords[strings.TrimSpace(typ)]; ok {
+				t = w[0]
+			}
+			s += "; it is " + article(t) + " " + t
 		}
 		return s + "."
 	}
+}
+
+func joinAnd(xs []string) string {
+	switch len(xs) {
+	case 0:
+		return ""
+	case 1:
+		return xs[0]
+	}
+	return strings.Join(xs[:len(xs)-1], ", ") + " and " + xs[len(xs)-1]
 }
 
 func lastComponent(name string) string {

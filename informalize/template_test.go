@@ -1,0 +1,87 @@
+package informalize
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/driftkit/driftkit/dataset"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+func TestHumanizeName(t *testing.T) {
+	for in, want := range map[string]string{
+		"Nat.Prime.two_le":          "Two less than or equal (natural numbers, prime)",
+		"IsOpen.inter":              "Intersection (is open)",
+		"HasDerivAt.add":            "Addition (has derivative at)",
+		"Finset.card_union_le":      "Cardinality union less than or equal (finite sets)",
+		"mul_comm":                  "Multiplication commutativity",
+		"Real.sqrt_eq_iff":          "Square root equals if and only if (real numbers)",
+		"_private.Foo.0.bar_baz":    "Bar baz (foo)",
+		"NormedAddCommGroup.toNorm": "To norm (normed addition commutativity group)",
+		"ZMod.natCast_self":         "Natural number cast itself (integers modulo n)",
+		"IsHTTPServer":              "Is HTTP server",
+		"List.length_append":        "Length append (lists)",
+	} {
+		if got := HumanizeName(in); got != want {
+			t.Errorf("HumanizeName(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestTemplateGolden renders a set of Mathlib-style declarations; run with
+// -update to accept changes to testdata/template.golden.
+func TestTemplateGolden(t *testing.T) {
+	cases := []Input{
+		{Name: "Nat.Prime.two_le", Kind: "theorem", Signature: "{p : ℕ} (hp : p.Prime) : 2 ≤ p"},
+		{Name: "Nat.Prime.eq_one_or_self_of_dvd", Kind: "theorem", Signature: "{p : ℕ} (pp : p.Prime) (a : ℕ) (h : a ∣ p) : a = 1 ∨ a = p"},
+		{Name: "Set.inter_subset_left", Kind: "theorem", Signature: "{α : Type u} {s t : Set α} : s ∩ t ⊆ s"},
+		{Name: "mul_inv_cancel₀", Kind: "theorem", Signature: "{G₀ : Type*} [GroupWithZero G₀] {a : G₀} (h : a ≠ 0) : a * a⁻¹ = 1"},
+		{Name: "exists_prime_gt", Kind: "theorem", Signature: "(n : ℕ) : ∃ p, Nat.Prime p ∧ n < p"},
+		{Name: "Function.Injective.comp", Kind: "theorem", Signature: "{f : β → γ} {g : α → β} (hf : Injective f) (hg : Injective g) : Injective (f ∘ g)"},
+		{Name: "Real.add_pow_le_pow_mul_pow_of_sq_le_sq", Kind: "theorem", Signature: "(n : ℕ) (hab : a ≤ b) : (a + b) ^ n ≤ 2 ^ n * b ^ n"},
+		{Name: "Nat.Prime", Kind: "definition", Signature: "(p : ℕ) : Prop", Docstring: "`Nat.Prime p` means that `p` is a prime number, that is, a natural number\n  at least 2 whose only divisors are `p` and `1`.\n\nMore text."},
+		{Name: "Finset.sum", Kind: "definition", Signature: "{β : Type u} {α : Type v} [AddCommMonoid β] (s : Finset α) (f : α → β) : β"},
+		{Name: "TopologicalSpace", Kind: "class", Signature: "(X : Type u) : Type u"},
+		{Name: "Subgroup.mk", Kind: "constructor", Signature: "(toSubmonoid : Submonoid G) (inv_mem' : ∀ {x}, x ∈ carrier → x⁻¹ ∈ carrier) : Subgroup G"},
+		{Name: "Nat.instCommSemiring", Kind: "instance", Signature: ": CommSemiring ℕ"},
+		{Name: "iff_of_true", Kind: "theorem", Signature: "(ha : a) (hb : b) : a ↔ b"},
+		{Name: "foo", Kind: "theorem", Signature: "foo : True"},
+	}
+	var b strings.Builder
+	for _, in := range cases {
+		r, err := Template{}.Informalize(context.Background(), &in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(&b, "%s [%s] %s\n  name: %s\n  statement: %s\n\n", in.Name, in.Kind, in.Signature, r.InformalName, r.InformalStatement)
+	}
+	golden := filepath.Join("testdata", "template.golden")
+	if *update {
+		os.MkdirAll("testdata", 0o755)
+		if err := os.WriteFile(golden, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (run go test -run TestTemplateGolden -update)", err)
+	}
+	if string(want) != b.String() {
+		t.Errorf("template output differs from %s (rerun with -update if intended):\n%s", golden, b.String())
+	}
+}
+
+func TestTemplateLabelsEveryRow(t *testing.T) {
+	var in Input
+	in.Name, in.Kind = "x", dataset.KindTheorem
+	r, _ := Template{}.Informalize(context.Background(), &in)
+	if r.InformalName == "" || r.InformalStatement == "" {
+		t.Errorf("empty template output for a bare declaration: %+v", r)
+	}
+}
