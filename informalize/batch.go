@@ -399,6 +399,7 @@ func runBatch(ctx context.Context, oc *openai.Client, shard string, bo BatchOpti
 	opts.Log.Info("batch created", "id", b.ID, "shard", shard)
 	t := time.NewTicker(bo.Poll)
 	defer t.Stop()
+	pollErrors := 0
 	for {
 		switch b.Status {
 		case "completed":
@@ -436,10 +437,19 @@ func runBatch(ctx context.Context, oc *openai.Client, shard string, bo BatchOpti
 			return nil, fmt.Errorf("stopped polling batch %s (still running at the endpoint): %w", b.ID, ctx.Err())
 		case <-t.C:
 		}
-		b, err = oc.RetrieveBatch(ctx, b.ID)
+		nb, err := oc.RetrieveBatch(ctx, b.ID)
 		if err != nil {
-			return nil, fmt.Errorf("polling batch: %w", err)
+			// Polls are cheap to repeat; give up only when the endpoint
+			// keeps failing.
+			pollErrors++
+			opts.Log.Warn("polling batch failed", "id", b.ID, "err", err, "consecutive", pollErrors)
+			if pollErrors >= 5 || ctx.Err() != nil {
+				return nil, fmt.Errorf("polling batch %s: %w", b.ID, err)
+			}
+			continue
 		}
+		pollErrors = 0
+		b = nb
 		opts.Log.Info("batch status", "id", b.ID, "status", b.Status, "completed", b.RequestCounts.Completed, "total", b.RequestCounts.Total)
 	}
 }
