@@ -1,0 +1,77 @@
+package llm_test
+
+import (
+	"context"
+	"os"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/driftkit/driftkit/llm"
+	"github.com/driftkit/driftkit/llm/fakeopenai"
+)
+
+func TestMain(m *testing.M) {
+	fakeopenai.ServeIfChild()
+	os.Exit(m.Run())
+}
+
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkChatThroughput sends chat requests through the client to a fake
+// server in another process that answers after 200 ms, with concurrency 64:
+// the ideal is 320 requests/s. It reports the achieved rate, its share of
+// the ideal and the client's CPU time per request (getrusage, this process
+// only).
+func BenchmarkChatThroughput(b *testing.B) {
+	const latency, conc, perIter = 200 * time.Millisecond, 64, 64 * 20
+	url, stop, err := fakeopenai.StartProcess(latency)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer stop()
+	c, err := llm.New(llm.Config{BaseURLs: []string{url}, APIKey: "k", Model: "m", Concurrency: conc})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.Close()
+	// Warm up connections.
+	var wg sync.WaitGroup
+	for i := 0; i < conc; i++ {
+		wg.Add(1)
+		go func() { defer wg.Done(); c.Chat(context.Background(), ask("warm")) }()
+	}
+	wg.Wait()
+	total := perIter * b.N
+	jobs := make(chan int)
+	b.ResetTimer()
+	cpu0, t0 := cpuTime(), time.Now()
+	for w := 0; w < conc; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range jobs {
+				if _, err := c.Chat(context.Background(), ask("Nat.Prime.two_le")); err != nil {
+					b.Error(err)
+				}
+			}
+		}()
+	}
+	for i := 0; i < total; i++ {
+		jobs <- i
+	}
+	close(jobs)
+	wg.Wait()
+	el, cpu := time.Since(t0), cpuTime()-cpu0
+	b.StopTimer()
+	rate := float64(total) / el.Seconds()
+	ideal := float64(conc) / latency.Seconds()
+	b.ReportMetric(rate, "req/s")
+	b.ReportMetric(100*rate/ideal, "%ideal")
+	b.ReportMetric(float64(cpu.Microseconds())/1000/float64(total), "cpu-ms/req")
+}
