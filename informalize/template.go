@@ -242,13 +242,14 @@ func splitSignature(sig string) (bs []binder, typ string) {
 		}
 		closeR, ok := map[rune]rune{'(': ')', '{': '}', '[': ']', '⦃': '⦄'}[c]
 		if !ok {
-			// A word before the binders (the name) or something unexpected:
-			// skip a token.
+			// A word before the binders (the name), a := or something
+			// unexpected: skip a token, always moving forward.
+			from := i
 			for i < len(rs) && !unicode.IsSpace(rs[i]) && !strings.ContainsRune("({[⦃:", rs[i]) {
 				i++
 			}
-			if i < len(rs) && rs[i] == ':' && len(bs) == 0 && i > 0 && !unicode.IsSpace(rs[i-1]) {
-				i++ // a colon glued to a word, as in `foo:`
+			if i == from {
+				i++
 			}
 			continue
 		}

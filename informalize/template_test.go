@@ -85,3 +85,16 @@ func TestTemplateLabelsEveryRow(t *testing.T) {
 		t.Errorf("empty template output for a bare declaration: %+v", r)
 	}
 }
+
+func FuzzTemplateStatement(f *testing.F) {
+	for _, s := range []string{"{p : ℕ} (hp : p.Prime) : 2 ≤ p", ":= 3", "(x : ℕ) := foo", "foo:bar", "(((", "[Group G] : G", "⦃x⦄ : x", ": ∀ x, x = x"} {
+		f.Add("A.b_c", "theorem", s)
+	}
+	f.Fuzz(func(t *testing.T, name, kind, sig string) {
+		in := Input{Name: name, Kind: kind, Signature: sig}
+		r, err := Template{}.Informalize(context.Background(), &in)
+		if err != nil || r.InformalStatement == "" {
+			t.Fatalf("%+v: %+v %v", in, r, err)
+		}
+	})
+}

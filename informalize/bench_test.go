@@ -1,0 +1,71 @@
+package informalize
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/driftkit/driftkit/dataset"
+	"github.com/driftkit/driftkit/llm/fakeopenai"
+)
+
+func TestMain(m *testing.M) {
+	fakeopenai.ServeIfChild()
+	os.Exit(m.Run())
+}
+
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkInformalizeThroughput runs whole informalize runs (scheduling,
+// prompts, journal with fsync, compaction) against a fake server in another
+// process answering after 200 ms, with concurrency 64: ideal 320 requests/s.
+// The library is wide, as Mathlib is: 64 roots, every other declaration
+// depends on one or two of them.
+func BenchmarkInformalizeThroughput(b *testing.B) {
+	const latency, conc, n = 200 * time.Millisecond, 64, 1280
+	url, stop, err := fakeopenai.StartProcess(latency)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer stop()
+	ds := synthDecls(n, 1)
+	for i := range ds {
+		ds[i].StatementDeps = nil
+		if i >= conc {
+			ds[i].StatementDeps = []string{ds[i%conc].Name, ds[(i/conc)%conc].Name}
+		}
+	}
+	p := llmProvider(b, url, conc)
+	var total int
+	var el, cpu time.Duration
+	b.ResetTimer()
+	for it := 0; it < b.N; it++ {
+		b.StopTimer()
+		ws, _ := dataset.Open(b.TempDir())
+		writeFixture(b, ws.Dir, ds)
+		b.StartTimer()
+		cpu0, t0 := cpuTime(), time.Now()
+		rep, err := Run(context.Background(), ws, quietOpts(p))
+		el += time.Since(t0)
+		cpu += cpuTime() - cpu0
+		if err != nil {
+			b.Fatal(err)
+		}
+		if rep.Requested != n {
+			b.Fatal(fmt.Sprintf("%d answers, want %d", rep.Requested, n))
+		}
+		total += n
+	}
+	b.StopTimer()
+	rate := float64(total) / el.Seconds()
+	b.ReportMetric(rate, "req/s")
+	b.ReportMetric(100*rate/(conc/latency.Seconds()), "%ideal")
+	b.ReportMetric(float64(cpu.Microseconds())/1000/float64(total), "cpu-ms/req")
+}
