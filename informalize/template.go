@@ -193,8 +193,27 @@ var asciiOps = map[string]string{
 	"->": "implies", "<->": "if and only if", "!=": "is not equal to", "∣": "divides", "/\\": "and", "\\/": "or",
 }
 
+// isSubscript reports Unicode subscript letters and digits (₀…₉, ₐ…ₜ).
+func isSubscript(r rune) bool { return r >= 0x2080 && r <= 0x209C }
+
+// dropSymbolSubscripts removes subscripts glued to a symbol (a scoped
+// notation such as ∣ₙ reads as ∣), keeping those of identifiers (h₁).
+func dropSymbolSubscripts(e string) string {
+	var b strings.Builder
+	prev := ' '
+	for _, r := range e {
+		if isSubscript(r) && !unicode.IsLetter(prev) && !unicode.IsDigit(prev) && !isSubscript(prev) && !unicode.IsSpace(prev) && prev != '\'' {
+			continue
+		}
+		b.WriteRune(r)
+		prev = r
+	}
+	return b.String()
+}
+
 // RenderExpr reads a Lean expression aloud, symbol by symbol.
 func RenderExpr(e string) string {
+	e = dropSymbolSubscripts(e)
 	for _, n := range notation {
 		if strings.Contains(e, n.sym) {
 			w := n.word

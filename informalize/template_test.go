@@ -98,3 +98,17 @@ func FuzzTemplateStatement(f *testing.F) {
 		}
 	})
 }
+
+func TestRenderExpr(t *testing.T) {
+	for in, want := range map[string]string{
+		"a ∣ₙ b ^ n":        "a divides b to the power n",
+		"h₁ ≤ x₂":           "h₁ is at most x₂",
+		"∀ x ∈ s, f x = 0":  "for all x is in s, f x equals 0",
+		"¬(a ∧ b) ↔ a → ¬b": "not (a and b) if and only if a implies not b",
+		"f ∘ g = id":        "f composed with g equals id",
+	} {
+		if got := RenderExpr(in); got != want {
+			t.Errorf("RenderExpr(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
