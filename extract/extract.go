@@ -206,8 +206,12 @@ func ParseFile(src []byte, path string, lib string) ([]dataset.Declaration, data
 	r := &resolver{t: t, cache: map[ref]string{}}
 	var rows []dataset.Declaration
 	for _, d := range fr.decls {
-		r.resolveDecl(d)
+		r.resolveInstClasses(d, nil)
 	}
+	for _, d := range fr.decls {
+		r.resolveDecl(d, nil)
+	}
+	decide(context.Background(), 1, t, []*fileResult{fr})
 	fixups(t, []*fileResult{fr})
 	for _, d := range fr.decls {
 		rows = append(rows, d.row)
@@ -354,37 +358,29 @@ func Run(ctx context.Context, ws *dataset.Workspace, opts Options) (*Result, err
 	if opts.Progress {
 		bar = progress.New("extract: resolve", int64(len(results)))
 	}
-	next := atomic.Int64{}
-	var wg2 sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		wg2.Add(1)
-		go func() {
-			defer wg2.Done()
-			r := &resolver{t: t, cache: make(map[ref]string, 1024)}
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= len(results) || ctx.Err() != nil {
-					return
-				}
-				fr := results[i]
-				bad := 0
-				for _, d := range fr.decls {
-					bad += r.resolveDecl(d)
-				}
-				fr.mod.Unresolved = int32(bad)
-				if bar != nil {
-					bar.Add(1)
-				}
-			}
-		}()
-	}
-	wg2.Wait()
+	parallel(ctx, workers, len(results), func(r *resolver, i int) {
+		for _, d := range results[i].decls {
+			r.resolveInstClasses(d, t.vis[i])
+		}
+	}, t)
+	parallel(ctx, workers, len(results), func(r *resolver, i int) {
+		fr := results[i]
+		bad := 0
+		for _, d := range fr.decls {
+			bad += r.resolveDecl(d, t.vis[i])
+		}
+		fr.mod.Unresolved = int32(bad)
+		if bar != nil {
+			bar.Add(1)
+		}
+	}, t)
 	if bar != nil {
 		bar.Finish()
 	}
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
+	decide(ctx, workers, t, results)
 	fixups(t, results)
 	res.Phases["resolve"] = time.Since(tRes)
 
@@ -425,6 +421,54 @@ func Run(ctx context.Context, ws *dataset.Workspace, opts Options) (*Result, err
 		return nil, err
 	}
 	return res, nil
+}
+
+// decideRounds is how often instance-variable inclusion is re-decided from
+// the other declarations' previous decisions.
+const decideRounds = 3
+
+// decide settles which instance variables declarations include and writes
+// their statement dependencies.
+func decide(ctx context.Context, workers int, t *Table, results []*fileResult) {
+	for round := 0; round < decideRounds; round++ {
+		parallel(ctx, workers, len(results), func(_ *resolver, i int) {
+			for _, d := range results[i].decls {
+				t.decideRound(d)
+			}
+		}, t)
+		for _, fr := range results {
+			for _, d := range fr.decls {
+				d.instClasses, d.instNext = d.instNext, nil
+			}
+		}
+	}
+	parallel(ctx, workers, len(results), func(_ *resolver, i int) {
+		for _, d := range results[i].decls {
+			t.assemble(d)
+		}
+	}, t)
+}
+
+// parallel runs fn(i) for i in [0, n) on workers goroutines, each with its
+// own resolver.
+func parallel(ctx context.Context, workers, n int, fn func(r *resolver, i int), t *Table) {
+	next := atomic.Int64{}
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r := &resolver{t: t, cache: make(map[ref]string, 1024)}
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= n || ctx.Err() != nil {
+					return
+				}
+				fn(r, i)
+			}
+		}()
+	}
+	wg.Wait()
 }
 
 // fixups completes rows that depend on other declarations: alias kinds and

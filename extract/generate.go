@@ -68,7 +68,14 @@ func (p *fileParser) decl(d *declSyntax, c Command) {
 	row := base
 	row.Name = full
 	row.Signature = f.span(d.sigStart, d.sigEnd)
-	pd := &pdecl{row: row, ctx: ctx, resNs: parentNs(full), protected: d.has("protected")}
+	resNs := parentNs(full)
+	if strings.HasPrefix(name, "_root_.") {
+		resNs = p.ns
+	}
+	pd := &pdecl{row: row, ctx: ctx, resNs: resNs, protected: d.has("protected")}
+	if d.colonIdx >= 0 {
+		pd.resultHead = f.resultHead(d.colonIdx, d.sigEnd)
+	}
 
 	// locals: universes, section variables, then the declaration's binders
 	loc := p.baseLocals()
@@ -81,6 +88,9 @@ func (p *fileParser) decl(d *declSyntax, c Command) {
 		for _, n := range g.names {
 			loc.add(n, g.head)
 			own[n] = true
+		}
+		if g.kind == '[' && g.head != "" {
+			pd.instHeads = append(pd.instHeads, g.head)
 		}
 	}
 	structural := d.keyword == "structure" || d.keyword == "class" || strings.HasSuffix(d.keyword, "inductive")
@@ -114,7 +124,7 @@ func (p *fileParser) decl(d *declSyntax, c Command) {
 			}
 		}
 	}
-	pd.varRefs = p.includedVarRefs(used)
+	pd.varRefs, pd.condVars = p.includedVars(used, pd)
 	p.res.decls = append(p.res.decls, pd)
 	twin := p.toAdditive(d, pd)
 
@@ -128,7 +138,7 @@ func (p *fileParser) decl(d *declSyntax, c Command) {
 		r.Docstring = doc
 		r.GeneratedFrom = strp(full)
 		r.Attributes = nil
-		g := &pdecl{row: r, ctx: ctx, resNs: parentNs(name), protected: prot, sigRefs: refs}
+		g := &pdecl{row: r, ctx: ctx, resNs: parentNs(name), protected: prot, sigRefs: refs, instHeads: pd.instHeads}
 		p.res.decls = append(p.res.decls, g)
 		return g
 	}
@@ -141,7 +151,7 @@ func (p *fileParser) decl(d *declSyntax, c Command) {
 		}
 		g := gen(full+"."+ctor, dataset.KindConstructor, f.span(d.valStart, d.valEnd), base.LineStart, base.LineEnd, nil,
 			append(append([]ref(nil), pd.sigRefs...), self...), false)
-		g.varRefs = pd.varRefs
+		g.varRefs, g.condVars = pd.varRefs, pd.condVars
 		for n, e := range d.extends {
 			h := f.typeHead(e[0], e[1])
 			if h == "" {
@@ -162,7 +172,11 @@ func (p *fileParser) decl(d *declSyntax, c Command) {
 				floc.add(o.name, "")
 			}
 			refs := append(append([]ref(nil), self...), f.collectRefs(fl.sigStart, fl.sigEnd, floc, nil)...)
-			gen(full+"."+fl.name, dataset.KindProjection, f.span(fl.sigStart, fl.sigEnd), fl.lineStart, fl.lineEnd, fl.doc, refs, fl.protected)
+			g := gen(full+"."+fl.name, dataset.KindProjection, f.span(fl.sigStart, fl.sigEnd), fl.lineStart, fl.lineEnd, fl.doc, refs, fl.protected)
+			g.resultHead = f.resultHead(fl.sigStart, fl.sigEnd)
+			if d.keyword == "class" {
+				g.instHeads = append(append([]string(nil), pd.instHeads...), "_root_."+full)
+			}
 		}
 	case strings.HasSuffix(d.keyword, "inductive"):
 		for _, ct := range d.ctors {
@@ -174,7 +188,7 @@ func (p *fileParser) decl(d *declSyntax, c Command) {
 			}
 			refs := append(append([]ref(nil), self...), f.collectRefs(ct.sigStart, ct.sigEnd, cloc, nil)...)
 			g := gen(full+"."+ct.name, dataset.KindConstructor, f.span(ct.sigStart, ct.sigEnd), ct.lineStart, ct.lineEnd, ct.doc, refs, ct.protected)
-			g.varRefs = pd.varRefs
+			g.varRefs, g.condVars = pd.varRefs, pd.condVars
 		}
 	}
 	for _, a := range d.aux {
@@ -193,12 +207,14 @@ func (p *fileParser) decl(d *declSyntax, c Command) {
 	_ = twin
 }
 
-// includedVarRefs returns the references of the section variables a
+// includedVars returns the references of the section variables a
 // declaration includes: those it mentions, those their types mention, the
 // `include`d ones, and instance binders whose variables are all included.
-func (p *fileParser) includedVarRefs(used []bool) []ref {
+// Under Lean < 4.10 rules an unmentioned instance binder is included only if
+// elaboration uses it, which is decided at resolution (cond).
+func (p *fileParser) includedVars(used []bool, pd *pdecl) (refs []ref, cond []condVar) {
 	if len(p.vars) == 0 {
-		return nil
+		return nil, nil
 	}
 	inc := make([]bool, len(p.vars))
 	copy(inc, used)
@@ -209,10 +225,11 @@ func (p *fileParser) includedVarRefs(used []bool) []ref {
 			}
 		}
 	}
+	isCond := make([]bool, len(p.vars))
 	for changed := true; changed; {
 		changed = false
 		for i, v := range p.vars {
-			if !inc[i] {
+			if !inc[i] || isCond[i] {
 				continue
 			}
 			for _, m := range v.mentions {
@@ -235,23 +252,31 @@ func (p *fileParser) includedVarRefs(used []bool) []ref {
 			}
 			if all {
 				inc[i] = true
+				isCond[i] = p.oldRules
 				changed = true
 			}
 		}
 	}
-	var out []ref
 	seen := map[*varBinder]bool{}
 	for i, v := range p.vars {
-		if inc[i] && !seen[v] {
-			seen[v] = true
-			// variables declared together share their refs slice
-			if i > 0 && p.vars[i-1].name != "" && len(v.refs) > 0 && len(p.vars[i-1].refs) > 0 && &p.vars[i-1].refs[0] == &v.refs[0] && inc[i-1] {
-				continue
-			}
-			out = append(out, v.refs...)
+		if !inc[i] || seen[v] {
+			continue
 		}
+		seen[v] = true
+		if v.kind == '[' && v.head != "" && !isCond[i] {
+			pd.instHeads = append(pd.instHeads, v.head)
+		}
+		// variables declared together share their refs slice
+		if i > 0 && len(v.refs) > 0 && len(p.vars[i-1].refs) > 0 && &p.vars[i-1].refs[0] == &v.refs[0] && inc[i-1] {
+			continue
+		}
+		if isCond[i] {
+			cond = append(cond, condVar{head: v.head, refs: v.refs})
+			continue
+		}
+		refs = append(refs, v.refs...)
 	}
-	return out
+	return refs, cond
 }
 
 // aliases creates the rows of `alias`.
@@ -272,7 +297,7 @@ func (p *fileParser) aliases(d *declSyntax, base dataset.Declaration, ctx *scope
 		if d.aliasIff {
 			part = i + 1
 		}
-		pd := &pdecl{row: r, ctx: ctx, resNs: parentNs(r.Name), aliasTarget: target, aliasPart: part,
+		pd := &pdecl{row: r, ctx: ctx, resNs: p.ns, aliasTarget: target, aliasPart: part,
 			sigRefs: []ref{{name: target}}}
 		p.res.decls = append(p.res.decls, pd)
 	}
@@ -398,7 +423,7 @@ func (p *fileParser) toAdditive(d *declSyntax, pd *pdecl) *pdecl {
 		r.Name = name
 		r.GeneratedFrom = strp(src)
 		tw := &pdecl{row: r, ctx: pd.ctx, resNs: parentNs(name), protected: pd.protected, varRefs: pd.varRefs,
-			sigRefs: pd.sigRefs, bodyRefs: pd.bodyRefs, twinOf: pd}
+			sigRefs: pd.sigRefs, bodyRefs: pd.bodyRefs, twinOf: pd, condVars: pd.condVars, instHeads: pd.instHeads}
 		p.res.decls = append(p.res.decls, tw)
 		return tw
 	}
@@ -415,7 +440,7 @@ var additiveWords = map[string]string{
 	"mulIndicator": "indicator", "mulSupport": "support", "mulSingle": "single", "lmul": "ladd",
 	"oneLE": "nonneg", "oneLT": "pos", "leOne": "nonpos", "ltOne": "neg", "mulAction": "addAction",
 	"magma": "addMagma", "mulOpposite": "addOpposite", "conj": "addConj", "prime": "prime", "muls": "adds",
-	"divs": "subs", "ones": "zeros", "invs": "negs", "mulEquiv": "addEquiv", "mulHom": "addHom",
+	"divs": "subs", "sMul": "vAdd", "hSMul": "hVAdd", "sMulWithZero": "sMulWithZero", "ones": "zeros", "invs": "negs", "mulEquiv": "addEquiv", "mulHom": "addHom",
 	"monoidHom": "addMonoidHom", "orderOf": "addOrderOf", "exponent": "exponent", "zmultiples": "zmultiples",
 	"zpowers": "zmultiples", "powers": "multiples", "coset": "coset", "period": "period", "quotient": "quotient",
 }

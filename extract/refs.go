@@ -179,7 +179,15 @@ func (f *file) collectRefs(i, j int, loc *locals, out []ref) []ref {
 					continue // ?mvar
 				}
 				if ps == "." {
-					// .ctor (anonymous constructor) or (e).field: not resolvable here
+					// (e).field, x.1.field: field of an expression of unknown
+					// type; .ctor (anonymous constructor) is not resolvable here
+					if k >= 2 && f.toks[k-2].End == p.Start {
+						q := f.toks[k-2]
+						if q.Kind == TokNumber || q.Kind == TokIdent || (q.Kind == TokSymbol && isCloser(f.text(k-2))) {
+							field, _ := firstComponent(s)
+							out = append(out, ref{name: field, recv: "?"})
+						}
+					}
 					continue
 				}
 			}
@@ -195,9 +203,13 @@ func (f *file) collectRefs(i, j int, loc *locals, out []ref) []ref {
 			if li.varIdx >= 0 {
 				loc.used[li.varIdx] = true
 			}
-			if rest != "" && li.head != "" {
-				field, _ := firstComponent(rest)
-				out = append(out, ref{name: field, recv: li.head})
+			if rest != "" {
+				field := rest
+				recv := li.head
+				if recv == "" {
+					recv = "?"
+				}
+				out = append(out, ref{name: field, recv: recv})
 			}
 			continue
 		}
@@ -217,13 +229,16 @@ func (f *file) collectRefs(i, j int, loc *locals, out []ref) []ref {
 func (f *file) scanBinders(k, j int, loc *locals) {
 	depth := 0
 	colon := make([]bool, 1, 4)
+	var pending []string // names of the current group awaiting their type
 	for m := k; m < j; m++ {
 		t := f.toks[m]
 		s := f.text(m)
 		if t.Kind == TokSymbol {
 			if isOpener(s) {
 				depth++
-				colon = append(colon, false)
+				// [C α] binds no names (only [inst : C α] does, rarely used)
+				colon = append(colon, s == "[")
+				pending = pending[:0]
 				continue
 			}
 			if isCloser(s) {
@@ -232,19 +247,34 @@ func (f *file) scanBinders(k, j int, loc *locals) {
 				}
 				depth--
 				colon = colon[:len(colon)-1]
+				pending = pending[:0]
 				continue
 			}
 			if depth == 0 && (s == "," || s == "=>" || s == "↦") {
 				return
 			}
 			switch s {
-			case ":", "∈", "<", "≤", "⊆", "≠", ">", "≥", "⊂", "∉", "|", ":=":
+			case ":":
+				if !colon[len(colon)-1] && len(pending) > 0 {
+					if h := f.typeHead(m+1, j); h != "" {
+						for _, n := range pending {
+							if li, ok := loc.m[n]; ok && li.varIdx < 0 {
+								loc.m[n] = localInfo{head: h, varIdx: -1}
+							}
+						}
+					}
+				}
 				colon[len(colon)-1] = true
+				pending = pending[:0]
+			case "∈", "<", "≤", "⊆", "≠", ">", "≥", "⊂", "∉", "|", ":=":
+				colon[len(colon)-1] = true
+				pending = pending[:0]
 			}
 			continue
 		}
 		if t.Kind == TokIdent && !colon[len(colon)-1] && !termKeywords[s] && !strings.Contains(s, ".") {
 			loc.add(s, "")
+			pending = append(pending, s)
 		}
 		if depth == 0 && t.Flags&FlagLineStart != 0 && m > k {
 			return

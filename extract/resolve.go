@@ -1,6 +1,7 @@
 package extract
 
 import (
+	_ "embed"
 	"strings"
 	"sync"
 )
@@ -9,6 +10,8 @@ import (
 type entry struct {
 	kind      string
 	protected bool
+	mod       int32    // index of the declaring module, -1 if always visible
+	aliasOf   string   // export alias: the name it stands for
 	parents   []string // resolved parent structures (field notation looks there too)
 	decl      *pdecl
 }
@@ -20,7 +23,16 @@ type Table struct {
 	names      map[string]*entry
 	namespaces map[string]bool
 	notations  map[string][]*notationDef
-	openCache  sync.Map // *scopeCtx -> []resolvedOpen
+	suffix     map[string][]string // last component → names in type namespaces
+	openCache  sync.Map            // *scopeCtx -> []resolvedOpen
+	vis        []bitset            // per module: the modules it (transitively) imports, itself included
+}
+
+// bitset is a set of module indices.
+type bitset []uint64
+
+func (b bitset) has(i int32) bool {
+	return i < 0 || int(i>>6) < len(b) && b[i>>6]&(1<<(uint(i)&63)) != 0
 }
 
 // Kind returns the kind of a full name and whether it is known.
@@ -50,22 +62,89 @@ func newTable(files []*fileResult) *Table {
 	for _, fr := range files {
 		n += len(fr.decls)
 	}
-	t := &Table{names: make(map[string]*entry, n), namespaces: make(map[string]bool, n/4), notations: map[string][]*notationDef{}}
-	for _, fr := range files {
+	t := &Table{names: make(map[string]*entry, n), namespaces: make(map[string]bool, n/4),
+		notations: map[string][]*notationDef{}, suffix: make(map[string][]string, n/2)}
+	add := func(name string, e *entry) {
+		if _, dup := t.names[name]; dup {
+			return
+		}
+		t.names[name] = e
+		for ns := parentNs(name); ns != "" && !t.namespaces[ns]; ns = parentNs(ns) {
+			t.namespaces[ns] = true
+		}
+		if p := parentNs(name); p != "" {
+			if l := lastComponent(p); l != "" && l[0] >= 'A' && l[0] <= 'Z' {
+				last := lastComponent(name)
+				t.suffix[last] = append(t.suffix[last], name)
+			}
+		}
+	}
+	for mi, fr := range files {
 		for _, d := range fr.decls {
-			if _, dup := t.names[d.row.Name]; dup {
-				continue
-			}
-			t.names[d.row.Name] = &entry{kind: d.row.Kind, protected: d.protected, decl: d}
-			for ns := parentNs(d.row.Name); ns != "" && !t.namespaces[ns]; ns = parentNs(ns) {
-				t.namespaces[ns] = true
-			}
+			add(d.row.Name, &entry{kind: d.row.Kind, protected: d.protected, decl: d, mod: int32(mi)})
 		}
 		for _, nd := range fr.notations {
 			t.notations[nd.sym] = append(t.notations[nd.sym], nd)
 		}
 	}
+	for _, c := range coreNames() {
+		add(c[0], &entry{kind: c[1], mod: -1})
+	}
+	t.buildVisibility(files)
+	// export X (a b): aliases in the exporting namespace
+	for mi, fr := range files {
+		for _, ex := range fr.exports {
+			for _, o := range t.opensOf(&scopeCtx{ns: ex.ns, opens: []openDecl{{name: ex.from, atNs: ex.ns}}}) {
+				for _, a := range ex.names {
+					target := joinNs(o.ns, a)
+					if e := t.names[target]; e != nil {
+						add(joinNs(ex.ns, a), &entry{kind: e.kind, mod: int32(mi), aliasOf: target})
+					}
+				}
+			}
+		}
+	}
 	return t
+}
+
+// buildVisibility computes, for every module, the modules it imports
+// transitively: a declaration is visible where its module is imported.
+func (t *Table) buildVisibility(files []*fileResult) {
+	idx := make(map[string]int, len(files))
+	for i, fr := range files {
+		if _, dup := idx[fr.mod.Name]; !dup {
+			idx[fr.mod.Name] = i
+		}
+	}
+	words := (len(files) + 63) / 64
+	t.vis = make([]bitset, len(files))
+	state := make([]byte, len(files)) // 0 new, 1 in progress, 2 done
+	var visit func(i int)
+	visit = func(i int) {
+		if state[i] != 0 {
+			return
+		}
+		state[i] = 1
+		b := make(bitset, words)
+		b[i>>6] |= 1 << (uint(i) & 63)
+		for _, imp := range files[i].mod.Imports {
+			j, ok := idx[imp]
+			if !ok {
+				continue
+			}
+			visit(j)
+			if state[j] == 2 {
+				for w := range b {
+					b[w] |= t.vis[j][w]
+				}
+			}
+		}
+		t.vis[i] = b
+		state[i] = 2
+	}
+	for i := range files {
+		visit(i)
+	}
 }
 
 // opensOf resolves the namespaces opened in a context (cached per context).
@@ -100,6 +179,8 @@ type rctx struct {
 	opens []resolvedOpen
 	path  string
 	buf   []byte
+	vis   bitset // modules visible from the current file (nil: all)
+	any   bool   // ignore visibility (fallback pass)
 }
 
 func contains(list []string, s string) bool {
@@ -114,27 +195,34 @@ func contains(list []string, s string) bool {
 // lookup returns the entry of ns.id without allocating.
 func (t *Table) lookup(rc *rctx, ns, id string) (string, *entry) {
 	if ns == "" {
-		if e := t.names[id]; e != nil {
+		if e := t.names[id]; t.visible(rc, e) {
+			if e.aliasOf != "" {
+				return e.aliasOf, e
+			}
 			return id, e
 		}
 		return "", nil
 	}
 	rc.buf = append(append(append(rc.buf[:0], ns...), '.'), id...)
-	if e := t.names[string(rc.buf)]; e != nil {
+	if e := t.names[string(rc.buf)]; e != nil && (rc.any || rc.vis == nil || rc.vis.has(e.mod)) {
+		if e.aliasOf != "" {
+			return e.aliasOf, e
+		}
 		return string(rc.buf), e
 	}
 	return "", nil
+}
+
+func (t *Table) visible(rc *rctx, e *entry) bool {
+	return e != nil && (rc.any || rc.vis == nil || rc.vis.has(e.mod))
 }
 
 // resolveExact resolves id (no trailing projections) with Lean's rules:
 // the current namespace and its parents, the root, then opened namespaces.
 func (t *Table) resolveExact(id string, rc *rctx) string {
 	if strings.HasPrefix(id, "_root_.") {
-		id = id[len("_root_."):]
-		if t.names[id] != nil {
-			return id
-		}
-		return ""
+		n, _ := t.lookup(rc, "", id[len("_root_."):])
+		return n
 	}
 	atomic := strings.IndexByte(id, '.') < 0
 	for ns := rc.ns; ns != ""; ns = parentNs(ns) {
@@ -142,8 +230,8 @@ func (t *Table) resolveExact(id string, rc *rctx) string {
 			return n
 		}
 	}
-	if t.names[id] != nil {
-		return id
+	if n, _ := t.lookup(rc, "", id); n != "" {
+		return n
 	}
 	for i := len(rc.opens) - 1; i >= 0; i-- {
 		o := rc.opens[i]
@@ -166,6 +254,17 @@ func (t *Table) resolveExact(id string, rc *rctx) string {
 // Resolve resolves an identifier as written; trailing components that do not
 // resolve are taken as projections (h.symm, Nat.succ_le.mpr).
 func (t *Table) resolve(id string, rc *rctx) string {
+	if n := t.resolveDrop(id, rc); n != "" || rc.vis == nil {
+		return n
+	}
+	// imports unknown or incomplete: accept declarations of any module
+	rc.any = true
+	n := t.resolveDrop(id, rc)
+	rc.any = false
+	return n
+}
+
+func (t *Table) resolveDrop(id string, rc *rctx) string {
 	cur := id
 	for {
 		if n := t.resolveExact(cur, rc); n != "" {
@@ -188,6 +287,9 @@ func (t *Table) resolveField(typ, field string, rc *rctx, depth int) string {
 	if n, e := t.lookup(rc, typ, field); e != nil {
 		return n
 	}
+	if typ == "" {
+		return ""
+	}
 	if e := t.names[typ]; e != nil {
 		for _, p := range e.parents {
 			if n := t.resolveField(p, field, rc, depth+1); n != "" {
@@ -196,6 +298,22 @@ func (t *Table) resolveField(typ, field string, rc *rctx, depth int) string {
 		}
 	}
 	return ""
+}
+
+// uniqueSuffix resolves a field of an expression of unknown type: the one
+// visible declaration in a type namespace with that last component, if unique.
+func (t *Table) uniqueSuffix(field string, rc *rctx) string {
+	found := ""
+	for _, n := range t.suffix[field] {
+		if !t.visible(rc, t.names[n]) {
+			continue
+		}
+		if found != "" {
+			return ""
+		}
+		found = n
+	}
+	return found
 }
 
 // notation resolves a notation token in a context.
@@ -239,10 +357,10 @@ type resolver struct {
 
 const unresolvedMark = "\x00"
 
-func (r *resolver) setContext(d *pdecl, path string) {
-	if r.cctx != d.ctx || r.cns != d.resNs {
+func (r *resolver) setContext(d *pdecl, path string, vis bitset) {
+	if r.cctx != d.ctx || r.cns != d.resNs || r.rc.path != path {
 		r.cctx, r.cns = d.ctx, d.resNs
-		r.rc = rctx{ns: d.resNs, opens: r.t.opensOf(d.ctx), path: path, buf: r.rc.buf}
+		r.rc = rctx{ns: d.resNs, opens: r.t.opensOf(d.ctx), path: path, buf: r.rc.buf, vis: vis}
 		clear(r.cache)
 		r.opens = make([]string, 0, len(r.rc.opens))
 		for _, o := range r.rc.opens {
@@ -263,9 +381,14 @@ func (r *resolver) one(x ref) (name string, unresolved bool) {
 	switch {
 	case x.sym:
 		name = r.t.notation(x.name, &r.rc)
+	case x.recv == "?":
+		name = r.t.uniqueSuffix(x.name, &r.rc)
 	case x.recv != "":
 		if typ := r.t.resolve(x.recv, &r.rc); typ != "" {
 			name = r.t.resolveField(typ, x.name, &r.rc, 0)
+		}
+		if name == "" {
+			name = r.t.uniqueSuffix(x.name, &r.rc)
 		}
 	default:
 		name = r.t.resolve(x.name, &r.rc)
@@ -282,6 +405,34 @@ func (r *resolver) one(x ref) (name string, unresolved bool) {
 		r.cache[x] = name
 	}
 	return name, unresolved
+}
+
+// chain resolves x.f.g for a local x of type head recv: each field in the
+// namespace of the previous one's result type.
+func (r *resolver) chain(x ref) []string {
+	var out []string
+	typ := r.t.resolve(x.recv, &r.rc)
+	rest := x.name
+	for rest != "" {
+		var comp string
+		comp, rest = firstComponent(rest)
+		n := ""
+		if typ != "" {
+			n = r.t.resolveField(typ, comp, &r.rc, 0)
+		}
+		if n == "" {
+			n = r.t.uniqueSuffix(comp, &r.rc)
+		}
+		if n == "" {
+			break
+		}
+		out = append(out, n)
+		typ = ""
+		if e := r.t.names[n]; e != nil && e.decl != nil {
+			typ = e.decl.resultType
+		}
+	}
+	return out
 }
 
 // isAutoBound reports names Lean would auto-bind as implicit arguments
@@ -304,6 +455,15 @@ func isAutoBound(s string) bool {
 func (r *resolver) deps(self string, out []string, seen map[string]bool, refs []ref) ([]string, int) {
 	bad := 0
 	for _, x := range refs {
+		if x.recv != "" && x.recv != "?" && strings.IndexByte(x.name, '.') > 0 {
+			for _, n := range r.chain(x) {
+				if n != self && !seen[n] {
+					seen[n] = true
+					out = append(out, n)
+				}
+			}
+			continue
+		}
 		n, un := r.one(x)
 		if un {
 			bad++
@@ -317,38 +477,137 @@ func (r *resolver) deps(self string, out []string, seen map[string]bool, refs []
 	return out, bad
 }
 
-func (r *resolver) resolveDecl(d *pdecl) int {
-	r.setContext(d, d.row.Path)
+func (r *resolver) resolveDecl(d *pdecl, vis bitset) int {
+	r.setContext(d, d.row.Path, vis)
 	seen := make(map[string]bool, 16)
 	var bad, b int
-	d.row.StatementDeps, b = r.deps(d.row.Name, nil, seen, d.varRefs)
-	bad += b
-	d.row.StatementDeps, b = r.deps(d.row.Name, d.row.StatementDeps, seen, d.sigRefs)
+	d.sigDeps, b = r.deps(d.row.Name, nil, seen, d.sigRefs)
 	bad += b
 	clear(seen)
-	d.row.ProofDeps, b = r.deps(d.row.Name, nil, seen, d.bodyRefs)
+	d.bodyDeps, b = r.deps(d.row.Name, nil, seen, d.bodyRefs)
 	bad += b
-	if d.row.StatementDeps == nil {
-		d.row.StatementDeps = []string{}
-	}
-	if d.row.ProofDeps == nil {
-		d.row.ProofDeps = []string{}
+	clear(seen)
+	d.baseDeps, b = r.deps(d.row.Name, nil, seen, d.varRefs)
+	bad += b
+	d.condDeps = d.condDeps[:0]
+	for _, cv := range d.condVars {
+		clear(seen)
+		var cd []string
+		cd, b = r.deps(d.row.Name, nil, seen, cv.refs)
+		bad += b
+		d.condDeps = append(d.condDeps, cd)
 	}
 	d.unresolv = bad
 	d.row.Opens = r.opens
+	d.row.ProofDeps = d.bodyDeps
+	if d.row.ProofDeps == nil {
+		d.row.ProofDeps = []string{}
+	}
 	return bad
+}
+
+// condIncluded reports which conditional instance variables of d are
+// included: Lean < 4.10 included one when elaboration used it, i.e. when a
+// constant the declaration uses needs its class (instClasses of the others
+// from the previous round).
+func (t *Table) condIncluded(d *pdecl) []bool {
+	inc := make([]bool, len(d.condVars))
+	if len(d.condVars) == 0 {
+		return inc
+	}
+	need := map[string]bool{}
+	for _, l := range [][]string{d.baseDeps, d.sigDeps, d.bodyDeps} {
+		for _, n := range l {
+			need[n] = true
+			if e := t.names[n]; e != nil && e.decl != nil {
+				for _, c := range e.decl.instClasses {
+					need[c] = true
+				}
+			}
+		}
+	}
+	// classes needed by included instance variables' own types
+	for i := range d.condVars {
+		if d.condCls[i] != "" && need[d.condCls[i]] {
+			inc[i] = true
+		}
+	}
+	return inc
+}
+
+// decideRound recomputes instNext from the current instClasses.
+func (t *Table) decideRound(d *pdecl) {
+	inc := t.condIncluded(d)
+	next := append([]string(nil), d.ownInst...)
+	for i, ok := range inc {
+		if ok && d.condCls[i] != "" {
+			next = append(next, d.condCls[i])
+		}
+	}
+	d.instNext = next
+}
+
+// assemble writes the statement dependencies: included variables first,
+// then the signature's, in order of first use.
+func (t *Table) assemble(d *pdecl) {
+	inc := t.condIncluded(d)
+	seen := make(map[string]bool, 16)
+	out := make([]string, 0, len(d.baseDeps)+len(d.sigDeps))
+	add := func(l []string) {
+		for _, n := range l {
+			if !seen[n] {
+				seen[n] = true
+				out = append(out, n)
+			}
+		}
+	}
+	add(d.baseDeps)
+	for i, ok := range inc {
+		if ok {
+			add(d.condDeps[i])
+		}
+	}
+	add(d.sigDeps)
+	d.row.StatementDeps = out
+}
+
+// resolveInstClasses resolves the classes of a declaration's instance
+// binders (and of its conditional ones, for the first round) and its result type.
+func (r *resolver) resolveInstClasses(d *pdecl, vis bitset) {
+	if len(d.instHeads) == 0 && d.resultHead == "" && len(d.condVars) == 0 {
+		return
+	}
+	r.setContext(d, d.row.Path, vis)
+	if d.resultHead != "" {
+		d.resultType, _ = r.one(ref{name: d.resultHead})
+	}
+	d.ownInst = d.ownInst[:0]
+	for _, h := range d.instHeads {
+		if n, _ := r.one(ref{name: h}); n != "" {
+			d.ownInst = append(d.ownInst, n)
+		}
+	}
+	d.condCls = d.condCls[:0]
+	d.instClasses = append(d.instClasses[:0], d.ownInst...)
+	for _, cv := range d.condVars {
+		n, _ := r.one(ref{name: cv.head})
+		d.condCls = append(d.condCls, n)
+		if n != "" {
+			d.instClasses = append(d.instClasses, n)
+		}
+	}
 }
 
 // resolveStructures resolves structure parents and notation targets, which
 // field notation and notation lookups need before the main pass.
 func (t *Table) prepare(files []*fileResult) {
 	r := &resolver{t: t, cache: map[ref]string{}}
-	for _, fr := range files {
+	for mi, fr := range files {
 		for _, d := range fr.decls {
 			if len(d.extends) == 0 {
 				continue
 			}
-			r.setContext(d, d.row.Path)
+			r.setContext(d, d.row.Path, t.vis[mi])
 			// parents are resolved in the namespace the structure is declared in
 			r.rc.ns = d.row.Namespace
 			r.cns = ""
@@ -363,8 +622,29 @@ func (t *Table) prepare(files []*fileResult) {
 			}
 		}
 		for _, nd := range fr.notations {
-			rc := rctx{ns: nd.ctx.ns, opens: t.opensOf(nd.ctx), path: nd.path}
+			rc := rctx{ns: nd.ctx.ns, opens: t.opensOf(nd.ctx), path: nd.path, vis: t.vis[mi]}
 			nd.resolved = t.resolve(nd.target, &rc)
 		}
 	}
+}
+
+//go:embed core_names.txt
+var coreNamesText string
+
+var coreOnce struct {
+	sync.Once
+	names [][2]string
+}
+
+// coreNames lists Lean core declarations that every file sees.
+func coreNames() [][2]string {
+	coreOnce.Do(func() {
+		for _, line := range strings.Split(coreNamesText, "\n") {
+			f := strings.Fields(line)
+			if len(f) == 2 && !strings.HasPrefix(line, "#") {
+				coreOnce.names = append(coreOnce.names, [2]string{f[0], f[1]})
+			}
+		}
+	})
+	return coreOnce.names
 }

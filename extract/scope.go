@@ -58,6 +58,36 @@ type pdecl struct {
 	// to_additive twin of this declaration (nil if none)
 	twinOf   *pdecl
 	unresolv int
+	// instHeads are the class heads (as written) of the instance binders of
+	// the statement; instClasses their resolved names.
+	instHeads   []string
+	instClasses []string
+	// resultHead is the head of the declaration's result type (as written)
+	// and resultType its resolution: field notation continues there.
+	resultHead string
+	resultType string
+	// condVars are instance-implicit section variables that Lean before 4.10
+	// included only when elaboration used them (decided at resolution).
+	condVars []condVar
+	// resolution results before the instance-variable decision
+	sigDeps, bodyDeps, baseDeps []string
+	condDeps                    [][]string
+	condCls                     []string
+	ownInst, instNext           []string
+}
+
+// condVar is a conditionally included instance variable.
+type condVar struct {
+	head string
+	refs []ref
+}
+
+// exportDef is `export X (a b)`: aliases ns.a → X.a.
+type exportDef struct {
+	ctx   *scopeCtx
+	ns    string
+	from  string
+	names []string
 }
 
 // fileResult is what parsing one file yields.
@@ -65,6 +95,7 @@ type fileResult struct {
 	mod       dataset.Module
 	decls     []*pdecl
 	notations []*notationDef
+	exports   []*exportDef
 	errs      []error
 	source    *Source
 }
@@ -240,6 +271,18 @@ func (p *fileParser) command(c Command) {
 			}
 		}
 		p.incl = in
+	case kw == "export":
+		e := &exportDef{ctx: p.context(), ns: p.ns}
+		for j := k + 1; j < c.End; j++ {
+			if f.toks[j].Kind == TokIdent {
+				if e.from == "" {
+					e.from = f.text(j)
+				} else {
+					e.names = append(e.names, f.text(j))
+				}
+			}
+		}
+		p.res.exports = append(p.res.exports, e)
 	case kw == "notation" || kw == "notation3" || kw == "infix" || kw == "infixl" || kw == "infixr" || kw == "prefix" || kw == "postfix":
 		p.notation(c, k)
 	case declKeywords[kw]:
@@ -422,6 +465,35 @@ func (f *file) parseBinders(i, end int) []binderGroup {
 		j = c
 	}
 	return out
+}
+
+// resultHead returns the head of the codomain of the type in [i, end): the
+// part after the first top-level ':' and after the last top-level '→'.
+func (f *file) resultHead(i, end int) string {
+	depth := 0
+	start := -1
+	for j := i; j < end; j++ {
+		if d := f.depthDelta(j); d != 0 {
+			depth += d
+			continue
+		}
+		if depth != 0 {
+			continue
+		}
+		if start < 0 {
+			if f.is(j, ":") {
+				start = j + 1
+			}
+			continue
+		}
+		if f.is(j, "→") || f.is(j, ",") {
+			start = j + 1
+		}
+	}
+	if start < 0 {
+		return ""
+	}
+	return f.typeHead(start, end)
 }
 
 // typeHead returns the first identifier of a type (skipping coercion arrows
