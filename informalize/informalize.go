@@ -167,7 +167,8 @@ func Run(ctx context.Context, ws *dataset.Workspace, opts Options) (*Report, err
 	if err := st.schedule(ctx, st.provide); err != nil {
 		return st.rep, err
 	}
-	rec.Phase("informalize", time.Since(start))
+	st.rep.Elapsed = time.Since(start)
+	rec.Phase("informalize", st.rep.Elapsed)
 	if err := ctx.Err(); err != nil {
 		return st.rep, fmt.Errorf("interrupted; the journal keeps %d new answers, rerun to continue: %w", st.rep.Requested, err)
 	}
@@ -407,7 +408,10 @@ func (st *state) concurrency() int {
 		return st.opts.Concurrency
 	}
 	if p, ok := st.prov.(*LLM); ok {
-		return p.Client.Config().Concurrency
+		// A few more workers than the client lets through: their prompts are
+		// ready and waiting when a request slot frees up.
+		c := p.Client.Config().Concurrency
+		return c + max(2, c/4)
 	}
 	return runtime.GOMAXPROCS(0)
 }
