@@ -1,0 +1,434 @@
+// Package mine makes dependency-retrieval training pairs (pairs.parquet) from a
+// workspace: queries are informal statements and docstrings of theorems,
+// positives are the premise candidates their statements use, and hard
+// negatives are mined the way FlagEmbedding's hn_mine does it: rank candidates
+// for the query, take ranks [lo, hi), drop positives and the query's own
+// declaration, sample a fixed number with a fixed seed.
+package mine
+
+import (
+	"cmp"
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"math/rand/v2"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/driftkit/driftkit/dataset"
+	"github.com/driftkit/driftkit/internal/progress"
+	"golang.org/x/sync/errgroup"
+)
+
+// Ranker ranks premise candidates for a query. Implementations must be safe
+// for concurrent use by several goroutines and must never return exclude.
+type Ranker interface {
+	// Rank returns at most k candidate names, best first.
+	Rank(ctx context.Context, query, exclude string, k int) ([]string, error)
+	// Name describes the ranker for the manifest (e.g. "index:best/hash").
+	Name() string
+}
+
+// DefaultStoplist are premises never used as positives: logical connectives
+// and number types that every statement mentions through notation and that
+// no benchmark counts as a dependency.
+var DefaultStoplist = []string{"Eq", "Ne", "Iff", "Not", "And", "Or", "Exists", "True", "False", "Nat", "Int", "Rat", "Real", "Complex"}
+
+// Options configure Mine. Zero values take the defaults noted.
+type Options struct {
+	// Sources of queries: dataset.QuerySourceInformal, dataset.QuerySourceDocstring (default both).
+	Sources []string
+	// AllowTemplate admits informal statements from the offline template
+	// provider as queries (they restate the signature and would teach the
+	// model to match its own rendering).
+	AllowTemplate bool
+	// AllKinds admits positives of any kind (theorems too), not only premise
+	// candidates (dataset.IsPremiseKind).
+	AllKinds bool
+	// Stoplist names are never positives (default DefaultStoplist; an empty
+	// non-nil slice disables it).
+	Stoplist []string
+	// RangeLo, RangeHi: negatives are sampled from ranks [RangeLo, RangeHi)
+	// (0-based, as hn_mine's --range_for_sampling 2-200).
+	RangeLo, RangeHi int
+	// Negatives is how many negatives to sample per pair (default 15).
+	Negatives int
+	// Seed makes sampling and the split hash reproducible.
+	Seed uint64
+	// ValidFrac and TestFrac of modules go to the valid and test splits.
+	ValidFrac, TestFrac float64
+	// Exclude lists benchmark files for decontamination.
+	Exclude []string
+	// Ranker mines hard negatives; nil samples random premise candidates
+	// (recorded as such in the manifest).
+	Ranker Ranker
+	// Workers rank queries in parallel (default GOMAXPROCS).
+	Workers int
+	// Limit keeps at most this many pairs (0: all), chosen by hash so that a
+	// limited run is a deterministic sample.
+	Limit int
+	Force bool
+}
+
+// Stats counts what Mine did.
+type Stats struct {
+	Pairs              int
+	BySource, BySplit  map[string]int
+	NoPositives        int // queries whose statement uses no premise candidate
+	TemplateExcluded   int
+	Decontaminated     int
+	DecontaminatedBy   map[string]int // "file (how)" → pairs
+	FilledNegatives    int            // pairs that got random negatives to reach Negatives
+	MeanNegatives      float64
+	MeanPositives      float64
+	Ranker             string
+	Seconds            float64
+	BenchmarkItems     map[string]int
+	TheoremsConsidered int
+}
+
+func (o *Options) fill() {
+	if len(o.Sources) == 0 {
+		o.Sources = []string{dataset.QuerySourceInformal, dataset.QuerySourceDocstring}
+	}
+	if o.Stoplist == nil {
+		o.Stoplist = DefaultStoplist
+	}
+	if o.RangeHi <= 0 {
+		o.RangeLo, o.RangeHi = 2, 200
+	}
+	if o.Negatives <= 0 {
+		o.Negatives = 15
+	}
+	if o.Workers <= 0 {
+		o.Workers = runtime.GOMAXPROCS(0)
+	}
+}
+
+// ErrNoPairs is returned when no pair could be made.
+var ErrNoPairs = errors.New("no training pairs")
+
+// theorem is what mining keeps of a theorem declaration.
+type theorem struct {
+	name, module, signature string
+	docstring               string
+	deps                    []string
+}
+
+// Split assigns a module to a split by a seeded hash, so every declaration of
+// a module lands in the same split and the assignment does not depend on
+// which other modules exist.
+func Split(module string, seed uint64, validFrac, testFrac float64) string {
+	sum := sha256.Sum256(fmt.Appendf(nil, "%d\x00%s", seed, module))
+	u := float64(binary.BigEndian.Uint64(sum[:8])>>11) / float64(1<<53)
+	switch {
+	case u < validFrac:
+		return dataset.SplitValid
+	case u < validFrac+testFrac:
+		return dataset.SplitTest
+	}
+	return dataset.SplitTrain
+}
+
+func hash64(s string) uint64 {
+	h := fnv.New64a()
+	h.Write([]byte(s))
+	return h.Sum64()
+}
+
+// Mine reads declarations.parquet and informal.parquet of ws and writes
+// pairs.parquet.
+func Mine(ctx context.Context, ws *dataset.Workspace, opts Options) (*Stats, error) {
+	opts.fill()
+	if opts.ValidFrac < 0 || opts.TestFrac < 0 || opts.ValidFrac+opts.TestFrac >= 1 {
+		return nil, fmt.Errorf("split fractions valid %.3g + test %.3g must be in [0, 1)", opts.ValidFrac, opts.TestFrac)
+	}
+	if opts.RangeLo < 0 || opts.RangeLo >= opts.RangeHi {
+		return nil, fmt.Errorf("bad negative range %d-%d", opts.RangeLo, opts.RangeHi)
+	}
+	for _, s := range opts.Sources {
+		if s != dataset.QuerySourceInformal && s != dataset.QuerySourceDocstring {
+			return nil, fmt.Errorf("unknown query source %q (informal, docstring)", s)
+		}
+	}
+	if err := ws.GuardOutputs(opts.Force, dataset.PairsFile); err != nil {
+		return nil, err
+	}
+	if !ws.Has(dataset.DeclarationsFile) {
+		return nil, fmt.Errorf("%s: no declarations (run `driftkit extract` first)", ws.Path(dataset.DeclarationsFile))
+	}
+	start := time.Now()
+	rankerName := "random (no index)"
+	if opts.Ranker != nil {
+		rankerName = opts.Ranker.Name()
+	}
+	run := ws.StartRun("mine", map[string]any{
+		"sources": opts.Sources, "allow_template": opts.AllowTemplate, "all_kinds": opts.AllKinds,
+		"stoplist": opts.Stoplist, "range": fmt.Sprintf("%d-%d", opts.RangeLo, opts.RangeHi),
+		"negatives": opts.Negatives, "seed": opts.Seed, "valid_frac": opts.ValidFrac, "test_frac": opts.TestFrac,
+		"exclude": opts.Exclude, "ranker": rankerName, "limit": opts.Limit})
+	st := &Stats{BySource: map[string]int{}, BySplit: map[string]int{}, DecontaminatedBy: map[string]int{},
+		Ranker: rankerName, BenchmarkItems: map[string]int{}}
+
+	var dec *Decontaminator
+	if len(opts.Exclude) > 0 {
+		var err error
+		if dec, err = NewDecontaminator(opts.Exclude); err != nil {
+			return nil, err
+		}
+		for i, p := range opts.Exclude {
+			st.BenchmarkItems[p] = dec.Items()[i]
+			if err := run.Input(p); err != nil {
+				return nil, err
+			}
+		}
+	}
+
+	// Load what mining needs of the declarations.
+	t0 := time.Now()
+	if err := run.Input(dataset.DeclarationsFile); err != nil {
+		return nil, err
+	}
+	kind := map[string]string{}
+	var theorems []theorem
+	var pool []string // premise candidates, for random negatives
+	err := dataset.EachRow(ws.Path(dataset.DeclarationsFile), func(d *dataset.Declaration) error {
+		if d.Name == "" {
+			return nil
+		}
+		if _, dup := kind[d.Name]; dup {
+			return nil
+		}
+		name := strings.Clone(d.Name)
+		kind[name] = strings.Clone(d.Kind)
+		if dataset.IsPremiseKind(d.Kind) {
+			pool = append(pool, name)
+		}
+		if d.Kind == dataset.KindTheorem {
+			t := theorem{name: name, module: strings.Clone(d.Module), signature: strings.Clone(d.Signature),
+				deps: make([]string, len(d.StatementDeps))}
+			for i, p := range d.StatementDeps {
+				t.deps[i] = strings.Clone(p)
+			}
+			if d.Docstring != nil {
+				t.docstring = strings.TrimSpace(strings.Clone(*d.Docstring))
+			}
+			theorems = append(theorems, t)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	informal := map[string]string{}
+	if slices.Contains(opts.Sources, dataset.QuerySourceInformal) && ws.Has(dataset.InformalFile) {
+		if err := run.Input(dataset.InformalFile); err != nil {
+			return nil, err
+		}
+		err := dataset.EachRow(ws.Path(dataset.InformalFile), func(r *dataset.Informal) error {
+			if kind[r.Name] != dataset.KindTheorem || strings.TrimSpace(r.InformalStatement) == "" {
+				return nil
+			}
+			if r.Provider == "template" && !opts.AllowTemplate {
+				st.TemplateExcluded++
+				return nil
+			}
+			informal[strings.Clone(r.Name)] = strings.TrimSpace(strings.Clone(r.InformalStatement))
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	run.Phase("load", time.Since(t0))
+	st.TheoremsConsidered = len(theorems)
+
+	// Queries with their positives.
+	stop := map[string]bool{}
+	for _, s := range opts.Stoplist {
+		stop[s] = true
+	}
+	var pairs []dataset.Pair
+	var sigs []string
+	for _, t := range theorems {
+		var pos []string
+		for _, p := range t.deps {
+			k, known := kind[p]
+			if p == t.name || stop[p] || !known || slices.Contains(pos, p) {
+				continue
+			}
+			if opts.AllKinds || dataset.IsPremiseKind(k) {
+				pos = append(pos, p)
+			}
+		}
+		split := Split(t.module, opts.Seed, opts.ValidFrac, opts.TestFrac)
+		for _, src := range opts.Sources {
+			q := ""
+			switch src {
+			case dataset.QuerySourceInformal:
+				q = informal[t.name]
+			case dataset.QuerySourceDocstring:
+				q = t.docstring
+			}
+			if q == "" {
+				continue
+			}
+			if len(pos) == 0 {
+				st.NoPositives++
+				continue
+			}
+			if file, how, ok := dec.Match(t.name, t.signature, q); ok {
+				st.Decontaminated++
+				st.DecontaminatedBy[fmt.Sprintf("%s (%s)", file, how)]++
+				continue
+			}
+			pairs = append(pairs, dataset.Pair{QueryID: src + ":" + t.name, Query: q, QuerySource: src, Theorem: t.name,
+				Positives: pos, Split: split})
+			sigs = append(sigs, t.signature)
+		}
+	}
+	if opts.Limit > 0 && len(pairs) > opts.Limit {
+		idx := make([]int, len(pairs))
+		keys := make([]uint64, len(pairs))
+		for i := range idx {
+			idx[i] = i
+			keys[i] = hash64(fmt.Sprint(opts.Seed, "\x00", pairs[i].QueryID))
+		}
+		slices.SortFunc(idx, func(a, b int) int { return cmp.Compare(keys[a], keys[b]) })
+		idx = idx[:opts.Limit]
+		slices.Sort(idx)
+		kept := make([]dataset.Pair, len(idx))
+		for i, j := range idx {
+			kept[i] = pairs[j]
+		}
+		pairs = kept
+	}
+	if len(pairs) == 0 {
+		return nil, fmt.Errorf("%w: %d theorems, %d without premise positives, %d template queries excluded (--allow-template), %d decontaminated",
+			ErrNoPairs, len(theorems), st.NoPositives, st.TemplateExcluded, st.Decontaminated)
+	}
+
+	// Hard negatives.
+	t0 = time.Now()
+	bar := progress.New("mine", int64(len(pairs)))
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(opts.Workers)
+	var mu sync.Mutex
+	for i := range pairs {
+		g.Go(func() error {
+			p := &pairs[i]
+			var ranked []string
+			if opts.Ranker != nil {
+				var err error
+				ranked, err = opts.Ranker.Rank(gctx, p.Query, p.Theorem, opts.RangeHi)
+				if err != nil {
+					return fmt.Errorf("rank %s: %w", p.QueryID, err)
+				}
+			}
+			filled := sampleNegatives(p, ranked, pool, kind, opts)
+			mu.Lock()
+			if filled {
+				st.FilledNegatives++
+			}
+			mu.Unlock()
+			bar.Add(1)
+			return gctx.Err()
+		})
+	}
+	if err := g.Wait(); err != nil {
+		bar.Finish()
+		return nil, err
+	}
+	bar.Finish()
+	run.Phase("negatives", time.Since(t0))
+
+	w, err := dataset.NewWriter[dataset.Pair](ws.Path(dataset.PairsFile))
+	if err != nil {
+		return nil, err
+	}
+	var nNeg, nPos int
+	for _, p := range pairs {
+		st.BySource[p.QuerySource]++
+		st.BySplit[p.Split]++
+		nNeg += len(p.Negatives)
+		nPos += len(p.Positives)
+	}
+	if err := w.Write(pairs...); err != nil {
+		w.Abort()
+		return nil, err
+	}
+	if err := w.Close(); err != nil {
+		return nil, err
+	}
+	st.Pairs = len(pairs)
+	st.MeanNegatives = float64(nNeg) / float64(len(pairs))
+	st.MeanPositives = float64(nPos) / float64(len(pairs))
+	if err := run.Output(dataset.PairsFile, int64(len(pairs))); err != nil {
+		return nil, err
+	}
+	run.Count("pairs", int64(st.Pairs))
+	for k, v := range st.BySource {
+		run.Count("source_"+k, int64(v))
+	}
+	for k, v := range st.BySplit {
+		run.Count("split_"+k, int64(v))
+	}
+	run.Count("no_positives", int64(st.NoPositives))
+	run.Count("template_excluded", int64(st.TemplateExcluded))
+	run.Count("decontaminated", int64(st.Decontaminated))
+	run.Count("filled_negatives", int64(st.FilledNegatives))
+	for k, v := range st.DecontaminatedBy {
+		run.Note(fmt.Sprintf("decontamination: dropped %d pairs matching %s", v, k))
+	}
+	if opts.Ranker == nil {
+		run.Note("no index: negatives are random premise candidates, not mined hard negatives")
+	}
+	if opts.AllowTemplate {
+		run.Note("queries include informal statements from the offline template fallback")
+	}
+	st.Seconds = time.Since(start).Seconds()
+	return st, run.Finish()
+}
+
+// sampleNegatives fills p.Negatives from ranked[lo:hi] (dropping positives,
+// the theorem and non-candidates), sampling opts.Negatives with a seed derived
+// from the query id, then with random premise candidates if too few. It
+// reports whether random candidates were needed.
+func sampleNegatives(p *dataset.Pair, ranked, pool []string, kind map[string]string, opts Options) bool {
+	rng := rand.New(rand.NewPCG(opts.Seed, hash64(p.QueryID)))
+	bad := func(n string) bool {
+		return n == p.Theorem || slices.Contains(p.Positives, n) || !(opts.AllKinds || dataset.IsPremiseKind(kind[n]))
+	}
+	var cands []string
+	for i := opts.RangeLo; i < min(opts.RangeHi, len(ranked)); i++ {
+		if n := ranked[i]; !bad(n) && !slices.Contains(cands, n) {
+			cands = append(cands, n)
+		}
+	}
+	var neg []string
+	if len(cands) <= opts.Negatives {
+		neg = cands
+	} else {
+		pick := rng.Perm(len(cands))[:opts.Negatives]
+		slices.Sort(pick) // keep rank order
+		for _, j := range pick {
+			neg = append(neg, cands[j])
+		}
+	}
+	filled := false
+	for tries := 0; len(neg) < opts.Negatives && tries < 10*opts.Negatives && len(pool) > 0; tries++ {
+		n := pool[rng.IntN(len(pool))]
+		if !bad(n) && !slices.Contains(neg, n) {
+			neg = append(neg, n)
+			filled = true
+		}
+	}
+	p.Negatives = neg
+	return filled
+}

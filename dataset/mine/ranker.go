@@ -1,0 +1,46 @@
+package mine
+
+import (
+	"context"
+
+	"github.com/driftkit/driftkit/index"
+)
+
+// IndexRanker ranks with a workspace index (index.Searcher), as hn_mine ranks
+// with the model being fine-tuned. It is safe for concurrent use when the
+// searcher is.
+type IndexRanker struct {
+	Searcher index.Searcher
+	Mode     index.Mode // "" is the index default
+	// AllKinds ranks every declaration, not only premise candidates.
+	AllKinds bool
+	// Label names the index in the manifest (e.g. its encoder).
+	Label string
+}
+
+// Rank implements Ranker.
+func (r IndexRanker) Rank(ctx context.Context, query, exclude string, k int) ([]string, error) {
+	hits, err := r.Searcher.Search(ctx, index.Query{Text: query, K: k, Mode: r.Mode, AllKinds: r.AllKinds, Exclude: []string{exclude}})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, 0, len(hits))
+	for _, h := range hits {
+		if h.Name != exclude {
+			out = append(out, h.Name)
+		}
+	}
+	return out, nil
+}
+
+// Name implements Ranker.
+func (r IndexRanker) Name() string {
+	m := string(r.Mode)
+	if m == "" {
+		m = string(index.ModeBest)
+	}
+	if r.Label != "" {
+		return "index:" + m + "/" + r.Label
+	}
+	return "index:" + m
+}
