@@ -33,6 +33,7 @@ type BuildStats struct {
 	Encoder           string
 	Dims              int
 	Phases            map[string]time.Duration
+	bleveTime         time.Duration
 }
 
 // Build reads the workspace's declarations (and informal rows when present)
@@ -41,7 +42,7 @@ type BuildStats struct {
 func Build(ctx context.Context, ws *dataset.Workspace, opts BuildOptions) (*BuildStats, error) {
 	dir := ws.Path(dataset.IndexDir)
 	rel := func(n string) string { return filepath.ToSlash(filepath.Join(dataset.IndexDir, n)) }
-	if err := ws.GuardOutputs(opts.Force, rel(ManifestName), rel(DocsName), rel(VectorsName), rel(UsageName)); err != nil {
+	if err := ws.GuardOutputs(opts.Force, rel(ManifestName), rel(DocsName), rel(VectorsName), rel(UsageName), rel(PostingsName)); err != nil {
 		return nil, err
 	}
 	st := &BuildStats{Phases: map[string]time.Duration{}}
@@ -98,6 +99,24 @@ func Build(ctx context.Context, ws *dataset.Workspace, opts BuildOptions) (*Buil
 		return nil, err
 	}
 	defer os.RemoveAll(stage)
+	// The bleve index builds on its own goroutine while the vectors and the
+	// postings are computed.
+	bctx, bcancel := context.WithCancel(ctx)
+	bleveDone := make(chan error, 1)
+	go func() {
+		t0 := time.Now()
+		bar := progress.New("bm25 (bleve)", int64(len(docs)))
+		err := buildBM25(bctx, filepath.Join(stage, BM25Name), docs, dataset.IsPremiseKind, bar.Add)
+		bar.Finish()
+		st.bleveTime = time.Since(t0)
+		bleveDone <- err
+	}()
+	waitBleve := func() error {
+		err := <-bleveDone
+		bleveDone <- err
+		return err
+	}
+	defer func() { bcancel(); waitBleve() }()
 	var hashEnc *HashEncoder
 	if enc == nil {
 		t0 = time.Now()
@@ -142,15 +161,22 @@ func Build(ctx context.Context, ws *dataset.Workspace, opts BuildOptions) (*Buil
 	}
 	phase("write_vectors", t0)
 
-	// BM25.
+	// BM25: in-memory postings for serving, then wait for bleve.
 	t0 = time.Now()
-	bar = progress.New("bm25", int64(len(docs)))
-	err = buildBM25(ctx, filepath.Join(stage, BM25Name), docs, dataset.IsPremiseKind, bar.Add)
-	bar.Finish()
+	post, err := BuildPostings(ctx, texts)
 	if err != nil {
 		return nil, err
 	}
-	phase("bm25", t0)
+	if err := post.Save(filepath.Join(stage, PostingsName)); err != nil {
+		return nil, err
+	}
+	phase("bm25_postings", t0)
+	t0 = time.Now()
+	if err := waitBleve(); err != nil {
+		return nil, fmt.Errorf("bleve index: %w", err)
+	}
+	phase("bm25_bleve_wait", t0)
+	st.Phases["bm25_bleve_total"] = st.bleveTime
 
 	// Docs and usage.
 	t0 = time.Now()
@@ -176,7 +202,7 @@ func Build(ctx context.Context, ws *dataset.Workspace, opts BuildOptions) (*Buil
 	for _, o := range []struct {
 		name string
 		rows int
-	}{{ManifestName, 0}, {DocsName, len(docs)}, {VectorsName, len(docs)}, {UsageName, len(usage)}} {
+	}{{ManifestName, 0}, {PostingsName, 0}, {DocsName, len(docs)}, {VectorsName, len(docs)}, {UsageName, len(usage)}} {
 		if err := run.Output(rel(o.name), int64(o.rows)); err != nil {
 			return nil, err
 		}
@@ -230,7 +256,7 @@ func commitStage(stage, dir string, hash bool) error {
 			return err
 		}
 	}
-	names := []string{BM25Name, VectorsName, DocsName, UsageName}
+	names := []string{BM25Name, PostingsName, VectorsName, DocsName, UsageName}
 	if hash {
 		names = append(names, HashStateName)
 	} else {

@@ -61,6 +61,17 @@ func Render(d *dataset.Declaration, inf *dataset.Informal) (text, source string)
 	return b.String(), source
 }
 
+// declCols are the declaration columns the index reads (parquet decodes only
+// these, not code or proof dependencies).
+type declCols struct {
+	Name          string   `parquet:"name"`
+	Kind          string   `parquet:"kind,dict"`
+	Module        string   `parquet:"module,dict"`
+	Docstring     *string  `parquet:"docstring,optional"`
+	Signature     string   `parquet:"signature"`
+	StatementDeps []string `parquet:"statement_deps,list"`
+}
+
 // LoadCorpus joins a workspace's declarations with its informal rows (when
 // informal.parquet exists) into documents, in declaration order. Declarations
 // with an empty name are skipped; a repeated name keeps its first row.
@@ -81,7 +92,8 @@ func LoadCorpus(ws *dataset.Workspace) ([]Doc, error) {
 	}
 	var docs []Doc
 	seen := map[string]bool{}
-	err := dataset.EachRow(ws.Path(dataset.DeclarationsFile), func(d *dataset.Declaration) error {
+	err := dataset.EachRow(ws.Path(dataset.DeclarationsFile), func(c *declCols) error {
+		d := &dataset.Declaration{Name: c.Name, Kind: c.Kind, Module: c.Module, Docstring: c.Docstring, Signature: c.Signature, StatementDeps: c.StatementDeps}
 		if d.Name == "" || seen[d.Name] {
 			return nil
 		}

@@ -13,6 +13,7 @@
 //	docs.parquet    one Doc per row; row i ↔ vectors.npy row i ↔ bleve doc "i"
 //	vectors.npy     float32 (rows, dims), NumPy format 1.0, C order
 //	bm25/           bleve index (BM25 scoring): text, name, kind, premise fields
+//	bm25.postings   the same BM25 index as in-memory postings (used for serving)
 //	usage.parquet   dataset.Usage: premise → declarations whose statement uses it
 //	hash_state.bin  document frequencies of the hash encoder (hash only)
 package index
@@ -37,6 +38,7 @@ const (
 	BM25Name      = "bm25"
 	UsageName     = "usage.parquet"
 	HashStateName = "hash_state.bin"
+	PostingsName  = "bm25.postings"
 )
 
 // FormatVersion is the layout version of WS/index/.
@@ -97,11 +99,14 @@ type Index struct {
 	byName   map[string]int
 	dense    *DenseStore
 	bm25     *bm25Index
+	post     *Postings
 	enc      Encoder
 	// usage[p] = rows of the docs whose statement uses premise p (by name).
 	usage map[string][]string
 	// suffix maps the last component(s) of names to rows, for mentions.
 	suffix map[string][]int
+	// priorOrder lists the rows of used declarations by usage count, descending.
+	priorOrder []int
 	// premise[row] says whether the row is a premise candidate by default.
 	premise []bool
 }
@@ -114,6 +119,9 @@ type OpenOptions struct {
 	Encoder Encoder
 	// NoDense skips loading vectors (BM25-only serving, less memory).
 	NoDense bool
+	// BleveBM25 answers BM25 from the bleve index instead of the in-memory
+	// postings (same analyzer and scoring; much slower on large corpora).
+	BleveBM25 bool
 }
 
 // Open loads WS/index for serving. The caller must Close it.
@@ -179,9 +187,30 @@ func Open(wsDir string, opts *OpenOptions) (*Index, error) {
 	}); err != nil {
 		return nil, err
 	}
+	for p, u := range ix.usage {
+		if r, ok := ix.byName[p]; ok && len(u) > 0 {
+			ix.priorOrder = append(ix.priorOrder, r)
+		}
+	}
+	slices.SortFunc(ix.priorOrder, func(a, b int) int {
+		if c := len(ix.usage[ix.Docs[b].Name]) - len(ix.usage[ix.Docs[a].Name]); c != 0 {
+			return c
+		}
+		return a - b
+	})
 	ix.bm25, err = openBM25(filepath.Join(dir, BM25Name))
 	if err != nil {
 		return nil, err
+	}
+	if !opts.BleveBM25 {
+		if ix.post, err = LoadPostings(filepath.Join(dir, PostingsName)); err != nil {
+			ix.bm25.Close()
+			return nil, err
+		}
+		if ix.post.n != len(ix.Docs) {
+			ix.bm25.Close()
+			return nil, fmt.Errorf("%s: %w: postings cover %d docs, docs.parquet has %d", dir, ErrStale, ix.post.n, len(ix.Docs))
+		}
 	}
 	return ix, nil
 }

@@ -81,7 +81,7 @@ type Weights struct {
 }
 
 // DefaultWeights are the tuned offline defaults (see the package README).
-var DefaultWeights = Weights{BM25: 1, Dense: 0.5, Neighbors: 1.5, Mention: 2, Prior: 0.5, RRFK: 10, Depth: 200, NeighborDocs: 30}
+var DefaultWeights = Weights{BM25: 0.5, Dense: 0.25, Neighbors: 3, Mention: 2, Prior: 0.25, RRFK: 10, Depth: 200, NeighborDocs: 10}
 
 // ErrEmptyQuery is returned for a query with no text.
 var ErrEmptyQuery = errors.New("empty query")
@@ -125,21 +125,29 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 	for _, k := range q.Kinds {
 		kinds[k] = true
 	}
-	cand := func(row int) bool {
-		if excl[row] {
-			return false
+	// mask[r]: 1 candidate, 2 neighbour (a non-premise declaration that may
+	// vote), 0 neither (excluded, or a premise outside the filter).
+	mask := make([]uint8, len(ix.Docs))
+	for r := range mask {
+		switch {
+		case excl[r]:
+		case len(kinds) > 0 && kinds[ix.Docs[r].Kind], len(kinds) == 0 && (q.AllKinds || ix.premise[r]):
+			mask[r] = 1
+		case !ix.premise[r]:
+			mask[r] = 2
 		}
-		if len(kinds) > 0 {
-			return kinds[ix.Docs[row].Kind]
-		}
-		return q.AllKinds || ix.premise[row]
 	}
+	cand := func(row int) bool { return mask[row] == 1 }
 	text := q.Text
 	if q.Formal != "" {
 		text += "\n" + q.Formal
 	}
+	nn := 0
+	if q.Mode == ModeBest && w.Neighbors > 0 {
+		nn = w.NeighborDocs
+	}
 	needDense := q.Mode == ModeDense || q.Mode == ModeHybrid || (q.Mode == ModeBest && (w.Dense > 0 || w.Neighbors > 0))
-	needBM25 := q.Mode == ModeBM25 || q.Mode == ModeHybrid || q.Mode == ModeBest
+	needBM25 := q.Mode == ModeBM25 || q.Mode == ModeHybrid || (q.Mode == ModeBest && (w.BM25 > 0 || w.Neighbors > 0))
 	var lists []rankedList
 	var denseC, denseN []scored
 	if needDense {
@@ -150,26 +158,14 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 		if err != nil {
 			return nil, fmt.Errorf("encode query: %w", err)
 		}
-		denseC, denseN = ix.denseScan(vs[0], depth, w.NeighborDocs, cand, excl)
+		denseC, denseN = ix.denseScan(vs[0], depth, nn, mask)
 	}
 	var bmC, bmN []scored
 	if needBM25 {
-		premiseOnly := 0
-		if !q.AllKinds && len(kinds) == 0 {
-			premiseOnly = 1
-		}
 		var err error
-		bmC, err = ix.bm25.search(ctx, text, depth+len(excl)+len(ix.Docs)*0, premiseOnly)
+		bmC, bmN, err = ix.lexical(ctx, text, depth, nn, mask, len(kinds) > 0 || q.AllKinds, excl)
 		if err != nil {
-			return nil, fmt.Errorf("bm25: %w", err)
-		}
-		bmC = filterScored(bmC, cand, depth)
-		if q.Mode == ModeBest && w.Neighbors > 0 {
-			bmN, err = ix.bm25.search(ctx, text, w.NeighborDocs+len(excl), -1)
-			if err != nil {
-				return nil, fmt.Errorf("bm25: %w", err)
-			}
-			bmN = filterScored(bmN, func(r int) bool { return !excl[r] }, w.NeighborDocs)
+			return nil, err
 		}
 	}
 	switch q.Mode {
@@ -220,21 +216,71 @@ func rowsOf(s []scored) []int {
 	return out
 }
 
-// denseScan scores every row once; candidates go to one top list, other
-// (non-excluded) rows to the neighbour list.
-func (ix *Index) denseScan(qv []float32, n, nn int, cand func(int) bool, excl map[int]bool) (c, nb []scored) {
+// denseScan scores every row once; candidates (mask 1) go to one top list,
+// neighbours (mask 2) to the other.
+func (ix *Index) denseScan(qv []float32, n, nn int, mask []uint8) (c, nb []scored) {
 	tc, tn := newTopK(n), newTopK(max(nn, 1))
 	d := ix.dense
 	dim := d.Dim
-	for r := 0; r < d.Rows; r++ {
+	for r, m := range mask {
+		if m == 0 || (m == 2 && nn == 0) {
+			continue
+		}
 		s := DotSIMD(qv, d.Vecs[r*dim:(r+1)*dim:(r+1)*dim])
-		if cand(r) {
+		if m == 1 {
 			tc.add(r, s)
-		} else if !excl[r] && !ix.premise[r] {
+		} else {
 			tn.add(r, s)
 		}
 	}
+	if nn == 0 {
+		return tc.sorted(), nil
+	}
 	return tc.sorted(), tn.sorted()
+}
+
+// lexical runs BM25 once over all documents and splits the hits like
+// denseScan. With the bleve engine it asks bleve (slower on large corpora).
+func (ix *Index) lexical(ctx context.Context, text string, n, nn int, mask []uint8, custom bool, excl map[int]bool) (c, nb []scored, err error) {
+	if ix.post == nil {
+		premiseOnly := 1
+		if custom {
+			premiseOnly = 0
+		}
+		c, err = ix.bm25.search(ctx, text, n+len(excl)+10000*btoi(custom), premiseOnly)
+		if err != nil {
+			return nil, nil, fmt.Errorf("bm25: %w", err)
+		}
+		c = filterScored(c, func(r int) bool { return mask[r] == 1 }, n)
+		if nn > 0 {
+			nb, err = ix.bm25.search(ctx, text, nn+len(excl), -1)
+			if err != nil {
+				return nil, nil, fmt.Errorf("bm25: %w", err)
+			}
+			nb = filterScored(nb, func(r int) bool { return mask[r] == 2 }, nn)
+		}
+		return c, nb, nil
+	}
+	tc, tn := newTopK(n), newTopK(max(nn, 1))
+	ix.post.Score(text, func(r int, s float32) {
+		switch mask[r] {
+		case 1:
+			tc.add(r, s)
+		case 2:
+			tn.add(r, s)
+		}
+	})
+	if nn == 0 {
+		return tc.sorted(), nil, nil
+	}
+	return tc.sorted(), tn.sorted(), nil
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // neighborVote: declarations similar to the query vote for their statement
@@ -310,16 +356,33 @@ func (ix *Index) mentions(text string, cand func(int) bool) []int {
 	return append(append(exact, suffix...), prefix...)
 }
 
-// priorList ranks candidates by how many statements use them.
+// priorList ranks candidates by how many statements use them, not counting
+// the excluded declarations. ix.priorOrder is precomputed at Open; only the
+// head of it is re-ranked after discounting the excluded declarations' uses.
 func (ix *Index) priorList(cand func(int) bool, exclude []string, n int) []int {
 	m := map[int]float64{}
-	for p := range ix.usage {
-		r, ok := ix.byName[p]
-		if !ok || !cand(r) {
-			continue
+	for _, r := range ix.priorOrder {
+		if len(m) >= n+len(exclude)*8 {
+			break
 		}
-		if c := ix.UsageCount(p, exclude); c > 0 {
-			m[r] = float64(c)
+		if cand(r) {
+			m[r] = float64(len(ix.usage[ix.Docs[r].Name]))
+		}
+	}
+	for _, e := range exclude {
+		if i, ok := ix.byName[e]; ok {
+			for _, dep := range ix.Docs[i].Deps {
+				if r, ok := ix.byName[dep]; ok {
+					if _, in := m[r]; in {
+						m[r] = float64(ix.UsageCount(dep, exclude))
+					}
+				}
+			}
+		}
+	}
+	for r, c := range m {
+		if c <= 0 {
+			delete(m, r)
 		}
 	}
 	return topRows(m, n)

@@ -1,0 +1,116 @@
+package index
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"runtime"
+	"testing"
+	"time"
+)
+
+func BenchmarkDot(b *testing.B) {
+	for _, n := range []int{256, 1024} {
+		x, y := make([]float32, n), make([]float32, n)
+		for i := range x {
+			x[i], y[i] = rand.Float32(), rand.Float32()
+		}
+		b.Run(fmt.Sprintf("simd/%d", n), func(b *testing.B) {
+			var s float32
+			for b.Loop() {
+				s += DotSIMD(x, y)
+			}
+			_ = s
+		})
+		b.Run(fmt.Sprintf("loop/%d", n), func(b *testing.B) {
+			var s float32
+			for b.Loop() {
+				s += DotLoop(x, y)
+			}
+			_ = s
+		})
+	}
+}
+
+// BenchmarkDenseScan is one exact query over 250k × 256 vectors (the size of
+// a Mathlib index), and a batch of 8 queries in one pass.
+func BenchmarkDenseScan(b *testing.B) {
+	const rows, dim = 250_000, 256
+	d := &DenseStore{Rows: rows, Dim: dim, Vecs: make([]float32, rows*dim)}
+	for i := range d.Vecs {
+		d.Vecs[i] = rand.Float32() - 0.5
+	}
+	qs := make([][]float32, 8)
+	for i := range qs {
+		qs[i] = d.Vecs[i*dim : (i+1)*dim]
+	}
+	b.Run("1", func(b *testing.B) {
+		for b.Loop() {
+			d.SearchBatch(qs[:1], 100, nil)
+		}
+	})
+	b.Run("batch8", func(b *testing.B) {
+		for b.Loop() {
+			d.SearchBatch(qs, 100, nil)
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/8/1e6, "ms/query")
+	})
+}
+
+// BenchmarkWorkspaceSearch measures queries against a real index:
+// DRIFTKIT_BENCH_WS=/path/to/ws DRIFTKIT_BENCH_FILE=bench.jsonl go test -bench WorkspaceSearch -cpu 1 ./index
+// It reports p50/p90 latency per mode over the benchmark's informal statements.
+func BenchmarkWorkspaceSearch(b *testing.B) {
+	ws, bf := os.Getenv("DRIFTKIT_BENCH_WS"), os.Getenv("DRIFTKIT_BENCH_FILE")
+	if ws == "" || bf == "" {
+		b.Skip("set DRIFTKIT_BENCH_WS and DRIFTKIT_BENCH_FILE")
+	}
+	var ms0 runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&ms0)
+	ix, err := Open(ws, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer ix.Close()
+	var ms1 runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&ms1)
+	items, err := ReadBenchFile(bf)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Logf("index heap %.0f MB (%d docs)", float64(ms1.HeapAlloc-ms0.HeapAlloc)/1e6, len(ix.Docs))
+	for _, m := range []Mode{ModeBM25, ModeDense, ModeHybrid, ModeBest} {
+		b.Run(string(m), func(b *testing.B) {
+			var lat []time.Duration
+			i := 0
+			for b.Loop() {
+				it := items[i%len(items)]
+				i++
+				t0 := time.Now()
+				if _, err := ix.Search(context.Background(), Query{Text: it.InformalStmt, K: 100, Mode: m, Exclude: []string{it.FullName}}); err != nil {
+					b.Fatal(err)
+				}
+				lat = append(lat, time.Since(t0))
+			}
+			p50, p90 := percentile(lat, 50), percentile(lat, 90)
+			b.ReportMetric(float64(p50.Microseconds())/1000, "p50-ms")
+			b.ReportMetric(float64(p90.Microseconds())/1000, "p90-ms")
+		})
+	}
+}
+
+func percentile(d []time.Duration, p int) time.Duration {
+	s := append([]time.Duration(nil), d...)
+	for i := 1; i < len(s); i++ {
+		for j := i; j > 0 && s[j] < s[j-1]; j-- {
+			s[j], s[j-1] = s[j-1], s[j]
+		}
+	}
+	if len(s) == 0 {
+		return 0
+	}
+	return s[(len(s)-1)*p/100]
+}
