@@ -208,7 +208,9 @@ func LoadPostings(path string) (*Postings, error) {
 	}
 	defer f.Close()
 	r := bufio.NewReaderSize(f, 1<<20)
-	bad := func(e error) error { return &dataset.FileError{Path: path, Row: -1, Err: fmt.Errorf("%w: bm25 postings: %v", ErrStale, e)} }
+	bad := func(e error) error {
+		return &dataset.FileError{Path: path, Row: -1, Err: fmt.Errorf("%w: bm25 postings: %v", ErrStale, e)}
+	}
 	magic := make([]byte, len(postingsMagic))
 	if _, err := io.ReadFull(r, magic); err != nil || string(magic) != postingsMagic {
 		return nil, bad(errors.New("bad magic"))
