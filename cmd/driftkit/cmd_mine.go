@@ -85,14 +85,14 @@ func init() {
 			RangeLo: lo, RangeHi: hi, Negatives: *negatives, Seed: *seed, ValidFrac: *validFrac, TestFrac: *testFrac,
 			Exclude: exclude, Workers: *workers, Limit: *limit, Force: *force}
 		if !*noIndex {
-			ix, err := index.Open(ws.Dir, nil)
+			ix, closeIx, err := openIndex(ctx, ws.Dir, m == index.ModeBM25)
 			if errors.Is(err, index.ErrNoIndex) {
 				return fmt.Errorf("%w (or pass --no-index for random negatives)", err)
 			}
 			if err != nil {
 				return err
 			}
-			defer ix.Close()
+			defer closeIx()
 			label := ix.Manifest.Encoder
 			if ix.Manifest.EncoderFallback {
 				label += " (fallback)"

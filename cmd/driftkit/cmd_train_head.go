@@ -1,0 +1,83 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/driftkit/driftkit/dataset"
+	"github.com/driftkit/driftkit/index"
+	"github.com/driftkit/driftkit/train"
+)
+
+func init() {
+	registerSub("train", &command{name: "head", short: "projection head over frozen embeddings", run: func(ctx context.Context, args []string) error {
+		fs := newFlags("train head", "--ws WS [--encoder hash|openai] [flags]",
+			"Trains a projection head (Gorgonia) on frozen embeddings of the pairs' queries and the index's documents:\n"+
+				"InfoNCE with a temperature, in-batch negatives plus the mined hard negatives, Adam, early stopping on\n"+
+				"the valid split's recall@k. Writes WS/head/ (config.json, query.npy, document.npy, log.jsonl).\n"+
+				"The embeddings are the workspace index's (vectors.npy and its query encoder): --encoder only checks\n"+
+				"that the index was built with that encoder (rebuild it with `driftkit index --encoder X` to change).")
+		wsDir := fs.String("ws", "", "workspace folder")
+		encName := fs.String("encoder", "", "expected index encoder: hash or openai (default: whatever the index uses)")
+		d := train.DefaultOptions()
+		outDim := fs.Int("out-dim", d.OutDim, "output dimension of the head")
+		tied := fs.Bool("tied", false, "one projection for queries and documents (default: separate)")
+		temp := fs.Float64("temperature", d.Temperature, "InfoNCE temperature")
+		lr := fs.Float64("lr", d.LearnRate, "Adam learning rate")
+		batch := fs.Int("batch", d.BatchSize, "queries per batch (in-batch negatives)")
+		group := fs.Int("group", d.GroupSize, "passages per query: 1 positive + group-1 mined negatives")
+		epochs := fs.Int("epochs", d.Epochs, "maximum epochs")
+		patience := fs.Int("patience", d.Patience, "evaluations without improvement before stopping")
+		evalEvery := fs.Int("eval-every", 0, "evaluate every N steps (0: once per epoch)")
+		k := fs.Int("k", d.K, "recall@k used for early stopping")
+		validMax := fs.Int("valid-max", d.ValidMax, "evaluate on at most this many valid queries")
+		seed := fs.Uint64("seed", d.Seed, "seed of initialisation and sampling")
+		allKinds := fs.Bool("all-kinds", false, "train against every index document, not only premise candidates")
+		force := fs.Bool("force", false, "replace a head the manifest does not know")
+		if err := parseFlags(fs, args); err != nil {
+			return err
+		}
+		if *wsDir == "" {
+			fs.Usage()
+			return errUsage
+		}
+		ws, err := dataset.Open(*wsDir)
+		if err != nil {
+			return err
+		}
+		ix, closeIx, err := openIndex(ctx, ws.Dir, false)
+		if err != nil {
+			return err
+		}
+		defer closeIx()
+		if *encName != "" && *encName != index.EncoderHash && *encName != index.EncoderOpenAI {
+			return fmt.Errorf("%w: --encoder %q (hash or openai)", errUsage, *encName)
+		}
+		if *encName != "" && !strings.HasPrefix(ix.Manifest.Encoder, *encName) {
+			return fmt.Errorf("the index was built with the %s encoder, not %s: run `driftkit index --ws %s --encoder %s` first",
+				ix.Manifest.Encoder, *encName, ws.Dir, *encName)
+		}
+		res, err := train.TrainWorkspace(ctx, ws, ix, train.WorkspaceOptions{Options: train.Options{
+			OutDim: *outDim, Tied: *tied, Temperature: *temp, LearnRate: *lr, BatchSize: *batch, GroupSize: *group,
+			Epochs: *epochs, Patience: *patience, EvalEvery: *evalEvery, K: *k, ValidMax: *validMax, Seed: *seed},
+			AllKinds: *allKinds, Force: *force})
+		if err != nil {
+			return err
+		}
+		label := res.Encoder
+		if res.EncoderFallback {
+			label += " (offline fallback encoder)"
+		}
+		fmt.Printf("trained head %s on %s: %d train / %d valid queries, %d documents, %d steps in %.1fs (%s)\n",
+			res.Head.ID(), label, res.Train, res.Valid, res.Docs, res.Steps, res.Seconds, res.StopReason)
+		fmt.Printf("valid R@%d: raw embeddings %.4f, initial projection %.4f, trained head %.4f (epoch %d)\n",
+			*k, res.BaselineRecall, res.InitialRecall, res.BestRecall, res.BestEpoch)
+		for _, e := range res.Log {
+			fmt.Printf("  epoch %2d step %6d  loss %.4f  R@%d %.4f  MRR %.4f%s\n", e.Epoch, e.Step, e.TrainLoss, e.K, e.ValidRecall, e.ValidMRR,
+				map[bool]string{true: "  *", false: ""}[e.Best])
+		}
+		fmt.Printf("wrote %s\n", res.Dir)
+		return nil
+	}})
+}

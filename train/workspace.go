@@ -1,0 +1,233 @@
+package train
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/driftkit/driftkit/dataset"
+	"github.com/driftkit/driftkit/index"
+	"github.com/driftkit/driftkit/internal/progress"
+	"github.com/driftkit/driftkit/train/head"
+)
+
+// WorkspaceOptions configure TrainWorkspace.
+type WorkspaceOptions struct {
+	Options
+	// AllKinds trains on every index document, not only premise candidates.
+	AllKinds bool
+	// EncodeBatch is the number of queries per Encode call (default 256).
+	EncodeBatch int
+	Force       bool
+}
+
+// WorkspaceResult is what TrainWorkspace did.
+type WorkspaceResult struct {
+	*Result
+	Head                *head.Head
+	Dir                 string
+	Train, Valid        int
+	DroppedNoPositive   int
+	Docs                int
+	EncodeSeconds       float64
+	Encoder             string
+	EncoderFallback     bool
+	MissingNames        int
+	PairsWithoutNegs    int
+	QueriesPerSecEncode float64
+}
+
+// EncoderID names the embeddings an index holds, for the head's config and
+// the check that a head fits an index: "<encoder>[:<model>]:<dims>".
+func EncoderID(m *index.Manifest) string {
+	id := m.Encoder
+	if m.Model != "" && !strings.Contains(id, m.Model) {
+		id += ":" + m.Model
+	}
+	return fmt.Sprintf("%s:%d", id, m.Dims)
+}
+
+// TrainWorkspace trains a head on the workspace's pairs.parquet over the
+// frozen embeddings of its index (documents from index/vectors.npy, queries
+// through ix's encoder) and writes WS/head/. ix must be the workspace's index,
+// opened with dense vectors.
+func TrainWorkspace(ctx context.Context, ws *dataset.Workspace, ix *index.Index, opts WorkspaceOptions) (*WorkspaceResult, error) {
+	opts.fill()
+	if opts.EncodeBatch <= 0 {
+		opts.EncodeBatch = 256
+	}
+	rel := func(n string) string { return filepath.ToSlash(filepath.Join(dataset.HeadDir, n)) }
+	if err := ws.GuardOutputs(opts.Force, rel(head.ConfigFile), rel(head.QueryWeightsFile), rel(head.DocumentWeightsFile), rel(head.LogFile)); err != nil {
+		return nil, err
+	}
+	if !ws.Has(dataset.PairsFile) {
+		return nil, fmt.Errorf("%s: no pairs (run `driftkit mine --ws %s` first)", ws.Path(dataset.PairsFile), ws.Dir)
+	}
+	enc := ix.Encoder()
+	if enc == nil {
+		return nil, fmt.Errorf("index opened without dense vectors: the head needs them")
+	}
+	man := ix.Manifest
+	res := &WorkspaceResult{Dir: ws.Path(dataset.HeadDir), Encoder: EncoderID(&man), EncoderFallback: man.EncoderFallback}
+	params := map[string]any{"out_dim": opts.OutDim, "tied": opts.Tied, "temperature": opts.Temperature, "lr": opts.LearnRate,
+		"batch_size": opts.BatchSize, "group_size": opts.GroupSize, "epochs": opts.Epochs, "patience": opts.Patience,
+		"eval_every": opts.EvalEvery, "k": opts.K, "valid_max": opts.ValidMax, "seed": opts.Seed, "all_kinds": opts.AllKinds,
+		"encoder": res.Encoder}
+	run := ws.StartRun("train head", params)
+	for _, n := range []string{dataset.PairsFile, filepath.Join(dataset.IndexDir, index.ManifestName), filepath.Join(dataset.IndexDir, index.VectorsName)} {
+		if err := run.Input(n); err != nil {
+			return nil, err
+		}
+	}
+
+	// Documents: the index's raw vectors of the candidates.
+	t0 := time.Now()
+	vecs, rows, dim, err := index.ReadNPY(ws.Path(dataset.IndexDir, index.VectorsName))
+	if err != nil {
+		return nil, err
+	}
+	if rows != len(ix.Docs) || dim != enc.Dim() {
+		return nil, fmt.Errorf("%s: (%d, %d) vectors for %d documents and a %d-dimensional encoder: %w",
+			ws.Path(dataset.IndexDir, index.VectorsName), rows, dim, len(ix.Docs), enc.Dim(), index.ErrStale)
+	}
+	d := &Data{InDim: dim}
+	docIdx := map[string]int32{}
+	for r, doc := range ix.Docs {
+		if !opts.AllKinds && !dataset.IsPremiseKind(doc.Kind) {
+			continue
+		}
+		docIdx[doc.Name] = int32(d.NumDocs)
+		d.Docs = append(d.Docs, vecs[r*dim:(r+1)*dim]...)
+		d.NumDocs++
+	}
+	vecs = nil
+	res.Docs = d.NumDocs
+
+	// Queries.
+	pairs, err := dataset.ReadTable[dataset.Pair](ws.Path(dataset.PairsFile))
+	if err != nil {
+		return nil, err
+	}
+	var texts []string
+	var exs []Example
+	var splits []string
+	for _, p := range pairs {
+		ex := Example{ID: p.QueryID}
+		for _, n := range p.Positives {
+			if i, ok := docIdx[n]; ok {
+				ex.Pos = append(ex.Pos, i)
+			} else {
+				res.MissingNames++
+			}
+		}
+		for _, n := range p.Negatives {
+			if i, ok := docIdx[n]; ok {
+				ex.Neg = append(ex.Neg, i)
+			} else {
+				res.MissingNames++
+			}
+		}
+		if len(ex.Pos) == 0 {
+			res.DroppedNoPositive++
+			continue
+		}
+		if len(ex.Neg) == 0 {
+			res.PairsWithoutNegs++
+		}
+		exs = append(exs, ex)
+		texts = append(texts, p.Query)
+		splits = append(splits, p.Split)
+	}
+	run.Phase("load", time.Since(t0))
+	t0 = time.Now()
+	bar := progress.New("encode queries", int64(len(texts)))
+	for s := 0; s < len(texts); s += opts.EncodeBatch {
+		if err := ctx.Err(); err != nil {
+			bar.Finish()
+			return nil, err
+		}
+		e := min(s+opts.EncodeBatch, len(texts))
+		vs, err := enc.Encode(ctx, texts[s:e])
+		if err != nil {
+			bar.Finish()
+			return nil, fmt.Errorf("encode queries: %w", err)
+		}
+		for i, v := range vs {
+			exs[s+i].Query = v
+		}
+		bar.Add(e - s)
+	}
+	bar.Finish()
+	res.EncodeSeconds = time.Since(t0).Seconds()
+	run.Phase("encode_queries", time.Since(t0))
+	for i, ex := range exs {
+		switch splits[i] {
+		case dataset.SplitTrain:
+			d.Train = append(d.Train, ex)
+		case dataset.SplitValid:
+			d.Valid = append(d.Valid, ex)
+		}
+	}
+	res.Train, res.Valid = len(d.Train), len(d.Valid)
+
+	// Train, logging as we go.
+	var logBuf bytes.Buffer
+	t0 = time.Now()
+	r, err := Train(ctx, d, opts.Options, func(e LogEntry) {
+		b, _ := json.Marshal(e)
+		logBuf.Write(append(b, '\n'))
+	})
+	if err != nil {
+		return nil, err
+	}
+	run.Phase("train", time.Since(t0))
+	res.Result = r
+	cfg := head.Config{InDim: dim, OutDim: opts.OutDim, Tied: opts.Tied, Encoder: res.Encoder, EncoderFallback: man.EncoderFallback,
+		Temperature: opts.Temperature, Training: map[string]any{
+			"pairs_train": res.Train, "pairs_valid": res.Valid, "documents": res.Docs, "epochs_run": lastEpoch(r),
+			"best_epoch": r.BestEpoch, "best_step": r.BestStep, "stop": r.StopReason, "k": opts.K,
+			"valid_recall_raw": r.BaselineRecall, "valid_recall_initial": r.InitialRecall, "valid_recall_best": r.BestRecall,
+			"valid_mrr_raw": r.BaselineMRR, "seconds": r.Seconds, "params": params, "index_corpus_sha256": man.CorpusSHA256}}
+	h, err := head.New(cfg, r.Q, r.D)
+	if err != nil {
+		return nil, err
+	}
+	dir := ws.Path(dataset.HeadDir)
+	if err := dataset.WriteFileAtomic(filepath.Join(dir, head.LogFile), logBuf.Bytes()); err != nil {
+		return nil, err
+	}
+	if err := h.Save(dir); err != nil {
+		return nil, err
+	}
+	res.Head = h
+	outs := []string{head.QueryWeightsFile, head.ConfigFile, head.LogFile}
+	if !opts.Tied {
+		outs = append(outs, head.DocumentWeightsFile)
+	}
+	for _, n := range outs {
+		if err := run.Output(rel(n), 0); err != nil {
+			return nil, err
+		}
+	}
+	run.Count("train", int64(res.Train))
+	run.Count("valid", int64(res.Valid))
+	run.Count("documents", int64(res.Docs))
+	run.Count("dropped_no_positive", int64(res.DroppedNoPositive))
+	run.Count("steps", int64(r.Steps))
+	run.Note(fmt.Sprintf("head %s: valid R@%d %.4f raw → %.4f with the head (best epoch %d, %s)", h.ID(), opts.K, r.BaselineRecall, r.BestRecall, r.BestEpoch, r.StopReason))
+	if man.EncoderFallback {
+		run.Note("trained on the offline hash encoder (fallback), not a semantic model")
+	}
+	return res, run.Finish()
+}
+
+func lastEpoch(r *Result) int {
+	if len(r.Log) == 0 {
+		return 0
+	}
+	return r.Log[len(r.Log)-1].Epoch
+}
