@@ -129,32 +129,47 @@ func (p *Postings) idf(t int32) float32 {
 // scoreBuf is a per-query accumulator reused through a pool.
 type scoreBuf struct {
 	s       []float32
+	hits    []uint16
 	touched []uint32
 }
 
 // Score runs fn(doc, score) for every document matching a term of text.
+// Scoring follows bleve's BM25 disjunction so that both engines rank alike:
+// each query token (repeats included) adds idf²·tf-weight, and the sum is
+// multiplied by the coordination factor matched tokens / query tokens, which
+// favours documents that match many of the query's words.
 func (p *Postings) Score(text string, fn func(doc int, score float32)) {
 	buf, _ := p.pool.Get().(*scoreBuf)
 	if buf == nil || len(buf.s) != p.n {
-		buf = &scoreBuf{s: make([]float32, p.n)}
+		buf = &scoreBuf{s: make([]float32, p.n), hits: make([]uint16, p.n)}
 	}
-	for t := range analyzeTerms(p.an, text) {
+	terms := analyzeTerms(p.an, text)
+	total := 0
+	for _, c := range terms {
+		total += c
+	}
+	for t, qtf := range terms {
 		id, ok := p.terms[t]
 		if !ok {
 			continue
 		}
-		w := p.idf(id)
+		// bleve multiplies by the query weight too (idf again, Lucene style).
+		idf := p.idf(id)
+		w := idf * idf * float32(qtf)
 		docs, wts := p.docs[p.off[id]:p.off[id+1]], p.wts[p.off[id]:p.off[id+1]]
 		for j, d := range docs {
-			if buf.s[d] == 0 {
+			if buf.hits[d] == 0 {
 				buf.touched = append(buf.touched, d)
 			}
 			buf.s[d] += w * wts[j]
+			buf.hits[d] += uint16(qtf)
 		}
 	}
+	inv := 1 / float32(max(total, 1))
 	for _, d := range buf.touched {
-		fn(int(d), buf.s[d])
+		fn(int(d), buf.s[d]*float32(buf.hits[d])*inv)
 		buf.s[d] = 0
+		buf.hits[d] = 0
 	}
 	buf.touched = buf.touched[:0]
 	p.pool.Put(buf)

@@ -29,6 +29,7 @@ func runEvalRetrieval(ctx context.Context, args []string) error {
 	allKinds := fs.Bool("all-kinds", false, "rank theorems and instances too")
 	useFormal := fs.Bool("use-formal", false, "also give the searcher formal_stmt (not available when autoformalizing)")
 	weights := fs.String("weights", "", "JSON weights for mode best (advanced)")
+	engine := fs.String("bm25-engine", "mem", "BM25 engine: mem (in-memory postings, fast) or bleve (the bleve index)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -56,11 +57,11 @@ func runEvalRetrieval(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	ix, err := index.Open(*wsDir, &index.OpenOptions{NoDense: m == index.ModeBM25})
+	ix, closeIx, err := openIndexWith(ctx, *wsDir, index.OpenOptions{NoDense: m == index.ModeBM25, BleveBM25: *engine == "bleve"})
 	if err != nil {
 		return err
 	}
-	defer ix.Close()
+	defer closeIx()
 	opts := index.EvalOptions{Ks: kl, Mode: m, AllKinds: *allKinds, UseFormal: *useFormal, Weights: w, BenchLabel: *bench}
 	var pf *dataset.AtomicFile
 	if *perItem != "" {

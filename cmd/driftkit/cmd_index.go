@@ -9,6 +9,7 @@ import (
 
 	"github.com/driftkit/driftkit/dataset"
 	"github.com/driftkit/driftkit/index"
+	"github.com/driftkit/driftkit/llm"
 )
 
 func init() {
@@ -24,11 +25,11 @@ func runIndex(ctx context.Context, args []string) error {
 	wsDir := fs.String("ws", "", "workspace folder")
 	enc := fs.String("encoder", index.EncoderHash, "hash (built in, offline) or openai")
 	dim := fs.Int("dim", index.DefaultHashDim, "hash encoder dimension")
-	model := fs.String("model", "bge-m3", "embedding model (openai encoder)")
-	baseURL := fs.String("base-url", "", "endpoint base URL (default $OPENAI_BASE_URL)")
 	batch := fs.Int("batch", 64, "texts per /v1/embeddings request (openai encoder)")
-	conc := fs.Int("concurrency", 4, "requests in flight (openai encoder)")
 	maxChars := fs.Int("max-chars", 8000, "truncate documents to this many characters before embedding (openai encoder)")
+	lc := llm.ConfigFromEnv()
+	lc.Model = "bge-m3"
+	lc.RegisterFlags(fs)
 	force := fs.Bool("force", false, "replace index files the manifest does not know")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -45,15 +46,11 @@ func runIndex(ctx context.Context, args []string) error {
 	switch *enc {
 	case index.EncoderHash:
 	case index.EncoderOpenAI:
-		cfg := index.OpenAIConfigFromEnv()
-		if *baseURL != "" {
-			cfg.BaseURL = *baseURL
-		}
-		cfg.Model, cfg.BatchSize, cfg.Concurrency, cfg.MaxChars = *model, *batch, *conc, *maxChars
-		e, err := index.NewOpenAIEncoder(ctx, cfg)
+		e, closeFn, err := newOpenAIEncoder(ctx, lc, *batch, *maxChars, 0)
 		if err != nil {
 			return err
 		}
+		defer closeFn()
 		opts.Encoder = e
 	default:
 		return fmt.Errorf("%w: --encoder %q (hash or openai)", errUsage, *enc)
@@ -92,4 +89,59 @@ func parseWeights(s string) (*index.Weights, error) {
 		return nil, fmt.Errorf("--weights: %w", err)
 	}
 	return &w, nil
+}
+
+// newOpenAIEncoder wires an llm.Client (retries, rate limits, timeouts) into
+// an index.OpenAIEncoder. dim 0 probes the endpoint.
+func newOpenAIEncoder(ctx context.Context, lc llm.Config, batch, maxChars, dim int) (*index.OpenAIEncoder, func(), error) {
+	if err := lc.Finalize(); err != nil {
+		return nil, nil, fmt.Errorf("%w: %v", errUsage, err)
+	}
+	c, err := llm.New(lc)
+	if err != nil {
+		return nil, nil, err
+	}
+	model := lc.Model
+	emb := index.EmbedderFunc(func(ctx context.Context, texts []string) ([][]float32, error) {
+		v, _, err := c.Embed(ctx, model, texts)
+		return v, err
+	})
+	e, err := index.NewOpenAIEncoder(ctx, emb, index.OpenAIConfig{Model: model, BaseURL: strings.Join(c.Config().BaseURLs, ","),
+		BatchSize: batch, Concurrency: c.Config().Concurrency, MaxChars: maxChars, Dim: dim})
+	if err != nil {
+		c.Close()
+		return nil, nil, err
+	}
+	return e, c.Close, nil
+}
+
+// openIndex opens WS/index, wiring a query encoder for an openai index from
+// the environment (OPENAI_BASE_URL, OPENAI_API_KEY) and the manifest's model.
+func openIndex(ctx context.Context, wsDir string, noDense bool) (*index.Index, func(), error) {
+	return openIndexWith(ctx, wsDir, index.OpenOptions{NoDense: noDense})
+}
+
+// openIndexWith is openIndex with all options.
+func openIndexWith(ctx context.Context, wsDir string, o index.OpenOptions) (*index.Index, func(), error) {
+	m, err := index.ReadManifest(wsDir)
+	if err != nil {
+		return nil, nil, err
+	}
+	opts := &o
+	closeFn := func() {}
+	if m.Encoder == index.EncoderOpenAI && !o.NoDense && o.Encoder == nil {
+		lc := llm.ConfigFromEnv()
+		lc.Model = m.Model
+		e, c, err := newOpenAIEncoder(ctx, lc, 64, m.MaxChars, m.Dims)
+		if err != nil {
+			return nil, nil, err
+		}
+		opts.Encoder, closeFn = e, c
+	}
+	ix, err := index.Open(wsDir, opts)
+	if err != nil {
+		closeFn()
+		return nil, nil, err
+	}
+	return ix, func() { ix.Close(); closeFn() }, nil
 }

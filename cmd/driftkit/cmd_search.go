@@ -28,6 +28,7 @@ func runSearch(ctx context.Context, args []string) error {
 	exclude := fs.String("exclude", "", "comma-separated names never to return")
 	formal := fs.String("formal", "", "optional formal statement to use as well")
 	weights := fs.String("weights", "", "JSON weights for mode best (advanced)")
+	engine := fs.String("bm25-engine", "mem", "BM25 engine: mem (in-memory postings, fast) or bleve (the bleve index)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -43,11 +44,11 @@ func runSearch(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	ix, err := index.Open(*wsDir, nil)
+	ix, closeIx, err := openIndexWith(ctx, *wsDir, index.OpenOptions{NoDense: m == index.ModeBM25, BleveBM25: *engine == "bleve"})
 	if err != nil {
 		return err
 	}
-	defer ix.Close()
+	defer closeIx()
 	q := index.Query{Text: strings.Join(fs.Args(), " "), Formal: *formal, K: *k, Mode: m, AllKinds: *allKinds, Weights: w}
 	if *kinds != "" {
 		q.Kinds = strings.Split(*kinds, ",")
