@@ -10,6 +10,12 @@ type Graph struct {
 	Dependents [][]int32 // reverse of Deps
 	Dropped    int       // edges removed to break cycles
 	Cyclic     int       // nodes in a cycle
+	// Height[v] is the number of nodes on the longest chain from v down to
+	// a node nothing depends on (1 for such a node): the scheduler starts
+	// the longest chains first. Depth is the longest chain of all, the
+	// least number of sequential request rounds.
+	Height []int32
+	Depth  int
 }
 
 // BuildGraph builds the graph of n nodes with names names and raw edges
@@ -40,7 +46,38 @@ func BuildGraph(names []string, adj [][]int32) *Graph {
 			g.Dependents[d] = append(g.Dependents[d], int32(v))
 		}
 	}
+	g.heights()
 	return g
+}
+
+// heights computes Height by peeling nodes without remaining dependents.
+func (g *Graph) heights() {
+	n := len(g.Deps)
+	g.Height = make([]int32, n)
+	left := make([]int32, n)
+	var queue []int32
+	for v := 0; v < n; v++ {
+		left[v] = int32(len(g.Dependents[v]))
+		if left[v] == 0 {
+			queue = append(queue, int32(v))
+		}
+	}
+	for len(queue) > 0 {
+		v := queue[0]
+		queue = queue[1:]
+		h := int32(1)
+		for _, w := range g.Dependents[v] {
+			h = max(h, g.Height[w]+1)
+		}
+		g.Height[v] = h
+		g.Depth = max(g.Depth, int(h))
+		for _, d := range g.Deps[v] {
+			left[d]--
+			if left[d] == 0 {
+				queue = append(queue, d)
+			}
+		}
+	}
 }
 
 // scc labels strongly connected components (Tarjan, iterative so that deep

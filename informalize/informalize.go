@@ -13,6 +13,7 @@
 package informalize
 
 import (
+	"container/heap"
 	"context"
 	"encoding/json"
 	"errors"
@@ -83,6 +84,7 @@ type Report struct {
 	// TornLines and BadLines are journal lines dropped on replay.
 	TornLines, BadLines     int
 	CycleEdges, CyclicNodes int
+	Depth                   int // longest dependency chain in the selection
 	PromptTokens            int64
 	CompletionTokens        int64
 	CostUSD                 float64
@@ -358,6 +360,7 @@ func (st *state) selectNodes() {
 	st.results = make([]Entry, len(st.sel))
 	st.rep.Selected = len(st.sel)
 	st.rep.CycleEdges, st.rep.CyclicNodes = st.graph.Dropped, st.graph.Cyclic
+	st.rep.Depth = st.graph.Depth
 }
 
 // bodyKinds get their source text in the prompt.
@@ -422,11 +425,11 @@ func (st *state) concurrency() int {
 func (st *state) schedule(ctx context.Context, h handler) error {
 	n := len(st.sel)
 	pending := make([]int32, n)
-	var ready []int32
+	ready := &readyQueue{height: st.graph.Height}
 	for v := 0; v < n; v++ {
 		pending[v] = int32(len(st.graph.Deps[v]))
 		if pending[v] == 0 {
-			ready = append(ready, int32(v))
+			heap.Push(ready, int32(v))
 		}
 	}
 	conc := st.concurrency()
@@ -448,15 +451,15 @@ func (st *state) schedule(ctx context.Context, h handler) error {
 	for remaining > 0 {
 		var send chan int32
 		var next int32
-		if len(ready) > 0 && fatal == nil && ctx.Err() == nil {
-			send, next = work, ready[0]
+		if ready.Len() > 0 && fatal == nil && ctx.Err() == nil {
+			send, next = work, ready.peek()
 		}
 		if send == nil && inflight == 0 {
 			break
 		}
 		select {
 		case send <- next:
-			ready = ready[1:]
+			heap.Pop(ready)
 			inflight++
 		case o := <-outs:
 			inflight--
@@ -506,7 +509,7 @@ func (st *state) schedule(ctx context.Context, h handler) error {
 				for _, w := range st.graph.Dependents[o.v] {
 					pending[w]--
 					if pending[w] == 0 {
-						ready = append(ready, w)
+						heap.Push(ready, w)
 					}
 				}
 			}
@@ -518,6 +521,30 @@ func (st *state) schedule(ctx context.Context, h handler) error {
 	}
 	return fatal
 }
+
+// readyQueue holds the nodes whose dependencies are done, longest remaining
+// chain first (critical-path scheduling), then selection order.
+type readyQueue struct {
+	height []int32
+	items  []int32
+}
+
+func (q *readyQueue) Len() int { return len(q.items) }
+func (q *readyQueue) Less(i, j int) bool {
+	a, b := q.items[i], q.items[j]
+	if q.height[a] != q.height[b] {
+		return q.height[a] > q.height[b]
+	}
+	return a < b
+}
+func (q *readyQueue) Swap(i, j int) { q.items[i], q.items[j] = q.items[j], q.items[i] }
+func (q *readyQueue) Push(x any)    { q.items = append(q.items, x.(int32)) }
+func (q *readyQueue) Pop() any {
+	x := q.items[len(q.items)-1]
+	q.items = q.items[:len(q.items)-1]
+	return x
+}
+func (q *readyQueue) peek() int32 { return q.items[0] }
 
 func (st *state) work(ctx context.Context, v int32, h handler) outcome {
 	if ctx.Err() != nil {
@@ -697,6 +724,7 @@ func (st *state) dryRun(ctx context.Context) (*Report, error) {
 		st.prov.Name(), st.prov.PromptVersion(), r.Declarations, r.Selected, r.Reused, r.Requested)
 	fmt.Fprintf(st.opts.Out, "estimated tokens: %d prompt + %d completion; estimated cost: $%.4f (at $%g/$%g per million tokens; repairs and retries extra)\n",
 		r.EstPromptTokens, r.EstCompletionTokens, r.EstCostUSD, st.opts.Prices.Prompt, st.opts.Prices.Completion)
+	fmt.Fprintf(st.opts.Out, "longest dependency chain: %d declarations (the least number of sequential request rounds)\n", r.Depth)
 	if r.CycleEdges > 0 {
 		fmt.Fprintf(st.opts.Out, "dependency cycles: %d declarations, %d edges ignored\n", r.CyclicNodes, r.CycleEdges)
 	}
