@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -201,7 +202,8 @@ func BatchOut(ctx context.Context, ws *dataset.Workspace, opts Options, dir stri
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	old, _ := filepath.Glob(filepath.Join(dir, batchPrefix+"*.jsonl"))
+	// Request shards of an earlier wave go; downloaded outputs stay.
+	old, _ := filepath.Glob(filepath.Join(dir, batchPrefix+"[0-9][0-9][0-9][0-9][0-9].jsonl"))
 	for _, f := range old {
 		if err := os.Remove(f); err != nil {
 			return nil, err
@@ -328,6 +330,7 @@ func Submit(ctx context.Context, ws *dataset.Workspace, opts Options, bo BatchOp
 	if !ok {
 		return nil, errors.New("batch mode needs the openai provider")
 	}
+	opts = opts.withDefaults()
 	if bo.Poll <= 0 {
 		bo.Poll = 30 * time.Second
 	}
@@ -344,12 +347,14 @@ func Submit(ctx context.Context, ws *dataset.Workspace, opts Options, bo BatchOp
 	}
 	oc := p.Client.OpenAI()
 	total := &Report{}
+	opts.Out = io.Discard // the waves' own summaries; the total is returned
 	for wave := 1; ; wave++ {
 		out, err := BatchOut(ctx, ws, opts, bo.Dir)
 		if err != nil {
 			return out, err
 		}
 		if out.BatchRequests == 0 {
+			out.Reused = max(0, out.Reused-total.Requested)
 			out.Requested, out.Failed, out.Failures = total.Requested, total.Failed, total.Failures
 			out.PromptTokens, out.CompletionTokens = total.PromptTokens, total.CompletionTokens
 			out.BatchRequests = total.BatchRequests
@@ -417,7 +422,7 @@ func runBatch(ctx context.Context, oc *openai.Client, shard string, bo BatchOpti
 				if err != nil {
 					return nil, err
 				}
-				name := shard + "." + *id + ".out"
+				name := strings.TrimSuffix(shard, ".jsonl") + "." + *id + ".out.jsonl"
 				if err := dataset.WriteFileAtomic(name, content); err != nil {
 					return nil, err
 				}

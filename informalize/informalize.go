@@ -85,6 +85,7 @@ type Report struct {
 	TornLines, BadLines     int
 	CycleEdges, CyclicNodes int
 	Depth                   int // longest dependency chain in the selection
+	Provider                string
 	PromptTokens            int64
 	CompletionTokens        int64
 	CostUSD                 float64
@@ -177,10 +178,7 @@ func Run(ctx context.Context, ws *dataset.Workspace, opts Options) (*Report, err
 	return st.rep, st.finish(rec)
 }
 
-func prepare(ws *dataset.Workspace, opts Options) (*state, error) {
-	if opts.Provider == nil {
-		return nil, errors.New("informalize: no provider")
-	}
+func (opts Options) withDefaults() Options {
 	if opts.Out == nil {
 		opts.Out = os.Stdout
 	}
@@ -190,7 +188,19 @@ func prepare(ws *dataset.Workspace, opts Options) (*state, error) {
 	if opts.EstCompletionTokens <= 0 {
 		opts.EstCompletionTokens = 120
 	}
-	st := &state{ws: ws, opts: opts, prov: opts.Provider, log: opts.Log, rep: &Report{}}
+	return opts
+}
+
+func prepare(ws *dataset.Workspace, opts Options) (*state, error) {
+	if opts.Provider == nil {
+		return nil, errors.New("informalize: no provider")
+	}
+	opts = opts.withDefaults()
+	prov := opts.Provider.Name()
+	if prov == "template" {
+		prov = "template, the offline fallback"
+	}
+	st := &state{ws: ws, opts: opts, prov: opts.Provider, log: opts.Log, rep: &Report{Provider: prov}}
 	if h, ok := opts.Provider.(interface{ FilesHash() string }); ok {
 		st.promptHash = h.FilesHash()
 	}
@@ -500,11 +510,13 @@ func (st *state) schedule(ctx context.Context, h handler) error {
 				}
 			}
 			bar.Add(1)
-			if p, ok := st.prov.(*LLM); ok {
+			if p, ok := st.prov.(*LLM); ok && !st.opts.DryRun {
 				sum = p.Client.Usage()
+				bar.Describe(fmt.Sprintf("new=%d reused=%d failed=%d retries=%d tok=%d+%d $%.4f",
+					st.rep.Requested, st.rep.Reused, st.rep.Failed, sum.Retries, sum.PromptTokens, sum.CompletionTokens, sum.CostUSD))
+			} else {
+				bar.Describe(fmt.Sprintf("new=%d reused=%d failed=%d", st.rep.Requested, st.rep.Reused, st.rep.Failed))
 			}
-			bar.Describe(fmt.Sprintf("new=%d reused=%d failed=%d tok=%d+%d $%.4f",
-				st.rep.Requested, st.rep.Reused, st.rep.Failed, sum.PromptTokens, sum.CompletionTokens, sum.CostUSD))
 			if release {
 				for _, w := range st.graph.Dependents[o.v] {
 					pending[w]--
@@ -734,8 +746,8 @@ func (st *state) dryRun(ctx context.Context) (*Report, error) {
 // Summary is a one-paragraph account of the run.
 func (r *Report) Summary() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "informalize: %d selected of %d declarations: %d new, %d reused, %d failed",
-		r.Selected, r.Declarations, r.Requested, r.Reused, r.Failed)
+	fmt.Fprintf(&b, "informalize (%s): %d selected of %d declarations: %d new, %d reused, %d failed",
+		r.Provider, r.Selected, r.Declarations, r.Requested, r.Reused, r.Failed)
 	if r.Deferred > 0 {
 		fmt.Fprintf(&b, ", %d waiting for batch results", r.Deferred)
 	}
