@@ -430,6 +430,7 @@ const decideRounds = 3
 // decide settles which instance variables declarations include and writes
 // their statement dependencies.
 func decide(ctx context.Context, workers int, t *Table, results []*fileResult) {
+	t.buildProviders(results)
 	for round := 0; round < decideRounds; round++ {
 		parallel(ctx, workers, len(results), func(_ *resolver, i int) {
 			for _, d := range results[i].decls {

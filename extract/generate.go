@@ -98,6 +98,7 @@ func (p *fileParser) decl(d *declSyntax, c Command) {
 		for _, fl := range d.fields {
 			loc.add(fl.name, "")
 		}
+		loc.binderEnd = d.valEnd
 		pd.sigRefs = f.collectRefs(d.sigStart, d.valEnd, loc, nil)
 		for _, e := range d.extends {
 			if h := f.typeHead(e[0], e[1]); h != "" {
@@ -105,8 +106,10 @@ func (p *fileParser) decl(d *declSyntax, c Command) {
 			}
 		}
 	} else {
+		loc.binderEnd = binEnd
 		pd.sigRefs = f.collectRefs(d.sigStart, d.sigEnd, loc, nil)
 	}
+	loc.binderEnd = -1
 	sigUsed := append([]bool(nil), loc.used...)
 	if !structural {
 		pd.bodyRefs = f.collectRefs(d.valStart, d.valEnd, loc, nil)
@@ -171,6 +174,7 @@ func (p *fileParser) decl(d *declSyntax, c Command) {
 			for _, o := range d.fields {
 				floc.add(o.name, "")
 			}
+			floc.binderEnd = fl.sigEnd
 			refs := append(append([]ref(nil), self...), f.collectRefs(fl.sigStart, fl.sigEnd, floc, nil)...)
 			g := gen(full+"."+fl.name, dataset.KindProjection, f.span(fl.sigStart, fl.sigEnd), fl.lineStart, fl.lineEnd, fl.doc, refs, fl.protected)
 			g.resultHead = f.resultHead(fl.sigStart, fl.sigEnd)
@@ -186,6 +190,7 @@ func (p *fileParser) decl(d *declSyntax, c Command) {
 					cloc.add(n, g.head)
 				}
 			}
+			cloc.binderEnd = ct.sigEnd
 			refs := append(append([]ref(nil), self...), f.collectRefs(ct.sigStart, ct.sigEnd, cloc, nil)...)
 			g := gen(full+"."+ct.name, dataset.KindConstructor, f.span(ct.sigStart, ct.sigEnd), ct.lineStart, ct.lineEnd, ct.doc, refs, ct.protected)
 			g.varRefs, g.condVars = pd.varRefs, pd.condVars
@@ -198,7 +203,9 @@ func (p *fileParser) decl(d *declSyntax, c Command) {
 				aloc.add(n, g.head)
 			}
 		}
+		aloc.binderEnd = a.sigEnd
 		refs := f.collectRefs(a.sigStart, a.sigEnd, aloc, nil)
+		aloc.binderEnd = -1
 		g := gen(full+"."+a.name, dataset.KindDefinition, f.span(a.sigStart, a.sigEnd), a.lineStart, a.lineEnd, a.doc, refs, false)
 		g.bodyRefs = f.collectRefs(a.valStart, a.valEnd, aloc, nil)
 		g.row.Code = f.span(a.nameIdx, a.valEnd)

@@ -6,8 +6,12 @@ import "strings"
 // field of a local whose type head is known (recv), or a notation symbol.
 type ref struct {
 	name string
-	recv string // type head (as written) of the local receiver; name is then the field
-	sym  bool   // a symbol or identifier that may be notation
+	// recv is the type head (as written) of the receiver of field notation,
+	// name then being the field path; "?" for an unknown receiver type and
+	// "=f" for the result type of the function f.
+	recv string
+	sym  bool // a symbol or identifier that may be notation
+	asc  bool // inside the type of an ascription (e : T): absent from elaborated statements
 }
 
 // localInfo describes a locally bound name.
@@ -20,10 +24,13 @@ type localInfo struct {
 type locals struct {
 	m    map[string]localInfo
 	used []bool // section variables mentioned
+	// binderEnd: parenthesised groups before this token index are binders,
+	// not ascriptions (the binders of a signature).
+	binderEnd int
 }
 
 func newLocals(nvars int) *locals {
-	return &locals{m: make(map[string]localInfo, 16), used: make([]bool, nvars)}
+	return &locals{m: make(map[string]localInfo, 16), used: make([]bool, nvars), binderEnd: -1}
 }
 
 func (l *locals) add(name, head string) {
@@ -118,15 +125,51 @@ func (f *file) collectRefs(i, j int, loc *locals, out []ref) []ref {
 	if j > len(f.toks) {
 		j = len(f.toks)
 	}
-	pattern := false // inside a `| pat =>` pattern
+	pattern := false           // inside a `| pat =>` pattern
+	binderEnd := loc.binderEnd // binder groups of the signature, ∀/∃/fun end here
+	var groups []int           // open '(' / '{' indices
+	var ascRanges [][2]int     // (colon, close) of ascriptions (e : T)
+	pendRecv, pendAt := "", -1 // receiver of the field after `(…).`
+	marked, prevAsc := len(out), false
 	for k := i; k < j; k++ {
+		// references appended in the previous step get its ascription flag
+		for ; marked < len(out); marked++ {
+			out[marked].asc = prevAsc
+		}
 		t := f.toks[k]
+		for len(ascRanges) > 0 && k >= ascRanges[len(ascRanges)-1][1] {
+			ascRanges = ascRanges[:len(ascRanges)-1]
+		}
+		inAsc := false
+		for _, r := range ascRanges {
+			if k > r[0] {
+				inAsc = true
+			}
+		}
+		prevAsc = inAsc
 		switch t.Kind {
 		case TokSymbol:
 			s := f.text(k)
 			switch {
+			case s == "(" || s == "{":
+				groups = append(groups, k)
+				if s == "(" && k > binderEnd {
+					if c, colon := f.groupColon(k, j); colon > 0 {
+						ascRanges = append(ascRanges, [2]int{colon, c})
+					}
+				}
+			case s == ")" || s == "}":
+				if len(groups) > 0 {
+					o := groups[len(groups)-1]
+					groups = groups[:len(groups)-1]
+					if k+2 < j && f.is(k+1, ".") && f.toks[k+1].Start == t.End && f.toks[k+2].Kind == TokIdent && f.toks[k+2].Start == f.toks[k+1].End {
+						pendRecv, pendAt = f.groupReceiver(o, k, loc), k+2
+					}
+				}
 			case binderSymbols[s]:
-				f.scanBinders(k+1, j, loc)
+				if e := f.scanBinders(k+1, j, loc); e > binderEnd {
+					binderEnd = e
+				}
 			case s == "|":
 				if t.Flags&FlagLineStart != 0 || f.is(k-1, "with") || f.is(k-1, "fun") {
 					pattern = true
@@ -160,7 +203,9 @@ func (f *file) collectRefs(i, j int, loc *locals, out []ref) []ref {
 		}
 		s := f.text(k)
 		if s == "fun" {
-			f.scanBinders(k+1, j, loc)
+			if e := f.scanBinders(k+1, j, loc); e > binderEnd {
+				binderEnd = e
+			}
 			continue
 		}
 		if nameIntro[s] && (anywhereIntro[s] || t.Flags&FlagLineStart != 0 || f.is(k-1, "by") || f.is(k-1, "·") ||
@@ -181,7 +226,9 @@ func (f *file) collectRefs(i, j int, loc *locals, out []ref) []ref {
 				if ps == "." {
 					// (e).field, x.1.field: field of an expression of unknown
 					// type; .ctor (anonymous constructor) is not resolvable here
-					if k >= 2 && f.toks[k-2].End == p.Start {
+					if pendAt == k && pendRecv != "" {
+						out = append(out, ref{name: s, recv: pendRecv, asc: inAsc})
+					} else if k >= 2 && f.toks[k-2].End == p.Start {
 						q := f.toks[k-2]
 						if q.Kind == TokNumber || q.Kind == TokIdent || (q.Kind == TokSymbol && isCloser(f.text(k-2))) {
 							field, _ := firstComponent(s)
@@ -224,9 +271,73 @@ func (f *file) collectRefs(i, j int, loc *locals, out []ref) []ref {
 	return out
 }
 
+// groupColon returns the closer of the group opened at k and the index of a
+// ':' at its top level (-1 if none).
+func (f *file) groupColon(k, j int) (int, int) {
+	depth := 0
+	colon := -1
+	for m := k; m < j; m++ {
+		if d := f.depthDelta(m); d != 0 {
+			depth += d
+			if depth == 0 {
+				return m, colon
+			}
+			continue
+		}
+		if depth == 1 && colon < 0 && f.is(m, ":") {
+			colon = m
+		}
+		if depth == 1 && f.is(m, ":=") {
+			return m, -1 // named argument (x := e)
+		}
+	}
+	return j, -1
+}
+
+// groupReceiver guesses the type of the parenthesised expression [o, c] for
+// field notation after it: an ascription's type, a local's type (with its
+// field path), a function's result type; "?" if unknown.
+func (f *file) groupReceiver(o, c int, loc *locals) string {
+	if f.is(o, "{") {
+		for m := o + 1; m < c; m++ {
+			if f.is(m, "|") {
+				return "Set"
+			}
+			if f.is(m, "//") {
+				return "Subtype"
+			}
+		}
+		return "?"
+	}
+	if _, colon := f.groupColon(o, c+1); colon > 0 {
+		if h := f.typeHead(colon+1, c); h != "" {
+			return h
+		}
+		return "?"
+	}
+	if o+1 < c && f.toks[o+1].Kind == TokIdent {
+		s := f.text(o + 1)
+		if termKeywords[s] {
+			return "?"
+		}
+		head, rest := firstComponent(s)
+		if li, ok := loc.m[head]; ok {
+			if li.head != "" && rest == "" {
+				return li.head
+			}
+			if li.head != "" {
+				return "=" + li.head + "." + rest
+			}
+			return "?"
+		}
+		return "=" + s
+	}
+	return "?"
+}
+
 // scanBinders registers the names bound by a binder list starting at k (after
-// fun/∀/∃/…), up to ',' / '=>' / '↦' at depth 0.
-func (f *file) scanBinders(k, j int, loc *locals) {
+// fun/∀/∃/…), up to ',' / '=>' / '↦' at depth 0, and returns where it ends.
+func (f *file) scanBinders(k, j int, loc *locals) int {
 	depth := 0
 	colon := make([]bool, 1, 4)
 	var pending []string // names of the current group awaiting their type
@@ -243,7 +354,7 @@ func (f *file) scanBinders(k, j int, loc *locals) {
 			}
 			if isCloser(s) {
 				if depth == 0 {
-					return
+					return m
 				}
 				depth--
 				colon = colon[:len(colon)-1]
@@ -251,7 +362,7 @@ func (f *file) scanBinders(k, j int, loc *locals) {
 				continue
 			}
 			if depth == 0 && (s == "," || s == "=>" || s == "↦") {
-				return
+				return m
 			}
 			switch s {
 			case ":":
@@ -277,9 +388,10 @@ func (f *file) scanBinders(k, j int, loc *locals) {
 			pending = append(pending, s)
 		}
 		if depth == 0 && t.Flags&FlagLineStart != 0 && m > k {
-			return
+			return m
 		}
 	}
+	return j
 }
 
 // scanIntro registers names introduced by intro-like tactics and have/let/

@@ -26,6 +26,37 @@ type Table struct {
 	suffix     map[string][]string // last component → names in type namespaces
 	openCache  sync.Map            // *scopeCtx -> []resolvedOpen
 	vis        []bitset            // per module: the modules it (transitively) imports, itself included
+	// providers maps a class to the classes an instance or a parent
+	// projection derives it from ([B] provides A when B extends A).
+	providers map[string][]string
+	derives   map[string][]string // reverse of providers
+	derivMemo sync.Map            // class -> []string: classes derivable from it
+}
+
+// derivable returns the class itself and the classes instances and parent
+// projections derive from it (three steps deep), memoised.
+func (t *Table) derivable(c string) []string {
+	if v, ok := t.derivMemo.Load(c); ok {
+		return v.([]string)
+	}
+	seen := map[string]bool{c: true}
+	out := []string{c}
+	queue := []string{c}
+	for depth := 0; depth < 3 && len(queue) > 0; depth++ {
+		var next []string
+		for _, x := range queue {
+			for _, y := range t.derives[x] {
+				if !seen[y] {
+					seen[y] = true
+					out = append(out, y)
+					next = append(next, y)
+				}
+			}
+		}
+		queue = next
+	}
+	t.derivMemo.Store(c, out)
+	return out
 }
 
 // bitset is a set of module indices.
@@ -411,7 +442,15 @@ func (r *resolver) one(x ref) (name string, unresolved bool) {
 // namespace of the previous one's result type.
 func (r *resolver) chain(x ref) []string {
 	var out []string
-	typ := r.t.resolve(x.recv, &r.rc)
+	var typ string
+	if strings.HasPrefix(x.recv, "=") {
+		n := r.t.resolve(x.recv[1:], &r.rc)
+		if e := r.t.names[n]; e != nil && e.decl != nil {
+			typ = e.decl.resultType
+		}
+	} else {
+		typ = r.t.resolve(x.recv, &r.rc)
+	}
 	rest := x.name
 	for rest != "" {
 		var comp string
@@ -452,10 +491,13 @@ func isAutoBound(s string) bool {
 
 // deps resolves refs into a list of unique names in order of first use,
 // excluding self. It returns the count of unresolved identifiers.
-func (r *resolver) deps(self string, out []string, seen map[string]bool, refs []ref) ([]string, int) {
+func (r *resolver) deps(self string, out []string, seen map[string]bool, refs []ref, skipAsc bool) ([]string, int) {
 	bad := 0
 	for _, x := range refs {
-		if x.recv != "" && x.recv != "?" && strings.IndexByte(x.name, '.') > 0 {
+		if x.asc && skipAsc {
+			continue
+		}
+		if x.recv != "" && x.recv != "?" {
 			for _, n := range r.chain(x) {
 				if n != self && !seen[n] {
 					seen[n] = true
@@ -481,19 +523,19 @@ func (r *resolver) resolveDecl(d *pdecl, vis bitset) int {
 	r.setContext(d, d.row.Path, vis)
 	seen := make(map[string]bool, 16)
 	var bad, b int
-	d.sigDeps, b = r.deps(d.row.Name, nil, seen, d.sigRefs)
+	d.sigDeps, b = r.deps(d.row.Name, nil, seen, d.sigRefs, true)
 	bad += b
 	clear(seen)
-	d.bodyDeps, b = r.deps(d.row.Name, nil, seen, d.bodyRefs)
+	d.bodyDeps, b = r.deps(d.row.Name, nil, seen, d.bodyRefs, false)
 	bad += b
 	clear(seen)
-	d.baseDeps, b = r.deps(d.row.Name, nil, seen, d.varRefs)
+	d.baseDeps, b = r.deps(d.row.Name, nil, seen, d.varRefs, true)
 	bad += b
 	d.condDeps = d.condDeps[:0]
 	for _, cv := range d.condVars {
 		clear(seen)
 		var cd []string
-		cd, b = r.deps(d.row.Name, nil, seen, cv.refs)
+		cd, b = r.deps(d.row.Name, nil, seen, cv.refs, true)
 		bad += b
 		d.condDeps = append(d.condDeps, cd)
 	}
@@ -516,21 +558,53 @@ func (t *Table) condIncluded(d *pdecl) []bool {
 		return inc
 	}
 	need := map[string]bool{}
+	var queue []string
+	mention := map[string]bool{}
 	for _, l := range [][]string{d.baseDeps, d.sigDeps, d.bodyDeps} {
 		for _, n := range l {
-			need[n] = true
+			mention[n] = true
+			if !need[n] {
+				need[n] = true
+				queue = append(queue, n)
+			}
 			if e := t.names[n]; e != nil && e.decl != nil {
 				for _, c := range e.decl.instClasses {
-					need[c] = true
+					if !need[c] {
+						need[c] = true
+						queue = append(queue, c)
+					}
 				}
 			}
 		}
 	}
-	// classes needed by included instance variables' own types
+	_ = queue
 	for i := range d.condVars {
-		if d.condCls[i] != "" && need[d.condCls[i]] {
-			inc[i] = true
+		if d.condCls[i] == "" {
+			continue
 		}
+		// included if its class, or a class instances derive from it, is needed
+		used := false
+		for _, c := range t.derivable(d.condCls[i]) {
+			if need[c] {
+				used = true
+				break
+			}
+		}
+		if !used {
+			continue
+		}
+		// [C a] for a constant a (not a variable) is used only where a is
+		ok := true
+		for _, n := range d.condDeps[i] {
+			if n == d.condCls[i] {
+				continue
+			}
+			if e := t.names[n]; e != nil && e.kind == "projection" && !mention[n] {
+				ok = false
+				break
+			}
+		}
+		inc[i] = ok
 	}
 	return inc
 }
@@ -545,6 +619,38 @@ func (t *Table) decideRound(d *pdecl) {
 		}
 	}
 	d.instNext = next
+}
+
+// buildProviders records which classes instances and parent structures
+// derive each class from.
+func (t *Table) buildProviders(files []*fileResult) {
+	t.providers = map[string][]string{}
+	t.derives = map[string][]string{}
+	defer func() {
+		for a, bs := range t.providers {
+			for _, b := range bs {
+				t.derives[b] = append(t.derives[b], a)
+			}
+		}
+	}()
+	for _, fr := range files {
+		for _, d := range fr.decls {
+			if d.row.Kind == "instance" && d.resultType != "" {
+				for _, c := range d.ownInst {
+					if c != d.resultType {
+						t.providers[d.resultType] = append(t.providers[d.resultType], c)
+					}
+				}
+			}
+			if d.row.Kind == "class" {
+				if e := t.names[d.row.Name]; e != nil && e.decl == d {
+					for _, p := range e.parents {
+						t.providers[p] = append(t.providers[p], d.row.Name)
+					}
+				}
+			}
+		}
+	}
 }
 
 // assemble writes the statement dependencies: included variables first,

@@ -543,6 +543,7 @@ func (p *fileParser) variable(i, end int) {
 		// the type is resolved in the context of later declarations
 		tmp := &fileParser{f: f, vars: vars, univs: p.univs}
 		loc := tmp.baseLocals()
+		loc.binderEnd = g.tyEnd
 		refs := f.collectRefs(g.typeStart, g.tyEnd, loc, nil)
 		var mentions []int
 		for idx, u := range loc.used {
