@@ -52,7 +52,10 @@ func TestInputHash(t *testing.T) {
 		t.Fatal("hash not deterministic")
 	}
 	for name, mut := range map[string]func(*Input) (string, string, string){
-		"dep text":  func(in *Input) (string, string, string) { in.Deps[0].InformalStatement += "!"; return "openai:m", "v1", "f" },
+		"dep text": func(in *Input) (string, string, string) {
+			in.Deps[0].InformalStatement += "!"
+			return "openai:m", "v1", "f"
+		},
 		"signature": func(in *Input) (string, string, string) { in.Signature += " "; return "openai:m", "v1", "f" },
 		"docstring": func(in *Input) (string, string, string) { in.Docstring = ""; return "openai:m", "v1", "f" },
 		"model":     func(in *Input) (string, string, string) { return "openai:other", "v1", "f" },
