@@ -3,11 +3,13 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/driftkit/driftkit/dataset"
 	"github.com/driftkit/driftkit/index"
 	"github.com/driftkit/driftkit/train"
+	"github.com/driftkit/driftkit/train/head"
 )
 
 func init() {
@@ -35,6 +37,9 @@ func init() {
 		seed := fs.Uint64("seed", d.Seed, "seed of initialisation and sampling")
 		allKinds := fs.Bool("all-kinds", false, "train against every index document, not only premise candidates")
 		force := fs.Bool("force", false, "replace a head the manifest does not know")
+		var benches listFlag
+		fs.Var(&benches, "bench", "after training, compare dense retrieval with and without the head on this benchmark (repeatable)")
+		evalOnly := fs.Bool("eval-only", false, "do not train: evaluate the workspace's existing head on --bench")
 		if err := parseFlags(fs, args); err != nil {
 			return err
 		}
@@ -58,6 +63,26 @@ func init() {
 			return fmt.Errorf("the index was built with the %s encoder, not %s: run `driftkit index --ws %s --encoder %s` first",
 				ix.Manifest.Encoder, *encName, ws.Dir, *encName)
 		}
+		evalBenches := func(h *head.Head) error {
+			for _, b := range benches {
+				rep, err := train.EvalBench(ctx, ws, ix, h, b, []int{1, 5, 10, 20})
+				if err != nil {
+					return err
+				}
+				rep.WriteTable(os.Stdout)
+			}
+			return nil
+		}
+		if *evalOnly {
+			h, err := head.Load(ws.Path(dataset.HeadDir))
+			if err != nil {
+				return err
+			}
+			if h.Config.Encoder != train.EncoderID(&ix.Manifest) {
+				fmt.Printf("warning: head trained on %s embeddings, index has %s\n", h.Config.Encoder, train.EncoderID(&ix.Manifest))
+			}
+			return evalBenches(h)
+		}
 		res, err := train.TrainWorkspace(ctx, ws, ix, train.WorkspaceOptions{Options: train.Options{
 			OutDim: *outDim, Tied: *tied, Temperature: *temp, LearnRate: *lr, BatchSize: *batch, GroupSize: *group,
 			Epochs: *epochs, Patience: *patience, EvalEvery: *evalEvery, K: *k, ValidMax: *validMax, Seed: *seed},
@@ -78,6 +103,6 @@ func init() {
 				map[bool]string{true: "  *", false: ""}[e.Best])
 		}
 		fmt.Printf("wrote %s\n", res.Dir)
-		return nil
+		return evalBenches(res.Head)
 	}})
 }
