@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/driftkit/driftkit/dataset"
@@ -43,13 +42,7 @@ type WorkspaceResult struct {
 
 // EncoderID names the embeddings an index holds, for the head's config and
 // the check that a head fits an index: "<encoder>[:<model>]:<dims>".
-func EncoderID(m *index.Manifest) string {
-	id := m.Encoder
-	if m.Model != "" && !strings.Contains(id, m.Model) {
-		id += ":" + m.Model
-	}
-	return fmt.Sprintf("%s:%d", id, m.Dims)
-}
+func EncoderID(m *index.Manifest) string { return head.EncoderID(m.Encoder, m.Model, m.Dims) }
 
 // TrainWorkspace trains a head on the workspace's pairs.parquet over the
 // frozen embeddings of its index (documents from index/vectors.npy, queries

@@ -24,6 +24,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/driftkit/driftkit/dataset"
 	"gonum.org/v1/gonum/blas"
@@ -66,6 +67,17 @@ type Config struct {
 	Training map[string]any `json:"training,omitempty"`
 	// ToolVersion wrote the head.
 	ToolVersion string `json:"tool_version"`
+}
+
+// EncoderID names the embeddings a head was trained on, as recorded in
+// Config.Encoder: "<encoder>[:<model>]:<dims>", from an index manifest's
+// encoder, model and dims. A head applies to an index only when the IDs match.
+func EncoderID(encoder, model string, dims int) string {
+	id := encoder
+	if model != "" && !strings.Contains(id, model) {
+		id += ":" + model
+	}
+	return fmt.Sprintf("%s:%d", id, dims)
 }
 
 // Head is a loaded projection head. It is immutable after Load or New and safe

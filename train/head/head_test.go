@@ -1,11 +1,13 @@
 package head
 
 import (
+	"context"
 	"errors"
 	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -215,5 +217,48 @@ func TestNormaliseZero(t *testing.T) {
 	v = Normalise([]float32{3, 4})
 	if math.Abs(float64(v[0])-0.6) > 1e-6 {
 		t.Fatal(v)
+	}
+}
+
+type fixedEncoder struct{ vecs [][]float32 }
+
+func (f fixedEncoder) Name() string { return "fixed" }
+func (f fixedEncoder) Dim() int     { return len(f.vecs[0]) }
+func (f fixedEncoder) Encode(ctx context.Context, texts []string) ([][]float32, error) {
+	return f.vecs[:len(texts)], nil
+}
+
+func TestQueryEncoderAndFits(t *testing.T) {
+	r := rand.New(rand.NewPCG(8, 9))
+	const in, out = 6, 3
+	h, _ := New(Config{InDim: in, OutDim: out, Encoder: EncoderID("hash", "", in)}, randMat(r, in*out), randMat(r, in*out))
+	enc := fixedEncoder{vecs: [][]float32{randMat(r, in), randMat(r, in)}}
+	qe := h.QueryEncoder(enc)
+	if qe.Dim() != out || !strings.HasPrefix(qe.Name(), "fixed+head:") {
+		t.Fatalf("wrapped encoder %s dim %d", qe.Name(), qe.Dim())
+	}
+	got, err := qe.Encode(context.Background(), []string{"a", "b"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, v := range enc.vecs {
+		want, _ := h.ProjectQuery(v)
+		for j := range want {
+			if got[i][j] != want[j] {
+				t.Fatalf("query %d: %v vs %v", i, got[i], want)
+			}
+		}
+	}
+	if err := h.Fits("hash:6"); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.Fits("openai:bge-m3:1024"); !errors.Is(err, ErrMismatch) {
+		t.Fatalf("Fits(other) = %v", err)
+	}
+	if got := EncoderID("openai", "bge-m3", 1024); got != "openai:bge-m3:1024" {
+		t.Fatal(got)
+	}
+	if got := EncoderID("openai:bge-m3", "bge-m3", 1024); got != "openai:bge-m3:1024" {
+		t.Fatal(got)
 	}
 }
