@@ -242,23 +242,49 @@ func (st *state) close() {
 }
 
 func (st *state) load() error {
-	decls, err := dataset.ReadTable[dataset.Declaration](st.ws.Path(dataset.DeclarationsFile))
+	// Keep only what prompts use: at Mathlib scale the proofs and the code
+	// of theorems are most of the table.
+	st.byName = map[string]int32{}
+	dups := 0
+	interned := map[string]string{}
+	intern := func(s string) string {
+		if v, ok := interned[s]; ok {
+			return v
+		}
+		v := strings.Clone(s)
+		interned[v] = v
+		return v
+	}
+	err := dataset.EachRow(st.ws.Path(dataset.DeclarationsFile), func(d *dataset.Declaration) error {
+		if _, dup := st.byName[d.Name]; dup {
+			dups++
+			return nil
+		}
+		// Clone: the reader's strings may share its page buffers.
+		slim := dataset.Declaration{Name: strings.Clone(d.Name), Kind: intern(d.Kind), Module: intern(d.Module),
+			Signature: strings.Clone(truncate(d.Signature, maxSignature))}
+		if d.Docstring != nil {
+			doc := strings.Clone(truncate(*d.Docstring, maxDocstring))
+			slim.Docstring = &doc
+		}
+		if len(d.StatementDeps) > 0 {
+			slim.StatementDeps = make([]string, len(d.StatementDeps))
+			for i, dep := range d.StatementDeps {
+				slim.StatementDeps[i] = strings.Clone(dep)
+			}
+		}
+		if bodyKinds[d.Kind] {
+			slim.Code = strings.Clone(truncate(d.Code, maxBody))
+		}
+		st.byName[d.Name] = int32(len(st.decls))
+		st.decls = append(st.decls, slim)
+		return nil
+	})
 	if err != nil {
 		return fmt.Errorf("reading declarations (run `driftkit extract` first): %w", err)
 	}
-	st.byName = make(map[string]int32, len(decls))
-	for i := range decls {
-		if _, dup := st.byName[decls[i].Name]; dup {
-			continue
-		}
-		st.byName[decls[i].Name] = int32(i)
-		st.decls = append(st.decls, decls[i])
-	}
-	if dups := len(decls) - len(st.decls); dups > 0 {
+	if dups > 0 {
 		st.log.Warn("declarations with a repeated name are informalized once", "repeats", dups)
-	}
-	for i := range st.decls {
-		st.byName[st.decls[i].Name] = int32(i)
 	}
 	st.rep.Declarations = len(st.decls)
 	st.modDoc = map[string]string{}
