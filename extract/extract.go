@@ -475,6 +475,27 @@ func parallel(ctx context.Context, workers, n int, fn func(r *resolver, i int), 
 // fixups completes rows that depend on other declarations: alias kinds and
 // dependencies, to_additive twins' dependencies.
 func fixups(t *Table, files []*fileResult) {
+	fields := map[string][]*pdecl{}
+	for _, fr := range files {
+		for _, d := range fr.decls {
+			if d.row.Kind == dataset.KindProjection && d.row.GeneratedFrom != nil {
+				fields[*d.row.GeneratedFrom] = append(fields[*d.row.GeneratedFrom], d)
+			}
+		}
+	}
+	for _, fr := range files {
+		var extra []*pdecl
+		for _, d := range fr.decls {
+			if d.simps {
+				for _, g := range simpsLemmas(t, d, fields) {
+					if t.names[g.row.Name] == nil {
+						extra = append(extra, g)
+					}
+				}
+			}
+		}
+		fr.decls = append(fr.decls, extra...)
+	}
 	twins := map[string]string{}
 	for _, fr := range files {
 		for _, d := range fr.decls {

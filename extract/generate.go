@@ -178,6 +178,7 @@ func (p *fileParser) decl(d *declSyntax, c Command) {
 			refs := append(append([]ref(nil), self...), f.collectRefs(fl.sigStart, fl.sigEnd, floc, nil)...)
 			g := gen(full+"."+fl.name, dataset.KindProjection, f.span(fl.sigStart, fl.sigEnd), fl.lineStart, fl.lineEnd, fl.doc, refs, fl.protected)
 			g.resultHead = f.resultHead(fl.sigStart, fl.sigEnd)
+			g.propField = f.isPropType(fl.sigStart, fl.sigEnd)
 			if d.keyword == "class" {
 				g.instHeads = append(append([]string(nil), pd.instHeads...), "_root_."+full)
 			}
@@ -212,6 +213,57 @@ func (p *fileParser) decl(d *declSyntax, c Command) {
 		g.resNs = pd.resNs
 	}
 	_ = twin
+	// attribute-generated declarations
+	for _, a := range d.attrs {
+		switch a.name {
+		case "ext":
+			if d.keyword == "structure" || d.keyword == "class" {
+				for _, suffix := range []string{"ext", "ext_iff"} {
+					g := gen(full+"."+suffix, dataset.KindTheorem, row.Signature, base.LineStart, base.LineEnd, nil, self, false)
+					g.row.Attributes = []string{"ext"}
+				}
+			}
+		case "mk_iff":
+			if structural {
+				name := joinNs(parentNs(full), lowerFirst(lastComponent(full))+"_iff")
+				if id := f.attrIdent(a); id != "" {
+					name = joinNs(parentNs(full), id)
+				}
+				gen(name, dataset.KindTheorem, row.Signature, base.LineStart, base.LineEnd, nil, append(append([]ref(nil), self...), pd.sigRefs...), false)
+			}
+		case "simps", "simps!":
+			// generated at resolution, when the result type's fields are known
+			pd.simps = true
+			for j := a.start + 1; j < a.end; j++ {
+				if f.is(j, "(") {
+					j = f.matchBracket(j)
+					continue
+				}
+				if f.toks[j].Kind == TokIdent {
+					pd.simpsArgs = append(pd.simpsArgs, f.text(j))
+				}
+			}
+		}
+	}
+}
+
+// attrIdent returns the first identifier argument of an attribute entry.
+func (f *file) attrIdent(a attrSyntax) string {
+	for j := a.start + 1; j < a.end; j++ {
+		if f.is(j, "(") {
+			j = f.matchBracket(j)
+			continue
+		}
+		if f.toks[j].Kind == TokIdent {
+			return f.text(j)
+		}
+	}
+	return ""
+}
+
+func lowerFirst(s string) string {
+	r, size := utf8.DecodeRuneInString(s)
+	return string(unicode.ToLower(r)) + s[size:]
 }
 
 // includedVars returns the references of the section variables a
@@ -465,6 +517,12 @@ func translateNamespace(s string) string {
 // word by word (mul_one → add_zero, Monoid.npow → AddMonoid.nsmul), an
 // approximation of Mathlib's to_additive guessName.
 func GuessAdditiveName(s string) string {
+	switch s {
+	case "IsSquare":
+		return "Even"
+	case "isSquare":
+		return "even"
+	}
 	// split into words at '_' and lower→upper case changes
 	var words []string
 	start := 0
@@ -503,4 +561,84 @@ func GuessAdditiveName(s string) string {
 		b.WriteString(w)
 	}
 	return b.String()
+}
+
+// isPropType guesses whether the type in [i, end) is a proposition: it is a
+// ∀ or mentions a relation.
+func (f *file) isPropType(i, end int) bool {
+	for j := i; j < end; j++ {
+		if f.toks[j].Kind != TokSymbol {
+			continue
+		}
+		switch f.text(j) {
+		case "∀", "=", "∈", "≤", "<", "↔", "⊆", "∉", "≠", "∃", "¬", "∧", "∨":
+			return true
+		}
+	}
+	return false
+}
+
+// simpsLemmas creates the lemmas @[simps] generates for d: one per data
+// field of its result structure (name_field), or per explicit projection.
+func simpsLemmas(t *Table, d *pdecl, fields map[string][]*pdecl) []*pdecl {
+	var projs []string
+	var projNames []string
+	if len(d.simpsArgs) > 0 {
+		projs = d.simpsArgs
+	} else {
+		typ := d.resultType
+		switch {
+		case typ == "Prod":
+			projs = []string{"fst", "snd"}
+		case typ == "":
+			return nil
+		case strings.HasSuffix(typ, "Hom") || strings.HasSuffix(typ, "Embedding") || strings.HasSuffix(typ, "Iso"):
+			projs = []string{"apply"}
+		case strings.HasSuffix(typ, "Equiv") || typ == "Equiv.Perm":
+			projs = []string{"apply", "symm_apply"}
+		default:
+			var walk func(s string, depth int)
+			walk = func(s string, depth int) {
+				e := t.names[s]
+				if e == nil || depth > 3 {
+					return
+				}
+				parentProj := map[string]bool{}
+				for _, p := range e.parents {
+					parentProj[s+".to"+lastComponent(p)] = true
+				}
+				for _, fd := range fields[s] {
+					if parentProj[fd.row.Name] {
+						continue
+					}
+					if fd.propField {
+						continue
+					}
+					projs = append(projs, lastComponent(fd.row.Name))
+					projNames = append(projNames, fd.row.Name)
+				}
+				for _, p := range e.parents {
+					walk(p, depth+1)
+				}
+			}
+			walk(typ, 0)
+		}
+	}
+	var out []*pdecl
+	for i, p := range projs {
+		r := d.row
+		r.Name = d.row.Name + "_" + p
+		r.Kind = dataset.KindTheorem
+		r.GeneratedFrom = strp(d.row.Name)
+		r.Attributes = []string{"simp"}
+		r.Docstring = nil
+		deps := append(append([]string(nil), d.row.StatementDeps...), d.row.Name)
+		if i < len(projNames) {
+			deps = append(deps, projNames[i])
+		}
+		r.StatementDeps = deps
+		r.ProofDeps = []string{d.row.Name}
+		out = append(out, &pdecl{row: r, ctx: d.ctx, resNs: d.resNs})
+	}
+	return out
 }

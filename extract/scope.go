@@ -69,6 +69,10 @@ type pdecl struct {
 	// condVars are instance-implicit section variables that Lean before 4.10
 	// included only when elaboration used them (decided at resolution).
 	condVars []condVar
+	// @[simps] with its explicit projection names
+	simps     bool
+	simpsArgs []string
+	propField bool // a structure field whose type is a proposition
 	// resolution results before the instance-variable decision
 	sigDeps, bodyDeps, baseDeps []string
 	condDeps                    [][]string
@@ -492,6 +496,40 @@ func (f *file) resultHead(i, end int) string {
 	}
 	if start < 0 {
 		return ""
+	}
+	// bundled maps: A →* B, A →+ B, A ≃ B, A ↪ B
+	depth = 0
+	for j := start; j < end; j++ {
+		if d := f.depthDelta(j); d != 0 {
+			depth += d
+			continue
+		}
+		if depth != 0 {
+			continue
+		}
+		adj := j+1 < end && f.toks[j+1].Start == f.toks[j].End
+		switch {
+		case f.is(j, "→") && adj && f.is(j+1, "*"):
+			return "MonoidHom"
+		case f.is(j, "→") && adj && f.is(j+1, "+"):
+			return "AddMonoidHom"
+		case f.is(j, "≃") && adj && f.is(j+1, "*"):
+			return "MulEquiv"
+		case f.is(j, "≃") && adj && f.is(j+1, "+"):
+			return "AddEquiv"
+		case f.is(j, "≃"):
+			return "Equiv"
+		case f.is(j, "↪"):
+			return "Function.Embedding"
+		}
+	}
+	depth = 0
+	for j := start; j < end; j++ {
+		if d := f.depthDelta(j); d != 0 {
+			depth += d
+		} else if depth == 0 && f.is(j, "×") {
+			return "Prod"
+		}
 	}
 	return f.typeHead(start, end)
 }
