@@ -6,11 +6,12 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"math"
 	"os"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/driftkit/driftkit/dataset"
@@ -76,11 +77,15 @@ type feature struct {
 }
 
 func hash64(prefix byte, s string) uint64 {
-	f := fnv.New64a()
-	f.Write([]byte{prefix})
-	f.Write([]byte(s))
-	// fnv's low bits mix poorly for short keys; finalise (splitmix64).
-	x := f.Sum64()
+	// FNV-1a, then a splitmix64 finaliser (FNV's low bits mix poorly for
+	// short keys). No allocation.
+	x := uint64(14695981039346656037)
+	x ^= uint64(prefix)
+	x *= 1099511628211
+	for i := 0; i < len(s); i++ {
+		x ^= uint64(s[i])
+		x *= 1099511628211
+	}
 	x ^= x >> 30
 	x *= 0xbf58476d1ce4e5b9
 	x ^= x >> 27
@@ -100,9 +105,16 @@ func (h *HashEncoder) features(text string) []feature {
 			n++
 			raw = append(raw, feature{hash64('t', t), 1})
 			if utf8.RuneCountInString(t) >= 3 {
-				rs := []rune("#" + t + "#")
-				for i := 0; i+3 <= len(rs); i++ {
-					raw = append(raw, feature{hash64('c', string(rs[i:i+3])), h.ngramWeight})
+				g := "#" + t + "#"
+				// byte offsets of the rune starts, then every 3-rune window.
+				var offs [64]int
+				o := offs[:0]
+				for i := range g {
+					o = append(o, i)
+				}
+				o = append(o, len(g))
+				for i := 0; i+3 < len(o); i++ {
+					raw = append(raw, feature{hash64('c', g[o[i]:o[i+3]]), h.ngramWeight})
 				}
 			}
 		})
@@ -122,13 +134,30 @@ func (h *HashEncoder) features(text string) []feature {
 	return out
 }
 
-// Fit learns document frequencies from the corpus texts.
+// Fit learns document frequencies from the corpus texts (on all cores).
 func (h *HashEncoder) Fit(texts []string) {
 	clear(h.df)
 	h.n = len(texts)
-	for _, t := range texts {
-		for _, f := range h.features(t) {
-			h.df[f.h%dfBuckets]++
+	workers := runtime.GOMAXPROCS(0)
+	parts := make([][]uint32, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			df := make([]uint32, dfBuckets)
+			for i := w; i < len(texts); i += workers {
+				for _, f := range h.features(texts[i]) {
+					df[f.h%dfBuckets]++
+				}
+			}
+			parts[w] = df
+		}()
+	}
+	wg.Wait()
+	for _, df := range parts {
+		for i, c := range df {
+			h.df[i] += c
 		}
 	}
 }

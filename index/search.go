@@ -78,10 +78,13 @@ type Weights struct {
 	Depth int `json:"depth"`
 	// NeighborDocs is how many similar non-candidate declarations vote.
 	NeighborDocs int `json:"neighbor_docs"`
+	// CandidateVotes scales the votes of the top NeighborDocs candidate hits
+	// for their own statement dependencies (0: only non-candidates vote).
+	CandidateVotes float64 `json:"candidate_votes,omitempty"`
 }
 
 // DefaultWeights are the tuned offline defaults (see the package README).
-var DefaultWeights = Weights{BM25: 0.5, Dense: 0.25, Neighbors: 3, Mention: 2, Prior: 0.25, RRFK: 10, Depth: 200, NeighborDocs: 10}
+var DefaultWeights = Weights{BM25: 0.5, Dense: 0.5, Neighbors: 3, Mention: 2, Prior: 0.25, RRFK: 10, Depth: 200, NeighborDocs: 20}
 
 // ErrEmptyQuery is returned for a query with no text.
 var ErrEmptyQuery = errors.New("empty query")
@@ -184,7 +187,7 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 		lists = append(lists, rankedList{"dense", w.Dense, rowsOf(denseC)})
 	}
 	if w.Neighbors > 0 {
-		lists = append(lists, rankedList{"neighbors", w.Neighbors, ix.neighborVote(bmN, denseN, cand, depth)})
+		lists = append(lists, rankedList{"neighbors", w.Neighbors, ix.neighborVote(bmN, denseN, bmC, denseC, w, cand, depth)})
 	}
 	if w.Mention > 0 {
 		lists = append(lists, rankedList{"mention", w.Mention, ix.mentions(q.Text+"\n"+q.Formal, cand)})
@@ -284,18 +287,25 @@ func btoi(b bool) int {
 }
 
 // neighborVote: declarations similar to the query vote for their statement
-// dependencies, weighted by 1/(rank+5) in each neighbour list.
-func (ix *Index) neighborVote(bm, dn []scored, cand func(int) bool, n int) []int {
+// dependencies, weighted by 1/(rank+5) in each neighbour list; the best
+// candidate hits vote too when w.CandidateVotes > 0.
+func (ix *Index) neighborVote(bm, dn, bmC, dnC []scored, w Weights, cand func(int) bool, n int) []int {
 	votes := map[int]float64{}
-	for _, list := range [][]scored{bm, dn} {
+	vote := func(list []scored, scale float64) {
 		for rank, s := range list {
-			wt := 1 / float64(rank+5)
+			wt := scale / float64(rank+5)
 			for _, dep := range ix.Docs[s.row].Deps {
 				if r, ok := ix.byName[dep]; ok && cand(r) {
 					votes[r] += wt
 				}
 			}
 		}
+	}
+	vote(bm, 1)
+	vote(dn, 1)
+	if w.CandidateVotes > 0 {
+		vote(bmC[:min(len(bmC), w.NeighborDocs)], w.CandidateVotes)
+		vote(dnC[:min(len(dnC), w.NeighborDocs)], w.CandidateVotes)
 	}
 	return topRows(votes, n)
 }

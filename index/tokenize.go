@@ -58,7 +58,69 @@ func SubTokens(ident string, fn func(tok string)) {
 	}
 }
 
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
+// asciiClass: 1 upper, 2 digit, 3 lower/other letter, 4 other.
+func asciiClass(c byte) int {
+	switch {
+	case c >= 'A' && c <= 'Z':
+		return 1
+	case c >= '0' && c <= '9':
+		return 2
+	case c >= 'a' && c <= 'z':
+		return 3
+	}
+	return 4
+}
+
+// splitCamelASCII is splitCamel without rune decoding or allocation beyond
+// the lower-cased parts (most Lean identifiers are ASCII).
+func splitCamelASCII(s string, fn func(string)) {
+	start := 0
+	emit := func(part string) {
+		for i := 0; i < len(part); i++ {
+			if c := part[i]; c >= 'A' && c <= 'Z' {
+				fn(strings.ToLower(part))
+				return
+			}
+		}
+		fn(part)
+	}
+	for i := 1; i < len(s); i++ {
+		a, b := asciiClass(s[i-1]), asciiClass(s[i])
+		cut := false
+		switch {
+		case a == 3 && b == 1:
+			cut = true
+		case a == 1 && b == 1 && i+1 < len(s) && asciiClass(s[i+1]) == 3:
+			cut = true
+		case (a == 2) != (b == 2):
+			cut = true
+		case a == 4 || b == 4:
+			cut = a != b
+		}
+		if cut {
+			emit(s[start:i])
+			start = i
+		}
+	}
+	if start < len(s) {
+		emit(s[start:])
+	}
+}
+
 func splitCamel(s string, fn func(string)) {
+	if isASCII(s) {
+		splitCamelASCII(s, fn)
+		return
+	}
 	rs := []rune(s)
 	start := 0
 	class := func(r rune) int {
