@@ -437,13 +437,13 @@ func (f *file) splitExtends(d *declSyntax, i, end int) {
 // parseFields parses structure fields in [i, end).
 func (f *file) parseFields(d *declSyntax, i, end int) {
 	starts := f.entryStarts(i, end, nil)
+	var doc *string // a doc comment on its own line belongs to the next field
 	for n, s := range starts {
 		e := end
 		if n+1 < len(starts) {
 			e = starts[n+1]
 		}
 		k := s
-		var doc *string
 		prot := false
 		for k < e {
 			if f.toks[k].Kind == TokDoc {
@@ -472,6 +472,7 @@ func (f *file) parseFields(d *declSyntax, i, end int) {
 			}
 			if f.toks[k].Kind == TokIdent {
 				f.fieldGroup(d, k, e, doc, prot)
+				doc = nil
 			}
 			break
 		}

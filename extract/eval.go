@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -29,6 +30,9 @@ type RefRow struct {
 	premiseNames  []string
 	normalizedKnd string
 }
+
+// auxRe matches compiler-generated auxiliary declarations.
+var auxRe = regexp.MustCompile(`\.(proof_\d+|match_\d+|_eq_\d+|_unfold|_sunfold|eq_\d+|_lambda_\d+)$`)
 
 // ErrReference is wrapped by errors about a malformed reference file.
 var ErrReference = errors.New("malformed reference")
@@ -97,10 +101,16 @@ func refKind(p string) string {
 
 // KindScore is name recall/precision for one kind.
 type KindScore struct {
-	Kind      string  `json:"kind"`
-	RefRows   int     `json:"reference_rows"`
-	Found     int     `json:"found"`
-	Recall    float64 `json:"recall"`
+	Kind    string  `json:"kind"`
+	RefRows int     `json:"reference_rows"`
+	Found   int     `json:"found"`
+	Recall  float64 `json:"recall"`
+	// RecallSrc is recall over the rows a source reader can produce: rows
+	// of the sources given (e.g. not Lean core without its sources) and not
+	// compiler-generated auxiliaries (foo.proof_1, match_1, …).
+	SrcRows   int     `json:"extractable_rows"`
+	SrcFound  int     `json:"extractable_found"`
+	RecallSrc float64 `json:"extractable_recall"`
 	Ours      int     `json:"comparable_rows"`
 	Matched   int     `json:"matched"`
 	Precision float64 `json:"precision"`
@@ -224,9 +234,22 @@ func Eval(declsPath, refPath string, opt EvalOptions) (*EvalReport, error) {
 		}
 		return byKind[k]
 	}
+	tops := map[string]bool{}
+	for i := range rows {
+		top, _, _ := strings.Cut(rows[i].Path, "/")
+		tops[top] = true
+	}
 	for _, r := range ref {
 		ks := get(r.normalizedKnd)
 		ks.RefRows++
+		top, _, _ := strings.Cut(r.DefPath, "/")
+		extractable := tops[top] && !auxRe.MatchString(r.FullName)
+		if extractable {
+			ks.SrcRows++
+			if ours[r.FullName] != nil {
+				ks.SrcFound++
+			}
+		}
 		src := rep.NamesBySrc[r.CodeSrc]
 		src.Kind = r.CodeSrc
 		src.RefRows++
@@ -271,6 +294,9 @@ func Eval(declsPath, refPath string, opt EvalOptions) (*EvalReport, error) {
 		if ks := byKind[k]; ks != nil {
 			if ks.RefRows > 0 {
 				ks.Recall = float64(ks.Found) / float64(ks.RefRows)
+			}
+			if ks.SrcRows > 0 {
+				ks.RecallSrc = float64(ks.SrcFound) / float64(ks.SrcRows)
 			}
 			if ks.Ours > 0 {
 				ks.Precision = float64(ks.Matched) / float64(ks.Ours)
@@ -350,10 +376,12 @@ func Eval(declsPath, refPath string, opt EvalOptions) (*EvalReport, error) {
 // WriteText prints the report for people.
 func (rep *EvalReport) WriteText(w io.Writer) {
 	fmt.Fprintf(w, "reference %s: %d rows\n\nnames by kind (recall over reference rows; precision over comparable written rows)\n", rep.Reference, rep.RefRows)
-	fmt.Fprintf(w, "  %-12s %8s %8s %8s   %8s %8s %9s\n", "kind", "ref", "found", "recall", "ours", "matched", "precision")
+	fmt.Fprintf(w, "  %-12s %6s %6s %8s   %6s %6s %8s   %6s %6s %9s\n", "kind", "ref", "found", "recall", "extr.", "found", "recall", "ours", "match", "precision")
 	for _, k := range rep.Names {
-		fmt.Fprintf(w, "  %-12s %8d %8d %7.2f%%   %8d %8d %8.2f%%\n", k.Kind, k.RefRows, k.Found, 100*k.Recall, k.Ours, k.Matched, 100*k.Precision)
+		fmt.Fprintf(w, "  %-12s %6d %6d %7.2f%%   %6d %6d %7.2f%%   %6d %6d %8.2f%%\n", k.Kind, k.RefRows, k.Found, 100*k.Recall,
+			k.SrcRows, k.SrcFound, 100*k.RecallSrc, k.Ours, k.Matched, 100*k.Precision)
 	}
+	fmt.Fprintf(w, "  (extr. = rows of the sources given, without compiler-generated auxiliaries such as foo.proof_1)\n")
 	var srcs []string
 	for s := range rep.NamesBySrc {
 		srcs = append(srcs, s)

@@ -112,7 +112,7 @@ func (p *fileParser) decl(d *declSyntax, c Command) {
 	loc.binderEnd = -1
 	sigUsed := append([]bool(nil), loc.used...)
 	if !structural {
-		pd.bodyRefs = f.collectRefs(d.valStart, d.valEnd, loc, nil)
+		pd.bodyRefs = auxRefs(f.collectRefs(d.valStart, d.valEnd, loc, nil), d.aux, full)
 	}
 	// Lean before 4.10 included variables mentioned in theorem proofs; it
 	// always did for definitions.
@@ -208,7 +208,7 @@ func (p *fileParser) decl(d *declSyntax, c Command) {
 		refs := f.collectRefs(a.sigStart, a.sigEnd, aloc, nil)
 		aloc.binderEnd = -1
 		g := gen(full+"."+a.name, dataset.KindDefinition, f.span(a.sigStart, a.sigEnd), a.lineStart, a.lineEnd, a.doc, refs, false)
-		g.bodyRefs = f.collectRefs(a.valStart, a.valEnd, aloc, nil)
+		g.bodyRefs = auxRefs(f.collectRefs(a.valStart, a.valEnd, aloc, nil), d.aux, full)
 		g.row.Code = f.span(a.nameIdx, a.valEnd)
 		g.resNs = pd.resNs
 	}
@@ -264,6 +264,26 @@ func (f *file) attrIdent(a attrSyntax) string {
 func lowerFirst(s string) string {
 	r, size := utf8.DecodeRuneInString(s)
 	return string(unicode.ToLower(r)) + s[size:]
+}
+
+// auxRefs points references to where-auxiliaries (go) at their full names.
+func auxRefs(refs []ref, aux []auxSyntax, full string) []ref {
+	if len(aux) == 0 {
+		return refs
+	}
+	for i, r := range refs {
+		if r.recv != "" || r.sym {
+			continue
+		}
+		head, _ := firstComponent(r.name)
+		for _, a := range aux {
+			if a.name == head {
+				refs[i].name = "_root_." + full + "." + r.name
+				break
+			}
+		}
+	}
+	return refs
 }
 
 // includedVars returns the references of the section variables a

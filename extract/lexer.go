@@ -319,7 +319,7 @@ func charLit(src []byte, i int) (int, bool) {
 		return 0, false
 	}
 	if src[j] == '\\' {
-		k := j + 1
+		k := j + 2
 		for k < n && k < j+14 && src[k] != '\'' && src[k] != '\n' {
 			k++
 		}

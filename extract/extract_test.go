@@ -1,0 +1,373 @@
+package extract
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/driftkit/driftkit/dataset"
+	"github.com/driftkit/driftkit/internal/progress"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+// fuzzSeeds returns the seed corpus: testdata/seeds/*.lean.
+func fuzzSeeds(tb testing.TB) [][]byte {
+	paths, _ := filepath.Glob("testdata/seeds/*.lean")
+	var out [][]byte
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		out = append(out, b)
+	}
+	return out
+}
+
+func rowsByName(rows []dataset.Declaration) map[string]dataset.Declaration {
+	m := map[string]dataset.Declaration{}
+	for _, r := range rows {
+		m[r.Name] = r
+	}
+	return m
+}
+
+func parse(t *testing.T, src string) map[string]dataset.Declaration {
+	t.Helper()
+	rows, _, errs := ParseFile([]byte(src), "Test/File.lean", "test")
+	if len(errs) > 0 {
+		t.Fatalf("errors: %v", errs)
+	}
+	return rowsByName(rows)
+}
+
+func TestDeclarations(t *testing.T) {
+	src := `
+import Foo.Bar
+/-! Module doc. -/
+universe u
+namespace A.B
+/-- doc of f -/
+@[simp, to_additive add_f "additive doc"]
+private noncomputable def f {α : Type u} (x : α) : α := x
+theorem t₁ : f 1 = 1 := by
+  simp [f]
+lemma _root_.rootLemma (n : Nat) : n = n := rfl
+structure S (α : Type) extends Inhabited α where
+  mk' ::
+  /-- the field -/
+  val : α
+  (p q : Nat)
+  val := default
+class inductive C : Prop
+  | yes | no
+inductive I
+  | z : I
+  /-- succ -/
+  | s (i : I) : I
+def g (n : Nat) : Nat := go n
+where
+  go : Nat → Nat
+  | 0 => 0
+  | n + 1 => go n
+alias g' := g
+alias ⟨mp_name, mpr_name⟩ := t₁
+instance : Inhabited (S Nat) := ⟨⟨0⟩, 0, 0, 0⟩
+@[ext] structure E where
+  x : Nat
+end A.B
+example : True := trivial
+`
+	m := parse(t, src)
+	want := map[string]struct{ kind, gen string }{
+		"A.B.f":                 {"definition", ""},
+		"A.B.add_f":             {"definition", "A.B.f"},
+		"A.B.t₁":                {"theorem", ""},
+		"rootLemma":             {"theorem", ""},
+		"A.B.S":                 {"structure", ""},
+		"A.B.S.mk'":             {"constructor", "A.B.S"},
+		"A.B.S.val":             {"projection", "A.B.S"},
+		"A.B.S.p":               {"projection", "A.B.S"},
+		"A.B.S.q":               {"projection", "A.B.S"},
+		"A.B.S.toInhabited":     {"projection", "A.B.S"},
+		"A.B.C":                 {"class", ""},
+		"A.B.C.yes":             {"constructor", "A.B.C"},
+		"A.B.C.no":              {"constructor", "A.B.C"},
+		"A.B.I.z":               {"constructor", "A.B.I"},
+		"A.B.I.s":               {"constructor", "A.B.I"},
+		"A.B.g":                 {"definition", ""},
+		"A.B.g.go":              {"definition", "A.B.g"},
+		"A.B.g'":                {"definition", "A.B.g"},
+		"A.B.mp_name":           {"theorem", "A.B.t₁"},
+		"A.B.mpr_name":          {"theorem", "A.B.t₁"},
+		"A.B.instInhabitedSNat": {"instance", ""},
+		"A.B.I":                 {"inductive", ""},
+		"A.B.E":                 {"structure", ""},
+		"A.B.E.mk":              {"constructor", "A.B.E"},
+		"A.B.E.x":               {"projection", "A.B.E"},
+		"A.B.E.ext":             {"theorem", "A.B.E"},
+		"A.B.E.ext_iff":         {"theorem", "A.B.E"},
+	}
+	for name, w := range want {
+		r, ok := m[name]
+		if !ok {
+			t.Errorf("missing %s", name)
+			continue
+		}
+		gen := ""
+		if r.GeneratedFrom != nil {
+			gen = *r.GeneratedFrom
+		}
+		if r.Kind != w.kind || gen != w.gen {
+			t.Errorf("%s: kind %s from %q, want %s from %q", name, r.Kind, gen, w.kind, w.gen)
+		}
+	}
+	if len(m) != len(want) {
+		var extra []string
+		for n := range m {
+			if _, ok := want[n]; !ok {
+				extra = append(extra, n)
+			}
+		}
+		t.Errorf("unexpected rows %v", extra)
+	}
+	f := m["A.B.f"]
+	if f.Docstring == nil || *f.Docstring != "doc of f" {
+		t.Errorf("docstring %v", f.Docstring)
+	}
+	if !slices.Equal(f.Modifiers, []string{"private", "noncomputable"}) || !slices.Equal(f.Attributes, []string{"simp", "to_additive"}) {
+		t.Errorf("modifiers %v attributes %v", f.Modifiers, f.Attributes)
+	}
+	if f.Signature != "{α : Type u} (x : α) : α" || f.Namespace != "A.B" || f.LineStart != 6 || f.LineEnd != 8 {
+		t.Errorf("signature %q namespace %q lines %d-%d", f.Signature, f.Namespace, f.LineStart, f.LineEnd)
+	}
+	if m["A.B.S.val"].Docstring == nil || *m["A.B.S.val"].Docstring != "the field" {
+		t.Errorf("field doc %v", m["A.B.S.val"].Docstring)
+	}
+	if !slices.Contains(m["A.B.t₁"].StatementDeps, "A.B.f") || !slices.Contains(m["A.B.g"].ProofDeps, "A.B.g.go") {
+		t.Errorf("deps: t₁ %v, g %v", m["A.B.t₁"].StatementDeps, m["A.B.g"].ProofDeps)
+	}
+}
+
+func TestResolution(t *testing.T) {
+	src := `
+namespace N
+def base : Nat := 0
+protected def prot : Nat := 0
+structure P where
+  x : Nat
+def P.double (p : P) : Nat := p.x
+end N
+namespace M
+def base : Nat := 1
+open N in
+theorem uses_open : N.base = N.prot := rfl
+theorem inner : base = base := rfl
+theorem rooted : _root_.N.base = 0 := rfl
+theorem field (p : N.P) : p.double = p.x := rfl
+end M
+section
+variable {α : Type} [Inhabited α] (a : α) (unused : Nat)
+open N
+theorem var_use : a = a ∧ base = 0 := sorry
+theorem no_prot : prot = 0 := sorry
+end
+`
+	m := parse(t, src)
+	tests := []struct {
+		name string
+		want []string
+	}{
+		{"M.uses_open", []string{"N.base", "N.prot"}},
+		{"M.inner", []string{"M.base"}},
+		{"M.rooted", []string{"N.base"}},
+		{"M.field", []string{"N.P", "N.P.double", "N.P.x"}},
+		{"var_use", []string{"Inhabited", "N.base"}},
+		{"no_prot", nil},
+	}
+	for _, tc := range tests {
+		got := m[tc.name].StatementDeps
+		if strings.Join(got, ",") != strings.Join(tc.want, ",") {
+			t.Errorf("%s: statement deps %v, want %v", tc.name, got, tc.want)
+		}
+	}
+	if m["no_prot"].Opens == nil || !slices.Contains(m["no_prot"].Opens, "N") {
+		t.Errorf("opens %v", m["no_prot"].Opens)
+	}
+}
+
+func TestScopes(t *testing.T) {
+	src := `
+namespace A
+section S
+open B
+def inS : Nat := 0
+end S
+def afterS : Nat := 0
+end A
+namespace A.B.C
+def deep : Nat := 0
+end A.B.C
+set_option maxHeartbeats 0 in
+def top : Nat := 0
+`
+	m := parse(t, src)
+	for name, ns := range map[string]string{"A.inS": "A", "A.afterS": "A", "A.B.C.deep": "A.B.C", "top": ""} {
+		r, ok := m[name]
+		if !ok || r.Namespace != ns {
+			t.Errorf("%s: present %v namespace %q, want %q", name, ok, r.Namespace, ns)
+		}
+	}
+	if len(m["A.afterS"].Opens) != 0 {
+		t.Errorf("open leaked out of section: %v", m["A.afterS"].Opens)
+	}
+}
+
+func TestGuessAdditiveName(t *testing.T) {
+	for in, want := range map[string]string{
+		"mul_one": "add_zero", "prod_inv": "sum_neg", "Monoid": "AddMonoid", "npow_succ": "nsmul_succ",
+		"IsSquare": "Even", "smul_comm": "vadd_comm", "FaithfulSMul": "FaithfulVAdd", "one_div": "zero_sub",
+	} {
+		if got := GuessAdditiveName(in); got != want {
+			t.Errorf("GuessAdditiveName(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestBadFileKeepsGoing(t *testing.T) {
+	src := "theorem ok1 : True := trivial\n/- unterminated\ntheorem lost : True := trivial\n"
+	rows, mod, errs := ParseFile([]byte(src), "Bad.lean", "t")
+	if len(errs) != 1 || !errors.Is(errs[0], ErrUnterminatedComment) {
+		t.Fatalf("errors %v", errs)
+	}
+	var pe *ParseError
+	if !errors.As(errs[0], &pe) || pe.Path != "Bad.lean" || pe.Line != 2 {
+		t.Fatalf("error %v lacks file/line", errs[0])
+	}
+	if len(rows) != 1 || rows[0].Name != "ok1" || mod.Errors != 1 {
+		t.Fatalf("rows %v, module errors %d", rows, mod.Errors)
+	}
+}
+
+func FuzzParseFile(f *testing.F) {
+	for _, s := range fuzzSeeds(f) {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, src []byte) {
+		rows, _, errs := ParseFile(src, "Fuzz.lean", "fuzz")
+		for _, e := range errs {
+			if errors.Is(e, ErrPanic) {
+				t.Fatalf("parser panicked: %v", e)
+			}
+		}
+		for _, r := range rows {
+			if r.Name == "" || r.LineStart > r.LineEnd {
+				t.Fatalf("bad row %+v", r)
+			}
+		}
+	})
+}
+
+func TestRun(t *testing.T) {
+	progress.Quiet = true
+	src := t.TempDir()
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(os.MkdirAll(filepath.Join(src, "Lib", "Sub"), 0o755))
+	must(os.WriteFile(filepath.Join(src, "Lib", "Sub", "A.lean"), []byte("namespace Lib\ndef a : Nat := 0\nend Lib\n"), 0o644))
+	must(os.WriteFile(filepath.Join(src, "Lib", "B.lean"), []byte("import Lib.Sub.A\nopen Lib\ntheorem b : a = 0 := rfl\n/- broken"), 0o644))
+	must(os.WriteFile(filepath.Join(src, ".revision"), []byte("abc123\n"), 0o644))
+	ws, err := dataset.Open(t.TempDir())
+	must(err)
+	res, err := Run(context.Background(), ws, Options{Sources: []Source{{Dir: src, Library: "lib"}}, Workers: 2})
+	must(err)
+	if res.Files != 2 || res.Declarations != 2 || res.ErrorCount != 1 {
+		t.Fatalf("result %+v", res)
+	}
+	decls, err := dataset.ReadTable[dataset.Declaration](ws.Path(dataset.DeclarationsFile))
+	must(err)
+	m := rowsByName(decls)
+	if b := m["b"]; b.Module != "Lib.B" || b.Revision != "abc123" || b.Library != "lib" || !slices.Equal(b.StatementDeps, []string{"Lib.a"}) {
+		t.Fatalf("row b: %+v", b)
+	}
+	mods, err := dataset.ReadTable[dataset.Module](ws.Path(dataset.ModulesFile))
+	must(err)
+	if len(mods) != 2 || mods[0].Name != "Lib.B" || mods[0].Errors != 1 || !slices.Equal(mods[0].Imports, []string{"Lib.Sub.A"}) {
+		t.Fatalf("modules %+v", mods)
+	}
+	man, err := ws.ReadManifest()
+	must(err)
+	run := man.LastRun("extract")
+	if run == nil || run.RowCounts["declarations"] != 2 || len(run.Phases) != 4 {
+		t.Fatalf("manifest run %+v", run)
+	}
+	// a second run over a hand-edited output is refused
+	must(os.WriteFile(ws.Path(dataset.ModulesFile), []byte("x"), 0o644))
+	if _, err := Run(context.Background(), ws, Options{Sources: []Source{{Dir: src}}}); !errors.Is(err, dataset.ErrForeignOutput) {
+		t.Fatalf("err %v, want ErrForeignOutput", err)
+	}
+}
+
+// TestGolden compares the full rows of a few files of the bundled library
+// with testdata/golden/*.golden (go test -run TestGolden -update rewrites them).
+func TestGolden(t *testing.T) {
+	root := filepath.Join("..", "testdata", "lean")
+	if _, err := os.Stat(root); err != nil {
+		t.Skip("bundled library not present")
+	}
+	progress.Quiet = true
+	ws, err := dataset.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Run(context.Background(), ws, Options{Sources: []Source{{Dir: root, Library: "driftlib", Revision: "golden"}}}); err != nil {
+		t.Fatal(err)
+	}
+	decls, err := dataset.ReadTable[dataset.Declaration](ws.Path(dataset.DeclarationsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{"Driftlib/Algebra/Field.lean", "Driftlib/Data/Set/Basic.lean", "Driftlib/Order/Lattice.lean"} {
+		var b strings.Builder
+		for _, d := range decls {
+			if d.Path != path {
+				continue
+			}
+			j, _ := json.Marshal(d)
+			b.Write(j)
+			b.WriteByte('\n')
+		}
+		if b.Len() == 0 {
+			t.Errorf("%s: no rows", path)
+			continue
+		}
+		golden := filepath.Join("testdata", "golden", strings.ReplaceAll(strings.TrimSuffix(path, ".lean"), "/", "_")+".golden")
+		if *update {
+			if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(golden, []byte(b.String()), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		want, err := os.ReadFile(golden)
+		if err != nil {
+			t.Fatalf("%v (run with -update to create)", err)
+		}
+		if string(want) != b.String() {
+			t.Errorf("%s: rows differ from %s (run with -update and review the diff)", path, golden)
+		}
+	}
+}

@@ -1,0 +1,7 @@
+@[simp
+theorem x (a : (b : c) : d := ⟨⟨
+end end end
+namespace
+structure where | |
+alias ⟨ := 
+instance (priority := ) : where

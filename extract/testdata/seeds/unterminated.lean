@@ -1,0 +1,2 @@
+theorem a : True := by
+  /- open
