@@ -2,7 +2,6 @@ package informalize
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"syscall"
 	"testing"
@@ -62,7 +61,7 @@ func BenchmarkInformalizeThroughput(b *testing.B) {
 			b.Fatal(err)
 		}
 		if rep.Requested != n {
-			b.Fatal(fmt.Sprintf("%d answers, want %d", rep.Requested, n))
+			b.Fatalf("%d answers, want %d", rep.Requested, n)
 		}
 		total += n
 	}

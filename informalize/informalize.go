@@ -103,10 +103,6 @@ type Report struct {
 // ErrBusy is returned when another informalize run holds the workspace.
 var ErrBusy = errors.New("another informalize run is using this workspace")
 
-type prior struct {
-	entry Entry
-}
-
 // state is one run's view of the workspace.
 type state struct {
 	ws         *dataset.Workspace

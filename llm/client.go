@@ -84,6 +84,9 @@ func (r ChatRequest) OpenAIRequest(def string, jsonMode bool) openai.ChatComplet
 	for i, m := range r.Messages {
 		msgs[i] = openai.ChatCompletionMessage{Role: m.Role, Content: m.Content}
 	}
+	// max_tokens, not max_completion_tokens: vLLM, Ollama, DeepSeek and
+	// most compatible servers understand it.
+	//lint:ignore SA1019 see above
 	req := openai.ChatCompletionRequest{Model: model, Messages: msgs, MaxTokens: r.MaxTokens, Seed: r.Seed}
 	if r.Temperature != nil {
 		req.Temperature = *r.Temperature

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -47,6 +48,11 @@ func runInformalize(ctx context.Context, args []string) error {
 	}
 	if err := cfg.Finalize(); err != nil {
 		return fmt.Errorf("%v: %w", err, errUsage)
+	}
+	for _, k := range splitList(*kinds) {
+		if !slices.Contains(dataset.Kinds, k) {
+			return fmt.Errorf("--kinds: unknown kind %q (one of %s): %w", k, strings.Join(dataset.Kinds, ", "), errUsage)
+		}
 	}
 	ws, err := dataset.Open(*wsDir)
 	if err != nil {

@@ -43,6 +43,7 @@ func TestInformalizeCommand(t *testing.T) {
 		{"unknown provider", []string{"informalize", "--provider", "magic"}, 2, ""},
 		{"openai without model", []string{"informalize", "--provider", "openai"}, 2, ""},
 		{"batch needs openai", []string{"informalize", "--batch-out", "x"}, 2, ""},
+		{"unknown kind", []string{"informalize", "--kinds", "theorem,lemma"}, 2, ""},
 		{"bad base url", []string{"informalize", "--model", "m", "--base-url", "ftp://x"}, 2, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
