@@ -79,8 +79,10 @@ func TestTemplateRunAndRerun(t *testing.T) {
 func TestLLMDependencyOrder(t *testing.T) {
 	ws, ds := openWS(t, 60)
 	deps := map[string][]string{}
+	kind := map[string]string{}
 	for _, d := range ds {
 		deps[d.Name] = d.StatementDeps
+		kind[d.Name] = d.Kind
 	}
 	var mu sync.Mutex
 	var bad []string
@@ -99,6 +101,12 @@ func TestLLMDependencyOrder(t *testing.T) {
 		}
 		if !strings.Contains(prompt, "- Nat.le") {
 			bad = append(bad, r.Key+": outside dependency not listed by name")
+		}
+		if hasBody := strings.Contains(prompt, "Definition body:"); hasBody != (kind[r.Key] != dataset.KindTheorem) {
+			bad = append(bad, r.Key+": definition body shown for a theorem or missing for a definition")
+		}
+		if !strings.Contains(prompt, "Module documentation (excerpt):\n# Module Lib.M") {
+			bad = append(bad, r.Key+": no module docstring")
 		}
 		return fakeAnswer(r)
 	}})
