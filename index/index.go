@@ -105,6 +105,8 @@ type Index struct {
 	usage map[string][]string
 	// suffix maps the last component(s) of names to rows, for mentions.
 	suffix map[string][]int
+	// depRows[row] are the rows of the row's statement dependencies.
+	depRows [][]int32
 	// priorOrder lists the rows of used declarations by usage count, descending.
 	priorOrder []int
 	// premise[row] says whether the row is a premise candidate by default.
@@ -186,6 +188,14 @@ func Open(wsDir string, opts *OpenOptions) (*Index, error) {
 		return nil
 	}); err != nil {
 		return nil, err
+	}
+	ix.depRows = make([][]int32, len(ix.Docs))
+	for i, d := range ix.Docs {
+		for _, dep := range d.Deps {
+			if r, ok := ix.byName[dep]; ok {
+				ix.depRows[i] = append(ix.depRows[i], int32(r))
+			}
+		}
 	}
 	for p, u := range ix.usage {
 		if r, ok := ix.byName[p]; ok && len(u) > 0 {

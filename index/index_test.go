@@ -272,3 +272,22 @@ func TestMetrics(t *testing.T) {
 		t.Errorf("@2 %+v", m2)
 	}
 }
+
+// The association list (off by default) ranks premises that co-occur with
+// the query's words in other declarations' statements.
+func TestAssocSignal(t *testing.T) {
+	ix := openFixture(t)
+	hits, err := ix.Search(context.Background(), index.Query{Text: "near litter set", Exclude: []string{"ConNF.toNearLitter_near"},
+		Weights: &index.Weights{Assoc: 1, AssocSmooth: 1, AssocMaxDF: 1, RRFK: 10, Depth: 10}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hits) == 0 || hits[0].Signals["assoc"] != 1 {
+		t.Fatalf("hits %+v", hits)
+	}
+	for _, h := range hits {
+		if h.Kind == "theorem" {
+			t.Errorf("theorem %s returned", h.Name)
+		}
+	}
+}

@@ -78,6 +78,16 @@ type Weights struct {
 	Depth int `json:"depth"`
 	// NeighborDocs is how many similar non-candidate declarations vote.
 	NeighborDocs int `json:"neighbor_docs"`
+	// Assoc weights the term–premise association list: every document that
+	// contains a query term votes for its statement dependencies with
+	// idf(term)/(df(term)+AssocSmooth), i.e. how strongly the corpus ties
+	// the query's words to each premise. AssocBeta > 0 divides by
+	// (uses+1)^AssocBeta (PMI-like, favours specific premises).
+	Assoc       float64 `json:"assoc,omitempty"`
+	AssocBeta   float64 `json:"assoc_beta,omitempty"`
+	AssocSmooth float64 `json:"assoc_smooth,omitempty"`
+	// AssocMaxDF skips terms in more than this fraction of documents (default 0.2).
+	AssocMaxDF float64 `json:"assoc_max_df,omitempty"`
 	// CandidateVotes scales the votes of the top NeighborDocs candidate hits
 	// for their own statement dependencies (0: only non-candidates vote).
 	CandidateVotes float64 `json:"candidate_votes,omitempty"`
@@ -188,6 +198,9 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 	}
 	if w.Neighbors > 0 {
 		lists = append(lists, rankedList{"neighbors", w.Neighbors, ix.neighborVote(bmN, denseN, bmC, denseC, w, cand, depth)})
+	}
+	if w.Assoc > 0 && ix.post != nil {
+		lists = append(lists, rankedList{"assoc", w.Assoc, ix.assocList(text, mask, w, depth)})
 	}
 	if w.Mention > 0 {
 		lists = append(lists, rankedList{"mention", w.Mention, ix.mentions(q.Text+"\n"+q.Formal, cand)})
@@ -435,3 +448,50 @@ func round6(x float64) float64 { return math.Round(x*1e6) / 1e6 }
 
 // IsCandidateKind is the default candidate filter (dataset.IsPremiseKind).
 func IsCandidateKind(kind string) bool { return dataset.IsPremiseKind(kind) }
+
+// assocList scores candidates by term–premise association (see Weights.Assoc).
+func (ix *Index) assocList(text string, mask []uint8, w Weights, n int) []int {
+	p := ix.post
+	maxDF := w.AssocMaxDF
+	if maxDF <= 0 {
+		maxDF = 0.2
+	}
+	buf, _ := p.pool.Get().(*scoreBuf)
+	if buf == nil || len(buf.s) != p.n {
+		buf = &scoreBuf{s: make([]float32, p.n), hits: make([]uint16, p.n)}
+	}
+	for t := range analyzeTerms(p.an, text) {
+		id, ok := p.terms[t]
+		if !ok || float64(p.df[id]) > maxDF*float64(p.n) {
+			continue
+		}
+		v := p.idf(id) / (float32(p.df[id]) + float32(w.AssocSmooth))
+		for _, d := range p.docs[p.off[id]:p.off[id+1]] {
+			if mask[d] == 0 {
+				continue // excluded (the query's own declaration) or filtered out
+			}
+			for _, r := range ix.depRows[d] {
+				if mask[r] != 1 {
+					continue
+				}
+				if buf.hits[r] == 0 {
+					buf.touched = append(buf.touched, uint32(r))
+					buf.hits[r] = 1
+				}
+				buf.s[r] += v
+			}
+		}
+	}
+	m := make(map[int]float64, len(buf.touched))
+	for _, r := range buf.touched {
+		sc := float64(buf.s[r])
+		if w.AssocBeta > 0 {
+			sc /= math.Pow(float64(len(ix.usage[ix.Docs[r].Name])+1), w.AssocBeta)
+		}
+		m[int(r)] = sc
+		buf.s[r], buf.hits[r] = 0, 0
+	}
+	buf.touched = buf.touched[:0]
+	p.pool.Put(buf)
+	return topRows(m, n)
+}
