@@ -1,0 +1,114 @@
+// Command headsearch evaluates index search (any mode, including the fused
+// "best") with a workspace's trained head applied, the way index will apply
+// it once it loads heads itself: document vectors projected through the
+// head's document matrix, queries through its query matrix. It builds a
+// scratch copy of WS/index (symlinks, plus projected vectors.npy and a
+// manifest with the head's dimension) and runs index.EvalRetrieval there.
+//
+//	go run ./train/internal/headsearch --ws WS --bench FILE [--mode best]
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/driftkit/driftkit/dataset"
+	"github.com/driftkit/driftkit/index"
+	"github.com/driftkit/driftkit/internal/progress"
+	"github.com/driftkit/driftkit/train/head"
+)
+
+func main() {
+	wsDir := flag.String("ws", "", "workspace with index/ and head/")
+	bench := flag.String("bench", "", "benchmark JSONL")
+	mode := flag.String("mode", "best", "search mode")
+	headDir := flag.String("head", "", "head folder (default WS/head)")
+	flag.Parse()
+	progress.Quiet = true
+	if err := run(*wsDir, *bench, *mode, *headDir); err != nil {
+		fmt.Fprintln(os.Stderr, "headsearch:", err)
+		os.Exit(1)
+	}
+}
+
+func run(wsDir, bench, mode, headDir string) error {
+	ctx := context.Background()
+	if headDir == "" {
+		headDir = filepath.Join(wsDir, dataset.HeadDir)
+	}
+	h, err := head.Load(headDir)
+	if err != nil {
+		return err
+	}
+	ix0, err := index.Open(wsDir, nil)
+	if err != nil {
+		return err
+	}
+	enc := ix0.Encoder()
+	man := ix0.Manifest
+	ix0.Close()
+	if err := h.Fits(head.EncoderID(man.Encoder, man.Model, man.Dims)); err != nil {
+		fmt.Fprintln(os.Stderr, "warning:", err)
+	}
+	src := filepath.Join(wsDir, dataset.IndexDir)
+	tmp, err := os.MkdirTemp("", "headsearch-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	dst := filepath.Join(tmp, dataset.IndexDir)
+	os.MkdirAll(dst, 0o755)
+	entries, err := os.ReadDir(src)
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if e.Name() == index.VectorsName || e.Name() == index.ManifestName {
+			continue
+		}
+		abs, _ := filepath.Abs(filepath.Join(src, e.Name()))
+		if err := os.Symlink(abs, filepath.Join(dst, e.Name())); err != nil {
+			return err
+		}
+	}
+	vecs, rows, _, err := index.ReadNPY(filepath.Join(src, index.VectorsName))
+	if err != nil {
+		return err
+	}
+	proj, err := h.ProjectDocuments(vecs, rows)
+	if err != nil {
+		return err
+	}
+	if err := index.WriteNPY(filepath.Join(dst, index.VectorsName), proj, rows, h.Config.OutDim); err != nil {
+		return err
+	}
+	man.Dims = h.Config.OutDim
+	b, _ := json.MarshalIndent(man, "", "  ")
+	if err := os.WriteFile(filepath.Join(dst, index.ManifestName), b, 0o644); err != nil {
+		return err
+	}
+	ix, err := index.Open(tmp, &index.OpenOptions{Encoder: h.QueryEncoder(enc)})
+	if err != nil {
+		return err
+	}
+	defer ix.Close()
+	items, err := index.ReadBenchFile(bench)
+	if err != nil {
+		return err
+	}
+	m, err := index.ParseMode(mode)
+	if err != nil {
+		return err
+	}
+	rep, err := index.EvalRetrieval(ctx, ix, items, index.EvalOptions{Mode: m, BenchLabel: bench})
+	if err != nil {
+		return err
+	}
+	fmt.Printf("with head %s (%s → %d):\n", h.ID(), h.Config.Encoder, h.Config.OutDim)
+	rep.WriteTable(os.Stdout)
+	return nil
+}
