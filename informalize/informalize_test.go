@@ -364,3 +364,28 @@ func TestCancelKeepsJournal(t *testing.T) {
 		t.Errorf("journal has %d answers, report %d", len(done), rep.Requested)
 	}
 }
+
+// TestReadyQueueSaturates checks that dependency order does not serialize a
+// wide library: once the common dependency is done, every worker is busy.
+func TestReadyQueueSaturates(t *testing.T) {
+	ws, ds := openWS(t, 100)
+	for i := range ds {
+		ds[i].StatementDeps = nil
+		if i > 0 {
+			ds[i].StatementDeps = []string{ds[0].Name}
+		}
+	}
+	writeFixture(t, ws.Dir, ds)
+	srv := newFake(fakeopenai.Options{Latency: 20e6})
+	defer srv.Close()
+	rep, err := Run(context.Background(), ws, quietOpts(llmProvider(t, srv.BaseURL(), 8)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := srv.MaxInFlight(); got != 8 {
+		t.Errorf("at most %d requests in flight, want the full concurrency 8", got)
+	}
+	if rep.Depth != 2 || rep.Requested != 100 {
+		t.Errorf("depth %d, answers %d", rep.Depth, rep.Requested)
+	}
+}
