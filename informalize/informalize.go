@@ -475,7 +475,11 @@ func (st *state) schedule(ctx context.Context, h handler) error {
 		}()
 	}
 	defer close(work)
-	bar := progress.New("informalize", int64(n))
+	name := "informalize"
+	if st.opts.DryRun {
+		name = "informalize (dry run)"
+	}
+	bar := progress.New(name, int64(n))
 	defer bar.Finish()
 	var fatal error
 	inflight, remaining := 0, n
