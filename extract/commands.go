@@ -137,6 +137,9 @@ func (f *file) matchBracket(i int) int {
 // bracket depth 0), and the index of the first token after its header.
 func (f *file) startsCommand(i int, curStartCol int32) (bool, int) {
 	t := f.toks[i]
+	if i > 0 && f.toks[i-1].End == t.Start && f.is(i-1, ".") {
+		return false, i + 1 // (e).end is a field, not a command
+	}
 	switch t.Kind {
 	case TokDoc, TokModDoc:
 		if t.Kind == TokModDoc {

@@ -203,7 +203,7 @@ func ParseFile(src []byte, path string, lib string) ([]dataset.Declaration, data
 	fr := parseFile(src, string(src), path, ModuleName(path), s, &Options{})
 	t := newTable([]*fileResult{fr})
 	t.prepare([]*fileResult{fr})
-	r := &resolver{t: t, cache: map[ref]string{}}
+	r := &resolver{t: t, cache: map[cacheKey]string{}}
 	var rows []dataset.Declaration
 	for _, d := range fr.decls {
 		r.resolveInstClasses(d, nil)
@@ -459,7 +459,7 @@ func parallel(ctx context.Context, workers, n int, fn func(r *resolver, i int), 
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			r := &resolver{t: t, cache: make(map[ref]string, 1024)}
+			r := &resolver{t: t, cache: make(map[cacheKey]string, 1024)}
 			for {
 				i := int(next.Add(1) - 1)
 				if i >= n || ctx.Err() != nil {

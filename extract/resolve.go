@@ -381,18 +381,27 @@ type resolver struct {
 	t     *Table
 	opens []string
 	rc    rctx
-	cache map[ref]string
+	cache map[cacheKey]string
 	cctx  *scopeCtx
 	cns   string
 }
 
 const unresolvedMark = "\x00"
 
+// cacheKey memoises a reference's resolution in one context.
+type cacheKey struct {
+	r   ref
+	ctx *scopeCtx
+	ns  string
+}
+
 func (r *resolver) setContext(d *pdecl, path string, vis bitset) {
 	if r.cctx != d.ctx || r.cns != d.resNs || r.rc.path != path {
 		r.cctx, r.cns = d.ctx, d.resNs
 		r.rc = rctx{ns: d.resNs, opens: r.t.opensOf(d.ctx), path: path, buf: r.rc.buf, vis: vis}
-		clear(r.cache)
+		if len(r.cache) > 1<<16 {
+			clear(r.cache)
+		}
 		r.opens = make([]string, 0, len(r.rc.opens))
 		for _, o := range r.rc.opens {
 			r.opens = append(r.opens, o.ns)
@@ -403,7 +412,8 @@ func (r *resolver) setContext(d *pdecl, path string, vis bitset) {
 // one resolves a reference; "" if it does not resolve. unresolved reports
 // identifiers (not notation or fields) that did not resolve.
 func (r *resolver) one(x ref) (name string, unresolved bool) {
-	if v, ok := r.cache[x]; ok {
+	key := cacheKey{x, r.cctx, r.cns}
+	if v, ok := r.cache[key]; ok {
 		if v == unresolvedMark {
 			return "", true
 		}
@@ -431,9 +441,9 @@ func (r *resolver) one(x ref) (name string, unresolved bool) {
 		}
 	}
 	if unresolved {
-		r.cache[x] = unresolvedMark
+		r.cache[key] = unresolvedMark
 	} else {
-		r.cache[x] = name
+		r.cache[key] = name
 	}
 	return name, unresolved
 }
@@ -707,7 +717,7 @@ func (r *resolver) resolveInstClasses(d *pdecl, vis bitset) {
 // resolveStructures resolves structure parents and notation targets, which
 // field notation and notation lookups need before the main pass.
 func (t *Table) prepare(files []*fileResult) {
-	r := &resolver{t: t, cache: map[ref]string{}}
+	r := &resolver{t: t, cache: map[cacheKey]string{}}
 	for mi, fr := range files {
 		for _, d := range fr.decls {
 			if len(d.extends) == 0 {

@@ -238,9 +238,12 @@ func (p *fileParser) command(c Command) {
 	case kw == "import":
 		p.imports(c)
 	case kw == "namespace":
-		p.stack = append(p.stack, scopeEntry{kind: 'n', name: f.text(k + 1), ns: p.ns, opens: p.opens, vars: p.vars, univs: p.univs, incl: p.incl})
-		name := f.text(k + 1)
-		p.ns = joinNs(p.ns, strings.TrimPrefix(name, "_root_."))
+		// one scope per component: `end B` may close part of `namespace A.B`
+		name := strings.TrimPrefix(f.text(k+1), "_root_.")
+		for _, part := range strings.Split(name, ".") {
+			p.stack = append(p.stack, scopeEntry{kind: 'n', name: part, ns: p.ns, opens: p.opens, vars: p.vars, univs: p.univs, incl: p.incl})
+			p.ns = joinNs(p.ns, part)
+		}
 	case kw == "section":
 		name := ""
 		if k+1 < c.End && f.toks[k+1].Kind == TokIdent && f.toks[k+1].Line == f.toks[k].Line {
@@ -335,12 +338,8 @@ func (p *fileParser) end(name string, tok int) {
 		top := p.stack[len(p.stack)-1]
 		p.stack = p.stack[:len(p.stack)-1]
 		p.restore(top)
-		if top.kind == 'n' {
-			parts -= strings.Count(top.name, ".") + 1
-		} else {
-			parts--
-		}
-		if name == "" {
+		parts--
+		if name == "" || top.kind == 's' && top.name == name {
 			break
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"runtime/pprof"
 	"strings"
 
 	"github.com/driftkit/driftkit/dataset"
@@ -35,6 +36,7 @@ func runExtract(ctx context.Context, args []string) error {
 	vars := fs.String("variables", "auto", "section variables in theorem statements: auto (from lean-toolchain), signature, body")
 	force := fs.Bool("force", false, "replace outputs not written by a recorded run")
 	quiet := fs.Bool("quiet", false, "no progress output")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile (pprof) to this file")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -58,6 +60,17 @@ func runExtract(ctx context.Context, args []string) error {
 		}
 		src.VariableRule = *vars
 		opts.Sources = append(opts.Sources, src)
+	}
+	if *cpuProfile != "" {
+		pf, err := os.Create(*cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer pf.Close()
+		if err := pprof.StartCPUProfile(pf); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
 	}
 	res, err := extract.Run(ctx, ws, opts)
 	if err != nil {
