@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"runtime/debug"
 	"sort"
 	"strconv"
 	"strings"
@@ -230,6 +231,11 @@ func Run(ctx context.Context, ws *dataset.Workspace, opts Options) (*Result, err
 	if err := ws.GuardOutputs(opts.Force, dataset.DeclarationsFile, dataset.ModulesFile); err != nil {
 		return nil, err
 	}
+	if os.Getenv("GOMEMLIMIT") == "" && os.Getenv("GOGC") == "" {
+		// fewer collections while the tables grow, but stay well under 2 GiB
+		defer debug.SetGCPercent(debug.SetGCPercent(300))
+		defer debug.SetMemoryLimit(debug.SetMemoryLimit(1400 << 20))
+	}
 	workers := opts.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
@@ -382,6 +388,9 @@ func Run(ctx context.Context, ws *dataset.Workspace, opts Options) (*Result, err
 	}
 	decide(ctx, workers, t, results)
 	fixups(t, results)
+	if debugUnresolved {
+		printUnresolved(os.Stderr, 60)
+	}
 	res.Phases["resolve"] = time.Since(tRes)
 
 	// write

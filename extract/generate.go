@@ -154,7 +154,7 @@ func (p *fileParser) decl(d *declSyntax, c Command) {
 		}
 		g := gen(full+"."+ctor, dataset.KindConstructor, f.span(d.valStart, d.valEnd), base.LineStart, base.LineEnd, nil,
 			append(append([]ref(nil), pd.sigRefs...), self...), false)
-		g.varRefs, g.condVars = pd.varRefs, pd.condVars
+		g.varRefs, g.condVars = pd.varRefs, append([]condVar(nil), pd.condVars...)
 		for n, e := range d.extends {
 			h := f.typeHead(e[0], e[1])
 			if h == "" {
@@ -194,7 +194,7 @@ func (p *fileParser) decl(d *declSyntax, c Command) {
 			cloc.binderEnd = ct.sigEnd
 			refs := append(append([]ref(nil), self...), f.collectRefs(ct.sigStart, ct.sigEnd, cloc, nil)...)
 			g := gen(full+"."+ct.name, dataset.KindConstructor, f.span(ct.sigStart, ct.sigEnd), ct.lineStart, ct.lineEnd, ct.doc, refs, ct.protected)
-			g.varRefs, g.condVars = pd.varRefs, pd.condVars
+			g.varRefs, g.condVars = pd.varRefs, append([]condVar(nil), pd.condVars...)
 		}
 	}
 	for _, a := range d.aux {
@@ -502,7 +502,7 @@ func (p *fileParser) toAdditive(d *declSyntax, pd *pdecl) *pdecl {
 		r.Name = name
 		r.GeneratedFrom = strp(src)
 		tw := &pdecl{row: r, ctx: pd.ctx, resNs: parentNs(name), protected: pd.protected, varRefs: pd.varRefs,
-			sigRefs: pd.sigRefs, bodyRefs: pd.bodyRefs, twinOf: pd, condVars: pd.condVars, instHeads: pd.instHeads}
+			sigRefs: pd.sigRefs, bodyRefs: pd.bodyRefs, twinOf: pd, condVars: append([]condVar(nil), pd.condVars...), instHeads: pd.instHeads}
 		p.res.decls = append(p.res.decls, tw)
 		return tw
 	}
@@ -519,6 +519,7 @@ var additiveWords = map[string]string{
 	"mulIndicator": "indicator", "mulSupport": "support", "mulSingle": "single", "lmul": "ladd",
 	"oneLE": "nonneg", "oneLT": "pos", "leOne": "nonpos", "ltOne": "neg", "mulAction": "addAction",
 	"magma": "addMagma", "mulOpposite": "addOpposite", "conj": "addConj", "prime": "prime", "muls": "adds",
+	"multipliable": "summable", "tprod": "tsum", "hasProd": "hasSum", "mulLECancellable": "addLECancellable",
 	"divs": "subs", "sMul": "vAdd", "hSMul": "hVAdd", "sMulWithZero": "sMulWithZero", "ones": "zeros", "invs": "negs", "mulEquiv": "addEquiv", "mulHom": "addHom",
 	"monoidHom": "addMonoidHom", "orderOf": "addOrderOf", "exponent": "exponent", "zmultiples": "zmultiples",
 	"zpowers": "zmultiples", "powers": "multiples", "coset": "coset", "period": "period", "quotient": "quotient",

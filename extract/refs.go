@@ -66,6 +66,12 @@ var tacticWords = map[string]bool{
 	"classical": true, "inhabit": true, "lift": true, "rename": true, "revert": true, "iterate": true,
 	"repeat": true, "first": true, "all_goals": true, "any_goals": true, "norm_cast": true, "rwa": true,
 	"erw": true, "simp_rw": true, "nth_rewrite": true, "nth_rw": true, "apply_fun": true, "filter_upwards": true,
+	"convert!": true, "using!": true, "grind": true, "replace": true, "cat_disch": true, "fun_prop": true,
+	"lia": true, "exacts": true, "grw": true, "split_ifs": true, "simp_all": true, "conv_lhs": true, "conv_rhs": true,
+	"contextual": true, "by_cases!": true, "contrapose": true, "ext1": true, "conv": true, "norm_num1": true,
+	"simpa!": true, "aesop_cat": true, "bound": true, "wlog": true, "rcongr": true, "subsingleton": true,
+	"exact?": true, "apply?": true, "decide!": true, "native_decide": true, "rfl'": true, "interval_cases": true,
+	"fin_cases": true, "module": true, "linear_combination": true, "compute_degree": true, "monicity": true,
 }
 
 // binderSymbols introduce bound variables up to the next ',' (or =>/↦).
@@ -242,6 +248,9 @@ func (f *file) collectRefs(i, j int, loc *locals, out []ref) []ref {
 		if f.is(k+1, ":=") && (f.is(k-1, "(") || f.is(k-1, ",") || f.is(k-1, "{") || t.Flags&FlagLineStart != 0) {
 			continue // named argument or structure-instance field
 		}
+		if t.Flags&FlagLineStart != 0 && f.fieldWithBinders(k+1, j) {
+			continue // `map_add' x y := …` in a structure instance
+		}
 		if tacticWords[s] && (t.Flags&FlagLineStart != 0 || f.is(k-1, "by") || f.is(k-1, "·") || f.is(k-1, ";") || f.is(k-1, "<;>") || f.is(k-1, "=>")) {
 			continue
 		}
@@ -269,6 +278,24 @@ func (f *file) collectRefs(i, j int, loc *locals, out []ref) []ref {
 		out = append(out, ref{name: s})
 	}
 	return out
+}
+
+// fieldWithBinders reports whether tokens from k on the same line are
+// binder names followed by ':=' (a structure-instance field with arguments).
+func (f *file) fieldWithBinders(k, j int) bool {
+	if k >= j || f.toks[k].Kind != TokIdent {
+		return false
+	}
+	line := f.toks[k].Line
+	for m := k; m < j && f.toks[m].Line == line; m++ {
+		if f.is(m, ":=") {
+			return true
+		}
+		if f.toks[m].Kind != TokIdent || strings.Contains(f.text(m), ".") || termKeywords[f.text(m)] {
+			return false
+		}
+	}
+	return false
 }
 
 // groupColon returns the closer of the group opened at k and the index of a

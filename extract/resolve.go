@@ -2,6 +2,10 @@ package extract
 
 import (
 	_ "embed"
+	"fmt"
+	"io"
+	"os"
+	"sort"
 	"strings"
 	"sync"
 )
@@ -441,6 +445,9 @@ func (r *resolver) one(x ref) (name string, unresolved bool) {
 		}
 	}
 	if unresolved {
+		if debugUnresolved {
+			unresolvedCounts.Add(x.name)
+		}
 		r.cache[key] = unresolvedMark
 	} else {
 		r.cache[key] = name
@@ -551,6 +558,11 @@ func (r *resolver) resolveDecl(d *pdecl, vis bitset) int {
 	}
 	d.unresolv = bad
 	d.row.Opens = r.opens
+	// references are not needed any more: free them (most of the memory)
+	d.sigRefs, d.bodyRefs, d.varRefs = nil, nil, nil
+	for i := range d.condVars {
+		d.condVars[i].refs = nil
+	}
 	d.row.ProofDeps = d.bodyDeps
 	if d.row.ProofDeps == nil {
 		d.row.ProofDeps = []string{}
@@ -763,4 +775,39 @@ func coreNames() [][2]string {
 		}
 	})
 	return coreOnce.names
+}
+
+// debugUnresolved (DRIFTKIT_DEBUG_UNRESOLVED=1) makes Run print the most
+// frequent unresolved identifiers: a diagnostic for the resolver.
+var debugUnresolved = os.Getenv("DRIFTKIT_DEBUG_UNRESOLVED") != ""
+
+type counter struct {
+	mu sync.Mutex
+	m  map[string]int
+}
+
+func (c *counter) Add(s string) {
+	c.mu.Lock()
+	if c.m == nil {
+		c.m = map[string]int{}
+	}
+	c.m[s]++
+	c.mu.Unlock()
+}
+
+var unresolvedCounts counter
+
+func printUnresolved(w io.Writer, n int) {
+	type kv struct {
+		k string
+		v int
+	}
+	var all []kv
+	for k, v := range unresolvedCounts.m {
+		all = append(all, kv{k, v})
+	}
+	sort.Slice(all, func(i, j int) bool { return all[i].v > all[j].v })
+	for i := 0; i < n && i < len(all); i++ {
+		fmt.Fprintf(w, "%8d %s\n", all[i].v, all[i].k)
+	}
 }

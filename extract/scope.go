@@ -239,10 +239,16 @@ func (p *fileParser) command(c Command) {
 		p.imports(c)
 	case kw == "namespace":
 		// one scope per component: `end B` may close part of `namespace A.B`
-		name := strings.TrimPrefix(f.text(k+1), "_root_.")
-		for _, part := range strings.Split(name, ".") {
+		name := f.text(k + 1)
+		root := strings.HasPrefix(name, "_root_.")
+		name = strings.TrimPrefix(name, "_root_.")
+		for i, part := range strings.Split(name, ".") {
 			p.stack = append(p.stack, scopeEntry{kind: 'n', name: part, ns: p.ns, opens: p.opens, vars: p.vars, univs: p.univs, incl: p.incl})
-			p.ns = joinNs(p.ns, part)
+			if i == 0 && root {
+				p.ns = part
+			} else {
+				p.ns = joinNs(p.ns, part)
+			}
 		}
 	case kw == "section":
 		name := ""
@@ -330,6 +336,7 @@ func (p *fileParser) end(name string, tok int) {
 		p.errAt(tok, fmt.Errorf("end %s without matching namespace or section", name))
 		return
 	}
+	name = strings.TrimPrefix(name, "_root_.")
 	parts := 1
 	if name != "" {
 		parts = strings.Count(name, ".") + 1
