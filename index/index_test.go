@@ -291,3 +291,22 @@ func TestAssocSignal(t *testing.T) {
 		}
 	}
 }
+
+func TestDenseBatchMatchesSearch(t *testing.T) {
+	ix := openFixture(t)
+	ctx := context.Background()
+	qs := []string{"the cloud of tangles", "litter set of a litter", "natural numbers"}
+	batch, err := ix.DenseBatch(ctx, qs, 4, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, q := range qs {
+		one, err := ix.Search(ctx, index.Query{Text: q, Mode: index.ModeDense, K: 4})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(names(one), names(batch[i])) {
+			t.Errorf("%q: batch %v, single %v", q, names(batch[i]), names(one))
+		}
+	}
+}

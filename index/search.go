@@ -495,3 +495,26 @@ func (ix *Index) assocList(text string, mask []uint8, w Weights, n int) []int {
 	p.pool.Put(buf)
 	return topRows(m, n)
 }
+
+// DenseBatch answers many dense queries at once: the texts are embedded in
+// one Encode call (batched requests for the openai encoder) and the vectors
+// are scanned once for the whole batch. Candidates are premise kinds unless
+// allKinds. Safe for concurrent use.
+func (ix *Index) DenseBatch(ctx context.Context, texts []string, k int, allKinds bool) ([][]Hit, error) {
+	if ix.dense == nil {
+		return nil, errors.New("index opened without dense vectors")
+	}
+	if k <= 0 {
+		k = 10
+	}
+	vs, err := ix.enc.Encode(ctx, texts)
+	if err != nil {
+		return nil, fmt.Errorf("encode queries: %w", err)
+	}
+	res := ix.dense.SearchBatch(vs, k, func(r int) bool { return allKinds || ix.premise[r] })
+	out := make([][]Hit, len(res))
+	for i, r := range res {
+		out[i] = ix.hits(r, k, "dense")
+	}
+	return out, nil
+}
