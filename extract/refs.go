@@ -199,8 +199,18 @@ func (f *file) collectRefs(i, j int, loc *locals, out []ref) []ref {
 						}
 					}
 				}
-			case isNotationCandidate(s):
-				out = append(out, ref{name: s, sym: true})
+			case len(s) > 0 && (s[0] >= 0x80 || s == "#"):
+				// notation may span adjacent tokens (≃L[): try the longer form first
+				long := false
+				if e := f.adjacentEnd(k, j, 3); e > k+1 {
+					out = append(out, ref{name: f.span(k, e), sym: true, recv: symLong})
+					long = true
+				}
+				if isNotationCandidate(s) {
+					out = append(out, ref{name: s, sym: true})
+				} else if long {
+					out = append(out, ref{name: "", sym: true}) // placeholder keeps skip logic aligned
+				}
 			}
 			continue
 		case TokIdent:
@@ -296,6 +306,20 @@ func (f *file) fieldWithBinders(k, j int) bool {
 		}
 	}
 	return false
+}
+
+// symLong marks the multi-token form of a notation candidate; the single
+// token after it is skipped when it resolves.
+const symLong = "+"
+
+// adjacentEnd returns the end of up to n tokens from k written without
+// spaces between them.
+func (f *file) adjacentEnd(k, j, n int) int {
+	e := k + 1
+	for e < j && e < k+n && f.toks[e].Start == f.toks[e-1].End {
+		e++
+	}
+	return e
 }
 
 // groupColon returns the closer of the group opened at k and the index of a

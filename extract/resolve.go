@@ -119,6 +119,7 @@ func newTable(files []*fileResult) *Table {
 			add(d.row.Name, &entry{kind: d.row.Kind, protected: d.protected, decl: d, mod: int32(mi)})
 		}
 		for _, nd := range fr.notations {
+			nd.mod = int32(mi)
 			t.notations[nd.sym] = append(t.notations[nd.sym], nd)
 		}
 	}
@@ -356,7 +357,7 @@ func (t *Table) notation(sym string, rc *rctx) string {
 	defs := t.notations[sym]
 	for i := len(defs) - 1; i >= 0; i-- {
 		d := defs[i]
-		if d.resolved == "" {
+		if d.resolved == "" || (rc.vis != nil && !rc.vis.has(d.mod)) {
 			continue
 		}
 		switch {
@@ -510,8 +511,26 @@ func isAutoBound(s string) bool {
 // excluding self. It returns the count of unresolved identifiers.
 func (r *resolver) deps(self string, out []string, seen map[string]bool, refs []ref, skipAsc bool) ([]string, int) {
 	bad := 0
+	skipNext := false
 	for _, x := range refs {
 		if x.asc && skipAsc {
+			continue
+		}
+		if x.sym {
+			if skipNext && x.recv == "" {
+				skipNext = false
+				continue
+			}
+			skipNext = false
+			n := r.t.notation(x.name, &r.rc)
+			if n == "" {
+				continue
+			}
+			skipNext = x.recv == symLong
+			if n != self && !seen[n] {
+				seen[n] = true
+				out = append(out, n)
+			}
 			continue
 		}
 		if x.recv != "" && x.recv != "?" {

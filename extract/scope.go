@@ -40,6 +40,7 @@ type notationDef struct {
 	local    bool
 	path     string
 	resolved string
+	mod      int32 // declaring module (notation is visible where it is imported)
 }
 
 // pdecl is a parsed declaration before name resolution.
@@ -612,6 +613,9 @@ func (p *fileParser) notation(c Command, k int) {
 	for j := c.Start; j < k; j++ {
 		if f.is(j, "scoped") {
 			d.scopedNs = p.ns
+			if f.is(j+1, "[") && f.toks[j+2].Kind == TokIdent {
+				d.scopedNs = f.text(j + 2) // scoped[NS]
+			}
 		}
 		if f.is(j, "local") {
 			d.local = true
@@ -626,8 +630,9 @@ func (p *fileParser) notation(c Command, k int) {
 		}
 		if f.toks[j].Kind == TokString && d.sym == "" {
 			sym := strings.TrimSpace(strings.Trim(f.text(j), "\""))
+			// one token, or up to three adjacent ones (≃L[)
 			toks, _ := Lex([]byte(sym))
-			if len(toks) == 1 {
+			if len(toks) >= 1 && len(toks) <= 3 && int(toks[len(toks)-1].End) == len(sym) && !strings.ContainsAny(sym, " \t") {
 				d.sym = sym
 			}
 		}
