@@ -497,7 +497,7 @@ func (f *file) resultHead(i, end int) string {
 			}
 			continue
 		}
-		if f.is(j, "→") || f.is(j, ",") {
+		if (f.is(j, "→") && !(j+1 < end && f.toks[j+1].Start == f.toks[j].End && f.toks[j+1].Kind == TokSymbol)) || f.is(j, ",") {
 			start = j + 1
 		}
 	}
