@@ -285,6 +285,9 @@ func Eval(declsPath, refPath string, opt EvalOptions) (*EvalReport, error) {
 			continue
 		}
 		ks := get(d.Kind)
+		if ks.RefRows == 0 {
+			continue // the reference holds no rows of this kind (e.g. instances)
+		}
 		ks.Ours++
 		if refNames[d.Name] {
 			ks.Matched++
