@@ -88,6 +88,8 @@ type Weights struct {
 	AssocSmooth float64 `json:"assoc_smooth,omitempty"`
 	// AssocMaxDF skips terms in more than this fraction of documents (default 0.2).
 	AssocMaxDF float64 `json:"assoc_max_df,omitempty"`
+	// NeighborDecay is c in a neighbour's vote weight 1/(rank+c) (default 5).
+	NeighborDecay float64 `json:"neighbor_decay,omitempty"`
 	// CandidateVotes scales the votes of the top NeighborDocs candidate hits
 	// for their own statement dependencies (0: only non-candidates vote).
 	CandidateVotes float64 `json:"candidate_votes,omitempty"`
@@ -300,13 +302,17 @@ func btoi(b bool) int {
 }
 
 // neighborVote: declarations similar to the query vote for their statement
-// dependencies, weighted by 1/(rank+5) in each neighbour list; the best
+// dependencies, weighted by 1/(rank+NeighborDecay) in each neighbour list; the best
 // candidate hits vote too when w.CandidateVotes > 0.
 func (ix *Index) neighborVote(bm, dn, bmC, dnC []scored, w Weights, cand func(int) bool, n int) []int {
 	votes := map[int]float64{}
+	c := w.NeighborDecay
+	if c <= 0 {
+		c = 5
+	}
 	vote := func(list []scored, scale float64) {
 		for rank, s := range list {
-			wt := scale / float64(rank+5)
+			wt := scale / (float64(rank) + c)
 			for _, dep := range ix.Docs[s.row].Deps {
 				if r, ok := ix.byName[dep]; ok && cand(r) {
 					votes[r] += wt
