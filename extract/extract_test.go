@@ -233,7 +233,7 @@ def top : Nat := 0
 func TestGuessAdditiveName(t *testing.T) {
 	for in, want := range map[string]string{
 		"mul_one": "add_zero", "prod_inv": "sum_neg", "Monoid": "AddMonoid", "npow_succ": "nsmul_succ",
-		"IsSquare": "Even", "smul_comm": "vadd_comm", "FaithfulSMul": "FaithfulVAdd", "one_div": "zero_sub",
+		"IsSquare": "Even", "CommMonoid": "AddCommMonoid", "smul_comm": "vadd_comm", "FaithfulSMul": "FaithfulVAdd", "one_div": "zero_sub",
 	} {
 		if got := GuessAdditiveName(in); got != want {
 			t.Errorf("GuessAdditiveName(%q) = %q, want %q", in, got, want)

@@ -1,6 +1,7 @@
 package extract
 
 import (
+	"fmt"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -63,6 +64,15 @@ func (p *fileParser) decl(d *declSyntax, c Command) {
 			return
 		}
 		name = f.instanceName(d)
+		// Lean makes anonymous instance names unique with _1, _2, …
+		if p.instNames == nil {
+			p.instNames = map[string]int{}
+		}
+		base := joinNs(p.ns, name)
+		if n := p.instNames[base]; n > 0 {
+			name = fmt.Sprintf("%s_%d", name, n)
+		}
+		p.instNames[base]++
 	}
 	full := fullName(p.ns, name)
 	row := base
@@ -581,7 +591,9 @@ func GuessAdditiveName(s string) string {
 		}
 		b.WriteString(w)
 	}
-	return b.String()
+	// Mathlib writes AddCommMonoid, not CommAddMonoid
+	out := strings.ReplaceAll(b.String(), "CommAdd", "AddComm")
+	return strings.ReplaceAll(out, "commAdd", "addComm")
 }
 
 // isPropType guesses whether the type in [i, end) is a proposition: it is a

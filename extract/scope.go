@@ -134,21 +134,22 @@ type scopeEntry struct {
 
 // fileParser holds the per-file scope state.
 type fileParser struct {
-	f        *file
-	path     string
-	module   string
-	opts     *Options
-	src      *Source
-	ns       string
-	opens    []openDecl
-	vars     []*varBinder
-	univs    []string
-	incl     []string
-	stack    []scopeEntry
-	ctx      *scopeCtx
-	res      *fileResult
-	oldRules bool
-	pendIn   *scopeEntry // state to restore after the next command (… in)
+	f         *file
+	path      string
+	module    string
+	opts      *Options
+	src       *Source
+	ns        string
+	opens     []openDecl
+	vars      []*varBinder
+	univs     []string
+	incl      []string
+	stack     []scopeEntry
+	ctx       *scopeCtx
+	res       *fileResult
+	oldRules  bool
+	pendIn    *scopeEntry // state to restore after the next command (… in)
+	instNames map[string]int
 }
 
 func (p *fileParser) context() *scopeCtx {
