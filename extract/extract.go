@@ -224,6 +224,13 @@ func ParseFile(src []byte, path string, lib string) ([]dataset.Declaration, data
 // modules.parquet, recording the run in the manifest. Declarations of all
 // sources are written, each with its own library, so that dependencies of
 // the first resolve to rows of the same table.
+//
+// Files are read and parsed by opts.Workers goroutines, then resolved in
+// parallel against one global name table, then streamed to the tables
+// (replaced atomically). A file that cannot be read or parsed is reported in
+// Result.Errors (with file and line) and counted in modules.parquet; the run
+// goes on. Cancelling ctx stops the run before anything is written. Run may
+// be called concurrently for different workspaces.
 func Run(ctx context.Context, ws *dataset.Workspace, opts Options) (*Result, error) {
 	if len(opts.Sources) == 0 {
 		return nil, ErrNoSources
@@ -372,6 +379,13 @@ func Run(ctx context.Context, ws *dataset.Workspace, opts Options) (*Result, err
 	parallel(ctx, workers, len(results), func(r *resolver, i int) {
 		fr := results[i]
 		bad := 0
+		defer func() {
+			// a bug must not stop the run: report it against the file
+			if p := recover(); p != nil {
+				fr.errs = append(fr.errs, &ParseError{Path: fr.mod.Path, Err: fmt.Errorf("%w (resolving): %v", ErrPanic, p)})
+				fr.mod.Errors++
+			}
+		}()
 		for _, d := range fr.decls {
 			bad += r.resolveDecl(d, t.vis[i])
 		}
