@@ -150,7 +150,7 @@ func EvalBench(ctx context.Context, ws *dataset.Workspace, ix *index.Index, h *h
 		if err != nil {
 			return nil, err
 		}
-		rep.Head, rep.HeadMRR = score(hq, hd, h.Config.OutDim)
+		rep.Head, rep.HeadMRR = score(hq, hd, h.Dim())
 	}
 	return rep, nil
 }

@@ -51,12 +51,16 @@ type Options struct {
 	ValidMax    int     // evaluate on at most this many valid queries (default 2000)
 	Seed        uint64  // all sampling is deterministic given the seed
 	Float64     bool    // train in float64 (slower; for checks)
+	// Mix fixes the residual weight λ of the raw cosine (head.Config.Mix);
+	// negative (the default) chooses it on the valid split from MixGrid.
+	Mix     float64
+	MixGrid []float64
 }
 
 // DefaultOptions are the defaults of `driftkit train head`.
 func DefaultOptions() Options {
 	return Options{OutDim: 256, Temperature: 0.02, LearnRate: 1e-3, BatchSize: 64, GroupSize: 4,
-		Epochs: 10, Patience: 2, K: 5, ValidMax: 2000, Seed: 1}
+		Epochs: 10, Patience: 2, K: 5, ValidMax: 2000, Seed: 1, Mix: -1, MixGrid: []float64{0, 0.25, 0.5, 0.75}}
 }
 
 func (o *Options) fill() {
@@ -88,6 +92,9 @@ func (o *Options) fill() {
 	if o.ValidMax <= 0 {
 		o.ValidMax = d.ValidMax
 	}
+	if len(o.MixGrid) == 0 {
+		o.MixGrid = d.MixGrid
+	}
 }
 
 // LogEntry is one line of head/log.jsonl: an evaluation during training.
@@ -111,11 +118,16 @@ type Result struct {
 	BaselineRecall, BaselineMRR float64
 	InitialRecall, BestRecall   float64
 	BestEpoch, BestStep         int
-	Steps                       int
-	Examples                    int64
-	Log                         []LogEntry
-	StopReason                  string
-	Seconds                     float64
+	// Mix is the residual weight chosen (or fixed) and MixRecall the valid
+	// recall@K with it; MixTried maps each λ tried to its recall.
+	Mix        float64
+	MixRecall  float64
+	MixTried   map[string]float64
+	Steps      int
+	Examples   int64
+	Log        []LogEntry
+	StopReason string
+	Seconds    float64
 }
 
 // ErrNoData is returned when there is nothing to train or validate on.
@@ -232,6 +244,24 @@ train:
 				break
 			}
 			lossSum, lossN = 0, 0
+		}
+	}
+	// Residual mix: λ·raw + (1−λ)·head, fixed or chosen on the valid split.
+	grid := opt.MixGrid
+	if opt.Mix >= 0 {
+		grid = []float64{opt.Mix}
+	}
+	res.MixTried = map[string]float64{}
+	res.MixRecall = -1
+	for _, lam := range grid {
+		h, err := head.New(head.Config{InDim: in, OutDim: out, Tied: opt.Tied, Mix: lam}, res.Q, res.D)
+		if err != nil {
+			return nil, err
+		}
+		r, _ := evaluate(valid, d.Docs, d.NumDocs, in, h, opt.K)
+		res.MixTried[fmt.Sprintf("%.2f", lam)] = r
+		if r > res.MixRecall {
+			res.Mix, res.MixRecall = lam, r
 		}
 	}
 	res.Seconds = time.Since(start).Seconds()
@@ -358,7 +388,7 @@ func evaluate(qs []Example, docs []float32, n, in int, h *head.Head, k int) (rec
 		qv = append(qv, q.Query...)
 	}
 	if h != nil {
-		dim = h.Config.OutDim
+		dim = h.Dim()
 		dv, _ = h.ProjectDocuments(docs, n)
 		qv, _ = h.ProjectQueries(qv, len(qs))
 	}

@@ -180,8 +180,9 @@ func TrainWorkspace(ctx context.Context, ws *dataset.Workspace, ix *index.Index,
 	run.Phase("train", time.Since(t0))
 	res.Result = r
 	cfg := head.Config{InDim: dim, OutDim: opts.OutDim, Tied: opts.Tied, Encoder: res.Encoder, EncoderFallback: man.EncoderFallback,
-		Temperature: opts.Temperature, Training: map[string]any{
-			"pairs_train": res.Train, "pairs_valid": res.Valid, "documents": res.Docs, "epochs_run": lastEpoch(r),
+		Temperature: opts.Temperature, Mix: r.Mix, Training: map[string]any{
+			"mix_valid_recall": r.MixTried,
+			"pairs_train":      res.Train, "pairs_valid": res.Valid, "documents": res.Docs, "epochs_run": lastEpoch(r),
 			"best_epoch": r.BestEpoch, "best_step": r.BestStep, "stop": r.StopReason, "k": opts.K,
 			"valid_recall_raw": r.BaselineRecall, "valid_recall_initial": r.InitialRecall, "valid_recall_best": r.BestRecall,
 			"valid_mrr_raw": r.BaselineMRR, "seconds": r.Seconds, "params": params, "index_corpus_sha256": man.CorpusSHA256}}
@@ -211,7 +212,8 @@ func TrainWorkspace(ctx context.Context, ws *dataset.Workspace, ix *index.Index,
 	run.Count("documents", int64(res.Docs))
 	run.Count("dropped_no_positive", int64(res.DroppedNoPositive))
 	run.Count("steps", int64(r.Steps))
-	run.Note(fmt.Sprintf("head %s: valid R@%d %.4f raw → %.4f with the head (best epoch %d, %s)", h.ID(), opts.K, r.BaselineRecall, r.BestRecall, r.BestEpoch, r.StopReason))
+	run.Note(fmt.Sprintf("head %s: valid R@%d %.4f raw → %.4f with the head (best epoch %d, %s); residual mix %.2f: %.4f",
+		h.ID(), opts.K, r.BaselineRecall, r.BestRecall, r.BestEpoch, r.StopReason, r.Mix, r.MixRecall))
 	if man.EncoderFallback {
 		run.Note("trained on the offline hash encoder (fallback), not a semantic model")
 	}

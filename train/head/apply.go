@@ -25,7 +25,7 @@ func (h *Head) Fits(encoderID string) error {
 }
 
 // QueryEncoder wraps a query encoder so that it returns head-projected,
-// normalised vectors of dimension OutDim. It is safe for concurrent use when e is.
+// normalised vectors of dimension h.Dim(). It is safe for concurrent use when e is.
 func (h *Head) QueryEncoder(e Encoder) Encoder { return headEncoder{h: h, e: e} }
 
 type headEncoder struct {
@@ -34,7 +34,7 @@ type headEncoder struct {
 }
 
 func (w headEncoder) Name() string { return w.e.Name() + "+head:" + w.h.ID() }
-func (w headEncoder) Dim() int     { return w.h.Config.OutDim }
+func (w headEncoder) Dim() int     { return w.h.Dim() }
 
 func (w headEncoder) Encode(ctx context.Context, texts []string) ([][]float32, error) {
 	vs, err := w.e.Encode(ctx, texts)
@@ -54,7 +54,7 @@ func (w headEncoder) Encode(ctx context.Context, texts []string) ([][]float32, e
 		return nil, err
 	}
 	out := make([][]float32, len(vs))
-	d := w.h.Config.OutDim
+	d := w.h.Dim()
 	for i := range out {
 		out[i] = p[i*d : (i+1)*d : (i+1)*d]
 	}

@@ -5,7 +5,10 @@
 // A head maps a frozen encoder embedding x (dimension InDim) to
 // normalise(normalise(x) · W) (dimension OutDim). Queries and documents have
 // their own matrices unless the head is tied, so the score of a document d for
-// a query q is the cosine of q·Wq and d·Wd.
+// a query q is the cosine of q·Wq and d·Wd. With a residual mix λ > 0 the
+// vector is [√λ·x̂, √(1−λ)·ŷ] (dimension InDim+OutDim, unit norm), so that the
+// score is λ·cos(q, d) + (1−λ)·cos(q·Wq, d·Wd): the raw encoder's exact
+// matches are kept where the head has learned nothing better.
 //
 // On disk (the workspace's head/ folder):
 //
@@ -59,6 +62,9 @@ type Config struct {
 	EncoderFallback bool `json:"encoder_fallback"`
 	// Temperature the head was trained with; scores are plain cosines.
 	Temperature float64 `json:"temperature"`
+	// Mix is the weight λ of the raw cosine in the score (0: the head alone);
+	// chosen on the valid split after training.
+	Mix float64 `json:"mix"`
 	// QuerySHA256 and DocumentSHA256 are the sha256 of the weight files.
 	QuerySHA256    string `json:"query_sha256"`
 	DocumentSHA256 string `json:"document_sha256,omitempty"`
@@ -90,6 +96,9 @@ type Head struct {
 
 // New makes a head from weights (copied). d may be nil for a tied head.
 func New(cfg Config, q, d []float32) (*Head, error) {
+	if cfg.Mix < 0 || cfg.Mix >= 1 {
+		return nil, fmt.Errorf("head: mix %v outside [0, 1)", cfg.Mix)
+	}
 	if cfg.InDim <= 0 || cfg.OutDim <= 0 {
 		return nil, fmt.Errorf("head: bad shape %d → %d", cfg.InDim, cfg.OutDim)
 	}
@@ -239,6 +248,15 @@ func Normalise(v []float32) []float32 {
 	return v
 }
 
+// Dim is the dimension of the vectors the head returns: OutDim, or
+// InDim+OutDim with a residual mix.
+func (h *Head) Dim() int {
+	if h.Config.Mix > 0 {
+		return h.Config.InDim + h.Config.OutDim
+	}
+	return h.Config.OutDim
+}
+
 // ProjectQuery returns the head's vector for one query embedding.
 func (h *Head) ProjectQuery(x []float32) ([]float32, error) { return h.project(h.Q, x) }
 
@@ -251,7 +269,7 @@ func (h *Head) project(w, x []float32) ([]float32, error) {
 }
 
 // ProjectQueries projects n query embeddings stored row-major in x (n × InDim)
-// and returns n × OutDim normalised rows.
+// and returns n × Dim() normalised rows.
 func (h *Head) ProjectQueries(x []float32, n int) ([]float32, error) { return h.projectMany(h.Q, x, n) }
 
 // ProjectDocuments is ProjectQueries for document embeddings.
@@ -280,5 +298,20 @@ func (h *Head) projectMany(w, x []float32, n int) ([]float32, error) {
 	for i := 0; i < n; i++ {
 		Normalise(y[i*out : (i+1)*out])
 	}
-	return y, nil
+	lam := h.Config.Mix
+	if lam == 0 {
+		return y, nil
+	}
+	a, b := float32(math.Sqrt(lam)), float32(math.Sqrt(1-lam))
+	d := in + out
+	z := make([]float32, n*d)
+	for i := 0; i < n; i++ {
+		for j, v := range xn[i*in : (i+1)*in] {
+			z[i*d+j] = a * v
+		}
+		for j, v := range y[i*out : (i+1)*out] {
+			z[i*d+in+j] = b * v
+		}
+	}
+	return z, nil
 }

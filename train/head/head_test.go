@@ -262,3 +262,43 @@ func TestQueryEncoderAndFits(t *testing.T) {
 		t.Fatal(got)
 	}
 }
+
+// TestMixScore checks that mixed vectors score λ·raw cosine + (1−λ)·head cosine.
+func TestMixScore(t *testing.T) {
+	r := rand.New(rand.NewPCG(10, 11))
+	const in, out = 7, 4
+	q, d := randMat(r, in*out), randMat(r, in*out)
+	pure, _ := New(Config{InDim: in, OutDim: out}, q, d)
+	for _, lam := range []float64{0.25, 0.5, 0.9} {
+		h, err := New(Config{InDim: in, OutDim: out, Mix: lam}, q, d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if h.Dim() != in+out {
+			t.Fatalf("Dim %d", h.Dim())
+		}
+		x, y := randMat(r, in), randMat(r, in)
+		mq, _ := h.ProjectQuery(x)
+		md, _ := h.ProjectDocument(y)
+		pq, _ := pure.ProjectQuery(x)
+		pd, _ := pure.ProjectDocument(y)
+		dot := func(a, b []float32) float64 {
+			var s float64
+			for i := range a {
+				s += float64(a[i]) * float64(b[i])
+			}
+			return s
+		}
+		raw := dot(Normalise(append([]float32(nil), x...)), Normalise(append([]float32(nil), y...)))
+		want := lam*raw + (1-lam)*dot(pq, pd)
+		if got := dot(mq, md); math.Abs(got-want) > 1e-5 {
+			t.Fatalf("λ=%v: score %v, want %v", lam, got, want)
+		}
+		if n := dot(mq, mq); math.Abs(n-1) > 1e-5 {
+			t.Fatalf("mixed vector norm² %v", n)
+		}
+	}
+	if _, err := New(Config{InDim: in, OutDim: out, Mix: 1}, q, d); err == nil {
+		t.Fatal("mix 1 accepted")
+	}
+}

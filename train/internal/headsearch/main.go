@@ -27,15 +27,17 @@ func main() {
 	bench := flag.String("bench", "", "benchmark JSONL")
 	mode := flag.String("mode", "best", "search mode")
 	headDir := flag.String("head", "", "head folder (default WS/head)")
+	rawNeighbours := flag.Bool("raw-neighbours", true, "score non-candidate documents (the neighbours that vote in mode best) with the raw embeddings, the head only for premise candidates")
+	mix := flag.Float64("mix", -1, "override the head's residual mix λ (negative: the head's own)")
 	flag.Parse()
 	progress.Quiet = true
-	if err := run(*wsDir, *bench, *mode, *headDir); err != nil {
+	if err := run(*wsDir, *bench, *mode, *headDir, *rawNeighbours, *mix); err != nil {
 		fmt.Fprintln(os.Stderr, "headsearch:", err)
 		os.Exit(1)
 	}
 }
 
-func run(wsDir, bench, mode, headDir string) error {
+func run(wsDir, bench, mode, headDir string, rawNeighbours bool, mix float64) error {
 	ctx := context.Background()
 	if headDir == "" {
 		headDir = filepath.Join(wsDir, dataset.HeadDir)
@@ -44,12 +46,21 @@ func run(wsDir, bench, mode, headDir string) error {
 	if err != nil {
 		return err
 	}
+	if mix >= 0 {
+		h.Config.Mix = mix
+	}
+	if rawNeighbours && h.Config.Mix == 0 {
+		// The raw part of the query vector carries the neighbour ranking; a
+		// tiny λ leaves candidate scores to the head.
+		h.Config.Mix = 1e-4
+	}
 	ix0, err := index.Open(wsDir, nil)
 	if err != nil {
 		return err
 	}
 	enc := ix0.Encoder()
 	man := ix0.Manifest
+	ix0Docs := ix0.Docs
 	ix0.Close()
 	if err := h.Fits(head.EncoderID(man.Encoder, man.Model, man.Dims)); err != nil {
 		fmt.Fprintln(os.Stderr, "warning:", err)
@@ -83,10 +94,24 @@ func run(wsDir, bench, mode, headDir string) error {
 	if err != nil {
 		return err
 	}
-	if err := index.WriteNPY(filepath.Join(dst, index.VectorsName), proj, rows, h.Config.OutDim); err != nil {
+	if rawNeighbours {
+		// Non-candidates get [x̂, 0]: their score against a query is
+		// √λ·cos(raw), so their order (all that neighbour voting uses) is the
+		// raw encoder's.
+		in, d := h.Config.InDim, h.Dim()
+		for r, doc := range ix0Docs {
+			if dataset.IsPremiseKind(doc.Kind) {
+				continue
+			}
+			row := proj[r*d : (r+1)*d]
+			clear(row)
+			copy(row, head.Normalise(append([]float32(nil), vecs[r*in:(r+1)*in]...)))
+		}
+	}
+	if err := index.WriteNPY(filepath.Join(dst, index.VectorsName), proj, rows, h.Dim()); err != nil {
 		return err
 	}
-	man.Dims = h.Config.OutDim
+	man.Dims = h.Dim()
 	b, _ := json.MarshalIndent(man, "", "  ")
 	if err := os.WriteFile(filepath.Join(dst, index.ManifestName), b, 0o644); err != nil {
 		return err
@@ -108,7 +133,7 @@ func run(wsDir, bench, mode, headDir string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Printf("with head %s (%s → %d):\n", h.ID(), h.Config.Encoder, h.Config.OutDim)
+	fmt.Printf("with head %s (%s → %d, mix %.4f, raw neighbours %v):\n", h.ID(), h.Config.Encoder, h.Config.OutDim, h.Config.Mix, rawNeighbours)
 	rep.WriteTable(os.Stdout)
 	return nil
 }
