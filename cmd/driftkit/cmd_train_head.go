@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/driftkit/driftkit/dataset"
@@ -37,6 +38,7 @@ func init() {
 		seed := fs.Uint64("seed", d.Seed, "seed of initialisation and sampling")
 		allKinds := fs.Bool("all-kinds", false, "train against every index document, not only premise candidates")
 		force := fs.Bool("force", false, "replace a head the manifest does not know")
+		mix := fs.String("mix", "auto", "weight of the raw cosine in the score, 0 ≤ λ < 1, or auto (chosen on the valid split from 0, .25, .5, .75)")
 		var benches listFlag
 		fs.Var(&benches, "bench", "after training, compare dense retrieval with and without the head on this benchmark (repeatable)")
 		evalOnly := fs.Bool("eval-only", false, "do not train: evaluate the workspace's existing head on --bench")
@@ -83,9 +85,15 @@ func init() {
 			}
 			return evalBenches(h)
 		}
+		mixV := -1.0
+		if *mix != "auto" {
+			if mixV, err = strconv.ParseFloat(*mix, 64); err != nil || mixV < 0 || mixV >= 1 {
+				return fmt.Errorf("%w: --mix %q: want auto or a number in [0, 1)", errUsage, *mix)
+			}
+		}
 		res, err := train.TrainWorkspace(ctx, ws, ix, train.WorkspaceOptions{Options: train.Options{
 			OutDim: *outDim, Tied: *tied, Temperature: *temp, LearnRate: *lr, BatchSize: *batch, GroupSize: *group,
-			Epochs: *epochs, Patience: *patience, EvalEvery: *evalEvery, K: *k, ValidMax: *validMax, Seed: *seed},
+			Epochs: *epochs, Patience: *patience, EvalEvery: *evalEvery, K: *k, ValidMax: *validMax, Seed: *seed, Mix: mixV},
 			AllKinds: *allKinds, Force: *force})
 		if err != nil {
 			return err
@@ -102,6 +110,7 @@ func init() {
 			fmt.Printf("  epoch %2d step %6d  loss %.4f  R@%d %.4f  MRR %.4f%s\n", e.Epoch, e.Step, e.TrainLoss, e.K, e.ValidRecall, e.ValidMRR,
 				map[bool]string{true: "  *", false: ""}[e.Best])
 		}
+		fmt.Printf("residual mix λ=%.2f (valid R@%d %.4f; tried %v)\n", res.Mix, *k, res.MixRecall, res.MixTried)
 		fmt.Printf("wrote %s\n", res.Dir)
 		return evalBenches(res.Head)
 	}})
