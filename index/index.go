@@ -105,6 +105,8 @@ type Index struct {
 	usage map[string][]string
 	// suffix maps the last component(s) of names to rows, for mentions.
 	suffix map[string][]int
+	// concept maps a lower-cased last name component to premise rows.
+	concept map[string][]int32
 	// depRows[row] are the rows of the row's statement dependencies.
 	depRows [][]int32
 	// priorOrder lists the rows of used declarations by usage count, descending.
@@ -189,6 +191,14 @@ func Open(wsDir string, opts *OpenOptions) (*Index, error) {
 	}); err != nil {
 		return nil, err
 	}
+	ix.concept = map[string][]int32{}
+	for i, d := range ix.Docs {
+		if ix.premise[i] {
+			last := d.Name[strings.LastIndex(d.Name, ".")+1:]
+			k := strings.ToLower(last)
+			ix.concept[k] = append(ix.concept[k], int32(i))
+		}
+	}
 	ix.depRows = make([][]int32, len(ix.Docs))
 	for i, d := range ix.Docs {
 		for _, dep := range d.Deps {
@@ -208,6 +218,14 @@ func Open(wsDir string, opts *OpenOptions) (*Index, error) {
 		}
 		return a - b
 	})
+	for _, rows := range ix.concept {
+		slices.SortFunc(rows, func(a, b int32) int {
+			if c := len(ix.usage[ix.Docs[b].Name]) - len(ix.usage[ix.Docs[a].Name]); c != 0 {
+				return c
+			}
+			return int(a - b)
+		})
+	}
 	ix.bm25, err = openBM25(filepath.Join(dir, BM25Name))
 	if err != nil {
 		return nil, err

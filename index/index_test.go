@@ -310,3 +310,19 @@ func TestDenseBatchMatchesSearch(t *testing.T) {
 		}
 	}
 }
+
+// Plain words match premise names: "litters" → ConNF.Litter (plural), and
+// only premise kinds.
+func TestConceptSignal(t *testing.T) {
+	ix := openFixture(t)
+	hits, err := ix.Search(context.Background(), index.Query{Text: "about litters and clouds",
+		Weights: &index.Weights{Concept: 1, ConceptTop: 2, RRFK: 10, Depth: 10}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := names(hits)
+	slices.Sort(got)
+	if !slices.Equal(got, []string{"ConNF.Litter", "ConNF.cloud"}) {
+		t.Fatalf("hits %v", got)
+	}
+}

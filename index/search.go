@@ -15,12 +15,12 @@ import (
 type Mode string
 
 // Retrieval modes. ModeBest is the tuned offline default: hybrid fusion of
-// BM25, dense, neighbour voting, mentions and the usage prior.
+// BM25, dense, neighbour voting, mentions, concept words and the usage prior.
 const (
 	ModeDense  Mode = "dense"
 	ModeBM25   Mode = "bm25"
 	ModeHybrid Mode = "hybrid" // RRF of BM25 and dense only
-	ModeBest   Mode = "best"   // hybrid + neighbours + mentions + usage prior
+	ModeBest   Mode = "best"   // hybrid + neighbours + mentions + concepts + usage prior
 )
 
 // ParseMode checks a --mode value.
@@ -61,7 +61,7 @@ type Hit struct {
 	Module string  `json:"module,omitempty"`
 	Score  float64 `json:"score"`
 	// Signals gives the 1-based rank of the hit in each fused list
-	// (bm25, dense, neighbors, mention, prior); absent when not ranked there.
+	// (bm25, dense, neighbors, mention, concept, prior, assoc); absent when not ranked there.
 	Signals map[string]int `json:"signals,omitempty"`
 }
 
@@ -88,6 +88,12 @@ type Weights struct {
 	AssocSmooth float64 `json:"assoc_smooth,omitempty"`
 	// AssocMaxDF skips terms in more than this fraction of documents (default 0.2).
 	AssocMaxDF float64 `json:"assoc_max_df,omitempty"`
+	// Concept weights the concept list: plain words of the query matched,
+	// case-insensitively, to the last component of premise names ("group" →
+	// Group, "open" → IsOpen, "primes" → Prime, Nat.Prime), most used first.
+	Concept float64 `json:"concept,omitempty"`
+	// ConceptTop is how many premises one word may match (default 3).
+	ConceptTop int `json:"concept_top,omitempty"`
 	// NeighborDecay is c in a neighbour's vote weight 1/(rank+c) (default 5).
 	NeighborDecay float64 `json:"neighbor_decay,omitempty"`
 	// CandidateVotes scales the votes of the top NeighborDocs candidate hits
@@ -96,7 +102,7 @@ type Weights struct {
 }
 
 // DefaultWeights are the tuned offline defaults (see the package README).
-var DefaultWeights = Weights{BM25: 0.5, Dense: 0.5, Neighbors: 3, Mention: 2, Prior: 0.25, RRFK: 10, Depth: 200, NeighborDocs: 20}
+var DefaultWeights = Weights{BM25: 0.5, Dense: 0.5, Neighbors: 3, Mention: 2, Prior: 0.25, Concept: 1, ConceptTop: 2, RRFK: 10, Depth: 200, NeighborDocs: 20}
 
 // ErrEmptyQuery is returned for a query with no text.
 var ErrEmptyQuery = errors.New("empty query")
@@ -203,6 +209,9 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 	}
 	if w.Assoc > 0 && ix.post != nil {
 		lists = append(lists, rankedList{"assoc", w.Assoc, ix.assocList(text, mask, w, depth)})
+	}
+	if w.Concept > 0 {
+		lists = append(lists, rankedList{"concept", w.Concept, ix.conceptList(q.Text, cand, depth, w.ConceptTop)})
 	}
 	if w.Mention > 0 {
 		lists = append(lists, rankedList{"mention", w.Mention, ix.mentions(q.Text+"\n"+q.Formal, cand)})
@@ -523,4 +532,37 @@ func (ix *Index) DenseBatch(ctx context.Context, texts []string, k int, allKinds
 		out[i] = ix.hits(r, k, "dense")
 	}
 	return out, nil
+}
+
+// conceptList matches plain query words to premise names (see Weights.Concept).
+func (ix *Index) conceptList(text string, cand func(int) bool, n, top int) []int {
+	if top <= 0 {
+		top = 3
+	}
+	m := map[int]float64{}
+	Words(text, func(w string, _, _ int) {
+		if len(w) < 4 || strings.ContainsAny(w, "._") {
+			return
+		}
+		lw := strings.ToLower(w)
+		keys := []string{lw, "is" + lw}
+		if strings.HasSuffix(lw, "s") {
+			keys = append(keys, lw[:len(lw)-1], "is"+lw[:len(lw)-1])
+		}
+		for _, k := range keys {
+			// ix.concept[k] is sorted by usage, most used first: keep the
+			// ConceptTop most used candidates of each word.
+			kept := 0
+			for _, r := range ix.concept[k] {
+				if kept == top {
+					break
+				}
+				if cand(int(r)) {
+					m[int(r)] = float64(len(ix.usage[ix.Docs[r].Name]))
+					kept++
+				}
+			}
+		}
+	})
+	return topRows(m, n)
 }
