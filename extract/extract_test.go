@@ -241,6 +241,16 @@ func TestGuessAdditiveName(t *testing.T) {
 	}
 }
 
+func TestGuessDualName(t *testing.T) {
+	for in, want := range map[string]string{
+		"Iio": "Ioi", "mem_Iic": "mem_Ici", "WithBot": "WithTop", "BddBelow": "BddAbove", "iSup_le": "iInf_ge",
+	} {
+		if got := GuessDualName(in); got != want {
+			t.Errorf("GuessDualName(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
 func TestBadFileKeepsGoing(t *testing.T) {
 	src := "theorem ok1 : True := trivial\n/- unterminated\ntheorem lost : True := trivial\n"
 	rows, mod, errs := ParseFile([]byte(src), "Bad.lean", "t")

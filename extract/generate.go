@@ -450,9 +450,14 @@ func (f *file) instanceName(d *declSyntax) string {
 // toAdditive creates the to_additive twin of a declaration, if it has one.
 func (p *fileParser) toAdditive(d *declSyntax, pd *pdecl) *pdecl {
 	f := p.f
+	var twins []*pdecl
 	for _, a := range d.attrs {
-		if a.name != "to_additive" {
+		if a.name != "to_additive" && a.name != "to_dual" {
 			continue
+		}
+		guess, nsTr := GuessAdditiveName, translateNamespace
+		if a.name == "to_dual" {
+			guess, nsTr = GuessDualName, GuessDualName
 		}
 		explicit := ""
 		for j := a.start + 1; j < a.end; j++ {
@@ -462,9 +467,10 @@ func (p *fileParser) toAdditive(d *declSyntax, pd *pdecl) *pdecl {
 			}
 			if f.toks[j].Kind == TokIdent {
 				s := f.text(j)
-				if s == "existing" || s == "self" || s == "to_additive" {
-					if s != "to_additive" {
-						return nil
+				if s == "existing" || s == "self" || s == "to_additive" || s == "to_dual" || s == "reorder" {
+					if s == "existing" || s == "self" {
+						explicit = "\x00"
+						break
 					}
 					continue
 				}
@@ -475,38 +481,31 @@ func (p *fileParser) toAdditive(d *declSyntax, pd *pdecl) *pdecl {
 				break
 			}
 		}
+		if explicit == "\x00" {
+			continue
+		}
 		src := pd.row.Name
 		pre := parentNs(src)
+		parts := []string{}
+		if pre != "" {
+			parts = strings.Split(pre, ".")
+		}
+		for i := range parts {
+			parts[i] = nsTr(parts[i])
+		}
 		var name string
 		if explicit != "" {
 			depth := strings.Count(explicit, ".") + 1
-			parts := []string{}
-			if pre != "" {
-				parts = strings.Split(pre, ".")
-			}
-			for i := range parts {
-				parts[i] = translateNamespace(parts[i])
-			}
-			keep := len(parts) - (depth - 1)
-			if keep < 0 {
-				keep = 0
-			}
+			keep := max(len(parts)-(depth-1), 0)
 			name = joinNs(strings.Join(parts[:keep], "."), strings.TrimPrefix(explicit, "_root_."))
 			if strings.HasPrefix(explicit, "_root_.") {
 				name = explicit[len("_root_."):]
 			}
 		} else {
-			parts := []string{}
-			if pre != "" {
-				parts = strings.Split(pre, ".")
-			}
-			for i := range parts {
-				parts[i] = translateNamespace(parts[i])
-			}
-			name = joinNs(strings.Join(parts, "."), GuessAdditiveName(lastComponent(src)))
+			name = joinNs(strings.Join(parts, "."), guess(lastComponent(src)))
 		}
 		if name == src {
-			return nil
+			continue
 		}
 		r := pd.row
 		r.Name = name
@@ -514,9 +513,35 @@ func (p *fileParser) toAdditive(d *declSyntax, pd *pdecl) *pdecl {
 		tw := &pdecl{row: r, ctx: pd.ctx, resNs: parentNs(name), protected: pd.protected, varRefs: pd.varRefs,
 			sigRefs: pd.sigRefs, bodyRefs: pd.bodyRefs, twinOf: pd, condVars: append([]condVar(nil), pd.condVars...), instHeads: pd.instHeads}
 		p.res.decls = append(p.res.decls, tw)
-		return tw
+		twins = append(twins, tw)
 	}
-	return nil
+	if len(twins) == 0 {
+		return nil
+	}
+	return twins[0]
+}
+
+// dualWords translates order-theoretic words to their duals, approximating
+// Mathlib's to_dual name guessing for the common words.
+var dualWords = map[string]string{
+	"bot": "top", "top": "bot", "inf": "sup", "sup": "inf", "iInf": "iSup", "iSup": "iInf", "sInf": "sSup",
+	"sSup": "sInf", "min": "max", "max": "min", "Iio": "Ioi", "Ioi": "Iio", "Iic": "Ici", "Ici": "Iic",
+	"Ico": "Ioc", "Ioc": "Ico", "lowerBounds": "upperBounds", "upperBounds": "lowerBounds", "bddBelow": "bddAbove",
+	"bddAbove": "bddBelow", "isLUB": "isGLB", "isGLB": "isLUB", "isLeast": "isGreatest", "isGreatest": "isLeast",
+	"succ": "pred", "pred": "succ", "atBot": "atTop", "atTop": "atBot", "lower": "upper", "upper": "lower",
+	"minimal": "maximal", "maximal": "minimal", "isMin": "isMax", "isMax": "isMin", "isBot": "isTop", "isTop": "isBot",
+	"left": "right", "right": "left", "monotone": "antitone", "antitone": "monotone", "withBot": "withTop", "withTop": "withBot",
+	"sInfHom": "sSupHom", "sSupHom": "sInfHom", "infHom": "supHom", "supHom": "infHom", "lt": "gt", "gt": "lt",
+	"le": "ge", "ge": "le", "below": "above", "above": "below", "orderBot": "orderTop", "orderTop": "orderBot",
+}
+
+// GuessDualName translates a name to its order dual word by word
+// (Iio → Ioi, WithBot → WithTop), an approximation of Mathlib's to_dual.
+func GuessDualName(s string) string {
+	if t, ok := dualWords[s]; ok {
+		return t
+	}
+	return translateWords(s, dualWords)
 }
 
 // additiveWords translates multiplicative words to additive ones, following
@@ -554,7 +579,31 @@ func GuessAdditiveName(s string) string {
 	case "isSquare":
 		return "even"
 	}
-	// split into words at '_' and lower→upper case changes
+	out := translateWords(s, additiveWords)
+	// Mathlib writes AddCommMonoid, not CommAddMonoid
+	out = strings.ReplaceAll(out, "CommAdd", "AddComm")
+	return strings.ReplaceAll(out, "commAdd", "addComm")
+}
+
+// translateWords splits a name into words at '_' and lower→upper case
+// changes and translates each word with dict, keeping its capitalisation.
+func translateWords(s string, dict map[string]string) string {
+	if strings.Contains(s, "_") {
+		parts := strings.Split(s, "_")
+		for i, p := range parts {
+			parts[i] = translateWords(p, dict)
+		}
+		return strings.Join(parts, "_")
+	}
+	if t, ok := dict[s]; ok && s != "" {
+		return t
+	}
+	if r, size := utf8.DecodeRuneInString(s); unicode.IsUpper(r) {
+		if t, ok := dict[string(unicode.ToLower(r))+s[size:]]; ok {
+			r2, size2 := utf8.DecodeRuneInString(t)
+			return string(unicode.ToUpper(r2)) + t[size2:]
+		}
+	}
 	var words []string
 	start := 0
 	rs := []rune(s)
@@ -575,13 +624,17 @@ func GuessAdditiveName(s string) string {
 			b.WriteString("_")
 			continue
 		}
+		if t, ok := dict[w]; ok && w != "" && !unicode.IsUpper([]rune(w)[0]) {
+			b.WriteString(t)
+			continue
+		}
 		lw := w
 		upper := false
 		if r, size := utf8.DecodeRuneInString(w); unicode.IsUpper(r) {
 			upper = true
 			lw = string(unicode.ToLower(r)) + w[size:]
 		}
-		if t, ok := additiveWords[lw]; ok {
+		if t, ok := dict[lw]; ok {
 			if upper {
 				r, size := utf8.DecodeRuneInString(t)
 				t = string(unicode.ToUpper(r)) + t[size:]
@@ -589,11 +642,13 @@ func GuessAdditiveName(s string) string {
 			b.WriteString(t)
 			continue
 		}
+		if t, ok := dict[w]; ok { // Iio, Ici: dictionary keys with capitals
+			b.WriteString(t)
+			continue
+		}
 		b.WriteString(w)
 	}
-	// Mathlib writes AddCommMonoid, not CommAddMonoid
-	out := strings.ReplaceAll(b.String(), "CommAdd", "AddComm")
-	return strings.ReplaceAll(out, "commAdd", "addComm")
+	return b.String()
 }
 
 // isPropType guesses whether the type in [i, end) is a proposition: it is a

@@ -202,6 +202,15 @@ func (t *Table) opensOf(ctx *scopeCtx) []resolvedOpen {
 			}
 		}
 		if !found {
+			// open Lean Meta: relative to namespaces opened before
+			for i := len(out) - 1; i >= 0 && !found; i-- {
+				if c := joinNs(out[i].ns, o.name); t.namespaces[c] {
+					out = append(out, resolvedOpen{ns: c, only: o.only, hiding: o.hiding, scoped: o.scoped})
+					found = true
+				}
+			}
+		}
+		if !found {
 			out = append(out, resolvedOpen{ns: o.name, only: o.only, hiding: o.hiding, scoped: o.scoped})
 		}
 	}
