@@ -7,10 +7,13 @@ import (
 	"math"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/driftkit/driftkit/dataset"
 	"github.com/driftkit/driftkit/index"
 	"github.com/driftkit/driftkit/llm"
 	"github.com/driftkit/driftkit/llm/fakeopenai"
@@ -157,5 +160,46 @@ func TestOpenAIEncoderCancel(t *testing.T) {
 	defer cancel()
 	if _, err := enc.Encode(ctx, texts(4)); !errors.Is(err, context.DeadlineExceeded) && (err == nil || !strings.Contains(err.Error(), "context")) {
 		t.Fatalf("err = %v, want cancellation", err)
+	}
+}
+
+// An index built with the openai encoder records it, and serving needs a
+// query encoder for the same model.
+func TestBuildWithOpenAIEncoder(t *testing.T) {
+	srv := fakeopenai.New(fakeopenai.Options{EmbedDim: 12})
+	defer srv.Close()
+	dir := fixtureWS(t)
+	ctx := context.Background()
+	enc, err := index.NewOpenAIEncoder(ctx, llmEmbedder(t, srv.BaseURL(), time.Second, 2), index.OpenAIConfig{Model: "bge-m3", BaseURL: srv.BaseURL(), BatchSize: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := index.Build(ctx, &dataset.Workspace{Dir: dir}, index.BuildOptions{Encoder: enc}); err != nil {
+		t.Fatal(err)
+	}
+	m, err := index.ReadManifest(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Encoder != "openai" || m.EncoderFallback || m.Model != "bge-m3" || m.Dims != 12 {
+		t.Errorf("manifest %+v", m)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "index", index.HashStateName)); !os.IsNotExist(err) {
+		t.Errorf("stale hash state left: %v", err)
+	}
+	if _, err := index.Open(dir, nil); err == nil || !strings.Contains(err.Error(), "bge-m3") {
+		t.Errorf("open without a query encoder: %v", err)
+	}
+	ix, err := index.Open(dir, &index.OpenOptions{Encoder: enc})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	// The fake's vectors are deterministic per text: a document's own text
+	// is its nearest neighbour.
+	doc, _ := ix.Lookup("ConNF.litterSet")
+	hits, err := ix.Search(ctx, index.Query{Text: doc.Text, Mode: index.ModeDense, K: 1})
+	if err != nil || len(hits) != 1 || hits[0].Name != "ConNF.litterSet" {
+		t.Fatalf("hits %+v, err %v", hits, err)
 	}
 }
