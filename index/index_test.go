@@ -326,3 +326,34 @@ func TestConceptSignal(t *testing.T) {
 		t.Fatalf("hits %v", got)
 	}
 }
+
+// Index is safe for concurrent use: run with -race.
+func TestConcurrentSearch(t *testing.T) {
+	ix := openFixture(t)
+	ctx := context.Background()
+	want, err := ix.Search(ctx, index.Query{Text: "the cloud of tangles"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	errs := make(chan error, 8)
+	for range 8 {
+		go func() {
+			for range 20 {
+				got, err := ix.Search(ctx, index.Query{Text: "the cloud of tangles"})
+				if err == nil && !slices.Equal(names(got), names(want)) {
+					err = errors.New("concurrent search ranked differently")
+				}
+				if err != nil {
+					errs <- err
+					return
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for range 8 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+}
