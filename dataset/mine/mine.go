@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"math/rand/v2"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
@@ -156,6 +157,16 @@ func Mine(ctx context.Context, ws *dataset.Workspace, opts Options) (*Stats, err
 		if s != dataset.QuerySourceInformal && s != dataset.QuerySourceDocstring {
 			return nil, fmt.Errorf("unknown query source %q (informal, docstring)", s)
 		}
+	}
+	// Benchmark paths are relative to the working directory, not the
+	// workspace (the manifest resolves relative paths inside the workspace).
+	opts.Exclude = slices.Clone(opts.Exclude)
+	for i, p := range opts.Exclude {
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			return nil, err
+		}
+		opts.Exclude[i] = abs
 	}
 	if err := ws.GuardOutputs(opts.Force, dataset.PairsFile); err != nil {
 		return nil, err

@@ -294,6 +294,27 @@ func TestMineErrors(t *testing.T) {
 	}
 }
 
+// TestMineExcludeRelativePath: benchmark paths are relative to the working
+// directory, not the workspace.
+func TestMineExcludeRelativePath(t *testing.T) {
+	ws := fixture(t)
+	st, err := Mine(context.Background(), ws, Options{Exclude: []string{"testdata/proofnet_sample.jsonl"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.BenchmarkItems[mustAbs(t, "testdata/proofnet_sample.jsonl")] != 3 {
+		t.Fatalf("items %v", st.BenchmarkItems)
+	}
+}
+
+func mustAbs(t *testing.T, p string) string {
+	a, err := filepath.Abs(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
 func TestMineLimit(t *testing.T) {
 	ws := fixture(t)
 	st, err := Mine(context.Background(), ws, Options{Limit: 10, Seed: 3})
