@@ -362,8 +362,18 @@ func Run(ctx context.Context, ws *dataset.Workspace, opts Options) (*Result, err
 
 	// resolve
 	tRes := time.Now()
+	sub := func(name string, t0 time.Time) {
+		if debugUnresolved {
+			fmt.Fprintf(os.Stderr, "  %s %.2fs\n", name, time.Since(t0).Seconds())
+		}
+	}
+	t0 := time.Now()
 	t := newTable(results)
+	sub("table", t0)
+	t0 = time.Now()
 	t.prepare(results)
+	sub("prepare", t0)
+	t0 = time.Now()
 	var ndecl int
 	for _, fr := range results {
 		ndecl += len(fr.decls)
@@ -376,6 +386,8 @@ func Run(ctx context.Context, ws *dataset.Workspace, opts Options) (*Result, err
 			r.resolveInstClasses(d, t.vis[i])
 		}
 	}, t)
+	sub("inst classes", t0)
+	t0 = time.Now()
 	parallel(ctx, workers, len(results), func(r *resolver, i int) {
 		fr := results[i]
 		bad := 0
@@ -400,8 +412,13 @@ func Run(ctx context.Context, ws *dataset.Workspace, opts Options) (*Result, err
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
+	sub("resolve", t0)
+	t0 = time.Now()
 	decide(ctx, workers, t, results)
+	sub("decide", t0)
+	t0 = time.Now()
 	fixups(t, results)
+	sub("fixups", t0)
 	if debugUnresolved {
 		printUnresolved(os.Stderr, 60)
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -99,6 +100,11 @@ func newTable(files []*fileResult) *Table {
 	}
 	t := &Table{names: make(map[string]*entry, n), namespaces: make(map[string]bool, n/4),
 		notations: map[string][]*notationDef{}, suffix: make(map[string][]string, n/2)}
+	visDone := make(chan struct{})
+	go func() {
+		t.buildVisibility(files)
+		close(visDone)
+	}()
 	add := func(name string, e *entry) {
 		if _, dup := t.names[name]; dup {
 			return
@@ -126,7 +132,7 @@ func newTable(files []*fileResult) *Table {
 	for _, c := range coreNames() {
 		add(c[0], &entry{kind: c[1], mod: -1})
 	}
-	t.buildVisibility(files)
+	<-visDone
 	// export X (a b): aliases in the exporting namespace
 	for mi, fr := range files {
 		for _, ex := range fr.exports {
@@ -661,6 +667,10 @@ func (t *Table) condIncluded(d *pdecl) []bool {
 
 // decideRound recomputes instNext from the current instClasses.
 func (t *Table) decideRound(d *pdecl) {
+	if len(d.condVars) == 0 {
+		d.instNext = d.instClasses
+		return
+	}
 	inc := t.condIncluded(d)
 	next := append([]string(nil), d.ownInst...)
 	for i, ok := range inc {
@@ -707,10 +717,22 @@ func (t *Table) buildProviders(files []*fileResult) {
 // then the signature's, in order of first use.
 func (t *Table) assemble(d *pdecl) {
 	inc := t.condIncluded(d)
-	seen := make(map[string]bool, 16)
 	out := make([]string, 0, len(d.baseDeps)+len(d.sigDeps))
+	var seen map[string]bool
 	add := func(l []string) {
 		for _, n := range l {
+			if seen == nil && len(out) < 24 {
+				if !slices.Contains(out, n) {
+					out = append(out, n)
+				}
+				continue
+			}
+			if seen == nil {
+				seen = make(map[string]bool, 2*len(out))
+				for _, m := range out {
+					seen[m] = true
+				}
+			}
 			if !seen[n] {
 				seen[n] = true
 				out = append(out, n)
