@@ -105,6 +105,7 @@ type EvalConf struct {
 	Mode            Mode     `json:"mode"`
 	Candidates      string   `json:"candidates"`
 	Inputs          string   `json:"inputs"`
+	Protocol        string   `json:"protocol,omitempty"`
 	Weights         *Weights `json:"weights,omitempty"`
 }
 
@@ -118,13 +119,18 @@ type PerItem struct {
 
 // EvalOptions configure EvalRetrieval.
 type EvalOptions struct {
-	Ks         []int
-	Mode       Mode
-	AllKinds   bool
-	UseFormal  bool // pass formal_stmt as Query.Formal (not a realistic input for autoformalization)
-	Weights    *Weights
-	PerItem    func(PerItem) error
-	BenchLabel string
+	Ks        []int
+	Mode      Mode
+	AllKinds  bool
+	UseFormal bool // pass formal_stmt as Query.Formal (not a realistic input for autoformalization)
+	// HoldOutModule is a stricter protocol: the other theorems (non-premise
+	// declarations) of the query's own module (file) are excluded too, so
+	// neither neighbour votes nor the usage prior see the query's siblings,
+	// as if the query opened a new file. Premises stay candidates.
+	HoldOutModule bool
+	Weights       *Weights
+	PerItem       func(PerItem) error
+	BenchLabel    string
 }
 
 // EvalRetrieval runs every benchmark item as a query (excluding the item's own
@@ -155,6 +161,9 @@ func EvalRetrieval(ctx context.Context, ix *Index, items []BenchItem, o EvalOpti
 	if o.UseFormal {
 		rep.Config.Inputs = "informal_stmt + formal_stmt"
 	}
+	if o.HoldOutModule {
+		rep.Config.Protocol = "theorems of the query's module held out"
+	}
 	for i := range o.Ks {
 		rep.AtK[i].K = o.Ks[i]
 	}
@@ -173,6 +182,9 @@ func EvalRetrieval(ctx context.Context, ix *Index, items []BenchItem, o EvalOpti
 		q := Query{Text: it.InformalStmt, K: maxK, Mode: o.Mode, AllKinds: o.AllKinds, Weights: o.Weights}
 		if it.FullName != "" {
 			q.Exclude = []string{it.FullName}
+			if d, ok := ix.Lookup(it.FullName); ok && o.HoldOutModule && d.Module != "" {
+				q.Exclude = append(q.Exclude, ix.moduleRows(d.Module)...)
+			}
 		}
 		if o.UseFormal {
 			q.Formal = it.FormalStmt
@@ -291,9 +303,23 @@ func (r *Report) WriteTable(w io.Writer) {
 		fb = " (offline fallback)"
 	}
 	fmt.Fprintf(w, "encoder %s%s, mode %s, candidates: %s, inputs: %s\n", r.Config.Encoder, fb, r.Config.Mode, r.Config.Candidates, r.Config.Inputs)
+	if r.Config.Protocol != "" {
+		fmt.Fprintf(w, "protocol: %s\n", r.Config.Protocol)
+	}
 	fmt.Fprintf(w, "%6s %8s %8s %8s %8s\n", "k", "P@k", "R@k", "F1@k", "nDCG@k")
 	for _, m := range r.AtK {
 		fmt.Fprintf(w, "%6d %8.2f %8.2f %8.2f %8.2f\n", m.K, 100*m.P, 100*m.R, 100*m.F1, 100*m.NDCG)
 	}
 	fmt.Fprintf(w, "MRR %.4f\n", r.MRR)
+}
+
+// moduleRows lists the names of a module's non-premise declarations.
+func (ix *Index) moduleRows(module string) []string {
+	var out []string
+	for i, d := range ix.Docs {
+		if d.Module == module && !ix.premise[i] {
+			out = append(out, d.Name)
+		}
+	}
+	return out
 }

@@ -28,6 +28,7 @@ func runEvalRetrieval(ctx context.Context, args []string) error {
 	mode := fs.String("mode", string(index.ModeBest), "dense, bm25, hybrid or best")
 	allKinds := fs.Bool("all-kinds", false, "rank theorems and instances too")
 	useFormal := fs.Bool("use-formal", false, "also give the searcher formal_stmt (not available when autoformalizing)")
+	holdOut := fs.Bool("hold-out-module", false, "stricter: also exclude the other theorems of the query's own module (siblings)")
 	weights := fs.String("weights", "", "JSON weights for mode best (advanced)")
 	engine := fs.String("bm25-engine", "mem", "BM25 engine: mem (in-memory postings, fast) or bleve (the bleve index)")
 	if err := parseFlags(fs, args); err != nil {
@@ -62,7 +63,7 @@ func runEvalRetrieval(ctx context.Context, args []string) error {
 		return err
 	}
 	defer closeIx()
-	opts := index.EvalOptions{Ks: kl, Mode: m, AllKinds: *allKinds, UseFormal: *useFormal, Weights: w, BenchLabel: *bench}
+	opts := index.EvalOptions{Ks: kl, Mode: m, AllKinds: *allKinds, UseFormal: *useFormal, HoldOutModule: *holdOut, Weights: w, BenchLabel: *bench}
 	var pf *dataset.AtomicFile
 	if *perItem != "" {
 		pf, err = dataset.CreateAtomic(*perItem)
