@@ -363,15 +363,15 @@ func TestEvalHoldOutModule(t *testing.T) {
 	items := []index.BenchItem{{InformalStmt: "The cloud of the empty set of tangles is empty", Gold: []string{"ConNF.cloud"}, FullName: "ConNF.cloud_empty"}}
 	// Only neighbour votes: with the sibling cloud_nonempty held out, nothing votes.
 	w := &index.Weights{Neighbors: 1, RRFK: 10, Depth: 10, NeighborDocs: 5}
-	open, err := index.EvalRetrieval(context.Background(), ix, items, index.EvalOptions{Ks: []int{2}, Weights: w})
+	open, err := index.EvalRetrieval(context.Background(), ix, items, index.EvalOptions{Ks: []int{10}, Weights: w})
 	if err != nil {
 		t.Fatal(err)
 	}
-	held, err := index.EvalRetrieval(context.Background(), ix, items, index.EvalOptions{Ks: []int{2}, Weights: w, HoldOutModule: true})
+	held, err := index.EvalRetrieval(context.Background(), ix, items, index.EvalOptions{Ks: []int{10}, Weights: w, HoldOutModule: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if open.AtK[0].R != 1 || held.AtK[0].R != 0 || held.Config.Protocol == "" {
-		t.Errorf("open R@2 %v, held-out R@2 %v (%q)", open.AtK[0].R, held.AtK[0].R, held.Config.Protocol)
+		t.Errorf("open R@10 %v, held-out R@10 %v (%q)", open.AtK[0].R, held.AtK[0].R, held.Config.Protocol)
 	}
 }
