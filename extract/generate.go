@@ -171,8 +171,9 @@ func (p *fileParser) decl(d *declSyntax, c Command) {
 				continue
 			}
 			_ = n
-			gen(full+".to"+lastComponent(h), dataset.KindProjection, f.span(e[0], e[1]), f.toks[e[0]].Line, f.toks[e[1]-1].Line, nil,
+			pg := gen(full+".to"+lastComponent(h), dataset.KindProjection, f.span(e[0], e[1]), f.toks[e[0]].Line, f.toks[e[1]-1].Line, nil,
 				append(append([]ref(nil), self...), f.collectRefs(e[0], e[1], p.baseLocals(), nil)...), false)
+			pg.row.Code = f.span(e[0], e[1])
 		}
 		for _, fl := range d.fields {
 			floc := p.baseLocals()
@@ -187,6 +188,7 @@ func (p *fileParser) decl(d *declSyntax, c Command) {
 			floc.binderEnd = fl.sigEnd
 			refs := append(append([]ref(nil), self...), f.collectRefs(fl.sigStart, fl.sigEnd, floc, nil)...)
 			g := gen(full+"."+fl.name, dataset.KindProjection, f.span(fl.sigStart, fl.sigEnd), fl.lineStart, fl.lineEnd, fl.doc, refs, fl.protected)
+			g.row.Code = f.span(fl.nameIdx, fl.valEnd) // the field's own text, not the whole structure
 			g.resultHead = f.resultHead(fl.sigStart, fl.sigEnd)
 			g.propField = f.isPropType(fl.sigStart, fl.sigEnd)
 			if d.keyword == "class" {
@@ -204,6 +206,7 @@ func (p *fileParser) decl(d *declSyntax, c Command) {
 			cloc.binderEnd = ct.sigEnd
 			refs := append(append([]ref(nil), self...), f.collectRefs(ct.sigStart, ct.sigEnd, cloc, nil)...)
 			g := gen(full+"."+ct.name, dataset.KindConstructor, f.span(ct.sigStart, ct.sigEnd), ct.lineStart, ct.lineEnd, ct.doc, refs, ct.protected)
+			g.row.Code = f.span(ct.nameIdx, ct.sigEnd)
 			g.varRefs, g.condVars = pd.varRefs, append([]condVar(nil), pd.condVars...)
 		}
 	}
