@@ -178,6 +178,8 @@ variable {α : Type} [Inhabited α] (a : α) (unused : Nat)
 open N
 theorem var_use : a = a ∧ base = 0 := sorry
 theorem no_prot : prot = 0 := sorry
+omit [Inhabited α] in
+theorem omitted : a = a := rfl
 end
 `
 	m := parse(t, src)
@@ -191,6 +193,7 @@ end
 		{"M.field", []string{"N.P", "N.P.double", "N.P.x"}},
 		{"var_use", []string{"Inhabited", "N.base"}},
 		{"no_prot", nil},
+		{"omitted", nil},
 	}
 	for _, tc := range tests {
 		got := m[tc.name].StatementDeps

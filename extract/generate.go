@@ -317,6 +317,14 @@ func (p *fileParser) includedVars(used []bool, pd *pdecl) (refs []ref, cond []co
 			}
 		}
 	}
+	omitted := func(v *varBinder) bool {
+		for _, o := range p.omit {
+			if o == v.name && v.name != "" || v.kind == '[' && o == "["+v.head {
+				return true
+			}
+		}
+		return false
+	}
 	isCond := make([]bool, len(p.vars))
 	for changed := true; changed; {
 		changed = false
@@ -332,7 +340,7 @@ func (p *fileParser) includedVars(used []bool, pd *pdecl) (refs []ref, cond []co
 			}
 		}
 		for i, v := range p.vars {
-			if inc[i] || v.kind != '[' {
+			if inc[i] || v.kind != '[' || omitted(v) {
 				continue
 			}
 			all := true

@@ -129,6 +129,7 @@ type scopeEntry struct {
 	vars   []*varBinder
 	univs  []string
 	incl   []string
+	omit   []string
 	nparts int
 }
 
@@ -144,6 +145,7 @@ type fileParser struct {
 	vars      []*varBinder
 	univs     []string
 	incl      []string
+	omit      []string // omitted variables (names, or "[Class" for instance binders)
 	stack     []scopeEntry
 	ctx       *scopeCtx
 	res       *fileResult
@@ -178,11 +180,11 @@ func joinNs(ns, name string) string {
 }
 
 func (p *fileParser) save() scopeEntry {
-	return scopeEntry{ns: p.ns, opens: p.opens, vars: p.vars, univs: p.univs, incl: p.incl}
+	return scopeEntry{ns: p.ns, opens: p.opens, vars: p.vars, univs: p.univs, incl: p.incl, omit: p.omit}
 }
 
 func (p *fileParser) restore(e scopeEntry) {
-	p.ns, p.opens, p.vars, p.univs, p.incl = e.ns, e.opens, e.vars, e.univs, e.incl
+	p.ns, p.opens, p.vars, p.univs, p.incl, p.omit = e.ns, e.opens, e.vars, e.univs, e.incl, e.omit
 }
 
 // clone-on-append helpers keep earlier contexts immutable.
@@ -278,6 +280,22 @@ func (p *fileParser) command(c Command) {
 			}
 		}
 		p.univs = u
+	case kw == "omit":
+		om := append([]string(nil), p.omit...)
+		for j := k + 1; j < c.End && !f.is(j, "in"); j++ {
+			if f.is(j, "[") {
+				cl := f.matchBracket(j)
+				if h := f.typeHead(j+1, cl); h != "" {
+					om = append(om, "["+h)
+				}
+				j = cl
+				continue
+			}
+			if f.toks[j].Kind == TokIdent {
+				om = append(om, f.text(j))
+			}
+		}
+		p.omit = om
 	case kw == "include":
 		in := append([]string(nil), p.incl...)
 		for j := k + 1; j < c.End && !f.is(j, "in"); j++ {
