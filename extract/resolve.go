@@ -582,6 +582,9 @@ func (r *resolver) resolveDecl(d *pdecl, vis bitset) int {
 	clear(seen)
 	d.baseDeps, b = r.deps(d.row.Name, nil, seen, d.varRefs, true)
 	bad += b
+	if d.fixed != nil {
+		d.baseDeps = d.fixed
+	}
 	d.condDeps = d.condDeps[:0]
 	for _, cv := range d.condVars {
 		clear(seen)
@@ -859,5 +862,78 @@ func printUnresolved(w io.Writer, n int) {
 	sort.Slice(all, func(i, j int) bool { return all[i].v > all[j].v })
 	for i := 0; i < n && i < len(all); i++ {
 		fmt.Fprintf(w, "%8d %s\n", all[i].v, all[i].k)
+	}
+}
+
+// inheritFields adds the projections Lean creates for the fields a structure
+// copies from its second and later parents (the first parent is a subobject
+// reached through toParent): class AddLeftCancelMonoid extends
+// AddLeftCancelSemigroup M, AddMonoid M has AddLeftCancelMonoid.nsmul.
+func (t *Table) inheritFields(files []*fileResult) {
+	own := map[string][]*pdecl{}
+	for _, fr := range files {
+		for _, d := range fr.decls {
+			if d.row.Kind == "projection" && d.row.GeneratedFrom != nil && !strings.Contains(lastComponent(d.row.Name), "to") {
+				own[*d.row.GeneratedFrom] = append(own[*d.row.GeneratedFrom], d)
+			}
+		}
+	}
+	memo := map[string][]*pdecl{}
+	var all func(s string, depth int) []*pdecl
+	all = func(s string, depth int) []*pdecl {
+		if v, ok := memo[s]; ok || depth > 12 {
+			return v
+		}
+		memo[s] = nil // cycle guard
+		out := append([]*pdecl(nil), own[s]...)
+		if e := t.names[s]; e != nil {
+			for _, p := range e.parents {
+				out = append(out, all(p, depth+1)...)
+			}
+		}
+		memo[s] = out
+		return out
+	}
+	for mi, fr := range files {
+		var extra []*pdecl
+		for _, d := range fr.decls {
+			if d.row.Kind != "structure" && d.row.Kind != "class" {
+				continue
+			}
+			e := t.names[d.row.Name]
+			if e == nil || e.decl != d || len(e.parents) < 2 {
+				continue
+			}
+			have := map[string]bool{}
+			for _, f := range own[d.row.Name] {
+				have[lastComponent(f.row.Name)] = true
+			}
+			for _, f := range all(e.parents[0], 0) {
+				have[lastComponent(f.row.Name)] = true
+			}
+			for _, p := range e.parents[1:] {
+				for _, f := range all(p, 0) {
+					field := lastComponent(f.row.Name)
+					if have[field] {
+						continue
+					}
+					have[field] = true
+					name := d.row.Name + "." + field
+					if t.names[name] != nil {
+						continue
+					}
+					r := f.row
+					r.Name = name
+					r.Library, r.Revision, r.Module, r.Path = d.row.Library, d.row.Revision, d.row.Module, d.row.Path
+					r.LineStart, r.LineEnd, r.Namespace, r.Keyword = d.row.LineStart, d.row.LineEnd, d.row.Namespace, d.row.Keyword
+					r.GeneratedFrom = strp(d.row.Name)
+					g := &pdecl{row: r, ctx: d.ctx, resNs: d.resNs, fixed: []string{d.row.Name, f.row.Name},
+						resultHead: f.resultHead, propField: f.propField}
+					extra = append(extra, g)
+					t.names[name] = &entry{kind: "projection", decl: g, mod: int32(mi)}
+				}
+			}
+		}
+		fr.decls = append(fr.decls, extra...)
 	}
 }

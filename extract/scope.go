@@ -70,6 +70,8 @@ type pdecl struct {
 	// condVars are instance-implicit section variables that Lean before 4.10
 	// included only when elaboration used them (decided at resolution).
 	condVars []condVar
+	// fixed statement dependencies of declarations made after parsing
+	fixed []string
 	// @[simps] with its explicit projection names
 	simps     bool
 	simpsArgs []string
