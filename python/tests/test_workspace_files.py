@@ -71,3 +71,8 @@ def test_vectors_npy_loads_in_numpy(ws):
     assert vec.shape[0] == docs.num_rows
     norms = np.linalg.norm(vec, axis=1)
     assert np.allclose(norms[norms > 0], 1.0, atol=1e-4), "hash vectors are L2-normalised"
+    manifest = json.loads((ws / "index" / "manifest.json").read_text())
+    assert vec.shape == (manifest["docs"], manifest["dims"])
+    mm = np.load(ws / "index" / "vectors.npy", mmap_mode="r")  # FAISS users often memory-map
+    assert np.array_equal(mm[:5], vec[:5])
+    assert {"name", "kind", "text", "deps"} <= set(docs.column_names)
