@@ -97,6 +97,26 @@ func IsIdRest(c rune) bool {
 var asciiSymbols = []string{"...", "<;>", ":=", "::", "=>", "->", "<-", "..", "@[", "%[", "<|", "|>", "||", "&&",
 	"<=", ">=", "!=", "==", "++", "^^", "|>.", "//", "$("}
 
+// symbolsByFirst indexes asciiSymbols by their first byte.
+var symbolsByFirst = func() (m [128][]string) {
+	for _, s := range asciiSymbols {
+		m[s[0]] = append(m[s[0]], s)
+	}
+	return m
+}()
+
+// asciiSymbolLen returns the length of the multi-character ASCII symbol at
+// src[i], or 0.
+func asciiSymbolLen(src []byte, i int) int {
+	best := 0
+	for _, s := range symbolsByFirst[src[i]&0x7f] {
+		if len(s) > best && i+len(s) <= len(src) && string(src[i:i+len(s)]) == s {
+			best = len(s)
+		}
+	}
+	return best
+}
+
 // Lexer state is local to Lex; Lex is safe for concurrent use on different inputs.
 
 // Lex splits src into tokens. Ordinary comments are dropped; doc comments are
@@ -268,12 +288,10 @@ func Lex(src []byte) (toks []Token, errs []error) {
 				i = j
 				continue
 			}
-			for _, s := range asciiSymbols {
-				if i+len(s) <= n && string(src[i:i+len(s)]) == s {
-					emit(TokSymbol, i, i+len(s), line, lineStart)
-					i += len(s)
-					goto next
-				}
+			if l := asciiSymbolLen(src, i); l > 0 {
+				emit(TokSymbol, i, i+l, line, lineStart)
+				i += l
+				continue
 			}
 			emit(TokSymbol, i, i+1, line, lineStart)
 			i++
@@ -299,7 +317,6 @@ func Lex(src []byte) (toks []Token, errs []error) {
 			i += size
 			continue
 		}
-	next:
 	}
 	return toks, errs
 }
