@@ -95,7 +95,7 @@ func IsIdRest(c rune) bool {
 
 // multi-character ASCII symbols, longest first.
 var asciiSymbols = []string{"...", "<;>", ":=", "::", "=>", "->", "<-", "..", "@[", "%[", "<|", "|>", "||", "&&",
-	"<=", ">=", "!=", "==", "++", "^^", "|>.", "//", "$("}
+	"<=", ">=", "!=", "==", "++", "^^", "//", "$("}
 
 // symbolsByFirst indexes asciiSymbols by their first byte.
 var symbolsByFirst = func() (m [128][]string) {
