@@ -29,15 +29,16 @@ func main() {
 	headDir := flag.String("head", "", "head folder (default WS/head)")
 	rawNeighbours := flag.Bool("raw-neighbours", true, "score non-candidate documents (the neighbours that vote in mode best) with the raw embeddings, the head only for premise candidates")
 	mix := flag.Float64("mix", -1, "override the head's residual mix λ (negative: the head's own)")
+	denseW := flag.Float64("dense-weight", -1, "override the dense list's weight in mode best (negative: index default)")
 	flag.Parse()
 	progress.Quiet = true
-	if err := run(*wsDir, *bench, *mode, *headDir, *rawNeighbours, *mix); err != nil {
+	if err := run(*wsDir, *bench, *mode, *headDir, *rawNeighbours, *mix, *denseW); err != nil {
 		fmt.Fprintln(os.Stderr, "headsearch:", err)
 		os.Exit(1)
 	}
 }
 
-func run(wsDir, bench, mode, headDir string, rawNeighbours bool, mix float64) error {
+func run(wsDir, bench, mode, headDir string, rawNeighbours bool, mix, denseW float64) error {
 	ctx := context.Background()
 	if headDir == "" {
 		headDir = filepath.Join(wsDir, dataset.HeadDir)
@@ -129,7 +130,13 @@ func run(wsDir, bench, mode, headDir string, rawNeighbours bool, mix float64) er
 	if err != nil {
 		return err
 	}
-	rep, err := index.EvalRetrieval(ctx, ix, items, index.EvalOptions{Mode: m, BenchLabel: bench})
+	var w *index.Weights
+	if denseW >= 0 {
+		dw := index.DefaultWeights
+		dw.Dense = denseW
+		w = &dw
+	}
+	rep, err := index.EvalRetrieval(ctx, ix, items, index.EvalOptions{Mode: m, BenchLabel: bench, Weights: w})
 	if err != nil {
 		return err
 	}
