@@ -204,6 +204,7 @@ func ParseFile(src []byte, path string, lib string) ([]dataset.Declaration, data
 	fr := parseFile(src, string(src), path, ModuleName(path), s, &Options{})
 	t := newTable([]*fileResult{fr})
 	t.prepare([]*fileResult{fr})
+	t.attributeTwins([]*fileResult{fr})
 	t.inheritFields([]*fileResult{fr})
 	r := &resolver{t: t, cache: map[cacheKey]string{}}
 	var rows []dataset.Declaration
@@ -373,6 +374,7 @@ func Run(ctx context.Context, ws *dataset.Workspace, opts Options) (*Result, err
 	sub("table", t0)
 	t0 = time.Now()
 	t.prepare(results)
+	t.attributeTwins(results)
 	t.inheritFields(results)
 	sub("prepare", t0)
 	t0 = time.Now()

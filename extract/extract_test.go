@@ -233,6 +233,27 @@ def top : Nat := 0
 	}
 }
 
+func TestAttributeTwins(t *testing.T) {
+	m := parse(t, `
+namespace G
+theorem mul_left_cancel_iff : True := trivial
+theorem one_mul' : True := trivial
+attribute [to_additive] mul_left_cancel_iff
+attribute [to_additive zero_add_alt] one_mul'
+def Iio : Nat := 0
+attribute [to_dual existing] Iio
+end G
+`)
+	for _, n := range []string{"G.add_left_cancel_iff", "G.zero_add_alt"} {
+		if r, ok := m[n]; !ok || r.GeneratedFrom == nil {
+			t.Errorf("missing twin %s", n)
+		}
+	}
+	if _, ok := m["G.Ioi"]; ok {
+		t.Error("to_dual existing must not create a declaration")
+	}
+}
+
 func TestGuessAdditiveName(t *testing.T) {
 	for in, want := range map[string]string{
 		"mul_one": "add_zero", "prod_inv": "sum_neg", "Monoid": "AddMonoid", "npow_succ": "nsmul_succ",

@@ -460,76 +460,90 @@ func (f *file) instanceName(d *declSyntax) string {
 
 // toAdditive creates the to_additive twin of a declaration, if it has one.
 func (p *fileParser) toAdditive(d *declSyntax, pd *pdecl) *pdecl {
-	f := p.f
 	var twins []*pdecl
 	for _, a := range d.attrs {
 		if a.name != "to_additive" && a.name != "to_dual" {
 			continue
 		}
-		guess, nsTr := GuessAdditiveName, translateNamespace
-		if a.name == "to_dual" {
-			guess, nsTr = GuessDualName, GuessDualName
-		}
-		explicit := ""
-		for j := a.start + 1; j < a.end; j++ {
-			if f.is(j, "(") {
-				j = f.matchBracket(j)
-				continue
-			}
-			if f.toks[j].Kind == TokIdent {
-				s := f.text(j)
-				if s == "existing" || s == "self" || s == "to_additive" || s == "to_dual" || s == "reorder" {
-					if s == "existing" || s == "self" {
-						explicit = "\x00"
-						break
-					}
-					continue
-				}
-				explicit = s
-				break
-			}
-			if f.toks[j].Kind == TokString || f.toks[j].Kind == TokDoc {
-				break
-			}
-		}
-		if explicit == "\x00" {
+		explicit, ok := p.f.twinSpec(a)
+		if !ok {
 			continue
 		}
-		src := pd.row.Name
-		pre := parentNs(src)
-		parts := []string{}
-		if pre != "" {
-			parts = strings.Split(pre, ".")
+		if tw := makeTwin(pd, twinName(a.name, explicit, pd.row.Name)); tw != nil {
+			p.res.decls = append(p.res.decls, tw)
+			twins = append(twins, tw)
 		}
-		for i := range parts {
-			parts[i] = nsTr(parts[i])
-		}
-		var name string
-		if explicit != "" {
-			depth := strings.Count(explicit, ".") + 1
-			keep := max(len(parts)-(depth-1), 0)
-			name = joinNs(strings.Join(parts[:keep], "."), strings.TrimPrefix(explicit, "_root_."))
-			if strings.HasPrefix(explicit, "_root_.") {
-				name = explicit[len("_root_."):]
-			}
-		} else {
-			name = joinNs(strings.Join(parts, "."), guess(lastComponent(src)))
-		}
-		if name == src {
-			continue
-		}
-		r := pd.row
-		r.Name = name
-		r.GeneratedFrom = strp(src)
-		tw := &pdecl{row: r, ctx: pd.ctx, resNs: parentNs(name), protected: pd.protected, varRefs: pd.varRefs,
-			sigRefs: pd.sigRefs, bodyRefs: pd.bodyRefs, twinOf: pd, condVars: append([]condVar(nil), pd.condVars...), instHeads: pd.instHeads}
-		p.res.decls = append(p.res.decls, tw)
-		twins = append(twins, tw)
 	}
 	if len(twins) == 0 {
 		return nil
 	}
 	return twins[0]
+}
+
+// twinSpec reads a to_additive/to_dual attribute: the explicit target name
+// ("" to guess it) and false for `existing`/`self` (no new declaration).
+func (f *file) twinSpec(a attrSyntax) (string, bool) {
+	for j := a.start + 1; j < a.end; j++ {
+		if f.is(j, "(") {
+			j = f.matchBracket(j)
+			continue
+		}
+		if f.toks[j].Kind == TokIdent {
+			s := f.text(j)
+			switch s {
+			case "existing", "self":
+				return "", false
+			case "to_additive", "to_dual", "reorder":
+				continue
+			}
+			return s, true
+		}
+		if f.toks[j].Kind == TokString || f.toks[j].Kind == TokDoc {
+			break
+		}
+	}
+	return "", true
+}
+
+// twinName is the name of the to_additive/to_dual twin of src: the explicit
+// name replaces as many trailing components as it has, else the last
+// component is translated word by word; namespaces are translated too.
+func twinName(attr, explicit, src string) string {
+	guess, nsTr := GuessAdditiveName, translateNamespace
+	if attr == "to_dual" {
+		guess, nsTr = GuessDualName, GuessDualName
+	}
+	pre := parentNs(src)
+	parts := []string{}
+	if pre != "" {
+		parts = strings.Split(pre, ".")
+	}
+	for i := range parts {
+		parts[i] = nsTr(parts[i])
+	}
+	if explicit == "" {
+		return joinNs(strings.Join(parts, "."), guess(lastComponent(src)))
+	}
+	if strings.HasPrefix(explicit, "_root_.") {
+		return explicit[len("_root_."):]
+	}
+	depth := strings.Count(explicit, ".") + 1
+	keep := max(len(parts)-(depth-1), 0)
+	return joinNs(strings.Join(parts[:keep], "."), explicit)
+}
+
+// makeTwin returns the generated twin of pd named name (nil if the name does
+// not change).
+func makeTwin(pd *pdecl, name string) *pdecl {
+	if name == pd.row.Name || name == "" {
+		return nil
+	}
+	r := pd.row
+	r.Name = name
+	r.GeneratedFrom = strp(pd.row.Name)
+	return &pdecl{row: r, ctx: pd.ctx, resNs: parentNs(name), protected: pd.protected, varRefs: pd.varRefs,
+		sigRefs: pd.sigRefs, bodyRefs: pd.bodyRefs, twinOf: pd, condVars: append([]condVar(nil), pd.condVars...),
+		instHeads: pd.instHeads, resultHead: pd.resultHead}
 }
 
 // dualWords translates order-theoretic words to their duals, approximating

@@ -937,3 +937,31 @@ func (t *Table) inheritFields(files []*fileResult) {
 		fr.decls = append(fr.decls, extra...)
 	}
 }
+
+// attributeTwins creates the twins that `attribute [to_additive] foo`
+// commands ask for, next to the declarations they come from.
+func (t *Table) attributeTwins(files []*fileResult) {
+	r := &resolver{t: t, cache: map[cacheKey]string{}}
+	for mi, fr := range files {
+		for _, ac := range fr.attrCmds {
+			r.rc = rctx{ns: ac.ctx.ns, opens: t.opensOf(ac.ctx), path: fr.mod.Path, vis: t.vis[mi]}
+			for _, n := range ac.names {
+				full := t.resolve(n, &r.rc)
+				e := t.names[full]
+				if e == nil || e.decl == nil || e.mod < 0 {
+					continue
+				}
+				explicit := ac.name
+				if len(ac.names) > 1 {
+					explicit = ""
+				}
+				tw := makeTwin(e.decl, twinName(ac.attr, explicit, full))
+				if tw == nil || t.names[tw.row.Name] != nil {
+					continue
+				}
+				t.names[tw.row.Name] = &entry{kind: tw.row.Kind, protected: tw.protected, decl: tw, mod: e.mod}
+				files[e.mod].decls = append(files[e.mod].decls, tw)
+			}
+		}
+	}
+}

@@ -89,6 +89,15 @@ type condVar struct {
 	refs []ref
 }
 
+// attrCmd is `attribute [to_additive] a b`: twins of declarations made
+// elsewhere, created once the global table is known.
+type attrCmd struct {
+	ctx   *scopeCtx
+	attr  string // to_additive or to_dual
+	name  string // explicit twin name or ""
+	names []string
+}
+
 // exportDef is `export X (a b)`: aliases ns.a → X.a.
 type exportDef struct {
 	ctx   *scopeCtx
@@ -103,6 +112,7 @@ type fileResult struct {
 	decls     []*pdecl
 	notations []*notationDef
 	exports   []*exportDef
+	attrCmds  []*attrCmd
 	errs      []error
 	source    *Source
 }
@@ -306,6 +316,25 @@ func (p *fileParser) command(c Command) {
 			}
 		}
 		p.incl = in
+	case kw == "attribute":
+		var attrs []attrSyntax
+		if f.is(k+1, "[") {
+			j := f.parseAttrs(k+1, c.End, &attrs)
+			var names []string
+			for ; j < c.End && !f.is(j, "in"); j++ {
+				if f.toks[j].Kind == TokIdent {
+					names = append(names, f.text(j))
+				}
+			}
+			for _, a := range attrs {
+				if a.name != "to_additive" && a.name != "to_dual" {
+					continue
+				}
+				if explicit, ok := f.twinSpec(a); ok && len(names) > 0 {
+					p.res.attrCmds = append(p.res.attrCmds, &attrCmd{ctx: p.context(), attr: a.name, name: explicit, names: names})
+				}
+			}
+		}
 	case kw == "export":
 		e := &exportDef{ctx: p.context(), ns: p.ns}
 		for j := k + 1; j < c.End; j++ {
