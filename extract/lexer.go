@@ -5,8 +5,10 @@
 package extract
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -280,6 +282,30 @@ func Lex(src []byte) (toks []Token, errs []error) {
 			emit(TokNumber, i, j, line, lineStart)
 			i = j
 			continue
+		}
+		if c == 'r' && i+1 < n && (src[i+1] == '"' || src[i+1] == '#') {
+			// raw string r"…" / r#"…"#
+			j := i + 1
+			hashes := 0
+			for j < n && src[j] == '#' {
+				hashes++
+				j++
+			}
+			if j < n && src[j] == '"' {
+				start, l, ls := i, line, lineStart
+				closeSeq := "\"" + strings.Repeat("#", hashes)
+				k := bytes.Index(src[j+1:], []byte(closeSeq))
+				end := n
+				if k >= 0 {
+					end = j + 1 + k + len(closeSeq)
+				} else {
+					errAt(start, ErrUnterminatedString)
+				}
+				emit(TokString, start, end, l, ls)
+				newlines(start, end)
+				i = end
+				continue
+			}
 		}
 		if c < utf8.RuneSelf {
 			if IsIdFirst(rune(c)) {

@@ -38,6 +38,7 @@ func TestLex(t *testing.T) {
 		{"lambda and pi are symbols", "λ x, Π y", []string{"λ", "x", ",", "Π", "y"}, []TokKind{TokSymbol, TokIdent, TokSymbol, TokSymbol, TokIdent}},
 		{"name literal", "`foo ``bar `(x)", []string{"`foo", "``bar", "`(", "x", ")"}, []TokKind{TokNameLit, TokNameLit, TokSymbol, TokIdent, TokSymbol}},
 		{"script letters", "𝓝 ℵ₀ ℝ", []string{"𝓝", "ℵ₀", "ℝ"}, []TokKind{TokIdent, TokIdent, TokIdent}},
+		{"raw strings", `r#"a "quoted" -/"# r"x" rx`, []string{`r#"a "quoted" -/"#`, `r"x"`, "rx"}, []TokKind{TokString, TokString, TokIdent}},
 		{"numbers", "0x1F 1.5 2", []string{"0x1F", "1.5", "2"}, []TokKind{TokNumber, TokNumber, TokNumber}},
 	}
 	for _, tc := range tests {
