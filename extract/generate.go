@@ -234,6 +234,7 @@ func (p *fileParser) decl(d *declSyntax, c Command) {
 				for _, suffix := range []string{"ext", "ext_iff"} {
 					g := gen(full+"."+suffix, dataset.KindTheorem, row.Signature, base.LineStart, base.LineEnd, nil, self, false)
 					g.row.Attributes = []string{"ext"}
+					g.varRefs, g.condVars = pd.varRefs, append([]condVar(nil), pd.condVars...)
 				}
 			}
 		case "mk_iff":
@@ -242,7 +243,8 @@ func (p *fileParser) decl(d *declSyntax, c Command) {
 				if id := f.attrIdent(a); id != "" {
 					name = joinNs(parentNs(full), id)
 				}
-				gen(name, dataset.KindTheorem, row.Signature, base.LineStart, base.LineEnd, nil, append(append([]ref(nil), self...), pd.sigRefs...), false)
+				g := gen(name, dataset.KindTheorem, row.Signature, base.LineStart, base.LineEnd, nil, append(append([]ref(nil), self...), pd.sigRefs...), false)
+				g.varRefs, g.condVars = pd.varRefs, append([]condVar(nil), pd.condVars...)
 			}
 		case "simps", "simps!":
 			// generated at resolution, when the result type's fields are known
