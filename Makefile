@@ -7,7 +7,7 @@ VENV        ?= .venv
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 BENCHTIME   ?= 1x
 
-.PHONY: run test go-test py-test build bench lint clean fuzz
+.PHONY: run test go-test py-test build bench lint clean fuzz bench-extract eval-extract bench-retrieval
 
 ## build: compile the driftkit binary into bin/
 build:
@@ -34,6 +34,22 @@ py-test: $(VENV)/.installed
 ## bench: every Go benchmark once (BENCHTIME=5s for real numbers)
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) ./...
+
+## bench-extract: extract all of Mathlib and report wall time, peak RSS and phase times (MATHLIB=DIR, a checkout)
+bench-extract: build
+	@test -n "$(MATHLIB)" || { echo "usage: make bench-extract MATHLIB=/path/to/mathlib4"; exit 2; }
+	extract/bench.sh $(MATHLIB) $(BIN)
+
+## eval-extract: con-nf (CONNF=DIR) with the Mathlib it pins (MATHLIB=DIR) against RAutoformalizer's library
+REFERENCE ?= ../shared/benchmarks/connf/library.jsonl
+eval-extract: build
+	@test -n "$(CONNF)" -a -n "$(MATHLIB)" || { echo "usage: make eval-extract CONNF=con-nf@16041ae6 MATHLIB=mathlib4@1cf1beb7"; exit 2; }
+	$(BIN) extract --src $(CONNF) --library con-nf --src $(MATHLIB)/Mathlib=mathlib --ws work/connf-src --force --quiet
+	$(BIN) eval extract --ws work/connf-src --reference $(REFERENCE)
+
+## bench-retrieval: ConNF dev and ProofNet valid in every mode, plus Mathlib-scale speed (MATHLIB_SRC=DIR/Mathlib at 59fdb6b0)
+bench-retrieval: build
+	BIN=$(BIN) index/scripts/bench_retrieval.sh work/bench-retrieval
 
 ## fuzz: a short run of every fuzz target (FUZZTIME=1m for longer)
 FUZZTIME ?= 10s

@@ -1,8 +1,6 @@
 package extract
 
 import (
-	"bufio"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -12,21 +10,16 @@ import (
 	"strings"
 
 	"github.com/driftkit/driftkit/dataset"
+	"github.com/driftkit/driftkit/dataset/rauto"
 )
 
 // PremiseMarker follows each premise in a RAutoformalizer library header.
-const PremiseMarker = "🔗<|PREMISE|>🔗"
+const PremiseMarker = rauto.PremiseMarker
 
-// RefRow is one row of a RAutoformalizer library.jsonl (the fields eval uses).
+// RefRow is one row of a RAutoformalizer library.jsonl, with its premises
+// resolved from row indices to names.
 type RefRow struct {
-	FullName      string `json:"full_name"`
-	CodeSrc       string `json:"code_src"`
-	PType         string `json:"ptype"`
-	Header        string `json:"header"`
-	Code          string `json:"code"`
-	UsedPremises  []int  `json:"used_premises"`
-	DefPath       string `json:"def_path"`
-	Pos           []int  `json:"pos"`
+	rauto.Row
 	premiseNames  []string
 	normalizedKnd string
 }
@@ -37,31 +30,21 @@ var auxRe = regexp.MustCompile(`\.(proof_\d+|match_\d+|_eq_\d+|_unfold|_sunfold|
 // ErrReference is wrapped by errors about a malformed reference file.
 var ErrReference = errors.New("malformed reference")
 
-// ReadReference reads a RAutoformalizer library.jsonl.
+// ReadReference reads a RAutoformalizer library.jsonl with the same reader
+// as `import rauto`, so both agree on what the file says.
 func ReadReference(path string) ([]RefRow, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	var rows []RefRow
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 64<<20)
-	line := 0
-	for sc.Scan() {
-		line++
-		if strings.TrimSpace(sc.Text()) == "" {
-			continue
-		}
-		var r RefRow
-		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
-			return nil, fmt.Errorf("%s:%d: %w: %v", path, line, ErrReference, err)
-		}
-		r.normalizedKnd = refKind(r.PType)
-		rows = append(rows, r)
+	lib, err := rauto.Read(f, path)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrReference, err)
 	}
-	if err := sc.Err(); err != nil {
-		return nil, err
+	rows := make([]RefRow, len(lib.Rows))
+	for i, r := range lib.Rows {
+		rows[i] = RefRow{Row: r, normalizedKnd: rauto.Kind(r.PType)}
 	}
 	for i := range rows {
 		for _, p := range rows[i].UsedPremises {
@@ -72,31 +55,6 @@ func ReadReference(path string) ([]RefRow, error) {
 		}
 	}
 	return rows, nil
-}
-
-// refKind maps a reference ptype to a dataset kind.
-func refKind(p string) string {
-	switch p {
-	case "theorem", "lemma":
-		return dataset.KindTheorem
-	case "def", "noncomputable def":
-		return dataset.KindDefinition
-	case "abbrev":
-		return dataset.KindAbbrev
-	case "class", "class inductive":
-		return dataset.KindClass
-	case "structure":
-		return dataset.KindStructure
-	case "inductive":
-		return dataset.KindInductive
-	case "structure_field":
-		return dataset.KindProjection
-	case "constructor", "structure_mk":
-		return dataset.KindConstructor
-	case "instance":
-		return dataset.KindInstance
-	}
-	return p
 }
 
 // KindScore is name recall/precision for one kind.
