@@ -568,6 +568,15 @@ func fixups(t *Table, files []*fileResult) {
 					}
 					if e.decl != nil && e.decl.aliasTarget == "" {
 						d.row.StatementDeps = e.decl.row.StatementDeps
+						// `alias a := b` has exactly b's type; the text after
+						// the alias keyword is not a signature. The parts of
+						// `alias ⟨mp, mpr⟩ := iff` are one direction each and
+						// keep what was written.
+						if d.aliasPart == 0 {
+							d.row.Signature = e.decl.row.Signature
+						} else if sig, ok := iffDirection(e.decl.row.Signature, d.aliasPart); ok {
+							d.row.Signature = sig
+						}
 					}
 				}
 			case d.twinOf != nil:
@@ -639,3 +648,53 @@ func write(ws *dataset.Workspace, results []*fileResult, res *Result) error {
 }
 
 var _ = bufio.NewReader
+
+// iffDirection turns the signature of an iff theorem `binders : a ↔ b` into
+// the signature of one of the implications `alias ⟨mp, mpr⟩ :=` makes:
+// part 1 is `binders : a → b`, part 2 is `binders : b → a`. It reports false
+// when the type is not a top-level iff.
+func iffDirection(sig string, part int) (string, bool) {
+	depth, colon := 0, -1
+	rs := []rune(sig)
+	for i, r := range rs {
+		switch r {
+		case '(', '{', '[', '⦃', '⟨':
+			depth++
+		case ')', '}', ']', '⦄', '⟩':
+			depth--
+		case ':':
+			if depth == 0 && colon < 0 && (i+1 >= len(rs) || rs[i+1] != '=') {
+				colon = i
+			}
+		}
+	}
+	if colon < 0 {
+		return "", false
+	}
+	typ := rs[colon+1:]
+	depth, iff := 0, -1
+	for i, r := range typ {
+		switch r {
+		case '(', '{', '[', '⦃', '⟨':
+			depth++
+		case ')', '}', ']', '⦄', '⟩':
+			depth--
+		case '↔':
+			if depth == 0 {
+				if iff >= 0 {
+					return "", false
+				}
+				iff = i
+			}
+		}
+	}
+	if iff < 0 {
+		return "", false
+	}
+	lhs := strings.TrimSpace(string(typ[:iff]))
+	rhs := strings.TrimSpace(string(typ[iff+1:]))
+	if part == 2 {
+		lhs, rhs = rhs, lhs
+	}
+	return string(rs[:colon+1]) + " " + lhs + " → " + rhs, true
+}

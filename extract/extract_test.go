@@ -405,3 +405,25 @@ func TestGolden(t *testing.T) {
 		}
 	}
 }
+
+func TestIffDirection(t *testing.T) {
+	for _, c := range []struct {
+		sig  string
+		part int
+		want string
+		ok   bool
+	}{
+		{"{s : DSet α} : s.Nonempty ↔ s ≠ ∅", 1, "{s : DSet α} : s.Nonempty → s ≠ ∅", true},
+		{"{s : DSet α} : s.Nonempty ↔ s ≠ ∅", 2, "{s : DSet α} : s ≠ ∅ → s.Nonempty", true},
+		{"(h : (a ↔ b)) : p ↔ (q ↔ r)", 2, "(h : (a ↔ b)) : (q ↔ r) → p", true},
+		{": a ↔ b", 1, ": a → b", true},
+		{"(x : ℕ) : x = x", 1, "", false},
+		{"(x : ℕ) : a ↔ b ↔ c", 1, "", false},
+		{"no colon", 1, "", false},
+	} {
+		got, ok := iffDirection(c.sig, c.part)
+		if got != c.want || ok != c.ok {
+			t.Errorf("iffDirection(%q, %d) = %q, %v; want %q, %v", c.sig, c.part, got, ok, c.want, c.ok)
+		}
+	}
+}
