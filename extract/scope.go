@@ -134,15 +134,14 @@ var ErrUnbalanced = fmt.Errorf("unbalanced brackets in command")
 var ErrPanic = fmt.Errorf("internal error while parsing")
 
 type scopeEntry struct {
-	kind   byte // 'n' namespace, 's' section, 'm' mutual
-	name   string
-	ns     string
-	opens  []openDecl
-	vars   []*varBinder
-	univs  []string
-	incl   []string
-	omit   []string
-	nparts int
+	kind  byte // 'n' namespace, 's' section, 'm' mutual
+	name  string
+	ns    string
+	opens []openDecl
+	vars  []*varBinder
+	univs []string
+	incl  []string
+	omit  []string
 }
 
 // fileParser holds the per-file scope state.
