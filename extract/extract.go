@@ -419,6 +419,10 @@ func Run(ctx context.Context, ws *dataset.Workspace, opts Options) (*Result, err
 	sub("resolve", t0)
 	t0 = time.Now()
 	decide(ctx, workers, t, results)
+	if ctx.Err() != nil {
+		// decide stops early when cancelled: its rows are incomplete.
+		return nil, ctx.Err()
+	}
 	sub("decide", t0)
 	t0 = time.Now()
 	fixups(t, results)
@@ -430,7 +434,7 @@ func Run(ctx context.Context, ws *dataset.Workspace, opts Options) (*Result, err
 
 	// write
 	tWrite := time.Now()
-	if err := write(ws, results, res); err != nil {
+	if err := write(ctx, ws, results, res); err != nil {
 		return nil, err
 	}
 	res.Phases["write"] = time.Since(tWrite)
@@ -601,7 +605,10 @@ func fixups(t *Table, files []*fileResult) {
 	}
 }
 
-func write(ws *dataset.Workspace, results []*fileResult, res *Result) error {
+// write streams the tables to temporary files and renames them into place
+// only when every row was written and ctx is still live: a cancelled run
+// leaves the previous tables untouched and no temporary files behind.
+func write(ctx context.Context, ws *dataset.Workspace, results []*fileResult, res *Result) error {
 	dw, err := dataset.NewWriter[dataset.Declaration](ws.Path(dataset.DeclarationsFile))
 	if err != nil {
 		return err
@@ -613,6 +620,11 @@ func write(ws *dataset.Workspace, results []*fileResult, res *Result) error {
 	}
 	buf := make([]dataset.Declaration, 0, 1024)
 	for _, fr := range results {
+		if err := ctx.Err(); err != nil {
+			dw.Abort()
+			mw.Abort()
+			return err
+		}
 		for _, d := range fr.decls {
 			buf = append(buf, d.row)
 			if len(buf) == cap(buf) {
@@ -635,6 +647,11 @@ func write(ws *dataset.Workspace, results []*fileResult, res *Result) error {
 		}
 	}
 	if err := dw.Write(buf...); err != nil {
+		dw.Abort()
+		mw.Abort()
+		return err
+	}
+	if err := ctx.Err(); err != nil {
 		dw.Abort()
 		mw.Abort()
 		return err

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/driftkit/driftkit/dataset"
@@ -426,4 +427,100 @@ func TestIffDirection(t *testing.T) {
 			t.Errorf("iffDirection(%q, %d) = %q, %v; want %q, %v", c.sig, c.part, got, ok, c.want, c.ok)
 		}
 	}
+}
+
+// countdownCtx reports cancellation from its n-th Err call on, so a test can
+// cancel a run at every point where it looks.
+type countdownCtx struct {
+	context.Context
+	left  atomic.Int64
+	calls atomic.Int64
+	saw   atomic.Bool
+}
+
+func (c *countdownCtx) Err() error {
+	c.calls.Add(1)
+	if c.left.Add(-1) < 0 {
+		c.saw.Store(true)
+		return context.Canceled
+	}
+	return nil
+}
+
+// TestCancelAtEveryPoint cancels a run at each point where it checks its
+// context: a cancelled run must return context.Canceled and leave the
+// previous tables byte for byte, with no temporary files; a run that
+// noticed the cancellation must never report success (it would have written
+// rows whose resolution stopped half way).
+func TestCancelAtEveryPoint(t *testing.T) {
+	root := filepath.Join("..", "testdata", "lean")
+	if _, err := os.Stat(root); err != nil {
+		t.Skip("bundled library not present")
+	}
+	progress.Quiet = true
+	ws, err := dataset.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := Options{Sources: []Source{{Dir: root, Library: "driftlib", Revision: "r"}}, Workers: 1}
+	full := &countdownCtx{Context: context.Background()}
+	full.left.Store(1 << 40)
+	if _, err := Run(full, ws, opts); err != nil {
+		t.Fatal(err)
+	}
+	n := full.calls.Load()
+	if n < 10 {
+		t.Fatalf("only %d context checks in a full run", n)
+	}
+	snapshot := func() map[string]string {
+		m := map[string]string{}
+		ents, err := os.ReadDir(ws.Dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range ents {
+			if e.Name() == dataset.ManifestFile || strings.HasSuffix(e.Name(), ".lock") {
+				continue
+			}
+			b, _ := os.ReadFile(ws.Path(e.Name()))
+			m[e.Name()] = string(b)
+		}
+		return m
+	}
+	before := snapshot()
+	ks := []int64{0, 1, n / 2, n - 3, n - 2, n - 1}
+	for k := int64(2); k < n; k += max(1, n/40) {
+		ks = append(ks, k)
+	}
+	for _, k := range ks {
+		ctx := &countdownCtx{Context: context.Background()}
+		ctx.left.Store(k)
+		_, err := Run(ctx, ws, opts)
+		switch {
+		case err == nil && ctx.saw.Load():
+			t.Fatalf("cancel after %d of %d checks: run saw the cancellation and still succeeded", k, n)
+		case err == nil:
+			continue
+		case !errors.Is(err, context.Canceled):
+			t.Fatalf("cancel after %d of %d checks: err %v, want context.Canceled", k, n, err)
+		}
+		after := snapshot()
+		if len(after) != len(before) {
+			t.Fatalf("cancel after %d of %d checks: files %v, want %v", k, n, keys(after), keys(before))
+		}
+		for name, b := range before {
+			if after[name] != b {
+				t.Fatalf("cancel after %d of %d checks: %s changed", k, n, name)
+			}
+		}
+	}
+}
+
+func keys(m map[string]string) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
 }
