@@ -189,6 +189,7 @@ func Build(ctx context.Context, ws *dataset.Workspace, opts BuildOptions) (*Buil
 	}
 	phase("write_tables", t0)
 
+	man.Head = headAtBuild(ws, &man)
 	b, _ := json.MarshalIndent(man, "", "  ")
 	if err := dataset.WriteFileAtomic(filepath.Join(stage, ManifestName), append(b, '\n')); err != nil {
 		return nil, err

@@ -107,6 +107,8 @@ type EvalConf struct {
 	Inputs          string   `json:"inputs"`
 	Protocol        string   `json:"protocol,omitempty"`
 	Weights         *Weights `json:"weights,omitempty"`
+	// Head is the projection head applied to dense candidate scores, if any.
+	Head *HeadInfo `json:"head,omitempty"`
 }
 
 // PerItem is one line of --per-item output.
@@ -147,7 +149,7 @@ func EvalRetrieval(ctx context.Context, ix *Index, items []BenchItem, o EvalOpti
 	}
 	rep := &Report{Bench: o.BenchLabel, AtK: make([]Metrics, len(o.Ks))}
 	rep.Config = EvalConf{Encoder: ix.Manifest.Encoder, EncoderFallback: ix.Manifest.EncoderFallback, Mode: o.Mode,
-		Candidates: "premise kinds (no theorems, no instances)", Inputs: "informal_stmt", Weights: o.Weights}
+		Candidates: "premise kinds (no theorems, no instances)", Inputs: "informal_stmt", Weights: o.Weights, Head: ix.Head()}
 	if o.Mode == "" {
 		rep.Config.Mode = ModeBest
 	}
@@ -303,6 +305,9 @@ func (r *Report) WriteTable(w io.Writer) {
 		fb = " (offline fallback)"
 	}
 	fmt.Fprintf(w, "encoder %s%s, mode %s, candidates: %s, inputs: %s\n", r.Config.Encoder, fb, r.Config.Mode, r.Config.Candidates, r.Config.Inputs)
+	if h := r.Config.Head; h != nil {
+		fmt.Fprintf(w, "projection head %s (%s → %d dims, mix %.2f) on dense candidate scores\n", h.ID, h.Encoder, h.OutDim, h.Mix)
+	}
 	if r.Config.Protocol != "" {
 		fmt.Fprintf(w, "protocol: %s\n", r.Config.Protocol)
 	}

@@ -64,6 +64,10 @@ type Manifest struct {
 	InformalSource map[string]int `json:"informal_sources"`
 	BM25Analyzer   string         `json:"bm25_analyzer"`
 	MaxChars       int            `json:"max_chars,omitempty"`
+	// Head is the projection head (WS/head) that search applies to dense
+	// candidate scores, recorded by `index` when one fits at build time and
+	// by `train head` when it writes a new one.
+	Head *HeadInfo `json:"head,omitempty"`
 }
 
 // ErrNoIndex is returned by Open when the workspace has no index.
@@ -113,6 +117,9 @@ type Index struct {
 	priorOrder []int
 	// premise[row] says whether the row is a premise candidate by default.
 	premise []bool
+	// head, when the workspace has a trained projection head, re-scores
+	// dense candidates (see head.go).
+	head *projectedHead
 }
 
 // OpenOptions configure Open.
@@ -126,9 +133,15 @@ type OpenOptions struct {
 	// BleveBM25 answers BM25 from the bleve index instead of the in-memory
 	// postings (same analyzer and scoring; much slower on large corpora).
 	BleveBM25 bool
+	// NoHead ignores WS/head: dense scores come from the raw embeddings even
+	// when the workspace has a trained projection head.
+	NoHead bool
 }
 
-// Open loads WS/index for serving. The caller must Close it.
+// Open loads WS/index for serving. When the workspace has a trained
+// projection head (WS/head, from `driftkit train head`) that fits the index's
+// embeddings, dense candidate scores go through it (see Index.Head). The
+// caller must Close the index.
 func Open(wsDir string, opts *OpenOptions) (*Index, error) {
 	if opts == nil {
 		opts = &OpenOptions{}
@@ -183,6 +196,11 @@ func Open(wsDir string, opts *OpenOptions) (*Index, error) {
 		}
 		if ix.enc.Dim() != m.Dims {
 			return nil, fmt.Errorf("%w: query encoder %s has dim %d, index has %d", ErrStale, ix.enc.Name(), ix.enc.Dim(), m.Dims)
+		}
+		if !opts.NoHead {
+			if err := ix.loadHead(wsDir); err != nil {
+				return nil, err
+			}
 		}
 	}
 	if err := dataset.EachRow(filepath.Join(dir, UsageName), func(u *dataset.Usage) error {

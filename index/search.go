@@ -179,7 +179,13 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 		if err != nil {
 			return nil, fmt.Errorf("encode query: %w", err)
 		}
-		denseC, denseN = ix.denseScan(vs[0], depth, nn, mask)
+		if ix.head != nil && ix.headCovers(mask) {
+			if denseC, denseN, err = ix.headScan(vs[0], depth, nn, mask); err != nil {
+				return nil, fmt.Errorf("project query: %w", err)
+			}
+		} else {
+			denseC, denseN = ix.denseScan(vs[0], depth, nn, mask)
+		}
 	}
 	var bmC, bmN []scored
 	if needBM25 {

@@ -31,6 +31,7 @@ func runEvalRetrieval(ctx context.Context, args []string) error {
 	holdOut := fs.Bool("hold-out-module", false, "stricter: also exclude the other theorems of the query's own module (siblings)")
 	weights := fs.String("weights", "", "JSON weights for mode best (advanced)")
 	engine := fs.String("bm25-engine", "mem", "BM25 engine: mem (in-memory postings, fast) or bleve (the bleve index)")
+	noHead := fs.Bool("no-head", false, "ignore the workspace's trained projection head (WS/head): raw dense scores")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -58,7 +59,7 @@ func runEvalRetrieval(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	ix, closeIx, err := openIndexWith(ctx, *wsDir, index.OpenOptions{NoDense: m == index.ModeBM25, BleveBM25: *engine == "bleve"})
+	ix, closeIx, err := openIndexWith(ctx, *wsDir, index.OpenOptions{NoDense: m == index.ModeBM25, BleveBM25: *engine == "bleve", NoHead: *noHead})
 	if err != nil {
 		return err
 	}

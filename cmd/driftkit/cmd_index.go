@@ -115,10 +115,12 @@ func newOpenAIEncoder(ctx context.Context, lc llm.Config, batch, maxChars, dim i
 	return e, c.Close, nil
 }
 
-// openIndex opens WS/index, wiring a query encoder for an openai index from
-// the environment (OPENAI_BASE_URL, OPENAI_API_KEY) and the manifest's model.
+// openIndex opens WS/index for mine and train head, wiring a query encoder
+// for an openai index from the environment (OPENAI_BASE_URL, OPENAI_API_KEY)
+// and the manifest's model. It ignores WS/head: hard negatives and a new head
+// are made from the raw embeddings, never from a previous head.
 func openIndex(ctx context.Context, wsDir string, noDense bool) (*index.Index, func(), error) {
-	return openIndexWith(ctx, wsDir, index.OpenOptions{NoDense: noDense})
+	return openIndexWith(ctx, wsDir, index.OpenOptions{NoDense: noDense, NoHead: true})
 }
 
 // openIndexWith is openIndex with all options.

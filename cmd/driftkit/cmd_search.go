@@ -29,6 +29,7 @@ func runSearch(ctx context.Context, args []string) error {
 	formal := fs.String("formal", "", "optional formal statement to use as well")
 	weights := fs.String("weights", "", "JSON weights for mode best (advanced)")
 	engine := fs.String("bm25-engine", "mem", "BM25 engine: mem (in-memory postings, fast) or bleve (the bleve index)")
+	noHead := fs.Bool("no-head", false, "ignore the workspace's trained projection head (WS/head): raw dense scores")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -44,7 +45,7 @@ func runSearch(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	ix, closeIx, err := openIndexWith(ctx, *wsDir, index.OpenOptions{NoDense: m == index.ModeBM25, BleveBM25: *engine == "bleve"})
+	ix, closeIx, err := openIndexWith(ctx, *wsDir, index.OpenOptions{NoDense: m == index.ModeBM25, BleveBM25: *engine == "bleve", NoHead: *noHead})
 	if err != nil {
 		return err
 	}
@@ -64,10 +65,13 @@ func runSearch(ctx context.Context, args []string) error {
 		enc := json.NewEncoder(os.Stdout)
 		enc.SetIndent("", "  ")
 		return enc.Encode(map[string]any{"query": q.Text, "mode": m, "encoder": ix.Manifest.Encoder,
-			"encoder_fallback": ix.Manifest.EncoderFallback, "hits": hits})
+			"encoder_fallback": ix.Manifest.EncoderFallback, "head": ix.Head(), "hits": hits})
 	}
 	if ix.Manifest.EncoderFallback && m != index.ModeBM25 {
 		fmt.Println("# dense vectors from the offline hash encoder (fallback)")
+	}
+	if h := ix.Head(); h != nil && m != index.ModeBM25 {
+		fmt.Printf("# projection head %s (%s → %d dims) on dense candidate scores\n", h.ID, h.Encoder, h.OutDim)
 	}
 	for _, h := range hits {
 		fmt.Printf("%3d  %.4f  %-11s %s\n", h.Rank, h.Score, h.Kind, h.Name)

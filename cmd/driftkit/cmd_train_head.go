@@ -98,6 +98,9 @@ func init() {
 		if err != nil {
 			return err
 		}
+		if err := index.RecordHead(ws, res.Head); err != nil {
+			return fmt.Errorf("head saved, but the index manifest was not updated: %w", err)
+		}
 		label := res.Encoder
 		if res.EncoderFallback {
 			label += " (offline fallback encoder)"
