@@ -38,7 +38,7 @@ else missing+=("index (issue 4)"); fi
 
 if built mine; then
   step "mine training pairs"
-  "$BIN" mine --ws "$WS" --allow-template
+  "$BIN" mine --ws "$WS" --allow-template --exclude "$BENCH"
   if built_sub export flagembedding; then
     step "export flagembedding and hf"
     "$BIN" export flagembedding --ws "$WS"
@@ -47,6 +47,8 @@ if built mine; then
   if built_sub train head; then
     step "train a small projection head"
     "$BIN" train head --ws "$WS"
+    step "eval retrieval on $BENCH with the trained head"
+    "$BIN" eval retrieval --ws "$WS" --bench "$BENCH" --k 1,5,10
   fi
 else missing+=("mine/export/train (issue 6)"); fi
 
