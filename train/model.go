@@ -223,14 +223,6 @@ func (m *model) weights() (q, d []float32) {
 	return q, getDense(m.wd.Value().(tensor.Tensor))
 }
 
-// setWeights replaces the weights (to restore the best epoch or perturb them in tests).
-func (m *model) setWeights(q, d []float32) {
-	setDense(m.wq.Value().(*tensor.Dense), q)
-	if !m.tied {
-		setDense(m.wd.Value().(*tensor.Dense), d)
-	}
-}
-
 // close releases the VM.
 func (m *model) close() {
 	if m.vm != nil {

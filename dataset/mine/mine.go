@@ -266,7 +266,6 @@ func Mine(ctx context.Context, ws *dataset.Workspace, opts Options) (*Stats, err
 		stop[s] = true
 	}
 	var pairs []dataset.Pair
-	var sigs []string
 	for _, t := range theorems {
 		var pos []string
 		for _, p := range t.deps {
@@ -301,7 +300,6 @@ func Mine(ctx context.Context, ws *dataset.Workspace, opts Options) (*Stats, err
 			}
 			pairs = append(pairs, dataset.Pair{QueryID: src + ":" + t.name, Query: q, QuerySource: src, Theorem: t.name,
 				Positives: pos, Split: split})
-			sigs = append(sigs, t.signature)
 		}
 	}
 	if opts.Limit > 0 && len(pairs) > opts.Limit {
