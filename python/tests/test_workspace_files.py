@@ -76,3 +76,15 @@ def test_vectors_npy_loads_in_numpy(ws):
     mm = np.load(ws / "index" / "vectors.npy", mmap_mode="r")  # FAISS users often memory-map
     assert np.array_equal(mm[:5], vec[:5])
     assert {"name", "kind", "text", "deps"} <= set(docs.column_names)
+
+
+def test_notebook_runs_on_the_workspace(ws, monkeypatch, capsys):
+    """notebooks/workspace.ipynb: every code cell runs against a real workspace."""
+    nb = json.loads((REPO / "notebooks" / "workspace.ipynb").read_text())
+    monkeypatch.setenv("DRIFTKIT_WS", str(ws))
+    scope = {}
+    for cell in nb["cells"]:
+        if cell["cell_type"] == "code":
+            exec(compile("".join(cell["source"]), "workspace.ipynb", "exec"), scope)
+    out = capsys.readouterr().out
+    assert "declarations;" in out and "generated rows" in out and "vectors from encoder hash" in out
