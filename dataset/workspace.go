@@ -66,6 +66,10 @@ const (
 // or by another tool): replacing it silently could lose work.
 var ErrForeignOutput = errors.New("output was not written by the recorded stage run")
 
+// ErrNoWorkspace is wrapped when a stage that only reads a workspace is
+// given a folder that does not exist.
+var ErrNoWorkspace = errors.New("workspace folder does not exist")
+
 // Workspace is a folder of stage inputs and outputs with fixed names.
 // Its methods are safe for concurrent use by several processes: manifest
 // updates take an exclusive lock.
@@ -80,6 +84,26 @@ func Open(dir string) (*Workspace, error) {
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
+	}
+	return &Workspace{Dir: dir}, nil
+}
+
+// OpenExisting returns the workspace at dir, which must already be a folder:
+// stages that read their inputs from a workspace use it so that a mistyped
+// --ws is reported (as a *FileError wrapping ErrNoWorkspace) instead of
+// leaving an empty folder behind.
+func OpenExisting(dir string) (*Workspace, error) {
+	if dir == "" {
+		return nil, errors.New("no workspace given (--ws DIR)")
+	}
+	fi, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return nil, &FileError{Path: dir, Row: -1, Err: ErrNoWorkspace}
+	case err != nil:
+		return nil, &FileError{Path: dir, Row: -1, Err: err}
+	case !fi.IsDir():
+		return nil, &FileError{Path: dir, Row: -1, Err: fmt.Errorf("%w: not a folder", ErrNoWorkspace)}
 	}
 	return &Workspace{Dir: dir}, nil
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"os"
+	"path/filepath"
 	"sync"
 	"testing"
 )
@@ -121,4 +122,29 @@ func TestCorruptManifest(t *testing.T) {
 func sha256hex(s string) string {
 	h := sha256.Sum256([]byte(s))
 	return hex.EncodeToString(h[:])
+}
+
+func TestOpenExisting(t *testing.T) {
+	dir := t.TempDir()
+	missing := filepath.Join(dir, "nows")
+	_, err := OpenExisting(missing)
+	var fe *FileError
+	if !errors.As(err, &fe) || fe.Path != missing || !errors.Is(err, ErrNoWorkspace) {
+		t.Fatalf("missing folder: err %v, want FileError naming it and wrapping ErrNoWorkspace", err)
+	}
+	if _, err := os.Stat(missing); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("OpenExisting created %s", missing)
+	}
+	file := filepath.Join(dir, "f")
+	os.WriteFile(file, nil, 0o644)
+	if _, err := OpenExisting(file); !errors.Is(err, ErrNoWorkspace) {
+		t.Errorf("plain file: err %v, want ErrNoWorkspace", err)
+	}
+	ws, err := OpenExisting(dir)
+	if err != nil || ws.Dir != dir {
+		t.Errorf("existing folder: %v, %v", ws, err)
+	}
+	if _, err := OpenExisting(""); err == nil {
+		t.Error("empty dir accepted")
+	}
 }
