@@ -38,7 +38,8 @@ func (e *BenchError) Error() string { return fmt.Sprintf("%s:%d: %v", e.Path, e.
 func (e *BenchError) Unwrap() error { return e.Err }
 
 // ReadBench parses a JSON-lines benchmark. Blank lines are skipped; a line
-// without informal_stmt is an error naming the line.
+// without informal_stmt is an error naming the line, and so is a file
+// without any item.
 func ReadBench(r io.Reader, path string) ([]BenchItem, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 1<<20), 16<<20)
@@ -52,7 +53,7 @@ func ReadBench(r io.Reader, path string) ([]BenchItem, error) {
 		}
 		var it BenchItem
 		if err := json.Unmarshal(b, &it); err != nil {
-			return nil, &BenchError{path, line, fmt.Errorf("%w: %v", ErrBench, err)}
+			return nil, &BenchError{path, line, fmt.Errorf("%w: want one JSON object per line (informal_stmt, mathlib_dependencies, full_name): %v", ErrBench, err)}
 		}
 		if strings.TrimSpace(it.InformalStmt) == "" {
 			return nil, &BenchError{path, line, fmt.Errorf("%w: no informal_stmt", ErrBench)}
@@ -62,6 +63,9 @@ func ReadBench(r io.Reader, path string) ([]BenchItem, error) {
 	}
 	if err := sc.Err(); err != nil {
 		return nil, &BenchError{path, line + 1, fmt.Errorf("%w: %v", ErrBench, err)}
+	}
+	if len(out) == 0 {
+		return nil, &BenchError{path, max(line, 1), fmt.Errorf("%w: no items (want JSON lines with informal_stmt and mathlib_dependencies)", ErrBench)}
 	}
 	return out, nil
 }

@@ -138,6 +138,13 @@ func TestReadBenchErrorLine(t *testing.T) {
 	if !errors.As(err, &be) || be.Line != 3 || !strings.Contains(err.Error(), "b.jsonl:3") {
 		t.Fatalf("err = %v", err)
 	}
+	// A file without items is an error, not an empty benchmark scoring zero.
+	for _, s := range []string{"", "\n\n  \n"} {
+		_, err := ReadBench(strings.NewReader(s), "e.jsonl")
+		if !errors.As(err, &be) || !errors.Is(err, ErrBench) || be.Line < 1 || !strings.Contains(err.Error(), "no items") {
+			t.Errorf("%q: err = %v, want a BenchError saying there are no items", s, err)
+		}
+	}
 }
 
 func TestHashEncoder(t *testing.T) {
