@@ -33,7 +33,7 @@ func runEvalExtract(ctx context.Context, args []string) error {
 		fs.Usage()
 		return errUsage
 	}
-	ws, err := dataset.Open(*wsDir)
+	ws, err := dataset.OpenExisting(*wsDir)
 	if err != nil {
 		return err
 	}

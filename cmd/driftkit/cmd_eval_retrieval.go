@@ -37,7 +37,10 @@ func runEvalRetrieval(ctx context.Context, args []string) error {
 	}
 	if *wsDir == "" || *bench == "" {
 		fs.Usage()
-		return errUsage
+		return fmt.Errorf("%w: --ws and --bench are required", errUsage)
+	}
+	if *engine != "mem" && *engine != "bleve" {
+		return fmt.Errorf("%w: --bm25-engine %q (mem or bleve)", errUsage, *engine)
 	}
 	var kl []int
 	for _, s := range strings.Split(*ks, ",") {
@@ -78,6 +81,15 @@ func runEvalRetrieval(ctx context.Context, args []string) error {
 	rep, err := index.EvalRetrieval(ctx, ix, items, opts)
 	if err != nil {
 		return err
+	}
+	// All-zero metrics from a benchmark that cannot match the corpus would
+	// look like a result; they are an error.
+	switch {
+	case rep.Queries == 0:
+		return fmt.Errorf("%s: no item has gold premises (mathlib_dependencies); %d skipped", *bench, rep.Skipped)
+	case rep.GoldInIdx == 0:
+		return fmt.Errorf("%s: none of its %d gold premises is a declaration indexed in %s (wrong workspace for this benchmark?)",
+			*bench, rep.GoldTotal, *wsDir)
 	}
 	if pf != nil {
 		if err := pf.Commit(); err != nil {

@@ -45,6 +45,12 @@ func runExtract(ctx context.Context, args []string) error {
 		fs.Usage()
 		return errUsage
 	}
+	for _, s := range srcs {
+		// check the sources before creating the workspace
+		if _, err := os.Stat(extract.ParseSourceArg(s).Dir); err != nil {
+			return fmt.Errorf("source %s: %w", s, err)
+		}
+	}
 	ws, err := dataset.Open(*wsDir)
 	if err != nil {
 		return err

@@ -26,7 +26,10 @@ func runImportRauto(ctx context.Context, args []string) error {
 	}
 	if *lib == "" || *wsDir == "" {
 		fs.Usage()
-		return errUsage
+		return fmt.Errorf("%w: --library and --ws are required", errUsage)
+	}
+	if _, err := os.Stat(*lib); err != nil {
+		return err // before creating the workspace
 	}
 	ws, err := dataset.Open(*wsDir)
 	if err != nil {

@@ -36,9 +36,12 @@ func runIndex(ctx context.Context, args []string) error {
 	}
 	if *wsDir == "" {
 		fs.Usage()
-		return errUsage
+		return fmt.Errorf("%w: --ws is required", errUsage)
 	}
-	ws, err := dataset.Open(*wsDir)
+	if fs.NArg() > 0 {
+		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
+	}
+	ws, err := dataset.OpenExisting(*wsDir)
 	if err != nil {
 		return err
 	}
@@ -86,7 +89,7 @@ func parseWeights(s string) (*index.Weights, error) {
 		s = string(b)
 	}
 	if err := json.Unmarshal([]byte(s), &w); err != nil {
-		return nil, fmt.Errorf("--weights: %w", err)
+		return nil, fmt.Errorf("%w: --weights: %v", errUsage, err)
 	}
 	return &w, nil
 }

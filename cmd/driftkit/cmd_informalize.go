@@ -42,9 +42,12 @@ func runInformalize(ctx context.Context, args []string) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if *wsDir == "" || fs.NArg() > 0 {
+	if *wsDir == "" {
 		fs.Usage()
-		return errUsage
+		return fmt.Errorf("%w: --ws is required", errUsage)
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
 	}
 	if err := cfg.Finalize(); err != nil {
 		return fmt.Errorf("%v: %w", err, errUsage)
@@ -54,7 +57,7 @@ func runInformalize(ctx context.Context, args []string) error {
 			return fmt.Errorf("--kinds: unknown kind %q (one of %s): %w", k, strings.Join(dataset.Kinds, ", "), errUsage)
 		}
 	}
-	ws, err := dataset.Open(*wsDir)
+	ws, err := dataset.OpenExisting(*wsDir)
 	if err != nil {
 		return err
 	}

@@ -35,7 +35,10 @@ func runSearch(ctx context.Context, args []string) error {
 	}
 	if *wsDir == "" || fs.NArg() == 0 {
 		fs.Usage()
-		return errUsage
+		return fmt.Errorf("%w: --ws and a statement are required", errUsage)
+	}
+	if *engine != "mem" && *engine != "bleve" {
+		return fmt.Errorf("%w: --bm25-engine %q (mem or bleve)", errUsage, *engine)
 	}
 	m, err := index.ParseMode(*mode)
 	if err != nil {

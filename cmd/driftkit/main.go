@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/signal"
 	"sort"
+	"strings"
 	"syscall"
 )
 
@@ -71,12 +72,23 @@ func run(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	err := c.run(ctx, args[1:])
+	name := c.name
+	if subs := subcommands[c.name]; subs != nil && len(args) > 1 && subs[args[1]] != nil {
+		name += " " + args[1] // eval retrieval, import rauto, …
+	}
 	switch {
 	case err == nil:
 		return 0
 	case errors.Is(err, flag.ErrHelp):
 		return 0
 	case errors.Is(err, errUsage):
+		// A bare errUsage follows the flag package's own message or the
+		// command's usage text; a wrapped one says what was wrong.
+		if err != errUsage {
+			msg := strings.TrimPrefix(err.Error(), errUsage.Error()+": ")
+			msg = strings.TrimSuffix(msg, ": "+errUsage.Error())
+			fmt.Fprintf(stderr, "driftkit %s: %s\n", name, msg)
+		}
 		return 2
 	}
 	var nb notBuiltError
@@ -84,7 +96,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, err)
 		return 2
 	}
-	fmt.Fprintf(stderr, "driftkit %s: %v\n", c.name, err)
+	if ctx.Err() != nil && errors.Is(err, context.Canceled) {
+		fmt.Fprintf(stderr, "driftkit %s: interrupted\n", name)
+		return 130
+	}
+	fmt.Fprintf(stderr, "driftkit %s: %v\n", name, err)
 	if ctx.Err() != nil {
 		return 130
 	}
