@@ -148,3 +148,30 @@ func TestOpenExisting(t *testing.T) {
 		t.Error("empty dir accepted")
 	}
 }
+
+func TestTryLock(t *testing.T) {
+	ws, err := Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	unlock, err := ws.TryLock("index")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// flock locks belong to open file descriptions: a second open in the
+	// same process conflicts just as another process would.
+	if _, err := ws.TryLock("index"); !errors.Is(err, ErrBusy) {
+		t.Fatalf("second lock: err %v, want ErrBusy", err)
+	}
+	other, err := ws.TryLock("extract")
+	if err != nil {
+		t.Fatalf("another stage's lock: %v", err)
+	}
+	other()
+	unlock()
+	again, err := ws.TryLock("index")
+	if err != nil {
+		t.Fatalf("lock after unlock: %v", err)
+	}
+	again()
+}

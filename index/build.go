@@ -38,10 +38,18 @@ type BuildStats struct {
 
 // Build reads the workspace's declarations (and informal rows when present)
 // and writes WS/index/. Every file is written atomically; the bleve index is
-// built in a temporary folder and renamed into place.
+// built in a temporary folder and renamed into place. A concurrent Build on
+// the same workspace (from any process) fails with dataset.ErrBusy.
 func Build(ctx context.Context, ws *dataset.Workspace, opts BuildOptions) (*BuildStats, error) {
 	dir := ws.Path(dataset.IndexDir)
 	rel := func(n string) string { return filepath.ToSlash(filepath.Join(dataset.IndexDir, n)) }
+	// Two builds on one workspace would interleave their renames in
+	// commitStage (vectors of one, docs of the other): the second is refused.
+	unlock, err := ws.TryLock("index")
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
 	if err := ws.GuardOutputs(opts.Force, rel(ManifestName), rel(DocsName), rel(VectorsName), rel(UsageName), rel(PostingsName)); err != nil {
 		return nil, err
 	}

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/driftkit/driftkit/dataset"
@@ -124,6 +125,108 @@ func TestBuildCancelledKeepsOldIndex(t *testing.T) {
 			t.Errorf("staging folder left behind: %s", e.Name())
 		}
 	}
+}
+
+// countdownCtx reports cancellation from its n-th Err call on, so a test can
+// cancel a build at every point where it looks.
+type countdownCtx struct {
+	context.Context
+	left, calls atomic.Int64
+	saw         atomic.Bool
+}
+
+func (c *countdownCtx) Err() error {
+	c.calls.Add(1)
+	if c.left.Add(-1) < 0 {
+		c.saw.Store(true)
+		return context.Canceled
+	}
+	return nil
+}
+
+// TestBuildCancelAtEveryPoint cancels a rebuild at points spread over all of
+// its context checks: a cancelled build returns context.Canceled and leaves
+// every file of the previous index byte for byte, with no staging folder; a
+// build that saw the cancellation never reports success.
+func TestBuildCancelAtEveryPoint(t *testing.T) {
+	dir := fixtureWS(t)
+	ws := &dataset.Workspace{Dir: dir}
+	snapshot := func() map[string]string {
+		m := map[string]string{}
+		filepath.WalkDir(filepath.Join(dir, "index"), func(p string, d os.DirEntry, err error) error {
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !d.IsDir() {
+				b, _ := os.ReadFile(p)
+				m[p] = string(b)
+			}
+			return nil
+		})
+		return m
+	}
+	opts := index.BuildOptions{HashDim: 64}
+	full := &countdownCtx{Context: context.Background()}
+	full.left.Store(1 << 40)
+	if _, err := index.Build(full, ws, opts); err != nil {
+		t.Fatal(err)
+	}
+	n := full.calls.Load()
+	if n < 3 {
+		t.Fatalf("only %d context checks in a build", n)
+	}
+	before := snapshot()
+	for k := int64(0); k < n; k += max(1, n/30) {
+		ctx := &countdownCtx{Context: context.Background()}
+		ctx.left.Store(k)
+		_, err := index.Build(ctx, ws, opts)
+		switch {
+		case err == nil && ctx.saw.Load():
+			t.Fatalf("cancel after %d of %d checks: the build saw it and still succeeded", k, n)
+		case err == nil:
+			before = snapshot() // a complete rebuild is a new baseline
+			continue
+		case !errors.Is(err, context.Canceled):
+			t.Fatalf("cancel after %d of %d checks: err %v, want context.Canceled", k, n, err)
+		}
+		after := snapshot()
+		if len(after) != len(before) {
+			t.Fatalf("cancel after %d of %d checks: %d files, want %d", k, n, len(after), len(before))
+		}
+		for p, b := range before {
+			if after[p] != b {
+				t.Fatalf("cancel after %d of %d checks: %s changed", k, n, p)
+			}
+		}
+	}
+}
+
+func TestBuildRefusesConcurrentBuild(t *testing.T) {
+	dir := fixtureWS(t)
+	ws := &dataset.Workspace{Dir: dir}
+	unlock, err := ws.TryLock("index")
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := snapshotManifest(t, dir)
+	if _, err := index.Build(context.Background(), ws, index.BuildOptions{HashDim: 64}); !errors.Is(err, dataset.ErrBusy) {
+		t.Fatalf("build while another holds the workspace: err %v, want dataset.ErrBusy", err)
+	}
+	if snapshotManifest(t, dir) != before {
+		t.Error("refused build changed the index")
+	}
+	unlock()
+	if _, err := index.Build(context.Background(), ws, index.BuildOptions{HashDim: 64}); err != nil {
+		t.Fatalf("build after the other finished: %v", err)
+	}
+}
+
+func snapshotManifest(t *testing.T, dir string) string {
+	b, err := os.ReadFile(filepath.Join(dir, "index", index.ManifestName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
 
 func TestOpenErrors(t *testing.T) {
