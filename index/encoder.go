@@ -21,6 +21,11 @@ import (
 // must be safe for concurrent use by several goroutines once constructed, and
 // must return exactly one vector of length Dim() per input text, in order.
 // Vectors are L2-normalised so that the dot product is the cosine similarity.
+//
+// Lifetime: Encode neither keeps texts nor reuses the returned vectors, which
+// belong to the caller. An Encoder has no Close; one that holds resources (the
+// OpenAI encoder's HTTP client) is released by whoever created those, after
+// the last Encode has returned. Name and Dim never change after construction.
 type Encoder interface {
 	// Name identifies the encoder and its configuration in manifests, e.g.
 	// "hash" or "openai:bge-m3".

@@ -95,7 +95,10 @@ func readManifest(dir string) (*Manifest, error) {
 	return &m, nil
 }
 
-// Index is a loaded retrieval index. Safe for concurrent use until Close.
+// Index is a loaded retrieval index. Its methods are safe for concurrent use
+// by any number of goroutines until Close; the exported fields are read-only
+// after Open. Close releases the bleve index and must be called once, after
+// every Search has returned; the Index must not be used afterwards.
 type Index struct {
 	Dir      string
 	Manifest Manifest
@@ -269,7 +272,8 @@ func cloneStrings(s []string) []string {
 	return out
 }
 
-// Close releases the BM25 index.
+// Close releases the BM25 index. Call it once, after the last Search has
+// returned.
 func (ix *Index) Close() error {
 	if ix.bm25 != nil {
 		return ix.bm25.Close()

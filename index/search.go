@@ -107,7 +107,11 @@ var DefaultWeights = Weights{BM25: 0.5, Dense: 0.5, Neighbors: 3, Mention: 2, Pr
 // ErrEmptyQuery is returned for a query with no text.
 var ErrEmptyQuery = errors.New("empty query")
 
-// Searcher answers retrieval queries. Implementations are safe for concurrent use.
+// Searcher answers retrieval queries. Implementations are safe for concurrent
+// use by any number of goroutines. The returned hits belong to the caller.
+// A Searcher backed by files (*Index) must not be used after its Close;
+// ctx reaches the query encoder and the bleve BM25 engine, so cancelling it
+// stops a remote embedding call (the in-memory parts run to the end).
 type Searcher interface {
 	Search(ctx context.Context, q Query) ([]Hit, error)
 }

@@ -30,7 +30,13 @@ func (e *FailedError) Error() string { return fmt.Sprintf("%s: %s", e.Name, e.Re
 func (e *FailedError) Unwrap() error { return e.Err }
 
 // Provider writes informal text. Implementations must be safe for concurrent
-// use: the scheduler calls Informalize from many goroutines.
+// use: the scheduler calls Informalize from many goroutines (up to
+// Options.Concurrency at once). Name, PromptVersion and UsesDeps must return
+// the same values for the whole run (they key the journal and input_sha256).
+//
+// Lifetime: Informalize must not keep or modify *in after it returns. Run
+// does not close a provider; the caller that created it (and any llm.Client
+// behind it) releases it after Run returns.
 type Provider interface {
 	// Name is recorded in the provider column: "template", "openai:<model>".
 	Name() string

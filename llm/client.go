@@ -103,8 +103,11 @@ func (r ChatRequest) OpenAIRequest(def string, jsonMode bool) openai.ChatComplet
 func EstimateTokens(s string) int { return (len(s) + 3) / 4 }
 
 // Client talks to one or more OpenAI-compatible endpoints. It is safe for
-// concurrent use by any number of goroutines; its limits apply across all of
-// them. It holds idle HTTP connections until Close.
+// concurrent use by any number of goroutines; its limits (concurrency, RPM,
+// TPM) and usage totals apply across all of them. It holds idle HTTP
+// connections until Close. Close does not interrupt requests in flight
+// (cancel their contexts for that); a Client used after Close still works but
+// opens new connections, so Close it once, when the last call has returned.
 type Client struct {
 	cfg       Config
 	eps       []*endpoint
@@ -194,7 +197,8 @@ func (c *Client) Usage() Usage {
 	return c.total
 }
 
-// Close releases idle connections.
+// Close releases idle connections. It is safe to call concurrently with
+// other methods and more than once; see Client for the lifetime.
 func (c *Client) Close() { c.transport.CloseIdleConnections() }
 
 func (c *Client) account(u Usage) {
