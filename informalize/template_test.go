@@ -80,9 +80,15 @@ func TestTemplateGolden(t *testing.T) {
 func TestTemplateLabelsEveryRow(t *testing.T) {
 	var in Input
 	in.Name, in.Kind = "x", dataset.KindTheorem
-	r, _ := Template{}.Informalize(context.Background(), &in)
+	r, err := Template{}.Informalize(context.Background(), &in)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if r.InformalName == "" || r.InformalStatement == "" {
 		t.Errorf("empty template output for a bare declaration: %+v", r)
+	}
+	if got := (Template{}).Name(); got != "template" {
+		t.Errorf("provider name %q, want template (the fallback label of every row)", got)
 	}
 }
 
