@@ -36,6 +36,7 @@ func TestBadInput(t *testing.T) {
 		return p
 	}
 	emptyBench := write("empty.jsonl", "\n")
+	emptyFile := write("empty0.jsonl", "")
 	badLine := write("badline.jsonl", `{"informal_stmt": "a bar", "mathlib_dependencies": ["Foo.Bar"]}`+"\n"+`{"informal_stmt": "b", "mathlib_dependencies": [1]}`+"\n")
 	notArray := write("array.jsonl", "[1, 2]\n")
 	foreign := write("foreign.jsonl", `{"informal_stmt": "a group", "mathlib_dependencies": ["Mathlib.Group"]}`+"\n")
@@ -76,6 +77,8 @@ func TestBadInput(t *testing.T) {
 		{[]string{"eval", "retrieval", "--ws", ws, "--bench", foreign}, 1, []string{foreign, "none of its 1 gold premises"}},
 		{[]string{"eval", "retrieval", "--ws", ws, "--bench", noGold}, 1, []string{noGold, "no item has gold premises"}},
 		{[]string{"eval", "retrieval", "--ws", ws, "--bench", filepath.Join(tmp, "none.jsonl")}, 1, []string{"none.jsonl"}},
+		{[]string{"import", "rauto", "--library", emptyFile, "--ws", filepath.Join(tmp, "ws2")}, 1, []string{emptyFile + ":1:", "no rows"}},
+		{[]string{"eval", "extract", "--ws", ws, "--reference", emptyFile}, 1, []string{emptyFile + ":1:", "no rows"}},
 	} {
 		var stderr bytes.Buffer
 		code := run(c.args, io.Discard, &stderr)

@@ -90,6 +90,11 @@ func Read(r io.Reader, path string) (*Library, error) {
 	if err := sc.Err(); err != nil {
 		return nil, &LineError{path, line + 1, fmt.Errorf("%w: %v", ErrFormat, err)}
 	}
+	if len(lib.Rows) == 0 {
+		// An empty import or reference would score or write nothing and look
+		// like success.
+		return nil, &LineError{path, 1, fmt.Errorf("%w: no rows (want one JSON object per line with full_name, header, used_premises, …)", ErrFormat)}
+	}
 	for i, row := range lib.Rows {
 		if n := strings.Count(row.Header, PremiseMarker); n != len(row.UsedPremises) {
 			lib.Warnings = append(lib.Warnings, &LineError{path, i + 1,

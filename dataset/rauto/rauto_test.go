@@ -71,6 +71,7 @@ func TestReadErrors(t *testing.T) {
 		{"bad json", "{\"full_name\":\"a\"}\n{oops\n", 2},
 		{"no name", "{\"ptype\":\"def\"}\n", 1},
 		{"blank line", "{\"full_name\":\"a\"}\n\n{\"full_name\":\"b\"}\n", 2},
+		{"empty file", "", 1},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
