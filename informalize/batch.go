@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -247,6 +248,14 @@ func BatchOut(ctx context.Context, ws *dataset.Workspace, opts Options, dir stri
 func BatchIn(ctx context.Context, ws *dataset.Workspace, opts Options, files ...string) (*Report, error) {
 	answers := map[string]BatchAnswer{}
 	var bad []*BatchLineError
+	files = slices.Clone(files)
+	for i, f := range files {
+		// Paths are relative to the working directory; the manifest would
+		// read a relative one as relative to the workspace.
+		if abs, err := filepath.Abs(f); err == nil {
+			files[i] = abs
+		}
+	}
 	for _, path := range files {
 		f, err := os.Open(path)
 		if err != nil {

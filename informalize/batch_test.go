@@ -135,3 +135,26 @@ func TestSubmit(t *testing.T) {
 		}
 	}
 }
+
+// TestBatchInRelativePath ingests an output file named relative to the
+// working directory (as `driftkit informalize --batch-in out.jsonl` does):
+// the run must read that file and hash it for the manifest, not look for
+// one inside the workspace.
+func TestBatchInRelativePath(t *testing.T) {
+	ws, _ := openWS(t, 5)
+	srv := newFake(fakeopenai.Options{})
+	defer srv.Close()
+	opts := quietOpts(llmProvider(t, srv.BaseURL(), 2))
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "out.jsonl"), []byte("{\"custom_id\":\"nobody\"}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(dir)
+	rep, err := BatchIn(context.Background(), ws, opts, "out.jsonl")
+	if err != nil {
+		t.Fatalf("BatchIn with a relative path: %v", err)
+	}
+	if rep.BadLines != 1 {
+		t.Errorf("bad lines %d, want 1", rep.BadLines)
+	}
+}
