@@ -243,7 +243,9 @@ func (w *Workspace) Record(run Run) error {
 }
 
 // Ref hashes a workspace file (or any file) for the manifest. Paths inside the
-// workspace are recorded relative to it.
+// workspace are recorded relative to it. A relative path that does not start
+// with the workspace folder is taken relative to the workspace, not to the
+// working directory: give files outside the workspace as absolute paths.
 func (w *Workspace) Ref(path string) (FileRef, error) {
 	if !filepath.IsAbs(path) && !isUnder(path, w.Dir) {
 		path = w.Path(path)
