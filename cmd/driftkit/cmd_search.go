@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 
+	"github.com/driftkit/driftkit/dataset"
 	"github.com/driftkit/driftkit/index"
 )
 
@@ -39,6 +41,17 @@ func runSearch(ctx context.Context, args []string) error {
 	}
 	if *engine != "mem" && *engine != "bleve" {
 		return fmt.Errorf("%w: --bm25-engine %q (mem or bleve)", errUsage, *engine)
+	}
+	if strings.TrimSpace(strings.Join(fs.Args(), " ")) == "" && strings.TrimSpace(*formal) == "" {
+		return fmt.Errorf("%w: the statement is empty", errUsage)
+	}
+	if *k <= 0 {
+		return fmt.Errorf("%w: --k %d (want at least 1)", errUsage, *k)
+	}
+	for _, kind := range strings.Split(*kinds, ",") {
+		if kind != "" && !slices.Contains(dataset.Kinds, kind) {
+			return fmt.Errorf("%w: --kinds: unknown kind %q (one of %s)", errUsage, kind, strings.Join(dataset.Kinds, ", "))
+		}
 	}
 	m, err := index.ParseMode(*mode)
 	if err != nil {
