@@ -200,7 +200,7 @@ func TestRoundRobinAndBackoffPerEndpoint(t *testing.T) {
 			return fakeopenai.RateLimit
 		}
 		return fakeopenai.OK
-	}, RetryAfter: 2 * time.Second})
+	}, RetryAfter: time.Minute}) // far longer than the test, however slow the machine
 	defer a.Close()
 	b := fakeopenai.New(fakeopenai.Options{})
 	defer b.Close()
@@ -212,8 +212,8 @@ func TestRoundRobinAndBackoffPerEndpoint(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	// a answered 429 with a 2s Retry-After on its first request: the client
-	// parks it for 2s and sends the retry and every other request to b.
+	// a answered 429 with a one-minute Retry-After on its first request: the
+	// client parks it and sends the retry and every other request to b.
 	if a.Requests() != 1 || b.Requests() != 6 {
 		t.Errorf("requests a=%d b=%d, want 1 and 6", a.Requests(), b.Requests())
 	}
