@@ -66,8 +66,11 @@ type Result struct {
 	ErrorCount   int
 	Errors       []error // the first MaxErrors errors, each naming file and line
 	Unresolved   int64
-	Phases       map[string]time.Duration
-	Sources      []Source // with detected revisions and libraries
+	// DuplicatesDropped counts rows not written because another row has
+	// the same full name (approximated generated names that collide).
+	DuplicatesDropped int
+	Phases            map[string]time.Duration
+	Sources           []Source // with detected revisions and libraries
 }
 
 // ErrNoSources is returned when no source root is given.
@@ -216,6 +219,7 @@ func ParseFile(src []byte, path string, lib string) ([]dataset.Declaration, data
 	}
 	decide(context.Background(), 1, t, []*fileResult{fr})
 	fixups(t, []*fileResult{fr})
+	dropDuplicates(t, []*fileResult{fr})
 	for _, d := range fr.decls {
 		rows = append(rows, d.row)
 	}
@@ -426,6 +430,7 @@ func Run(ctx context.Context, ws *dataset.Workspace, opts Options) (*Result, err
 	sub("decide", t0)
 	t0 = time.Now()
 	fixups(t, results)
+	res.DuplicatesDropped = dropDuplicates(t, results)
 	sub("fixups", t0)
 	if debugUnresolved {
 		printUnresolved(os.Stderr, 60)
@@ -457,6 +462,7 @@ func Run(ctx context.Context, ws *dataset.Workspace, opts Options) (*Result, err
 		return nil, err
 	}
 	rec.Count("declarations", res.Declarations)
+	rec.Count("duplicate_names_dropped", int64(res.DuplicatesDropped))
 	rec.Count("modules", res.Modules)
 	rec.Count("parse_errors", int64(res.ErrorCount))
 	rec.Count("unresolved_identifiers", res.Unresolved)
@@ -714,4 +720,29 @@ func iffDirection(sig string, part int) (string, bool) {
 		lhs, rhs = rhs, lhs
 	}
 	return string(rs[:colon+1]) + " " + lhs + " → " + rhs, true
+}
+
+// dropDuplicates keeps one row per full name, as Lean has one declaration per
+// name: the row the name table chose (a written declaration over a generated
+// one), else the first. Generated names are approximations (anonymous
+// instances, simps lemmas) and can collide; a table with two rows for one name
+// would break every consumer that keys on the name.
+func dropDuplicates(t *Table, files []*fileResult) int {
+	seen := make(map[string]bool, len(t.names))
+	dropped := 0
+	for _, fr := range files {
+		kept := fr.decls[:0]
+		for _, d := range fr.decls {
+			name := d.row.Name
+			if e := t.names[name]; (e != nil && e.decl != nil && e.decl != d) || seen[name] {
+				dropped++
+				continue
+			}
+			seen[name] = true
+			kept = append(kept, d)
+		}
+		clear(fr.decls[len(kept):])
+		fr.decls = kept
+	}
+	return dropped
 }

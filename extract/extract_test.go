@@ -524,3 +524,41 @@ func keys(m map[string]string) []string {
 	slices.Sort(out)
 	return out
 }
+
+// TestOneRowPerName: a generated twin that collides with a written
+// declaration yields to it, and a parent written as notation gets no invented
+// projection name.
+func TestOneRowPerName(t *testing.T) {
+	src := `namespace N
+@[to_additive] def mulBar : Nat := 1
+/-- written by hand -/
+def addBar : Nat := 2
+structure E (A B : Type) extends A → B where
+  extra : Nat
+structure F (A : Type) extends Inhabited A where
+  more : Nat
+end N
+`
+	rows, _, errs := ParseFile([]byte(src), "N.lean", "lib")
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	seen := map[string]int{}
+	for _, r := range rows {
+		seen[r.Name]++
+		if r.Name == "N.addBar" && (r.GeneratedFrom != nil || r.Docstring == nil) {
+			t.Errorf("N.addBar should be the written row, got %+v", r)
+		}
+	}
+	for n, k := range seen {
+		if k > 1 {
+			t.Errorf("%s: %d rows", n, k)
+		}
+	}
+	if seen["N.E.toA"] > 0 {
+		t.Error("invented projection N.E.toA for a parent whose head is a parameter")
+	}
+	if seen["N.F.toInhabited"] != 1 || seen["N.addBar"] != 1 || seen["N.mulBar"] != 1 {
+		t.Errorf("missing rows: %v", seen)
+	}
+}

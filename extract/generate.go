@@ -165,12 +165,21 @@ func (p *fileParser) decl(d *declSyntax, c Command) {
 		g := gen(full+"."+ctor, dataset.KindConstructor, f.span(d.valStart, d.valEnd), base.LineStart, base.LineEnd, nil,
 			append(append([]ref(nil), pd.sigRefs...), self...), false)
 		g.varRefs, g.condVars = pd.varRefs, append([]condVar(nil), pd.condVars...)
-		for n, e := range d.extends {
+		params := map[string]bool{}
+		for _, g := range f.parseBinders(d.sigStart, binEnd) {
+			for _, n := range g.names {
+				params[n] = true
+			}
+		}
+		for _, e := range d.extends {
 			h := f.typeHead(e[0], e[1])
-			if h == "" {
+			if h == "" || params[h] {
+				// A parent whose head is a parameter is notation (`extends
+				// A ≃ B`): Lean names its projection after the notation's
+				// constant (toEquiv), which this reader cannot know without
+				// elaborating; no row beats a wrong name.
 				continue
 			}
-			_ = n
 			pg := gen(full+".to"+lastComponent(h), dataset.KindProjection, f.span(e[0], e[1]), f.toks[e[0]].Line, f.toks[e[1]-1].Line, nil,
 				append(append([]ref(nil), self...), f.collectRefs(e[0], e[1], p.baseLocals(), nil)...), false)
 			pg.row.Code = f.span(e[0], e[1])

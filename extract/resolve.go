@@ -106,7 +106,13 @@ func newTable(files []*fileResult) *Table {
 		close(visDone)
 	}()
 	add := func(name string, e *entry) {
-		if _, dup := t.names[name]; dup {
+		if old, dup := t.names[name]; dup {
+			// Lean names are unique. When a generated row (a to_additive
+			// twin, a projection) collides with a written declaration, the
+			// written one is the declaration; otherwise the first wins.
+			if old.decl != nil && old.decl.row.GeneratedFrom != nil && e.decl != nil && e.decl.row.GeneratedFrom == nil {
+				t.names[name] = e
+			}
 			return
 		}
 		t.names[name] = e

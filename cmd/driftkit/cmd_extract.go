@@ -90,6 +90,9 @@ func runExtract(ctx context.Context, args []string) error {
 	}
 	fmt.Printf("extract: %d files, %d declarations, %d parse errors, %d unresolved identifiers\n",
 		res.Files, res.Declarations, res.ErrorCount, res.Unresolved)
+	if res.DuplicatesDropped > 0 {
+		fmt.Printf("  %d generated rows dropped: their approximated names collide with another row\n", res.DuplicatesDropped)
+	}
 	for _, s := range res.Sources {
 		fmt.Printf("  source %s: library %s, revision %s\n", s.Dir, s.Library, s.Revision)
 	}
