@@ -276,8 +276,13 @@ func (st *state) load() error {
 		st.decls = append(st.decls, slim)
 		return nil
 	})
+	if errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("%s: no declarations (run `driftkit extract` or `driftkit import rauto` first): %w", st.ws.Path(dataset.DeclarationsFile), err)
+	}
 	if err != nil {
-		return fmt.Errorf("reading declarations (run `driftkit extract` first): %w", err)
+		// A *dataset.FileError names the file (and row); rerunning extract
+		// replaces a damaged table.
+		return fmt.Errorf("reading declarations: %w", err)
 	}
 	if dups > 0 {
 		st.log.Warn("declarations with a repeated name are informalized once", "repeats", dups)

@@ -42,6 +42,8 @@ func TestBadInput(t *testing.T) {
 	foreign := write("foreign.jsonl", `{"informal_stmt": "a group", "mathlib_dependencies": ["Mathlib.Group"]}`+"\n")
 	noGold := write("nogold.jsonl", `{"informal_stmt": "a group", "mathlib_dependencies": []}`+"\n")
 	missing := filepath.Join(tmp, "nows")
+	emptyWS := filepath.Join(tmp, "emptyws")
+	os.MkdirAll(emptyWS, 0o755)
 	truncWS := filepath.Join(tmp, "trunc")
 	os.MkdirAll(truncWS, 0o755)
 	b, err := os.ReadFile(filepath.Join(ws, dataset.DeclarationsFile))
@@ -74,6 +76,8 @@ func TestBadInput(t *testing.T) {
 		{[]string{"extract", "--src", filepath.Join(tmp, "nosrc"), "--ws", missing}, 1, []string{"nosrc"}},
 		{[]string{"index", "--ws", truncWS}, 1, []string{filepath.Join(truncWS, dataset.DeclarationsFile), "corrupt parquet file"}},
 		{[]string{"informalize", "--ws", truncWS}, 1, []string{filepath.Join(truncWS, dataset.DeclarationsFile), "corrupt parquet file"}},
+		{[]string{"informalize", "--ws", emptyWS}, 1, []string{filepath.Join(emptyWS, dataset.DeclarationsFile), "run `driftkit extract`"}},
+		{[]string{"index", "--ws", emptyWS}, 1, []string{filepath.Join(emptyWS, dataset.DeclarationsFile), "driftkit extract"}},
 		{[]string{"eval", "retrieval", "--ws", ws, "--bench", emptyBench}, 1, []string{emptyBench + ":1:", "no items"}},
 		{[]string{"eval", "retrieval", "--ws", ws, "--bench", badLine}, 1, []string{badLine + ":2:", "want one JSON object per line"}},
 		{[]string{"eval", "retrieval", "--ws", ws, "--bench", notArray}, 1, []string{notArray + ":1:"}},
