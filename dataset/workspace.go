@@ -185,7 +185,7 @@ func (m *Manifest) lastWrite(rel string) *FileRef {
 }
 
 // ErrBusy is wrapped when another process holds a stage's workspace lock.
-var ErrBusy = errors.New("another run of this stage is using the workspace")
+var ErrBusy = errors.New("workspace busy: another run holds its lock")
 
 // TryLock takes the workspace's exclusive lock for stage (the file
 // .<stage>.lock) without waiting: a second run of the same stage on the same
@@ -201,7 +201,7 @@ func (w *Workspace) TryLock(stage string) (unlock func(), err error) {
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
 		f.Close()
 		if errors.Is(err, syscall.EWOULDBLOCK) {
-			return nil, fmt.Errorf("%s: %w (%s)", w.Dir, ErrBusy, stage)
+			return nil, fmt.Errorf("%s: %w %q (wait for that run to finish)", w.Dir, ErrBusy, stage)
 		}
 		return nil, &FileError{Path: p, Row: -1, Err: err}
 	}
