@@ -52,6 +52,16 @@ func TestBadInput(t *testing.T) {
 	}
 	os.WriteFile(filepath.Join(truncWS, dataset.DeclarationsFile), b[:len(b)/2], 0o644)
 
+	// A run holding the tables' lock makes a second writer fail at once.
+	busy, err := dataset.Open(filepath.Join(tmp, "busy"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	unlock, err := busy.TryLock(tablesLock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unlock()
 	for _, c := range []struct {
 		args []string
 		code int
@@ -84,6 +94,8 @@ func TestBadInput(t *testing.T) {
 		{[]string{"eval", "retrieval", "--ws", ws, "--bench", foreign}, 1, []string{foreign, "none of its 1 gold premises"}},
 		{[]string{"eval", "retrieval", "--ws", ws, "--bench", noGold}, 1, []string{noGold, "no item has gold premises"}},
 		{[]string{"eval", "retrieval", "--ws", ws, "--bench", filepath.Join(tmp, "none.jsonl")}, 1, []string{"none.jsonl"}},
+		{[]string{"extract", "--src", filepath.Join("..", "..", "testdata", "lean"), "--ws", busy.Dir}, 1, []string{busy.Dir, "another run holds its lock"}},
+		{[]string{"import", "rauto", "--library", lib, "--ws", busy.Dir}, 1, []string{busy.Dir, "another run holds its lock"}},
 		{[]string{"import", "rauto", "--library", emptyFile, "--ws", filepath.Join(tmp, "ws2")}, 1, []string{emptyFile + ":1:", "no rows"}},
 		{[]string{"eval", "extract", "--ws", ws, "--reference", emptyFile}, 1, []string{emptyFile + ":1:", "no rows"}},
 	} {

@@ -17,6 +17,10 @@ type multiFlag []string
 func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
 func (m *multiFlag) Set(s string) error { *m = append(*m, s); return nil }
 
+// tablesLock is the workspace lock of the stages that write
+// declarations.parquet and modules.parquet (extract, import rauto).
+const tablesLock = "declarations"
+
 func init() {
 	register(&command{name: "extract", short: "Lean sources → declarations.parquet, modules.parquet", run: runExtract})
 }
@@ -55,6 +59,13 @@ func runExtract(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	// extract and import rauto write the same tables: one run at a time, or
+	// declarations of one could end up next to modules of the other.
+	unlock, err := ws.TryLock(tablesLock)
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	opts := extract.Options{Workers: *workers, Force: *force, Progress: !*quiet}
 	for i, s := range srcs {
 		src := extract.ParseSourceArg(s)

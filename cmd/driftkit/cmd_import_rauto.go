@@ -35,6 +35,11 @@ func runImportRauto(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	unlock, err := ws.TryLock(tablesLock) // see runExtract
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	st, err := rauto.Import(ws, *lib, *force)
 	if err != nil {
 		return err
