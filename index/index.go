@@ -86,7 +86,8 @@ func readManifest(dir string) (*Manifest, error) {
 	}
 	var m Manifest
 	if err := json.Unmarshal(b, &m); err != nil {
-		return nil, &dataset.FileError{Path: filepath.Join(dir, ManifestName), Row: -1, Err: err}
+		return nil, &dataset.FileError{Path: filepath.Join(dir, ManifestName), Row: -1,
+			Err: fmt.Errorf("%w: malformed index manifest (JSON: %v); rebuild with `driftkit index --ws WS`", ErrStale, err)}
 	}
 	if m.Format != FormatVersion {
 		return nil, &dataset.FileError{Path: filepath.Join(dir, ManifestName), Row: -1,

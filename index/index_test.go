@@ -243,6 +243,13 @@ func TestOpenErrors(t *testing.T) {
 	if _, err := index.Open(dir, &index.OpenOptions{NoDense: true}); err != nil {
 		t.Errorf("NoDense should not read vectors: %v", err)
 	}
+	mp := filepath.Join(dir, "index", index.ManifestName)
+	os.WriteFile(mp, []byte(`{"format":`), 0o644)
+	_, err := index.Open(dir, nil)
+	var fe *dataset.FileError
+	if !errors.As(err, &fe) || fe.Path != mp || !errors.Is(err, index.ErrStale) || !strings.Contains(err.Error(), "driftkit index") {
+		t.Errorf("truncated manifest: err %v, want a FileError naming it, wrapping ErrStale, saying how to rebuild", err)
+	}
 }
 
 func TestSearchModes(t *testing.T) {
