@@ -46,7 +46,9 @@ type Writer[T any] struct {
 	pending int
 	rows    int64
 	groupN  int
-	closed  bool
+	// finished: footer written, not yet renamed; closed: committed or aborted.
+	finished bool
+	closed   bool
 }
 
 // NewWriter starts a table file at path. Nothing is visible at path until
@@ -88,14 +90,45 @@ func (w *Writer[T]) Rows() int64 { return w.rows }
 
 // Close finishes the file and puts it in place.
 func (w *Writer[T]) Close() error {
+	if err := w.Finish(); err != nil {
+		return err
+	}
+	return w.Commit()
+}
+
+// Finish completes the file (footer written, data on disk) without putting it
+// in place yet, so that a stage writing several tables can replace them all
+// only once every one is complete: Finish each, then Commit each.
+func (w *Writer[T]) Finish() error {
 	if w.closed {
+		return errors.New("dataset: writer already closed")
+	}
+	if w.finished {
 		return nil
 	}
-	w.closed = true
+	w.finished = true
 	if err := w.w.Close(); err != nil {
+		w.closed = true
 		w.file.Abort()
 		return &FileError{Path: w.path, Row: -1, Err: err}
 	}
+	if err := w.file.Sync(); err != nil {
+		w.closed = true
+		w.file.Abort()
+		return &FileError{Path: w.path, Row: -1, Err: err}
+	}
+	return nil
+}
+
+// Commit renames a finished file over its destination.
+func (w *Writer[T]) Commit() error {
+	if w.closed {
+		return nil
+	}
+	if !w.finished {
+		return errors.New("dataset: Commit before Finish")
+	}
+	w.closed = true
 	return w.file.Commit()
 }
 

@@ -206,3 +206,44 @@ func TestAbortKeepsOldFile(t *testing.T) {
 		t.Fatalf("temp files left behind: %v", entries)
 	}
 }
+
+func TestFinishThenCommit(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.parquet"), filepath.Join(dir, "b.parquet")
+	WriteTable(a, []Pair{{QueryID: "old"}})
+	wa, _ := NewWriter[Pair](a)
+	wb, _ := NewWriter[Pair](b)
+	wa.Write(Pair{QueryID: "new"})
+	wb.Write(Pair{QueryID: "new"})
+	if err := wa.Finish(); err != nil {
+		t.Fatal(err)
+	}
+	// Finished but not committed: the old table is still in place.
+	if got, _ := ReadTable[Pair](a); len(got) != 1 || got[0].QueryID != "old" {
+		t.Fatalf("Finish replaced the destination: %+v", got)
+	}
+	if _, err := os.Stat(b); !os.IsNotExist(err) {
+		t.Fatal("unfinished writer created its destination")
+	}
+	// The second table fails: abort both, the first keeps its old content.
+	wb.Abort()
+	wa.Abort()
+	if got, _ := ReadTable[Pair](a); len(got) != 1 || got[0].QueryID != "old" {
+		t.Fatalf("abort after Finish lost the old table: %+v", got)
+	}
+	// The happy path commits.
+	wa, _ = NewWriter[Pair](a)
+	wa.Write(Pair{QueryID: "new"})
+	if err := wa.Finish(); err != nil {
+		t.Fatal(err)
+	}
+	if err := wa.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := ReadTable[Pair](a); len(got) != 1 || got[0].QueryID != "new" {
+		t.Fatalf("committed table: %+v", got)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Fatalf("temp files left: %v", entries)
+	}
+}

@@ -1,7 +1,6 @@
 package extract
 
 import (
-	"bufio"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -663,14 +662,23 @@ func write(ctx context.Context, ws *dataset.Workspace, results []*fileResult, re
 		return err
 	}
 	res.Declarations, res.Modules = dw.Rows(), mw.Rows()
-	if err := dw.Close(); err != nil {
+	// Both tables are complete on disk before either replaces the old one,
+	// so a failure leaves the previous pair, never a mismatched one.
+	if err := dw.Finish(); err != nil {
 		mw.Abort()
 		return err
 	}
-	return mw.Close()
+	if err := mw.Finish(); err != nil {
+		dw.Abort()
+		return err
+	}
+	if err := dw.Commit(); err != nil {
+		mw.Abort()
+		return err
+	}
+	return mw.Commit()
 }
 
-var _ = bufio.NewReader
 
 // iffDirection turns the signature of an iff theorem `binders : a ↔ b` into
 // the signature of one of the implications `alias ⟨mp, mpr⟩ :=` makes:
