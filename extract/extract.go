@@ -679,7 +679,6 @@ func write(ctx context.Context, ws *dataset.Workspace, results []*fileResult, re
 	return mw.Commit()
 }
 
-
 // iffDirection turns the signature of an iff theorem `binders : a ↔ b` into
 // the signature of one of the implications `alias ⟨mp, mpr⟩ :=` makes:
 // part 1 is `binders : a → b`, part 2 is `binders : b → a`. It reports false
