@@ -7,11 +7,11 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/driftkit/driftkit/dataset"
+	"github.com/driftkit/driftkit/internal/cpu"
 	"github.com/driftkit/driftkit/internal/progress"
 )
 
@@ -91,7 +91,7 @@ func BenchmarkWorkspaceSearch(b *testing.B) {
 		b.Run(string(m), func(b *testing.B) {
 			var lat []time.Duration
 			i := 0
-			c0 := cpuTime()
+			c0 := cpu.Time()
 			for b.Loop() {
 				it := items[i%len(items)]
 				i++
@@ -101,7 +101,7 @@ func BenchmarkWorkspaceSearch(b *testing.B) {
 				}
 				lat = append(lat, time.Since(t0))
 			}
-			b.ReportMetric(float64((cpuTime()-c0).Microseconds())/1000/float64(len(lat)), "cpu-ms/query")
+			b.ReportMetric(float64((cpu.Time()-c0).Microseconds())/1000/float64(len(lat)), "cpu-ms/query")
 			p50, p90 := percentile(lat, 50), percentile(lat, 90)
 			b.ReportMetric(float64(p50.Microseconds())/1000, "p50-ms")
 			b.ReportMetric(float64(p90.Microseconds())/1000, "p90-ms")
@@ -141,22 +141,16 @@ func BenchmarkWorkspaceBuild(b *testing.B) {
 			}
 		}
 		ws := &dataset.Workspace{Dir: dir}
-		c0 := cpuTime()
+		c0 := cpu.Time()
 		b.StartTimer()
 		st, err := Build(context.Background(), ws, BuildOptions{})
 		if err != nil {
 			b.Fatal(err)
 		}
-		b.ReportMetric(cpuTime().Seconds()-c0.Seconds(), "cpu-s")
+		b.ReportMetric(cpu.Time().Seconds()-c0.Seconds(), "cpu-s")
 		b.ReportMetric(float64(st.Docs), "docs")
 		for k, v := range st.Phases {
 			b.Logf("%s %.1fs", k, v.Seconds())
 		}
 	}
-}
-
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -3,23 +3,17 @@ package informalize
 import (
 	"context"
 	"os"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/driftkit/driftkit/dataset"
+	"github.com/driftkit/driftkit/internal/cpu"
 	"github.com/driftkit/driftkit/llm/fakeopenai"
 )
 
 func TestMain(m *testing.M) {
 	fakeopenai.ServeIfChild()
 	os.Exit(m.Run())
-}
-
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // BenchmarkInformalizeThroughput runs whole informalize runs (scheduling,
@@ -43,17 +37,17 @@ func BenchmarkInformalizeThroughput(b *testing.B) {
 	}
 	p := llmProvider(b, url, conc)
 	var total int
-	var el, cpu, sched time.Duration
+	var el, used, sched time.Duration
 	b.ResetTimer()
 	for it := 0; it < b.N; it++ {
 		b.StopTimer()
 		ws, _ := dataset.Open(b.TempDir())
 		writeFixture(b, ws.Dir, ds)
 		b.StartTimer()
-		cpu0, t0 := cpuTime(), time.Now()
+		cpu0, t0 := cpu.Time(), time.Now()
 		rep, err := Run(context.Background(), ws, quietOpts(p))
 		el += time.Since(t0)
-		cpu += cpuTime() - cpu0
+		used += cpu.Time() - cpu0
 		if rep != nil {
 			sched += rep.Elapsed
 		}
@@ -69,7 +63,7 @@ func BenchmarkInformalizeThroughput(b *testing.B) {
 	rate := float64(total) / el.Seconds()
 	b.ReportMetric(rate, "req/s")
 	b.ReportMetric(100*rate/(conc/latency.Seconds()), "%ideal")
-	b.ReportMetric(float64(cpu.Microseconds())/1000/float64(total), "cpu-ms/req")
+	b.ReportMetric(float64(used.Microseconds())/1000/float64(total), "cpu-ms/req")
 	// The requests phase alone, without loading the tables and compacting.
 	b.ReportMetric(100*float64(total)/sched.Seconds()/(conc/latency.Seconds()), "%ideal-requests-phase")
 }

@@ -4,10 +4,10 @@ import (
 	"context"
 	"os"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/driftkit/driftkit/internal/cpu"
 	"github.com/driftkit/driftkit/llm"
 	"github.com/driftkit/driftkit/llm/fakeopenai"
 )
@@ -15,12 +15,6 @@ import (
 func TestMain(m *testing.M) {
 	fakeopenai.ServeIfChild()
 	os.Exit(m.Run())
-}
-
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // BenchmarkChatThroughput sends chat requests through the client to a fake
@@ -50,7 +44,7 @@ func BenchmarkChatThroughput(b *testing.B) {
 	total := perIter * b.N
 	jobs := make(chan int)
 	b.ResetTimer()
-	cpu0, t0 := cpuTime(), time.Now()
+	cpu0, t0 := cpu.Time(), time.Now()
 	for w := 0; w < conc; w++ {
 		wg.Add(1)
 		go func() {
@@ -67,11 +61,11 @@ func BenchmarkChatThroughput(b *testing.B) {
 	}
 	close(jobs)
 	wg.Wait()
-	el, cpu := time.Since(t0), cpuTime()-cpu0
+	el, used := time.Since(t0), cpu.Time()-cpu0
 	b.StopTimer()
 	rate := float64(total) / el.Seconds()
 	ideal := float64(conc) / latency.Seconds()
 	b.ReportMetric(rate, "req/s")
 	b.ReportMetric(100*rate/ideal, "%ideal")
-	b.ReportMetric(float64(cpu.Microseconds())/1000/float64(total), "cpu-ms/req")
+	b.ReportMetric(float64(used.Microseconds())/1000/float64(total), "cpu-ms/req")
 }
