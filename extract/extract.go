@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/driftkit/driftkit/internal/leantext"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -684,49 +685,21 @@ func write(ctx context.Context, ws *dataset.Workspace, results []*fileResult, re
 // part 1 is `binders : a → b`, part 2 is `binders : b → a`. It reports false
 // when the type is not a top-level iff.
 func iffDirection(sig string, part int) (string, bool) {
-	depth, colon := 0, -1
-	rs := []rune(sig)
-	for i, r := range rs {
-		switch r {
-		case '(', '{', '[', '⦃', '⟨':
-			depth++
-		case ')', '}', ']', '⦄', '⟩':
-			depth--
-		case ':':
-			if depth == 0 && colon < 0 && (i+1 >= len(rs) || rs[i+1] != '=') {
-				colon = i
-			}
-		}
-	}
+	colon := leantext.TopColon(sig)
 	if colon < 0 {
 		return "", false
 	}
-	typ := rs[colon+1:]
-	depth, iff := 0, -1
-	for i, r := range typ {
-		switch r {
-		case '(', '{', '[', '⦃', '⟨':
-			depth++
-		case ')', '}', ']', '⦄', '⟩':
-			depth--
-		case '↔':
-			if depth == 0 {
-				if iff >= 0 {
-					return "", false
-				}
-				iff = i
-			}
-		}
-	}
-	if iff < 0 {
+	typ := sig[colon+1:]
+	iff := leantext.TopIndex(typ, '↔')
+	if iff < 0 || leantext.TopIndex(typ[iff+len("↔"):], '↔') >= 0 {
 		return "", false
 	}
-	lhs := strings.TrimSpace(string(typ[:iff]))
-	rhs := strings.TrimSpace(string(typ[iff+1:]))
+	lhs := strings.TrimSpace(typ[:iff])
+	rhs := strings.TrimSpace(typ[iff+len("↔"):])
 	if part == 2 {
 		lhs, rhs = rhs, lhs
 	}
-	return string(rs[:colon+1]) + " " + lhs + " → " + rhs, true
+	return sig[:colon+1] + " " + lhs + " → " + rhs, true
 }
 
 // dropDuplicates keeps one row per full name, as Lean has one declaration per

@@ -2,6 +2,7 @@ package informalize
 
 import (
 	"context"
+	"github.com/driftkit/driftkit/internal/leantext"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -289,7 +290,7 @@ func splitSignature(sig string) (bs []binder, typ string) {
 		}
 		inner := strings.TrimSpace(string(rs[i+1 : j]))
 		b := binder{open: c}
-		if k := topColon(inner); k >= 0 {
+		if k := leantext.TopColon(inner); k >= 0 {
 			b.names = strings.Fields(inner[:k])
 			b.typ = strings.TrimSpace(inner[k+1:])
 		} else {
@@ -300,24 +301,6 @@ func splitSignature(sig string) (bs []binder, typ string) {
 		i = j + 1
 	}
 	return bs, ""
-}
-
-// topColon finds a colon at bracket depth 0 that is not part of :=.
-func topColon(s string) int {
-	depth := 0
-	for i, r := range s {
-		switch r {
-		case '(', '{', '[', '⦃', '⟨':
-			depth++
-		case ')', '}', ']', '⦄', '⟩':
-			depth--
-		case ':':
-			if depth == 0 && !strings.HasPrefix(s[i:], ":=") {
-				return i
-			}
-		}
-	}
-	return -1
 }
 
 var typeWords = map[string][2]string{
