@@ -3,6 +3,7 @@ package index
 import (
 	"context"
 	"fmt"
+	"github.com/driftkit/driftkit/retrieval"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -96,7 +97,7 @@ func BenchmarkWorkspaceSearch(b *testing.B) {
 				it := items[i%len(items)]
 				i++
 				t0 := time.Now()
-				if _, err := ix.Search(context.Background(), Query{Text: it.InformalStmt, K: 100, Mode: m, Exclude: []string{it.FullName}}); err != nil {
+				if _, err := ix.Search(context.Background(), Query{Text: it.InformalStmt, K: 100, Mode: m, Filter: retrieval.Filter{Exclude: []string{it.FullName}}}); err != nil {
 					b.Fatal(err)
 				}
 				lat = append(lat, time.Since(t0))

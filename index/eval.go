@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/driftkit/driftkit/internal/progress"
+	"github.com/driftkit/driftkit/retrieval"
 )
 
 // BenchItem is one benchmark line (the format of ../shared/benchmarks:
@@ -158,7 +159,7 @@ func EvalRetrieval(ctx context.Context, ix *Index, items []BenchItem, o EvalOpti
 		rep.Config.Mode = ModeBest
 	}
 	if rep.Config.Mode == ModeBest && o.Weights == nil {
-		w := DefaultWeights
+		w := retrieval.DefaultWeights()
 		rep.Config.Weights = &w
 	}
 	if o.AllKinds {
@@ -185,11 +186,11 @@ func EvalRetrieval(ctx context.Context, ix *Index, items []BenchItem, o EvalOpti
 			bar.Add(1)
 			continue
 		}
-		q := Query{Text: it.InformalStmt, K: maxK, Mode: o.Mode, AllKinds: o.AllKinds, Weights: o.Weights}
+		q := Query{Text: it.InformalStmt, K: maxK, Mode: o.Mode, Filter: retrieval.Filter{AllKinds: o.AllKinds}, Weights: o.Weights}
 		if it.FullName != "" {
-			q.Exclude = []string{it.FullName}
+			q.Filter.Exclude = []string{it.FullName}
 			if d, ok := ix.Lookup(it.FullName); ok && o.HoldOutModule && d.Module != "" {
-				q.Exclude = append(q.Exclude, ix.moduleRows(d.Module)...)
+				q.Filter.Exclude = append(q.Filter.Exclude, ix.moduleRows(d.Module)...)
 			}
 		}
 		if o.UseFormal {

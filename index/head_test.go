@@ -84,7 +84,7 @@ func TestHeadAppliedToDenseCandidates(t *testing.T) {
 	// Candidates the head did not project (theorems, with AllKinds) make
 	// the scan fall back to raw cosines, which are comparable to each other.
 	all := q
-	all.AllKinds = true
+	all.Filter.AllKinds = true
 	if a, b := denseNames(t, ix, all), denseNames(t, raw, all); !slices.Equal(a, b) {
 		t.Errorf("AllKinds with a head: %v, raw %v", a, b)
 	}

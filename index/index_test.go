@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
+	"github.com/driftkit/driftkit/retrieval"
 	"os"
 	"path/filepath"
 	"slices"
@@ -286,9 +287,9 @@ func TestSearchFilters(t *testing.T) {
 		never   []string
 		mustTop string
 	}{
-		{"exclude", index.Query{Text: "`ConNF.cloud` of tangles", Exclude: []string{"ConNF.cloud"}}, []string{"ConNF.cloud"}, ""},
-		{"kinds", index.Query{Text: "litter", Kinds: []string{"structure"}}, []string{"ConNF.litterSet", "ConNF.Params"}, "ConNF.Litter"},
-		{"all kinds", index.Query{Text: "cloud of the empty set of tangles is empty", AllKinds: true, Mode: index.ModeBM25}, nil, "ConNF.cloud_empty"},
+		{"exclude", index.Query{Text: "`ConNF.cloud` of tangles", Filter: retrieval.Filter{Exclude: []string{"ConNF.cloud"}}}, []string{"ConNF.cloud"}, ""},
+		{"kinds", index.Query{Text: "litter", Filter: retrieval.Filter{Kinds: []string{"structure"}}}, []string{"ConNF.litterSet", "ConNF.Params"}, "ConNF.Litter"},
+		{"all kinds", index.Query{Text: "cloud of the empty set of tangles is empty", Filter: retrieval.Filter{AllKinds: true}, Mode: index.ModeBM25}, nil, "ConNF.cloud_empty"},
 		{"mention by suffix", index.Query{Text: "uses `litterSet` somewhere", Weights: &index.Weights{Mention: 1, RRFK: 10, Depth: 10}}, nil, "ConNF.litterSet"},
 		{"mention prefix", index.Query{Text: "about ConNF.Litter.toNearLitter.fst_eq", Weights: &index.Weights{Mention: 1, RRFK: 10, Depth: 10}}, nil, "ConNF.Litter.toNearLitter"},
 	}
@@ -329,7 +330,7 @@ func TestNeighborsExcludeSelf(t *testing.T) {
 	ix := openFixture(t)
 	w := &index.Weights{Neighbors: 1, RRFK: 10, Depth: 10, NeighborDocs: 1}
 	hits, err := ix.Search(context.Background(), index.Query{Text: "The cloud of the empty set of tangles is empty", Weights: w,
-		Exclude: []string{"ConNF.cloud_empty", "ConNF.cloud_nonempty"}})
+		Filter: retrieval.Filter{Exclude: []string{"ConNF.cloud_empty", "ConNF.cloud_nonempty"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -387,7 +388,7 @@ func TestMetrics(t *testing.T) {
 // the query's words in other declarations' statements.
 func TestAssocSignal(t *testing.T) {
 	ix := openFixture(t)
-	hits, err := ix.Search(context.Background(), index.Query{Text: "near litter set", Exclude: []string{"ConNF.toNearLitter_near"},
+	hits, err := ix.Search(context.Background(), index.Query{Text: "near litter set", Filter: retrieval.Filter{Exclude: []string{"ConNF.toNearLitter_near"}},
 		Weights: &index.Weights{Assoc: 1, AssocSmooth: 1, AssocMaxDF: 1, RRFK: 10, Depth: 10}})
 	if err != nil {
 		t.Fatal(err)

@@ -9,112 +9,32 @@ import (
 	"strings"
 
 	"github.com/driftkit/driftkit/dataset"
+	"github.com/driftkit/driftkit/retrieval"
 )
 
-// Mode selects the retrieval method.
-type Mode string
+// The search vocabulary lives in package retrieval; these aliases keep the
+// index's own API readable.
+type (
+	Mode     = retrieval.Mode
+	Query    = retrieval.Query
+	Hit      = retrieval.Hit
+	Weights  = retrieval.Weights
+	Searcher = retrieval.Searcher
+)
 
-// Retrieval modes. ModeBest is the tuned offline default: hybrid fusion of
-// BM25, dense, neighbour voting, mentions, concept words and the usage prior.
+// Retrieval modes (see retrieval.Mode).
 const (
-	ModeDense  Mode = "dense"
-	ModeBM25   Mode = "bm25"
-	ModeHybrid Mode = "hybrid" // RRF of BM25 and dense only
-	ModeBest   Mode = "best"   // hybrid + neighbours + mentions + concepts + usage prior
+	ModeDense  = retrieval.ModeDense
+	ModeBM25   = retrieval.ModeBM25
+	ModeHybrid = retrieval.ModeHybrid
+	ModeBest   = retrieval.ModeBest
 )
 
 // ParseMode checks a --mode value.
-func ParseMode(s string) (Mode, error) {
-	switch m := Mode(s); m {
-	case ModeDense, ModeBM25, ModeHybrid, ModeBest:
-		return m, nil
-	}
-	return "", fmt.Errorf("unknown mode %q (dense, bm25, hybrid, best)", s)
-}
-
-// Query is one retrieval request.
-type Query struct {
-	// Text is the informal statement (what a user has at query time).
-	Text string
-	// Formal is an optional formal statement; used only when non-empty.
-	Formal string
-	// K is the number of hits wanted (default 10).
-	K    int
-	Mode Mode // default ModeBest
-	// AllKinds makes every declaration a candidate; by default only premise
-	// kinds are (dataset.IsPremiseKind: no theorems, no instances).
-	AllKinds bool
-	// Kinds, when non-empty, restricts candidates to these kinds.
-	Kinds []string
-	// Exclude lists names never returned, never used as neighbours and not
-	// counted in the usage prior (for a benchmark: the query's own declaration).
-	Exclude []string
-	// Weights overrides DefaultWeights for ModeBest (nil: defaults).
-	Weights *Weights
-}
-
-// Hit is one ranked premise.
-type Hit struct {
-	Rank   int     `json:"rank"`
-	Name   string  `json:"name"`
-	Kind   string  `json:"kind"`
-	Module string  `json:"module,omitempty"`
-	Score  float64 `json:"score"`
-	// Signals gives the 1-based rank of the hit in each fused list
-	// (bm25, dense, neighbors, mention, concept, prior, assoc); absent when not ranked there.
-	Signals map[string]int `json:"signals,omitempty"`
-}
-
-// Weights of the lists fused by weighted reciprocal-rank fusion in ModeBest:
-// score(d) = Σ_list w_list / (RRFK + rank_list(d)).
-type Weights struct {
-	BM25      float64 `json:"bm25"`
-	Dense     float64 `json:"dense"`
-	Neighbors float64 `json:"neighbors"`
-	Mention   float64 `json:"mention"`
-	Prior     float64 `json:"prior"`
-	RRFK      float64 `json:"rrf_k"`
-	// Depth is how many hits each list contributes.
-	Depth int `json:"depth"`
-	// NeighborDocs is how many similar non-candidate declarations vote.
-	NeighborDocs int `json:"neighbor_docs"`
-	// Assoc weights the term–premise association list: every document that
-	// contains a query term votes for its statement dependencies with
-	// idf(term)/(df(term)+AssocSmooth), i.e. how strongly the corpus ties
-	// the query's words to each premise. AssocBeta > 0 divides by
-	// (uses+1)^AssocBeta (PMI-like, favours specific premises).
-	Assoc       float64 `json:"assoc,omitempty"`
-	AssocBeta   float64 `json:"assoc_beta,omitempty"`
-	AssocSmooth float64 `json:"assoc_smooth,omitempty"`
-	// AssocMaxDF skips terms in more than this fraction of documents (default 0.2).
-	AssocMaxDF float64 `json:"assoc_max_df,omitempty"`
-	// Concept weights the concept list: plain words of the query matched,
-	// case-insensitively, to the last component of premise names ("group" →
-	// Group, "open" → IsOpen, "primes" → Prime, Nat.Prime), most used first.
-	Concept float64 `json:"concept,omitempty"`
-	// ConceptTop is how many premises one word may match (default 3).
-	ConceptTop int `json:"concept_top,omitempty"`
-	// NeighborDecay is c in a neighbour's vote weight 1/(rank+c) (default 5).
-	NeighborDecay float64 `json:"neighbor_decay,omitempty"`
-	// CandidateVotes scales the votes of the top NeighborDocs candidate hits
-	// for their own statement dependencies (0: only non-candidates vote).
-	CandidateVotes float64 `json:"candidate_votes,omitempty"`
-}
-
-// DefaultWeights are the tuned offline defaults (see the package README).
-var DefaultWeights = Weights{BM25: 0.5, Dense: 0.5, Neighbors: 3, Mention: 2, Prior: 0.25, Concept: 1, ConceptTop: 2, RRFK: 10, Depth: 200, NeighborDocs: 20}
+func ParseMode(s string) (Mode, error) { return retrieval.ParseMode(s) }
 
 // ErrEmptyQuery is returned for a query with no text.
-var ErrEmptyQuery = errors.New("empty query")
-
-// Searcher answers retrieval queries. Implementations are safe for concurrent
-// use by any number of goroutines. The returned hits belong to the caller.
-// A Searcher backed by files (*Index) must not be used after its Close;
-// ctx reaches the query encoder and the bleve BM25 engine, so cancelling it
-// stops a remote embedding call (the in-memory parts run to the end).
-type Searcher interface {
-	Search(ctx context.Context, q Query) ([]Hit, error)
-}
+var ErrEmptyQuery = retrieval.ErrEmptyQuery
 
 var _ Searcher = (*Index)(nil)
 
@@ -135,19 +55,19 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 	if q.Mode == "" {
 		q.Mode = ModeBest
 	}
-	w := DefaultWeights
+	w := retrieval.DefaultWeights()
 	if q.Weights != nil {
 		w = *q.Weights
 	}
 	depth := max(w.Depth, q.K)
 	excl := map[int]bool{}
-	for _, e := range q.Exclude {
+	for _, e := range q.Filter.Exclude {
 		if i, ok := ix.byName[e]; ok {
 			excl[i] = true
 		}
 	}
 	kinds := map[string]bool{}
-	for _, k := range q.Kinds {
+	for _, k := range q.Filter.Kinds {
 		kinds[k] = true
 	}
 	// mask[r]: 1 candidate, 2 neighbour (a non-premise declaration that may
@@ -156,7 +76,7 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 	for r := range mask {
 		switch {
 		case excl[r]:
-		case len(kinds) > 0 && kinds[ix.Docs[r].Kind], len(kinds) == 0 && (q.AllKinds || ix.premise[r]):
+		case len(kinds) > 0 && kinds[ix.Docs[r].Kind], len(kinds) == 0 && (q.Filter.AllKinds || ix.premise[r]):
 			mask[r] = 1
 		case !ix.premise[r]:
 			mask[r] = 2
@@ -194,7 +114,7 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 	var bmC, bmN []scored
 	if needBM25 {
 		var err error
-		bmC, bmN, err = ix.lexical(ctx, text, depth, nn, mask, len(kinds) > 0 || q.AllKinds, excl)
+		bmC, bmN, err = ix.lexical(ctx, text, depth, nn, mask, len(kinds) > 0 || q.Filter.AllKinds, excl)
 		if err != nil {
 			return nil, err
 		}
@@ -227,7 +147,7 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 		lists = append(lists, rankedList{"mention", w.Mention, ix.mentions(q.Text+"\n"+q.Formal, cand)})
 	}
 	if w.Prior > 0 {
-		lists = append(lists, rankedList{"prior", w.Prior, ix.priorList(cand, q.Exclude, depth)})
+		lists = append(lists, rankedList{"prior", w.Prior, ix.priorList(cand, q.Filter.Exclude, depth)})
 	}
 	return ix.fuse(lists, w.RRFK, q.K), nil
 }

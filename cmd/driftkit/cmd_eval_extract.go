@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/driftkit/driftkit/dataset"
@@ -15,8 +14,8 @@ func init() {
 	registerSub("eval", &command{name: "extract", short: "compare declarations with an elaborated reference", run: runEvalExtract})
 }
 
-func runEvalExtract(ctx context.Context, args []string) error {
-	fs := newFlags("eval extract", "--ws WS --reference FILE [--json]",
+func runEvalExtract(ctx context.Context, env *Env, args []string) error {
+	fs := env.newFlags("eval extract", "--ws WS --reference FILE [--json]",
 		"Compares declarations.parquet with an elaborated reference in RAutoformalizer's library format:\n"+
 			"declaration-name recall and precision per kind, and statement-dependency precision/recall/F1\n"+
 			"against the premises marked in each header.")
@@ -29,7 +28,7 @@ func runEvalExtract(ctx context.Context, args []string) error {
 		return err
 	}
 	if *wsDir == "" || *refPath == "" {
-		fmt.Fprintln(os.Stderr, "driftkit eval extract: --ws and --reference are required")
+		fmt.Fprintln(env.Stderr, "driftkit eval extract: --ws and --reference are required")
 		fs.Usage()
 		return errUsage
 	}
@@ -46,10 +45,10 @@ func runEvalExtract(ctx context.Context, args []string) error {
 		return err
 	}
 	if *asJSON {
-		enc := json.NewEncoder(os.Stdout)
+		enc := json.NewEncoder(env.Stdout)
 		enc.SetIndent("", "  ")
 		return enc.Encode(rep)
 	}
-	rep.WriteText(os.Stdout)
+	rep.WriteText(env.Stdout)
 	return nil
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 
@@ -16,8 +15,8 @@ func init() {
 	registerSub("eval", &command{name: "retrieval", short: "retrieval metrics on a benchmark", run: runEvalRetrieval})
 }
 
-func runEvalRetrieval(ctx context.Context, args []string) error {
-	fs := newFlags("eval retrieval", "--ws WS --bench FILE [--k 1,5,10,20,100] [--json] [--per-item FILE]",
+func runEvalRetrieval(ctx context.Context, env *Env, args []string) error {
+	fs := env.newFlags("eval retrieval", "--ws WS --bench FILE [--k 1,5,10,20,100] [--json] [--per-item FILE]",
 		"Runs each benchmark item's informal_stmt as a query (never returning or counting the item's own\n"+
 			"declaration, full_name) and reports P@k, R@k, F1@k, nDCG@k and MRR against mathlib_dependencies.")
 	wsDir := fs.String("ws", "", "workspace folder")
@@ -97,10 +96,10 @@ func runEvalRetrieval(ctx context.Context, args []string) error {
 		}
 	}
 	if *asJSON {
-		enc := json.NewEncoder(os.Stdout)
+		enc := json.NewEncoder(env.Stdout)
 		enc.SetIndent("", "  ")
 		return enc.Encode(rep)
 	}
-	rep.WriteTable(os.Stdout)
+	rep.WriteTable(env.Stdout)
 	return nil
 }

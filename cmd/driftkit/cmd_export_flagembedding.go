@@ -9,8 +9,8 @@ import (
 )
 
 func init() {
-	registerSub("export", &command{name: "flagembedding", short: "FlagEmbedding fine-tuning files", run: func(ctx context.Context, args []string) error {
-		fs := newFlags("export flagembedding", "--ws WS",
+	registerSub("export", &command{name: "flagembedding", short: "FlagEmbedding fine-tuning files", run: func(ctx context.Context, env *Env, args []string) error {
+		fs := env.newFlags("export flagembedding", "--ws WS",
 			"Writes WS/export/flagembedding/: train.jsonl and valid.jsonl in FlagEmbedding's schema (query, pos, neg,\n"+
 				"prompt, type), corpus.jsonl (hn_mine --candidate_pool) and finetune.sh (torchrun … encoder_only.m3 with\n"+
 				"DRIFT's BGE-M3 recipe). Passages are rendered exactly as the index renders documents.")
@@ -35,7 +35,7 @@ func init() {
 		if err != nil {
 			return err
 		}
-		fmt.Printf("wrote %s: %d train, %d valid, %d test examples (%d skipped without a positive, %d filled with random negatives), corpus of %d documents\n",
+		fmt.Fprintf(env.Stdout, "wrote %s: %d train, %d valid, %d test examples (%d skipped without a positive, %d filled with random negatives), corpus of %d documents\n",
 			st.Dir, st.Train, st.Valid, st.Test, st.Skipped, st.Filled, st.Corpus)
 		return nil
 	}})

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
 	"slices"
 
 	"github.com/driftkit/driftkit/dataset"
@@ -20,8 +19,8 @@ func trainRecipe(model string) train.Recipe {
 }
 
 func init() {
-	registerSub("export", &command{name: "hf", short: "Hugging Face dataset folder", run: func(ctx context.Context, args []string) error {
-		fs := newFlags("export hf", "--ws WS --license ID",
+	registerSub("export", &command{name: "hf", short: "Hugging Face dataset folder", run: func(ctx context.Context, env *Env, args []string) error {
+		fs := env.newFlags("export hf", "--ws WS --license ID",
 			"Writes WS/export/hf/: README.md (dataset card with YAML configs declarations, informal and pairs, the\n"+
 				"licence and provenance) and data/<config>/<split>-NNNNN-of-NNNNN.parquet shards.")
 		wsDir := fs.String("ws", "", "workspace folder")
@@ -33,7 +32,7 @@ func init() {
 			return err
 		}
 		if *license == "" {
-			fmt.Fprintf(os.Stderr, "driftkit export hf: %v\n", export.ErrLicense)
+			fmt.Fprintf(env.Stderr, "driftkit export hf: %v\n", export.ErrLicense)
 			return errUsage
 		}
 		ws, err := dataset.Open(*wsDir)
@@ -44,16 +43,16 @@ func init() {
 		if err != nil {
 			return err
 		}
-		fmt.Printf("wrote %s:", st.Dir)
+		fmt.Fprintf(env.Stdout, "wrote %s:", st.Dir)
 		keys := make([]string, 0, len(st.Rows))
 		for k := range st.Rows {
 			keys = append(keys, k)
 		}
 		slices.Sort(keys)
 		for _, k := range keys {
-			fmt.Printf(" %s %d rows;", k, st.Rows[k])
+			fmt.Fprintf(env.Stdout, " %s %d rows;", k, st.Rows[k])
 		}
-		fmt.Println()
+		fmt.Fprintln(env.Stdout)
 		return nil
 	}})
 }

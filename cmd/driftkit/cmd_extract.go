@@ -25,8 +25,8 @@ func init() {
 	register(&command{name: "extract", short: "Lean sources → declarations.parquet, modules.parquet", run: runExtract})
 }
 
-func runExtract(ctx context.Context, args []string) error {
-	fs := newFlags("extract", "--src DIR [--src DIR[=NAME] …] --library NAME [--revision REV] --ws WS",
+func runExtract(ctx context.Context, env *Env, args []string) error {
+	fs := env.newFlags("extract", "--src DIR [--src DIR[=NAME] …] --library NAME [--revision REV] --ws WS",
 		"Reads Lean 4 sources (no elaboration) and writes one row per declaration, including generated ones\n"+
 			"(constructors, projections, to_additive twins, aliases, where-auxiliaries), with statement and proof\n"+
 			"dependencies resolved against the declarations of every --src. The first --src is the project and takes\n"+
@@ -45,7 +45,7 @@ func runExtract(ctx context.Context, args []string) error {
 		return err
 	}
 	if len(srcs) == 0 || *wsDir == "" {
-		fmt.Fprintln(os.Stderr, "driftkit extract: --src and --ws are required")
+		fmt.Fprintln(env.Stderr, "driftkit extract: --src and --ws are required")
 		fs.Usage()
 		return errUsage
 	}
@@ -94,20 +94,20 @@ func runExtract(ctx context.Context, args []string) error {
 		return err
 	}
 	for _, e := range res.Errors {
-		fmt.Fprintf(os.Stderr, "warning: %v\n", e)
+		fmt.Fprintf(env.Stderr, "warning: %v\n", e)
 	}
 	if res.ErrorCount > len(res.Errors) {
-		fmt.Fprintf(os.Stderr, "warning: … %d more parse errors (see modules.parquet errors column)\n", res.ErrorCount-len(res.Errors))
+		fmt.Fprintf(env.Stderr, "warning: … %d more parse errors (see modules.parquet errors column)\n", res.ErrorCount-len(res.Errors))
 	}
-	fmt.Printf("extract: %d files, %d declarations, %d parse errors, %d unresolved identifiers\n",
+	fmt.Fprintf(env.Stdout, "extract: %d files, %d declarations, %d parse errors, %d unresolved identifiers\n",
 		res.Files, res.Declarations, res.ErrorCount, res.Unresolved)
 	if res.DuplicatesDropped > 0 {
-		fmt.Printf("  %d generated rows dropped: their approximated names collide with another row\n", res.DuplicatesDropped)
+		fmt.Fprintf(env.Stdout, "  %d generated rows dropped: their approximated names collide with another row\n", res.DuplicatesDropped)
 	}
 	for _, s := range res.Sources {
-		fmt.Printf("  source %s: library %s, revision %s\n", s.Dir, s.Library, s.Revision)
+		fmt.Fprintf(env.Stdout, "  source %s: library %s, revision %s\n", s.Dir, s.Library, s.Revision)
 	}
-	fmt.Printf("  phases: read %.2fs, parse %.2fs, resolve %.2fs, write %.2fs\n", res.Phases["read"].Seconds(),
+	fmt.Fprintf(env.Stdout, "  phases: read %.2fs, parse %.2fs, resolve %.2fs, write %.2fs\n", res.Phases["read"].Seconds(),
 		res.Phases["parse"].Seconds(), res.Phases["resolve"].Seconds(), res.Phases["write"].Seconds())
 	return nil
 }

@@ -13,8 +13,8 @@ func init() {
 	registerSub("import", &command{name: "rauto", short: "RAutoformalizer library.jsonl → workspace tables", run: runImportRauto})
 }
 
-func runImportRauto(ctx context.Context, args []string) error {
-	fs := newFlags("import rauto", "--library FILE --ws WS",
+func runImportRauto(ctx context.Context, env *Env, args []string) error {
+	fs := env.newFlags("import rauto", "--library FILE --ws WS",
 		"Loads RAutoformalizer's library format (full_name, ptype, header with premise markers, code,\n"+
 			"used_premises, def_path, pos, informalization) into declarations.parquet (statement_deps from the\n"+
 			"markers), informal.parquet (provider rauto) and modules.parquet, so benchmarks run without Lean.")
@@ -45,9 +45,9 @@ func runImportRauto(ctx context.Context, args []string) error {
 		return err
 	}
 	for _, w := range st.Warnings {
-		fmt.Fprintln(os.Stderr, "warning:", w)
+		fmt.Fprintln(env.Stderr, "warning:", w)
 	}
-	fmt.Printf("imported %d declarations (%d statement-dependency edges), %d informal rows (provider %s), %d modules into %s\n",
+	fmt.Fprintf(env.Stdout, "imported %d declarations (%d statement-dependency edges), %d informal rows (provider %s), %d modules into %s\n",
 		st.Declarations, st.Premises, st.Informal, rauto.Provider, st.Modules, *wsDir)
 	return nil
 }

@@ -10,14 +10,15 @@ import (
 	"github.com/driftkit/driftkit/dataset"
 	"github.com/driftkit/driftkit/index"
 	"github.com/driftkit/driftkit/llm"
+	"github.com/driftkit/driftkit/retrieval"
 )
 
 func init() {
 	register(&command{name: "index", short: "dense vectors, BM25 and usage graph → index/", run: runIndex})
 }
 
-func runIndex(ctx context.Context, args []string) error {
-	fs := newFlags("index", "--ws WS [--encoder hash|openai] [flags]",
+func runIndex(ctx context.Context, env *Env, args []string) error {
+	fs := env.newFlags("index", "--ws WS [--encoder hash|openai] [flags]",
 		"Renders one document per declaration and writes WS/index/: manifest.json, docs.parquet,\n"+
 			"vectors.npy (float32, NumPy v1), a bleve BM25 index and usage.parquet.\n"+
 			"The default encoder is the built-in offline hash encoder (a fallback, labelled as such);\n"+
@@ -70,7 +71,7 @@ func runIndex(ctx context.Context, args []string) error {
 	for k, v := range st.Phases {
 		ph = append(ph, fmt.Sprintf("%s %.1fs", k, v.Seconds()))
 	}
-	fmt.Printf("indexed %d documents (%d premise candidates), encoder %s, %d dims → %s [%s]\n",
+	fmt.Fprintf(env.Stdout, "indexed %d documents (%d premise candidates), encoder %s, %d dims → %s [%s]\n",
 		st.Docs, st.PremiseDocs, label, st.Dims, ws.Path(dataset.IndexDir), strings.Join(ph, ", "))
 	return nil
 }
@@ -80,7 +81,7 @@ func parseWeights(s string) (*index.Weights, error) {
 	if s == "" {
 		return nil, nil
 	}
-	w := index.DefaultWeights
+	w := retrieval.DefaultWeights()
 	if strings.HasPrefix(s, "@") {
 		b, err := os.ReadFile(s[1:])
 		if err != nil {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 	"time"
@@ -18,8 +17,8 @@ func init() {
 	register(&command{name: "informalize", short: "declarations → informal.parquet (LLM or template)", run: runInformalize})
 }
 
-func runInformalize(ctx context.Context, args []string) error {
-	fs := newFlags("informalize", "--ws WS [--model M | --provider template] [flags]",
+func runInformalize(ctx context.Context, env *Env, args []string) error {
+	fs := env.newFlags("informalize", "--ws WS [--model M | --provider template] [flags]",
 		"Writes an informal name and statement for each declaration, dependencies first, through an\n"+
 			"OpenAI-compatible endpoint (OPENAI_BASE_URL, OPENAI_API_KEY, --model) or the offline template\n"+
 			"fallback. Answers are journalled as they arrive; a rerun continues where a crash stopped and,\n"+
@@ -109,7 +108,7 @@ func runInformalize(ctx context.Context, args []string) error {
 		rep, err = informalize.Run(ctx, ws, opts)
 	}
 	if rep != nil && !*dry {
-		fmt.Fprintln(os.Stdout, rep.Summary())
+		fmt.Fprintln(env.Stdout, rep.Summary())
 	}
 	if err == nil && rep != nil && rep.Failed > 0 && rep.Requested+rep.Reused == 0 {
 		err = errors.New("every selected declaration failed")

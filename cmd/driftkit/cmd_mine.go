@@ -40,8 +40,8 @@ func parseRange(s string) (lo, hi int, err error) {
 }
 
 func init() {
-	register(&command{name: "mine", short: "training pairs with hard negatives → pairs.parquet", run: func(ctx context.Context, args []string) error {
-		fs := newFlags("mine", "--ws WS [--exclude BENCH.jsonl …]",
+	register(&command{name: "mine", short: "training pairs with hard negatives → pairs.parquet", run: func(ctx context.Context, env *Env, args []string) error {
+		fs := env.newFlags("mine", "--ws WS [--exclude BENCH.jsonl …]",
 			"Makes dependency-retrieval pairs: queries are informal statements (informal.parquet; the template\n"+
 				"provider only with --allow-template) and docstrings of theorems; positives are the premise candidates\n"+
 				"their statements use; hard negatives are sampled from ranks --range of the workspace index with the\n"+
@@ -103,16 +103,16 @@ func init() {
 		if err != nil {
 			return err
 		}
-		fmt.Printf("wrote %s: %d pairs (%v; splits %v), %.1f positives and %.1f negatives per pair, negatives from %s\n",
+		fmt.Fprintf(env.Stdout, "wrote %s: %d pairs (%v; splits %v), %.1f positives and %.1f negatives per pair, negatives from %s\n",
 			ws.Path(dataset.PairsFile), st.Pairs, st.BySource, st.BySplit, st.MeanPositives, st.MeanNegatives, st.Ranker)
-		fmt.Printf("skipped: %d queries without premise positives, %d template queries (--allow-template); %d pairs needed random negatives\n",
+		fmt.Fprintf(env.Stdout, "skipped: %d queries without premise positives, %d template queries (--allow-template); %d pairs needed random negatives\n",
 			st.NoPositives, st.TemplateExcluded, st.FilledNegatives)
 		if len(exclude) > 0 {
-			fmt.Printf("decontamination: dropped %d pairs", st.Decontaminated)
+			fmt.Fprintf(env.Stdout, "decontamination: dropped %d pairs", st.Decontaminated)
 			for k, v := range st.DecontaminatedBy {
-				fmt.Printf("; %d × %s", v, k)
+				fmt.Fprintf(env.Stdout, "; %d × %s", v, k)
 			}
-			fmt.Println()
+			fmt.Fprintln(env.Stdout)
 		}
 		return nil
 	}})

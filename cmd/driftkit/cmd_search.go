@@ -4,20 +4,20 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 
 	"github.com/driftkit/driftkit/dataset"
 	"github.com/driftkit/driftkit/index"
+	"github.com/driftkit/driftkit/retrieval"
 )
 
 func init() {
 	register(&command{name: "search", short: "search the index for premises", run: runSearch})
 }
 
-func runSearch(ctx context.Context, args []string) error {
-	fs := newFlags("search", "--ws WS [--json] [flags] \"informal statement\"",
+func runSearch(ctx context.Context, env *Env, args []string) error {
+	fs := env.newFlags("search", "--ws WS [--json] [flags] \"informal statement\"",
 		"Ranks premise candidates (definitions, structures, classes, …; not theorems) for a statement.\n"+
 			"The default mode 'best' fuses BM25, dense vectors, votes of similar declarations' dependencies,\n"+
 			"names written in the query (such as `ConNF.cloud`) and a usage prior.")
@@ -66,31 +66,31 @@ func runSearch(ctx context.Context, args []string) error {
 		return err
 	}
 	defer closeIx()
-	q := index.Query{Text: strings.Join(fs.Args(), " "), Formal: *formal, K: *k, Mode: m, AllKinds: *allKinds, Weights: w}
+	q := index.Query{Text: strings.Join(fs.Args(), " "), Formal: *formal, K: *k, Mode: m, Filter: retrieval.Filter{AllKinds: *allKinds}, Weights: w}
 	if *kinds != "" {
-		q.Kinds = strings.Split(*kinds, ",")
+		q.Filter.Kinds = strings.Split(*kinds, ",")
 	}
 	if *exclude != "" {
-		q.Exclude = strings.Split(*exclude, ",")
+		q.Filter.Exclude = strings.Split(*exclude, ",")
 	}
 	hits, err := ix.Search(ctx, q)
 	if err != nil {
 		return err
 	}
 	if *asJSON {
-		enc := json.NewEncoder(os.Stdout)
+		enc := json.NewEncoder(env.Stdout)
 		enc.SetIndent("", "  ")
 		return enc.Encode(map[string]any{"query": q.Text, "mode": m, "encoder": ix.Manifest.Encoder,
 			"encoder_fallback": ix.Manifest.EncoderFallback, "head": ix.Head(), "hits": hits})
 	}
 	if ix.Manifest.EncoderFallback && m != index.ModeBM25 {
-		fmt.Println("# dense vectors from the offline hash encoder (fallback)")
+		fmt.Fprintln(env.Stdout, "# dense vectors from the offline hash encoder (fallback)")
 	}
 	if h := ix.Head(); h != nil && m != index.ModeBM25 {
-		fmt.Printf("# projection head %s (%s → %d dims) on dense candidate scores\n", h.ID, h.Encoder, h.OutDim)
+		fmt.Fprintf(env.Stdout, "# projection head %s (%s → %d dims) on dense candidate scores\n", h.ID, h.Encoder, h.OutDim)
 	}
 	for _, h := range hits {
-		fmt.Printf("%3d  %.4f  %-11s %s\n", h.Rank, h.Score, h.Kind, h.Name)
+		fmt.Fprintf(env.Stdout, "%3d  %.4f  %-11s %s\n", h.Rank, h.Score, h.Kind, h.Name)
 	}
 	return nil
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 
@@ -14,8 +13,8 @@ import (
 )
 
 func init() {
-	registerSub("train", &command{name: "head", short: "projection head over frozen embeddings", run: func(ctx context.Context, args []string) error {
-		fs := newFlags("train head", "--ws WS [--encoder hash|openai] [flags]",
+	registerSub("train", &command{name: "head", short: "projection head over frozen embeddings", run: func(ctx context.Context, env *Env, args []string) error {
+		fs := env.newFlags("train head", "--ws WS [--encoder hash|openai] [flags]",
 			"Trains a projection head (Gorgonia) on frozen embeddings of the pairs' queries and the index's documents:\n"+
 				"InfoNCE with a temperature, in-batch negatives plus the mined hard negatives, Adam, early stopping on\n"+
 				"the valid split's recall@k. Writes WS/head/ (config.json, query.npy, document.npy, log.jsonl).\n"+
@@ -71,7 +70,7 @@ func init() {
 				if err != nil {
 					return err
 				}
-				rep.WriteTable(os.Stdout)
+				rep.WriteTable(env.Stdout)
 			}
 			return nil
 		}
@@ -81,7 +80,7 @@ func init() {
 				return err
 			}
 			if h.Config.Encoder != train.EncoderID(&ix.Manifest) {
-				fmt.Printf("warning: head trained on %s embeddings, index has %s\n", h.Config.Encoder, train.EncoderID(&ix.Manifest))
+				fmt.Fprintf(env.Stdout, "warning: head trained on %s embeddings, index has %s\n", h.Config.Encoder, train.EncoderID(&ix.Manifest))
 			}
 			return evalBenches(h)
 		}
@@ -105,16 +104,16 @@ func init() {
 		if res.EncoderFallback {
 			label += " (offline fallback encoder)"
 		}
-		fmt.Printf("trained head %s on %s: %d train / %d valid queries, %d documents, %d steps in %.1fs (%s)\n",
+		fmt.Fprintf(env.Stdout, "trained head %s on %s: %d train / %d valid queries, %d documents, %d steps in %.1fs (%s)\n",
 			res.Head.ID(), label, res.Train, res.Valid, res.Docs, res.Steps, res.Seconds, res.StopReason)
-		fmt.Printf("valid R@%d: raw embeddings %.4f, initial projection %.4f, trained head %.4f (epoch %d)\n",
+		fmt.Fprintf(env.Stdout, "valid R@%d: raw embeddings %.4f, initial projection %.4f, trained head %.4f (epoch %d)\n",
 			*k, res.BaselineRecall, res.InitialRecall, res.BestRecall, res.BestEpoch)
 		for _, e := range res.Log {
-			fmt.Printf("  epoch %2d step %6d  loss %.4f  R@%d %.4f  MRR %.4f%s\n", e.Epoch, e.Step, e.TrainLoss, e.K, e.ValidRecall, e.ValidMRR,
+			fmt.Fprintf(env.Stdout, "  epoch %2d step %6d  loss %.4f  R@%d %.4f  MRR %.4f%s\n", e.Epoch, e.Step, e.TrainLoss, e.K, e.ValidRecall, e.ValidMRR,
 				map[bool]string{true: "  *", false: ""}[e.Best])
 		}
-		fmt.Printf("residual mix λ=%.2f (valid R@%d %.4f; tried %v)\n", res.Mix, *k, res.MixRecall, res.MixTried)
-		fmt.Printf("wrote %s\n", res.Dir)
+		fmt.Fprintf(env.Stdout, "residual mix λ=%.2f (valid R@%d %.4f; tried %v)\n", res.Mix, *k, res.MixRecall, res.MixTried)
+		fmt.Fprintf(env.Stdout, "wrote %s\n", res.Dir)
 		return evalBenches(res.Head)
 	}})
 }

@@ -9,12 +9,12 @@ import (
 )
 
 func init() {
-	register(&command{name: "version", short: "print the tool version", run: func(ctx context.Context, args []string) error {
-		fs := newFlags("version", "", "Prints the driftkit version recorded in manifests and Parquet footers.")
+	register(&command{name: "version", short: "print the tool version", run: func(ctx context.Context, env *Env, args []string) error {
+		fs := env.newFlags("version", "", "Prints the driftkit version recorded in manifests and Parquet footers.")
 		if err := parseFlags(fs, args); err != nil {
 			return err
 		}
-		fmt.Printf("driftkit %s (%s, %s/%s)\n", dataset.Version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+		fmt.Fprintf(env.Stdout, "driftkit %s (%s, %s/%s)\n", dataset.Version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
 		return nil
 	}})
 }

@@ -21,7 +21,21 @@ import (
 type command struct {
 	name  string
 	short string // one line for the overview
-	run   func(ctx context.Context, args []string) error
+	run   func(ctx context.Context, env *Env, args []string) error
+}
+
+// Env is what a command may touch besides its arguments and the workspace:
+// its output streams. Commands never write to os.Stdout or os.Stderr
+// directly, so tests (and a server embedding a command) see what was printed.
+type Env struct {
+	Stdout, Stderr io.Writer
+}
+
+// newFlags makes a FlagSet whose --help and errors go to the command's stderr.
+func (env *Env) newFlags(name, synopsis, description string) *flag.FlagSet {
+	fs := newFlags(name, synopsis, description)
+	fs.SetOutput(env.Stderr)
+	return fs
 }
 
 var commands = map[string]*command{}
@@ -71,7 +85,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	err := c.run(ctx, args[1:])
+	err := c.run(ctx, &Env{Stdout: stdout, Stderr: stderr}, args[1:])
 	name := c.name
 	if subs := subcommands[c.name]; subs != nil && len(args) > 1 && subs[args[1]] != nil {
 		name += " " + args[1] // eval retrieval, import rauto, …
@@ -143,17 +157,17 @@ func registerSub(group string, c *command) {
 
 // group registers a verb that dispatches to its subcommands.
 func group(name, short string) {
-	register(&command{name: name, short: short, run: func(ctx context.Context, args []string) error {
+	register(&command{name: name, short: short, run: func(ctx context.Context, env *Env, args []string) error {
 		subs := subcommands[name]
 		if len(args) == 0 || args[0] == "-h" || args[0] == "--help" {
-			fmt.Fprintf(os.Stderr, "Usage: driftkit %s <subcommand> [flags]\n\nSubcommands:\n", name)
+			fmt.Fprintf(env.Stderr, "Usage: driftkit %s <subcommand> [flags]\n\nSubcommands:\n", name)
 			keys := make([]string, 0, len(subs))
 			for k := range subs {
 				keys = append(keys, k)
 			}
 			sort.Strings(keys)
 			for _, k := range keys {
-				fmt.Fprintf(os.Stderr, "  %-14s %s\n", k, subs[k].short)
+				fmt.Fprintf(env.Stderr, "  %-14s %s\n", k, subs[k].short)
 			}
 			if len(args) == 0 {
 				return errUsage
@@ -162,9 +176,9 @@ func group(name, short string) {
 		}
 		c, ok := subs[args[0]]
 		if !ok {
-			fmt.Fprintf(os.Stderr, "driftkit %s: unknown subcommand %q\n", name, args[0])
+			fmt.Fprintf(env.Stderr, "driftkit %s: unknown subcommand %q\n", name, args[0])
 			return errUsage
 		}
-		return c.run(ctx, args[1:])
+		return c.run(ctx, env, args[1:])
 	}})
 }

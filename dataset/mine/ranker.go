@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/driftkit/driftkit/index"
+	"github.com/driftkit/driftkit/retrieval"
 )
 
 // IndexRanker ranks with a workspace index (index.Searcher), as hn_mine ranks
@@ -20,7 +21,7 @@ type IndexRanker struct {
 
 // Rank implements Ranker.
 func (r IndexRanker) Rank(ctx context.Context, query, exclude string, k int) ([]string, error) {
-	hits, err := r.Searcher.Search(ctx, index.Query{Text: query, K: k, Mode: r.Mode, AllKinds: r.AllKinds, Exclude: []string{exclude}})
+	hits, err := r.Searcher.Search(ctx, index.Query{Text: query, K: k, Mode: r.Mode, Filter: retrieval.Filter{AllKinds: r.AllKinds, Exclude: []string{exclude}}})
 	if err != nil {
 		return nil, err
 	}

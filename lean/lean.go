@@ -1,0 +1,105 @@
+// Package lean talks to a Lean 4 verifier: the Lean REPL
+// (leanprover-community/repl) over stdin/stdout, kimina-lean-server over
+// HTTP, or a one-shot `lean --json FILE`. The DRIFT runner (typecheck,
+// BEq+), the ToMap runner (Lean-gated execution) and the server use one
+// interface, Checker, and never know which backend answered.
+package lean
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// Snippet is one piece of Lean to check.
+type Snippet struct {
+	// ID names the snippet in results and logs (a benchmark item, a proof
+	// unit); it need not be unique.
+	ID string `json:"id"`
+	// Header is the part every snippet of a project shares (imports,
+	// options, opens). Backends that can reuse an elaborated environment
+	// elaborate each distinct header once and check Code on top of it;
+	// others prepend it. "" means no header.
+	Header string `json:"header,omitempty"`
+	// Code is the Lean text checked on top of Header.
+	Code string `json:"code"`
+	// Timeout bounds this snippet's check; 0 means the checker's default.
+	Timeout time.Duration `json:"-"`
+}
+
+// Pos is a position in the checked text (Line 1-based, Column 0-based, as
+// Lean reports them). Positions are relative to Code when the backend
+// elaborated Header separately, and to Header+"\n"+Code otherwise;
+// Result.CodeLine0 tells which.
+type Pos struct {
+	Line   int `json:"line"`
+	Column int `json:"column"`
+}
+
+// Message is one message Lean printed.
+type Message struct {
+	Severity string `json:"severity"` // "error", "warning", "info"
+	Pos      Pos    `json:"pos"`
+	EndPos   *Pos   `json:"endPos,omitempty"`
+	Data     string `json:"data"`
+}
+
+// Sorry is one `sorry` Lean found, with the goal it stands for.
+type Sorry struct {
+	Pos        Pos    `json:"pos"`
+	EndPos     *Pos   `json:"endPos,omitempty"`
+	Goal       string `json:"goal"`
+	ProofState *int   `json:"proofState,omitempty"`
+}
+
+// Result is the outcome of checking one snippet.
+type Result struct {
+	ID string `json:"id"`
+	// Pass is true when Lean answered and printed no error message.
+	Pass bool `json:"pass"`
+	// Complete is Pass with no sorry (no `declaration uses 'sorry'`).
+	Complete bool      `json:"complete"`
+	Messages []Message `json:"messages,omitempty"`
+	Sorries  []Sorry   `json:"sorries,omitempty"`
+	// Env is the REPL environment id of the checked code, when the backend
+	// has environments (a prover can continue from it on the same worker).
+	Env *int `json:"env,omitempty"`
+	// CodeLine0 is the line of Code's first line in the positions above
+	// (1 when the header was elaborated separately).
+	CodeLine0 int `json:"code_line0,omitempty"`
+	// Time is the wall time of the check, queueing excluded; Wait is the
+	// time spent waiting for a free worker.
+	Time time.Duration `json:"time_ns"`
+	Wait time.Duration `json:"wait_ns,omitempty"`
+	// Backend names who answered: "repl", "kimina", "lean".
+	Backend string `json:"backend"`
+	// Error, when non-empty, says the snippet could not be checked at all
+	// (timeout, crashed worker, unreachable server, garbage answer) after
+	// the backend's retries: Pass and Complete are then false and say
+	// nothing about the Lean text.
+	Error string `json:"error,omitempty"`
+}
+
+// Checked reports whether Lean actually judged the snippet (no Error).
+func (r *Result) Checked() bool { return r.Error == "" }
+
+// Checker checks snippets. Implementations are safe for concurrent use by
+// any number of goroutines; a busy backend queues callers. Check returns
+// one Result per snippet, in order; a snippet that cannot be checked is a
+// Result with Error set, not an error of the call. Check's error is for the
+// whole call: ctx cancelled, or the backend unusable (ErrUnavailable).
+//
+// Lifetime: a Checker owns its workers (child processes, HTTP connections)
+// from construction until Close, which stops them all — no orphan process
+// survives Close or a cancelled ctx of the constructor. Check must not be
+// called after Close.
+type Checker interface {
+	Check(ctx context.Context, snippets []Snippet) ([]Result, error)
+	// Backend names the backend ("repl", "kimina", "lean") for labels.
+	Backend() string
+	Close() error
+}
+
+// ErrUnavailable is wrapped when a backend cannot be used at all: the REPL
+// command does not start, the kimina server does not answer.
+var ErrUnavailable = errors.New("lean backend unavailable")
