@@ -8,6 +8,7 @@ package lean
 import (
 	"context"
 	"errors"
+	"flag"
 	"time"
 )
 
@@ -103,3 +104,52 @@ type Checker interface {
 // ErrUnavailable is wrapped when a backend cannot be used at all: the REPL
 // command does not start, the kimina server does not answer.
 var ErrUnavailable = errors.New("lean backend unavailable")
+
+// Options choose and configure a backend. Every command that checks Lean
+// (`lean check`, `lean beq`, `drift`, `tomap`, `serve`) registers the same
+// flags with AddFlags, so a user learns them once.
+type Options struct {
+	// REPL is the command that starts one Lean REPL worker, split on
+	// spaces (e.g. "lake env repl" or "lake exe repl"); run in REPLDir.
+	REPL    string
+	REPLDir string
+	// Workers is the number of REPL processes (default 1).
+	Workers int
+	// MemLimitMB caps each REPL worker's address space (RLIMIT_AS); 0: none.
+	MemLimitMB int
+	// Recycle restarts a worker after it has served this many commands
+	// (0: never), bounding the REPL's memory growth.
+	Recycle int
+	// Kimina is the base URL of a kimina-lean-server; its API key comes
+	// from KIMINA_API_KEY.
+	Kimina string
+	// Lean is the one-shot command ("lake env lean"), run as
+	// `<Lean> --json FILE` on a temporary file in LeanDir.
+	Lean    string
+	LeanDir string
+	// Timeout bounds one snippet's check (default 5m).
+	Timeout time.Duration
+}
+
+// AddFlags registers the backend flags on fs.
+func (o *Options) AddFlags(fs *flag.FlagSet) {
+	fs.StringVar(&o.REPL, "repl", o.REPL, "Lean REPL command, one worker per process (e.g. \"lake env repl\", run in --repl-dir)")
+	fs.StringVar(&o.REPLDir, "repl-dir", o.REPLDir, "folder the REPL runs in (a Lean project with Mathlib built)")
+	fs.IntVar(&o.Workers, "repl-workers", max(o.Workers, 1), "number of REPL worker processes")
+	fs.IntVar(&o.MemLimitMB, "repl-mem", o.MemLimitMB, "address-space limit per REPL worker in MiB (0: none)")
+	fs.IntVar(&o.Recycle, "repl-recycle", o.Recycle, "restart a REPL worker after this many commands (0: never)")
+	fs.StringVar(&o.Kimina, "kimina", o.Kimina, "kimina-lean-server base URL (API key from KIMINA_API_KEY)")
+	fs.StringVar(&o.Lean, "lean", o.Lean, "one-shot Lean command run as '<cmd> --json FILE' (e.g. \"lake env lean\", run in --lean-dir)")
+	fs.StringVar(&o.LeanDir, "lean-dir", o.LeanDir, "folder the one-shot Lean command runs in")
+	fs.DurationVar(&o.Timeout, "lean-timeout", orDuration(o.Timeout, 5*time.Minute), "timeout per snippet")
+}
+
+// Configured reports whether a backend was chosen.
+func (o *Options) Configured() bool { return o.REPL != "" || o.Kimina != "" || o.Lean != "" }
+
+func orDuration(d, def time.Duration) time.Duration {
+	if d > 0 {
+		return d
+	}
+	return def
+}
