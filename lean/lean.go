@@ -26,6 +26,10 @@ type Snippet struct {
 	Code string `json:"code"`
 	// Timeout bounds this snippet's check; 0 means the checker's default.
 	Timeout time.Duration `json:"-"`
+	// NoRetry reports a timed-out or crashed check at once instead of
+	// retrying it once on a fresh worker (BEq+ uses it for proof attempts,
+	// whose timeouts are an answer, not an accident).
+	NoRetry bool `json:"-"`
 }
 
 // Pos is a position in the checked text (Line 1-based, Column 0-based, as
@@ -105,6 +109,10 @@ type Checker interface {
 // command does not start, the kimina server does not answer.
 var ErrUnavailable = errors.New("lean backend unavailable")
 
+// ErrBadOptions is wrapped by Open when the options choose no backend or
+// several, or carry an impossible value: a usage error of the command.
+var ErrBadOptions = errors.New("bad Lean backend options")
+
 // Options choose and configure a backend. Every command that checks Lean
 // (`lean check`, `lean beq`, `drift`, `tomap`, `serve`) registers the same
 // flags with AddFlags, so a user learns them once.
@@ -129,6 +137,27 @@ type Options struct {
 	LeanDir string
 	// Timeout bounds one snippet's check (default 5m).
 	Timeout time.Duration
+
+	// The fields below have no flag; zero means the default.
+
+	// ImportTimeout bounds the elaboration of one header on one REPL
+	// worker (`import Mathlib` takes a while on a cold cache; default
+	// max(Timeout, 10m)).
+	ImportTimeout time.Duration
+	// KiminaBatch is the number of snippets per /api/check request
+	// (default 8) and KiminaParallel the number of requests in flight
+	// (default 4).
+	KiminaBatch, KiminaParallel int
+	// KiminaRetries is the number of retries of one request on 429, 5xx
+	// or a connection error (default 4), with exponential backoff from
+	// KiminaBackoff (default 1s, capped at 30s) and Retry-After honoured.
+	KiminaRetries int
+	KiminaBackoff time.Duration
+	// KiminaAPIKey overrides KIMINA_API_KEY.
+	KiminaAPIKey string
+	// Logf, when set, receives one line per worker start, restart and
+	// retry (commands pass their stderr); nil is silent.
+	Logf func(format string, args ...any)
 }
 
 // AddFlags registers the backend flags on fs.
