@@ -257,7 +257,7 @@ func (t *BEqTask) Proofs(refToCand bool) [][2]string {
 		{"exact?", "exact?"},
 		{"assumption", "assumption"},
 		{"apply", "apply " + t.BaseName + "\n" + pApply},
-		{"have", "have : " + base.Conclusion + " := by\n" + indent("apply_rules ["+t.BaseName+"]\n"+pApply, 2) + "\n" + pHave},
+		{"have", "have : " + oneLine(base.Conclusion) + " := by\n" + indent("apply_rules ["+t.BaseName+"]\n"+pApply, 2) + "\n" + pHave},
 	}
 	for k := 0; k <= t.opts.ConvertDepth; k++ {
 		out = append(out, [2]string{fmt.Sprintf("convert using %d", k),
@@ -265,6 +265,10 @@ func (t *BEqTask) Proofs(refToCand bool) [][2]string {
 	}
 	return out
 }
+
+// oneLine joins the lines of a type: inside a tactic block a continuation
+// line at the block's column would start a new tactic.
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // inRange keeps what a try is judged by: positions (in code lines) that end
 // at or after line; a message without an end position counts.

@@ -128,7 +128,10 @@ func MergeHeaders(headers ...string) (string, error) {
 	}
 	for i, b := range blocks {
 		if i > 0 {
-			sb.WriteString("\n\n")
+			sb.WriteString("\n")
+			if strings.Contains(b, "\n") || strings.Contains(blocks[i-1], "\n") {
+				sb.WriteString("\n") // a blank line around multi-line commands
+			}
 		}
 		sb.WriteString(b)
 	}
@@ -142,7 +145,8 @@ func MergeHeaders(headers ...string) (string, error) {
 // a line that begins in column 0 with code (not whitespace, not `|`, whose
 // equations continue a definition by pattern matching) or with a doc
 // comment `/--`; a doc comment or attribute line starts a command together
-// with the declaration after it. Comments standing alone are dropped.
+// with the declaration after it. A comment before a command stands as a
+// block of its own; one after a command's first line belongs to it.
 func splitCommands(text string) []string {
 	m := mask(text)
 	var out []string
@@ -160,6 +164,8 @@ func splitCommands(text string) []string {
 			if start < 0 {
 				start = off
 			}
+		} else if start < 0 && strings.TrimSpace(line) != "" {
+			start = off // a comment: kept, as a block of its own or before the next command
 		}
 		off += len(line)
 	}
@@ -168,7 +174,7 @@ func splitCommands(text string) []string {
 	}
 	var blocks []string
 	for _, b := range out {
-		if strings.TrimSpace(mask(b)) != "" {
+		if strings.TrimSpace(b) != "" {
 			blocks = append(blocks, b)
 		}
 	}

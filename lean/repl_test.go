@@ -16,12 +16,6 @@ import (
 	"github.com/driftkit/driftkit/lean/leantest"
 )
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	leantest.Cleanup()
-	os.Exit(code)
-}
-
 // openREPL opens the REPL backend on the fake REPL (unless o.REPL is set)
 // with a log of every process start and request.
 func openREPL(t *testing.T, o Options) (*REPL, string) {

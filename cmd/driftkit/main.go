@@ -15,6 +15,8 @@ import (
 	"sort"
 	"strings"
 	"syscall"
+
+	"github.com/driftkit/driftkit/lean"
 )
 
 // command is one subcommand. run gets the arguments after the verb.
@@ -29,6 +31,8 @@ type command struct {
 // directly, so tests (and a server embedding a command) see what was printed.
 type Env struct {
 	Stdout, Stderr io.Writer
+	// Stdin is what `-` reads (nil: os.Stdin).
+	Stdin io.Reader
 }
 
 // newFlags makes a FlagSet whose --help and errors go to the command's stderr.
@@ -104,6 +108,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "driftkit %s: %s\n", name, msg)
 		}
 		return 2
+	case errors.Is(err, lean.ErrBadOptions):
+		fmt.Fprintf(stderr, "driftkit %s: %v\n", name, err)
+		return 2
+	case errors.Is(err, lean.ErrUnavailable) && ctx.Err() == nil:
+		// The Lean backend does not work: the message names what was tried
+		// and what to install.
+		fmt.Fprintf(stderr, "driftkit %s: %v\n", name, err)
+		return 3
 	}
 	var nb notBuiltError
 	if errors.As(err, &nb) {

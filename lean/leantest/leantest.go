@@ -6,52 +6,52 @@
 package leantest
 
 import (
+	"crypto/sha256"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"sync"
 	"testing"
 )
 
 var (
 	buildOnce sync.Once
-	buildDir  string
 	buildPath string
 	buildErr  error
 )
 
-// FakeREPL returns the path of the fake REPL binary, compiling it on the
-// first call of the process (`go build`, so the go command must be on
-// PATH). Call Cleanup from TestMain to remove it.
+// FakeREPL returns the path of the fake REPL binary, compiling it with `go
+// build` (the go command must be on PATH) the first time a version of its
+// source is asked for: the binary is kept in the system's temporary folder
+// under a name derived from the source and the Go version, built to a
+// temporary name and renamed, so parallel test processes share it and no
+// run leaves a copy behind.
 func FakeREPL(t testing.TB) string {
 	t.Helper()
 	buildOnce.Do(func() {
-		buildDir, buildErr = os.MkdirTemp("", "driftkit-fakerepl-")
-		if buildErr != nil {
+		name := fmt.Sprintf("driftkit-fakerepl-%d", os.Getpid())
+		if _, file, _, ok := runtime.Caller(0); ok {
+			if src, err := os.ReadFile(filepath.Join(filepath.Dir(file), "..", "internal", "fakerepl", "main.go")); err == nil {
+				sum := sha256.Sum256(append(src, runtime.Version()...))
+				name = fmt.Sprintf("driftkit-fakerepl-%x", sum[:8])
+			}
+		}
+		buildPath = filepath.Join(os.TempDir(), name)
+		if fi, err := os.Stat(buildPath); err == nil && fi.Mode().IsRegular() {
 			return
 		}
-		buildPath = filepath.Join(buildDir, "fakerepl")
-		out, err := exec.Command("go", "build", "-o", buildPath, "github.com/driftkit/driftkit/lean/internal/fakerepl").CombinedOutput()
+		tmp := fmt.Sprintf("%s.%d.tmp", buildPath, os.Getpid())
+		out, err := exec.Command("go", "build", "-o", tmp, "github.com/driftkit/driftkit/lean/internal/fakerepl").CombinedOutput()
 		if err != nil {
-			buildErr = &buildError{err: err, out: string(out)}
+			buildErr = fmt.Errorf("%v: %s", err, out)
+			return
 		}
+		buildErr = os.Rename(tmp, buildPath)
 	})
 	if buildErr != nil {
 		t.Fatalf("building the fake REPL: %v", buildErr)
 	}
 	return buildPath
-}
-
-type buildError struct {
-	err error
-	out string
-}
-
-func (e *buildError) Error() string { return e.err.Error() + ": " + e.out }
-
-// Cleanup removes the fake REPL binary.
-func Cleanup() {
-	if buildDir != "" {
-		os.RemoveAll(buildDir)
-	}
 }
