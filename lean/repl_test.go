@@ -439,6 +439,21 @@ func TestREPLNoOrphans(t *testing.T) {
 			if grandchildren < 2 { // the probe's plus at least one worker's
 				t.Fatalf("log shows %d REPL processes under wrappers", grandchildren)
 			}
+			// One REPL is busy when the end comes: it will not notice its
+			// input closing, only a kill of the whole group stops it.
+			busy := make(chan error, 1)
+			go func() {
+				_, err := c.Check(context.Background(), []Snippet{{ID: "busy", Code: "--! hang"}})
+				busy <- err
+			}()
+			waitFor(t, func() bool {
+				for _, r := range requests(t, log) {
+					if strings.Contains(r.Cmd, "hang") {
+						return true
+					}
+				}
+				return false
+			})
 			if how == "close" {
 				c.Close()
 			} else {
@@ -452,6 +467,9 @@ func TestREPLNoOrphans(t *testing.T) {
 				}
 				return true
 			})
+			if err := <-busy; !errors.Is(err, ErrClosed) {
+				t.Errorf("the check in flight: %v, want ErrClosed", err)
+			}
 			if _, err := c.Check(context.Background(), snips[:1]); !errors.Is(err, ErrClosed) {
 				t.Errorf("Check after close: %v, want ErrClosed", err)
 			}

@@ -237,6 +237,8 @@ func (p *replProc) roundTrip(ctx context.Context, req []byte, timeout time.Durat
 		return replAnswer{}, ctx.Err()
 	case <-timer.C:
 		return replAnswer{}, &WorkerFault{Kind: FaultTimeout, Detail: fmt.Sprintf("no answer within %v", timeout), Fresh: fresh}
+	case <-p.dead: // killed by Close while we waited
+		return replAnswer{}, &WorkerFault{Kind: FaultCrash, Detail: "killed (checker closed)"}
 	case item := <-p.answers:
 		if item.err != nil {
 			var g *GarbageError
