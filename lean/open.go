@@ -35,7 +35,10 @@ func Open(ctx context.Context, o Options) (Checker, error) {
 			return nil, r.unavailable(err.Error())
 		}
 		c = r
-		r.stop = context.AfterFunc(ctx, func() { r.Close() })
+		stop := context.AfterFunc(ctx, func() { r.Close() })
+		r.mu.Lock()
+		r.stop = stop
+		r.mu.Unlock()
 	case o.Kimina != "":
 		k, err := newKimina(o)
 		if err != nil {
@@ -54,7 +57,10 @@ func Open(ctx context.Context, o Options) (Checker, error) {
 			return nil, l.unavailable(err.Error())
 		}
 		c = l
-		l.stop = context.AfterFunc(ctx, func() { l.Close() })
+		stop := context.AfterFunc(ctx, func() { l.Close() })
+		l.mu.Lock()
+		l.stop = stop
+		l.mu.Unlock()
 	}
 	return c, nil
 }

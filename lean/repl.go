@@ -307,6 +307,9 @@ func (c *REPL) timeout(s Snippet) time.Duration {
 
 // checkOne checks one snippet, retrying once on a fresh process.
 func (c *REPL) checkOne(ctx context.Context, s Snippet) (Result, error) {
+	if err := ctx.Err(); err != nil { // do not sacrifice a worker to a dead caller
+		return Result{ID: s.ID, Backend: "repl", Error: "cancelled: " + err.Error()}, err
+	}
 	w, wait, err := c.acquire(ctx, s.Header)
 	if err != nil {
 		return Result{ID: s.ID, Backend: "repl", Wait: wait, Error: err.Error()}, err
