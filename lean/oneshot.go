@@ -211,9 +211,6 @@ func (l *OneShot) checkOne(ctx context.Context, s Snippet) (Result, error) {
 	default:
 		detail := lastLines(stderr.String()+"\n"+strings.Join(stray, "\n"), 6)
 		res.Error = fmt.Sprintf("lean exited with %v without error messages: %s", werr, detail)
-		if werr == nil {
-			res.Error = "lean: " + detail
-		}
 		res.judge()
 	}
 	if stdout.truncated && res.Error == "" {
