@@ -162,7 +162,9 @@ var importLine = regexp.MustCompile(`(?m)^[ \t]*import[ \t]+[^\n]*\n?`)
 
 // stripImports drops `import` lines: the header is fixed and Lean rejects an
 // import after it, which would cost a repair round for nothing.
-func stripImports(code string) string { return strings.TrimSpace(importLine.ReplaceAllString(code, "")) }
+func stripImports(code string) string {
+	return strings.TrimSpace(importLine.ReplaceAllString(code, ""))
+}
 
 // statementRE matches a formalized unit: `lemma|theorem <id> <sig> := by sorry`.
 var statementRE = regexp.MustCompile(`(?s)^(lemma|theorem)\s+([^\s:({\[]+)(.*?):=\s*by\s+sorry\s*$`)

@@ -15,14 +15,14 @@ import (
 // a token) and typical answer sizes per unit; the unit count is the
 // reference proof graph's when the benchmark has one.
 type Estimate struct {
-	Variant                          string
-	Problems                         int
-	Calls, MaxCalls                  int
-	LeanChecks, MaxLeanChecks        int
-	PromptTokens, MaxPromptTokens    int64
-	OutputTokens, MaxOutputTokens    int64
-	CostUSD, MaxCostUSD              float64
-	PricesKnown                      bool
+	Variant                       string
+	Problems                      int
+	Calls, MaxCalls               int
+	LeanChecks, MaxLeanChecks     int
+	PromptTokens, MaxPromptTokens int64
+	OutputTokens, MaxOutputTokens int64
+	CostUSD, MaxCostUSD           float64
+	PricesKnown                   bool
 }
 
 // Typical answer sizes in tokens.

@@ -195,10 +195,10 @@ func (s *session) evolve(ctx context.Context, ec evolveConfig) (*Evolution, *Can
 		sc := parent.Rubric.Scores
 		data := struct {
 			problemData
-			Candidate                                            string
-			Faithful, Provable, LeanFriendly                     string
+			Candidate                                                string
+			Faithful, Provable, LeanFriendly                         string
 			FaithfulCritique, ProvableCritique, LeanFriendlyCritique string
-			Tried                                                int
+			Tried                                                    int
 		}{s.problemData(), parent.Decomposition.JSON(),
 			fmtScore(sc[0]), fmtScore(sc[1]), fmtScore(sc[2]),
 			critique(parent, 0), critique(parent, 1), critique(parent, 2), tried[parent.Seq]}

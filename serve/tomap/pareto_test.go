@@ -15,7 +15,7 @@ func TestDominates(t *testing.T) {
 		want bool
 	}{
 		{Vector{1, 1, 1}, Vector{0, 0, 0}, true},
-		{Vector{0.5, 0.5, 0.5}, Vector{0.5, 0.5, 0.4}, true}, // better on one, equal elsewhere
+		{Vector{0.5, 0.5, 0.5}, Vector{0.5, 0.5, 0.4}, true},  // better on one, equal elsewhere
 		{Vector{0.5, 0.5, 0.5}, Vector{0.5, 0.5, 0.5}, false}, // equal: neither
 		{Vector{0.9, 0.1, 0.5}, Vector{0.1, 0.9, 0.5}, false}, // trade-off
 		{Vector{0.4, 0.5, 0.5}, Vector{0.5, 0.5, 0.5}, false},

@@ -64,7 +64,7 @@ func TestParseProblemsJSONL(t *testing.T) {
 func TestParseProblemsErrors(t *testing.T) {
 	for _, tc := range []struct {
 		name, in string
-		want []string // substrings of the error
+		want     []string // substrings of the error
 	}{
 		{"empty", "  \n", []string{"x:", "empty file"}},
 		{"jsonl missing proof", `{"name": "a", "informal_statement": "S"}` + "\n" + `{"name": "b", "informal_statement": "S", "informal_proof": "P"}`,
