@@ -26,6 +26,51 @@ type Problem struct {
 	ReferenceUnits int `json:"reference_units,omitempty"`
 	// Line is where the problem starts in its file.
 	Line int `json:"line"`
+	// Restored counts LaTeX backslashes put back (see RestoreLaTeX).
+	Restored int `json:"restored,omitempty"`
+}
+
+// RestoreLaTeX puts back LaTeX backslashes that JSON escaping ate: in
+// ProofFlowBench (24 of 184 items) "\frac" was written as the JSON escape
+// "\f" plus "rac", so the text holds a form feed where the backslash and
+// the f were; likewise "\b" (backspace: \binom, \beta), "\v" (vertical
+// tab: \vphi), and a tab or carriage return directly before a letter
+// (\tfrac, \times, \to, \rightarrow). It returns the text and how many
+// it restored. A tab or CR not followed by a letter is kept.
+func RestoreLaTeX(s string) (string, int) {
+	if !strings.ContainsAny(s, "\f\b\v\t\r") {
+		return s, 0
+	}
+	var b strings.Builder
+	n := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		next := byte(0)
+		if i+1 < len(s) {
+			next = s[i+1]
+		}
+		letter := next >= 'a' && next <= 'z' || next >= 'A' && next <= 'Z'
+		switch {
+		case c == '\f':
+			b.WriteString(`\f`)
+			n++
+		case c == '\b':
+			b.WriteString(`\b`)
+			n++
+		case c == '\v':
+			b.WriteString(`\v`)
+			n++
+		case c == '\t' && letter:
+			b.WriteString(`\t`)
+			n++
+		case c == '\r' && letter:
+			b.WriteString(`\r`)
+			n++
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String(), n
 }
 
 // ErrInput is wrapped by every problem with a benchmark file.
@@ -194,11 +239,14 @@ func (it *benchItem) problem() (Problem, error) {
 	if err != nil {
 		return p, err
 	}
+	thm, n1 := RestoreLaTeX(strings.TrimSpace(*it.NLTheorem))
+	proof, n2 := RestoreLaTeX(strings.TrimSpace(*it.NLProof))
 	return Problem{
 		Key:            strings.TrimSpace(*it.Origin) + "/" + id,
-		Theorem:        strings.TrimSpace(*it.NLTheorem),
-		Proof:          strings.TrimSpace(*it.NLProof),
+		Theorem:        thm,
+		Proof:          proof,
 		ReferenceUnits: len(it.ProofGraph),
+		Restored:       n1 + n2,
 	}, nil
 }
 

@@ -35,6 +35,21 @@ func TestReadProofFlowBench(t *testing.T) {
 	if strIDs != 2 {
 		t.Errorf("string ids: %d, want 2", strIDs)
 	}
+	restored, withRestored := 0, 0
+	for _, p := range ps {
+		restored += p.Restored
+		if p.Restored > 0 {
+			withRestored++
+		}
+		for _, c := range p.Theorem + p.Proof {
+			if c < 32 && c != '\n' && c != '\t' && c != '\r' {
+				t.Errorf("%s: control character %q left", p.Key, c)
+			}
+		}
+	}
+	if withRestored != 24 || restored < 180 {
+		t.Errorf("restored %d backslashes in %d problems, want 24 problems", restored, withRestored)
+	}
 	dev := 0
 	for _, p := range ps {
 		if Split(p.Key) == "dev" {
@@ -98,6 +113,24 @@ func TestParseProblemsErrors(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+func TestRestoreLaTeX(t *testing.T) {
+	for _, tc := range []struct {
+		in, want string
+		n        int
+	}{
+		{"$\frac{1}{2}$", "$\\frac{1}{2}$", 1},
+		{"a\tb\tfrac 1 2", "a\\tb\\tfrac 1 2", 2},
+		{"x\t= 1\r\n", "x\t= 1\r\n", 0},
+		{"\binom{n}{k}, \vphi(n), \rightarrow", "\\binom{n}{k}, \\vphi(n), \\rightarrow", 3},
+		{"plain", "plain", 0},
+	} {
+		got, n := RestoreLaTeX(tc.in)
+		if got != tc.want || n != tc.n {
+			t.Errorf("%q → %q (%d), want %q (%d)", tc.in, got, n, tc.want, tc.n)
+		}
 	}
 }
 
