@@ -1,6 +1,7 @@
 package tomap_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -31,3 +32,5 @@ func serveFakeIfChild() {
 	io.Copy(io.Discard, os.Stdin)
 	os.Exit(0)
 }
+
+func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }

@@ -148,7 +148,7 @@ func (s *session) runVariant(ctx context.Context, v Variant) (*Outcome, error) {
 }
 
 func (s *session) decomposeAndExecute(ctx context.Context, v Variant, o *Outcome) error {
-	ec := evolveConfig{Rounds: v.Rounds, Pool: s.r.cfg.Pool, Seeds: s.r.cfg.Seeds, Gate: s.r.cfg.Gate, Judge: v.Method == MethodToMap}
+	ec := evolveConfig{Rounds: v.Rounds, Pool: s.r.cfg.Pool, Seeds: s.r.cfg.Seeds, Gate: *s.r.cfg.Gate, Judge: v.Method == MethodToMap}
 	if v.Method == MethodProofFlow {
 		ec.Seeds = 1
 	}

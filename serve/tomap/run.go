@@ -30,9 +30,11 @@ type Config struct {
 	// rounds).
 	Variants []Variant
 	// Pool is K, the pool capacity (default 4); Seeds the number of seed
-	// decompositions (default 1); Gate is ε (default 1.0; negative: 1.0).
+	// decompositions (default 1).
 	Pool, Seeds int
-	Gate        float64
+	// Gate is ε in [0, 1]: a frontier candidate with every score ≥ ε is
+	// committed at once (nil: DefaultGate; 0 commits the first judged seed).
+	Gate *float64
 	// Retries: answers after the first one in each conversation (default 3
 	// each; negative: none).
 	DecomposeRetries, FormalizerRetries, ProverRetries, E2ERetries int
@@ -83,8 +85,8 @@ func (c Config) WithDefaults() Config {
 	if c.Seeds <= 0 {
 		c.Seeds = 1
 	}
-	if c.Gate <= 0 {
-		c.Gate = DefaultGate
+	if c.Gate == nil {
+		c.Gate = ptr(DefaultGate)
 	}
 	c.DecomposeRetries = retries(c.DecomposeRetries)
 	c.FormalizerRetries = retries(c.FormalizerRetries)
@@ -132,8 +134,8 @@ func (c Config) Validate() error {
 		}
 		seen[v.Name()] = true
 	}
-	if c.Gate > 1 {
-		errs = append(errs, fmt.Errorf("gate %v above 1 can never pass", c.Gate))
+	if c.Gate != nil && (*c.Gate < 0 || *c.Gate > 1) {
+		errs = append(errs, fmt.Errorf("gate %v: want a score in [0, 1]", *c.Gate))
 	}
 	return errors.Join(errs...)
 }

@@ -732,3 +732,73 @@ func TestDryRunEstimateMatchesACleanRun(t *testing.T) {
 		t.Errorf("%s", b.String())
 	}
 }
+
+func TestGateThresholds(t *testing.T) {
+	// The fake judge's minimum score at revision r is (5+r)/10.
+	for _, tc := range []struct {
+		gate   float64
+		rounds int
+		by     string
+	}{
+		{1.0, 5, "gate"},
+		{0.8, 3, "gate"},
+		{0.5, 0, "gate"},
+		{0, 0, "gate"},
+	} {
+		t.Run(fmt.Sprint(tc.gate), func(t *testing.T) {
+			m := tomapfake.NewModel()
+			srv := newServer(t, m, fakeopenai.Options{})
+			cfg := newConfig(t, newAgents(t, srv.BaseURL()), &tomapfake.Checker{})
+			cfg.Gate = &tc.gate
+			run(t, cfg, testProblems(1))
+			o := readOutcomes(t, cfg.Out)["test/0 tomap-r10"]
+			if o.RoundsUsed != tc.rounds || o.CommittedBy != tc.by || o.Committed.Min() < tc.gate {
+				t.Errorf("gate %v: %d rounds, committed by %s with %v", tc.gate, o.RoundsUsed, o.CommittedBy, *o.Committed)
+			}
+		})
+	}
+}
+
+func TestPoolCapacityBoundsTheSearch(t *testing.T) {
+	// Revisions trade one dimension for another, so none dominates: the pool
+	// fills up to K and then evicts by the tie rule.
+	m := tomapfake.NewModel()
+	m.Override = func(c tomapfake.Call) (string, bool) {
+		if c.Role != tomap.RoleJudge {
+			return "", false
+		}
+		d, err := tomap.ParseDecomposition(strings.TrimSpace(strings.SplitN(strings.SplitN(c.User, "Decomposition:\n", 2)[1], "\n\nScore this", 2)[0]))
+		if err != nil {
+			return "", false
+		}
+		r := float64(tomapfake.Rev(d))
+		return tomapfake.RubricJSON(tomap.Vector{0.9 - r/20, 0.5 + r/20, 0.6}), true
+	}
+	srv := newServer(t, m, fakeopenai.Options{})
+	cfg := newConfig(t, newAgents(t, srv.BaseURL()), &tomapfake.Checker{}, tomap.Variant{Method: tomap.MethodToMap, Rounds: 6})
+	cfg.Pool = 3
+	run(t, cfg, testProblems(1))
+	o := readOutcomes(t, cfg.Out)["test/0 tomap-r6"]
+	for i, r := range o.Evolution.Rounds {
+		if len(r.Pool) > 3 {
+			t.Errorf("round %d: pool %v exceeds K=3", i+1, r.Pool)
+		}
+	}
+	last := o.Evolution.Rounds[len(o.Evolution.Rounds)-1]
+	if len(last.Pool) != 3 || o.CommittedBy != "rounds" || o.RoundsUsed != 6 {
+		t.Errorf("final pool %v, committed by %s after %d rounds", last.Pool, o.CommittedBy, o.RoundsUsed)
+	}
+	// All sums tie (1.5+0.6), so the newest candidates stay and the parent
+	// is always the newest: each round revises the previous revision.
+	for i, r := range o.Evolution.Rounds {
+		if r.Parent != i || r.Outcome != "admitted" {
+			t.Errorf("round %+v", r)
+		}
+		if i >= 2 && (len(r.Evicted) != 1 || r.Evicted[0] != i-2) {
+			t.Errorf("round %d evicted %v, want the oldest (%d)", i+1, r.Evicted, i-2)
+		}
+	}
+	if o.Evolution.Committed != 6 {
+		t.Errorf("committed %d, want the newest (6)", o.Evolution.Committed)
+	}
+}

@@ -107,7 +107,7 @@ func Summarize(cfg Config, problems int, outcomes []*Outcome) *Summary {
 	cfg = cfg.WithDefaults()
 	s := &Summary{Protocol: cfg.Protocol, PromptVersion: cfg.Prompts.Version, PromptHash: cfg.Prompts.Hash(),
 		Verification: "skipped", Models: cfg.Models, Problems: problems, Generated: time.Now().UTC(),
-		Settings: map[string]any{"pool": cfg.Pool, "seeds": cfg.Seeds, "gate": cfg.Gate, "decompose_retries": cfg.DecomposeRetries,
+		Settings: map[string]any{"pool": cfg.Pool, "seeds": cfg.Seeds, "gate": *cfg.Gate, "decompose_retries": cfg.DecomposeRetries,
 			"formalizer_retries": cfg.FormalizerRetries, "prover_retries": cfg.ProverRetries, "end2end_retries": cfg.E2ERetries,
 			"header": cfg.Header}}
 	if cfg.Checker != nil {
