@@ -115,7 +115,7 @@ func runToMap(ctx context.Context, env *Env, args []string) error {
 		Agents: agents, Variants: variants, Pool: *pool, Seeds: *seeds, Gate: gate,
 		DecomposeRetries: retries(*decRetries), FormalizerRetries: retries(*formRetries), ProverRetries: retries(*proveRetries), E2ERetries: retries(*e2eRetries),
 		Jobs: *jobs, Out: *out, Models: models,
-		Log: slog.New(slog.NewTextHandler(env.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
+		Log:      slog.New(slog.NewTextHandler(env.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
 		Protocol: protocol(*bench, *split, *only, *limit, len(problems)),
 	}
 	if *headerFile != "" {
