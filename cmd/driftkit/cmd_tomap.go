@@ -115,8 +115,9 @@ func runToMap(ctx context.Context, env *Env, args []string) error {
 		Agents: agents, Variants: variants, Pool: *pool, Seeds: *seeds, Gate: gate,
 		DecomposeRetries: retries(*decRetries), FormalizerRetries: retries(*formRetries), ProverRetries: retries(*proveRetries), E2ERetries: retries(*e2eRetries),
 		Jobs: *jobs, Out: *out, Models: models,
-		Log:      slog.New(slog.NewTextHandler(env.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
-		Protocol: protocol(*bench, *split, *only, *limit, len(problems)),
+		Log:       slog.New(slog.NewTextHandler(env.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
+		Protocol:  protocol(*bench, *split, *only, *limit, len(problems)),
+		LeanLabel: leanLabel(lo),
 	}
 	if *headerFile != "" {
 		b, err := os.ReadFile(*headerFile)
@@ -195,6 +196,19 @@ func selectProblems(ps []tomap.Problem, split, only string, limit int) ([]tomap.
 		return nil, errors.New("no problem selected")
 	}
 	return out, nil
+}
+
+// leanLabel names the Lean project that checks (see tomap.Config.LeanLabel).
+func leanLabel(o lean.Options) string {
+	switch {
+	case o.REPL != "":
+		return fmt.Sprintf("repl %q in %q", o.REPL, o.REPLDir)
+	case o.Kimina != "":
+		return "kimina " + o.Kimina
+	case o.Lean != "":
+		return fmt.Sprintf("lean %q in %q", o.Lean, o.LeanDir)
+	}
+	return ""
 }
 
 func protocol(bench, split, only string, limit, n int) string {

@@ -96,9 +96,11 @@ func RequestKey(model string, temperature float32, seed, maxTokens int, msgs []l
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-func leanKey(s lean.Snippet) string {
+// leanKey is the journal key of a check: the backend's label (which Lean
+// project answered) and the checked text.
+func leanKey(label string, s lean.Snippet) string {
 	h := sha256.New()
-	fmt.Fprintf(h, "driftkit-tomap-lean\x00%d\x00%s\x00%s", len(s.Header), s.Header, s.Code)
+	fmt.Fprintf(h, "driftkit-tomap-lean\x00%s\x00%d\x00%s\x00%s", label, len(s.Header), s.Header, s.Code)
 	return hex.EncodeToString(h.Sum(nil))
 }
 
@@ -183,7 +185,7 @@ func (s *session) chat(ctx context.Context, role Role, a *Agent, step string, ms
 // replayed: it says nothing about the code. The call's error (backend
 // unusable, ctx cancelled) is an error of the problem.
 func (s *session) check(ctx context.Context, step string, snip lean.Snippet) (lean.Result, error) {
-	key := leanKey(snip)
+	key := leanKey(s.r.leanLabel, snip)
 	s.t.LeanCalls++
 	if rec, ok := s.checks[key]; ok {
 		s.t.LeanSeconds += rec.Seconds

@@ -55,7 +55,10 @@ type Outcome struct {
 	// the Lean backend gave up); a rerun retries errored problems, replaying
 	// every journalled call.
 	Status string `json:"status"`
-	Error  string `json:"error,omitempty"`
+	// Fingerprint identifies the settings the outcome was made under; a
+	// run recomputes outcomes whose fingerprint differs from its own.
+	Fingerprint string `json:"fingerprint"`
+	Error       string `json:"error,omitempty"`
 	// Failure names a method-level failure that still counts as a result:
 	// "decomposition" (no valid decomposition after the retries),
 	// "no_lean_code" (end2end produced no well-formed code).
@@ -85,6 +88,8 @@ type Outcome struct {
 	// answered from the journal count with their recorded durations.
 	WallSeconds float64 `json:"wall_seconds"`
 	Spend
+	// RoundsUsed: ToMap's evolution rounds run; end2end's repair rounds;
+	// 0 for ProofFlow.
 	RoundsUsed  int     `json:"rounds_used"`
 	CommittedBy string  `json:"committed_by,omitempty"`
 	Committed   *Vector `json:"committed_scores,omitempty"`
@@ -112,7 +117,7 @@ func ptr[T any](v T) *T { return &v }
 func (s *session) runVariant(ctx context.Context, v Variant) (*Outcome, error) {
 	s.variant = v.Name()
 	s.t = &Spend{}
-	o := &Outcome{Problem: s.p.Key, Variant: v.Name(), Method: v.Method, Status: "done", Verification: "skipped"}
+	o := &Outcome{Problem: s.p.Key, Variant: v.Name(), Method: v.Method, Status: "done", Verification: "skipped", Fingerprint: s.r.fingerprint}
 	if v.Method == MethodToMap {
 		o.Rounds = v.Rounds
 	}
@@ -278,4 +283,4 @@ func (s *session) judgeSF(ctx context.Context, code string) (v Verdict, failed b
 	return Verdict{Faithful: false, Reason: "the judge gave no usable verdict: " + strings.TrimSpace(last.Error())}, true, nil
 }
 
-func shortHash(s string) string { return leanKey(lean.Snippet{Code: s})[:16] }
+func shortHash(s string) string { return leanKey("", lean.Snippet{Code: s})[:16] }

@@ -2,6 +2,8 @@ package tomap
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -56,6 +58,11 @@ type Config struct {
 	Protocol string
 	// Models names the model of each role for the summary.
 	Models map[string]string
+	// LeanLabel says which Lean project the Checker runs (for example the
+	// REPL command and folder). It is part of every Lean check's journal
+	// key and of the settings fingerprint, so a run against another
+	// Mathlib does not reuse old verdicts.
+	LeanLabel string
 }
 
 // Defaults.
@@ -141,9 +148,35 @@ func (c Config) Validate() error {
 }
 
 type runner struct {
-	cfg     Config
-	prompts *Prompts
-	header  string
+	cfg         Config
+	prompts     *Prompts
+	header      string
+	leanLabel   string
+	fingerprint string
+}
+
+// Fingerprint hashes the settings that shape a method's outcome: pool,
+// seeds, gate, retries, header, prompts, each agent's model and sampling,
+// and the Lean backend. Outcomes journalled under another fingerprint are
+// recomputed (their journalled requests are still reused where identical).
+func (c Config) Fingerprint() string {
+	c = c.WithDefaults()
+	agent := func(a *Agent) string {
+		if a == nil {
+			return ""
+		}
+		return fmt.Sprintf("%s/%g/%d", a.Model, a.Temperature, a.MaxTokens)
+	}
+	verification := "skipped"
+	if c.Checker != nil {
+		verification = c.Checker.Backend() + ":" + c.LeanLabel
+	}
+	a := c.Agents
+	h := sha256.New()
+	fmt.Fprintf(h, "%d|%d|%g|%d|%d|%d|%d|%s|%s|%s|%s|%s|%s|%s|%s", c.Pool, c.Seeds, *c.Gate, c.DecomposeRetries, c.FormalizerRetries,
+		c.ProverRetries, c.E2ERetries, strings.TrimSpace(c.Header), c.Prompts.Hash(), agent(a.Decomposer), agent(a.Formalizer),
+		agent(a.Prover), agent(a.Judge), agent(a.SF), verification)
+	return hex.EncodeToString(h.Sum(nil))[:16]
 }
 
 // Output file names inside Config.Out.
@@ -168,7 +201,7 @@ func Run(ctx context.Context, cfg Config, problems []Problem) (*Summary, error) 
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	r := &runner{cfg: cfg, prompts: cfg.Prompts, header: strings.TrimSpace(cfg.Header)}
+	r := &runner{cfg: cfg, prompts: cfg.Prompts, header: strings.TrimSpace(cfg.Header), leanLabel: cfg.LeanLabel, fingerprint: cfg.Fingerprint()}
 	if err := os.MkdirAll(filepath.Join(cfg.Out, JournalDir), 0o755); err != nil {
 		return nil, err
 	}
@@ -259,7 +292,7 @@ func (r *runner) problem(ctx context.Context, p *Problem, bar *progress.Bar) err
 	}
 	defer s.j.Close()
 	for _, v := range r.cfg.Variants {
-		if o := s.results[v.Name()]; o != nil && o.Status == "done" {
+		if o := s.results[v.Name()]; o != nil && o.Status == "done" && o.Fingerprint == r.fingerprint {
 			if bar != nil {
 				bar.Add(1)
 			}
@@ -270,7 +303,7 @@ func (r *runner) problem(ctx context.Context, p *Problem, bar *progress.Bar) err
 			return ctx.Err()
 		}
 		if err != nil {
-			o = &Outcome{Problem: p.Key, Variant: v.Name(), Method: v.Method, Status: "error", Error: err.Error(),
+			o = &Outcome{Problem: p.Key, Variant: v.Name(), Method: v.Method, Status: "error", Error: err.Error(), Fingerprint: r.fingerprint,
 				Verification: "skipped", Spend: *s.t, Finished: time.Now().UTC()}
 			if v.Method == MethodToMap {
 				o.Rounds = v.Rounds
@@ -316,7 +349,9 @@ func (r *runner) finish(problems []Problem) (*Summary, error) {
 			rec := &rep.Records[k]
 			switch rec.Kind {
 			case KindResult:
-				latest[rec.Variant] = rec.Outcome
+				if rec.Outcome.Fingerprint == r.fingerprint {
+					latest[rec.Variant] = rec.Outcome
+				}
 			case KindChat:
 				spend.FreshCalls++
 				spend.PromptTokens += rec.PromptTokens

@@ -802,3 +802,35 @@ func TestPoolCapacityBoundsTheSearch(t *testing.T) {
 		t.Errorf("committed %d, want the newest (6)", o.Evolution.Committed)
 	}
 }
+
+func TestChangedSettingsRecompute(t *testing.T) {
+	m := tomapfake.NewModel()
+	srv := newServer(t, m, fakeopenai.Options{})
+	ag := newAgents(t, srv.BaseURL())
+	cfg := newConfig(t, ag, &tomapfake.Checker{}, tomap.Variant{Method: tomap.MethodProofFlow}, tomap.Variant{Method: tomap.MethodToMap, Rounds: 2})
+	ps := testProblems(2)
+	first := run(t, cfg, ps)
+	n := srv.Requests()
+	gate := 0.7
+	cfg.Gate = &gate
+	second := run(t, cfg, ps)
+	if first.Fingerprint == second.Fingerprint || second.Settings["gate"] != 0.7 {
+		t.Fatalf("fingerprints %s %s, settings %v", first.Fingerprint, second.Fingerprint, second.Settings)
+	}
+	for k, o := range readOutcomes(t, cfg.Out) {
+		if o.Fingerprint != second.Fingerprint {
+			t.Errorf("%s kept the old settings' outcome", k)
+		}
+	}
+	// Gate 0.7 is reached at revision 2, after the same requests as before.
+	if o := readOutcomes(t, cfg.Out)["test/0 tomap-r2"]; o.CommittedBy != "gate" || srv.Requests() != n {
+		t.Errorf("committed by %s; %d new requests", o.CommittedBy, srv.Requests()-n)
+	}
+	// A different Lean project does not reuse old verdicts.
+	ck := &tomapfake.Checker{}
+	cfg.Checker, cfg.LeanLabel = ck, "repl in another-mathlib"
+	run(t, cfg, ps)
+	if ck.Calls() == 0 || srv.Requests() != n {
+		t.Errorf("new Lean project: %d checks, %d new requests", ck.Calls(), srv.Requests()-n)
+	}
+}

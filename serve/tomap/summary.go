@@ -91,6 +91,8 @@ type Summary struct {
 	PromptVersion string            `json:"prompt_version"`
 	PromptHash    string            `json:"prompt_hash"`
 	Verification  string            `json:"verification"`
+	LeanLabel     string            `json:"lean,omitempty"`
+	Fingerprint   string            `json:"fingerprint"`
 	Models        map[string]string `json:"models,omitempty"`
 	Settings      map[string]any    `json:"settings"`
 	Problems      int               `json:"problems"`
@@ -112,7 +114,9 @@ func Summarize(cfg Config, problems int, outcomes []*Outcome) *Summary {
 			"header": cfg.Header}}
 	if cfg.Checker != nil {
 		s.Verification = cfg.Checker.Backend()
+		s.LeanLabel = cfg.LeanLabel
 	}
+	s.Fingerprint = cfg.Fingerprint()
 	by := map[string]*VariantSummary{}
 	for _, v := range cfg.Variants {
 		vs := &VariantSummary{Variant: v.Name(), Method: v.Method, Problems: problems}
@@ -200,6 +204,9 @@ func (s *Summary) Markdown() string {
 	fmt.Fprintf(&b, "# ToMap runner summary\n\n")
 	fmt.Fprintf(&b, "Protocol: %s\n\n", s.Protocol)
 	fmt.Fprintf(&b, "Lean verification: %s", s.Verification)
+	if s.LeanLabel != "" {
+		fmt.Fprintf(&b, " (%s)", s.LeanLabel)
+	}
 	if s.Verification == "skipped" {
 		b.WriteString(" — SC and the formalized/proved rates are not measured (n/a), never counted as passed")
 	}
