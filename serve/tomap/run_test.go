@@ -380,6 +380,9 @@ func TestExecutorFeedsLeanErrorsBack(t *testing.T) {
 	m := tomapfake.NewModel()
 	m.Override = func(c tomapfake.Call) (string, bool) {
 		rec.add(c)
+		if strings.Contains(c.User, "positive n, n + 1") && c.Role == tomap.RoleFormalizer && strings.Contains(c.User, "Unit id: main") {
+			return `{"lean": "lemma main : True := by trivial"}`, true // never well-formed: the theorem is missing
+		}
 		if !strings.Contains(c.User, "positive n, n + 0") {
 			return "", false
 		}
@@ -450,7 +453,13 @@ func TestExecutorFeedsLeanErrorsBack(t *testing.T) {
 	if !sawAxiom {
 		t.Error("no check of s2 in the context of s1")
 	}
-	if v := variant(sum, "proofflow"); v.SC.Count != 1 || v.SC.Total != 2 {
+	// Problem 1: every unit but the theorem proved; the file Lean accepts
+	// lacks the theorem, which is not SC.
+	o1 := readOutcomes(t, cfg.Out)["test/1 proofflow"]
+	if *o1.SC || !o1.Execution.Check.Complete || *o1.UnitsProved != 3 || o1.Units != 4 {
+		t.Errorf("problem 1: sc %v, file complete %v, proved %d of %d", *o1.SC, o1.Execution.Check.Complete, *o1.UnitsProved, o1.Units)
+	}
+	if v := variant(sum, "proofflow"); v.SC.Count != 0 || v.SC.Total != 2 {
 		t.Errorf("summary SC %+v", v.SC)
 	}
 }
