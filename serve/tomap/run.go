@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/driftkit/driftkit/dataset"
@@ -148,6 +149,7 @@ func (c Config) Validate() error {
 }
 
 type runner struct {
+	errs        atomic.Int64
 	cfg         Config
 	prompts     *Prompts
 	header      string
@@ -293,9 +295,7 @@ func (r *runner) problem(ctx context.Context, p *Problem, bar *progress.Bar) err
 	defer s.j.Close()
 	for _, v := range r.cfg.Variants {
 		if o := s.results[v.Name()]; o != nil && o.Status == "done" && o.Fingerprint == r.fingerprint {
-			if bar != nil {
-				bar.Add(1)
-			}
+			r.tick(bar, false)
 			continue
 		}
 		o, err := s.runVariant(ctx, v)
@@ -326,11 +326,21 @@ func (r *runner) problem(ctx context.Context, p *Problem, bar *progress.Bar) err
 				return err
 			}
 		}
-		if bar != nil {
-			bar.Add(1)
-		}
+		r.tick(bar, o.Status != "done")
 	}
 	return nil
+}
+
+// tick advances the progress display by one finished variant.
+func (r *runner) tick(bar *progress.Bar, failed bool) {
+	if failed {
+		r.errs.Add(1)
+	}
+	if bar == nil {
+		return
+	}
+	bar.Describe(fmt.Sprintf("%d errors", r.errs.Load()))
+	bar.Add(1)
 }
 
 // finish reads every selected problem's results back from the journals and
