@@ -127,6 +127,8 @@ func RequestKey(req *openai.ChatCompletionRequest) string {
 	if req.Seed != nil {
 		seed = *req.Seed
 	}
+	// The llm client sends max_tokens (most compatible servers know it).
+	//lint:ignore SA1019 see above
 	return tomap.RequestKey(req.Model, req.Temperature, seed, req.MaxTokens, msgs)
 }
 
