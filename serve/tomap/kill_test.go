@@ -95,6 +95,9 @@ func TestSIGKILLResume(t *testing.T) {
 		kills++
 		stats := srv.Stats()
 		for _, k := range journalKeys(t, out) {
+			if stats[k].Requests == 0 {
+				t.Fatalf("journal key %s… unknown to the server: the test's key function does not match the runner's", k[:12])
+			}
 			if _, ok := asked[k]; !ok {
 				asked[k] = stats[k].Requests
 			}

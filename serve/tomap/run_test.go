@@ -624,6 +624,9 @@ func TestCancelAndResume(t *testing.T) {
 	asked := map[string]int{}
 	stats := srv.Stats()
 	for _, k := range journalKeys(t, cfg.Out) {
+		if stats[k].Requests == 0 {
+			t.Fatalf("journal key %s… unknown to the server", k[:12])
+		}
 		asked[k] = stats[k].Requests
 	}
 	sum := run(t, cfg, ps)

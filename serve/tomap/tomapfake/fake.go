@@ -127,9 +127,13 @@ func RequestKey(req *openai.ChatCompletionRequest) string {
 	if req.Seed != nil {
 		seed = *req.Seed
 	}
+	temp := req.Temperature
+	if temp > 0 && temp < 1e-30 {
+		temp = 0 // llm sends a zero temperature as the smallest float32
+	}
 	// The llm client sends max_tokens (most compatible servers know it).
 	//lint:ignore SA1019 see above
-	return tomap.RequestKey(req.Model, req.Temperature, seed, req.MaxTokens, msgs)
+	return tomap.RequestKey(req.Model, temp, seed, req.MaxTokens, msgs)
 }
 
 func section(s, start string, ends ...string) string {
