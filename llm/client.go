@@ -2,10 +2,10 @@ package llm
 
 import (
 	"context"
-	"math"
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"math/rand/v2"
 	"net"
 	"net/http"
