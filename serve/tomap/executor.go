@@ -121,6 +121,7 @@ type unitData struct {
 	problemData
 	Header, Context, Statement string
 	Unit                       Unit
+	Last                       bool // the theorem's unit
 }
 
 // execute formalizes and proves the units of d in order, then assembles and
@@ -131,8 +132,8 @@ func (s *session) execute(ctx context.Context, d Decomposition) (*Execution, err
 	for i, u := range d.Units {
 		uo := UnitOutcome{ID: u.ID}
 		checkCtx, promptCtx := contextOf(ex.Units)
-		data := unitData{problemData: s.problemData(), Header: header, Context: promptCtx, Unit: u}
-		if i < len(d.Units)-1 {
+		data := unitData{problemData: s.problemData(), Header: header, Context: promptCtx, Unit: u, Last: i == len(d.Units)-1}
+		if !data.Last {
 			data.FormalStatement = "" // only the theorem's unit must match it
 		}
 		if err := s.formalize(ctx, ex.Decomposition, &uo, data, checkCtx); err != nil {
