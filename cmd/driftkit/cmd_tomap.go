@@ -18,15 +18,6 @@ func init() {
 	register(&command{name: "tomap", short: "formalize informal proofs: ToMap, ProofFlow and end-to-end on one runner", run: runToMap})
 }
 
-// errNoLeanBackend: this build has no Lean backend to open.
-var errNoLeanBackend = errors.New("no Lean backend is available in this build (the lean package has no backends yet)")
-
-// openLean opens the backend the Lean flags chose. Tests replace it with an
-// in-process fake.
-var openLean = func(ctx context.Context, o lean.Options) (lean.Checker, error) {
-	return nil, errNoLeanBackend
-}
-
 func runToMap(ctx context.Context, env *Env, args []string) error {
 	fs := env.newFlags("tomap", "--bench FILE --out DIR --model M [--repl CMD | --kimina URL | --lean CMD] [flags]",
 		"Formalizes each benchmark problem (an informal theorem and proof) in Lean 4. ToMap evolves a pool of\n"+
@@ -133,24 +124,23 @@ func runToMap(ctx context.Context, env *Env, args []string) error {
 	if !*quiet && !progress.Quiet {
 		tc.Progress = env.Stderr
 	}
-	if !*noLean {
-		ck, err := openLean(ctx, lo)
-		switch {
-		case errors.Is(err, errNoLeanBackend):
-			fmt.Fprintf(env.Stderr, "driftkit tomap: %v; verification is recorded as skipped (SC and the formalized/proved rates are n/a, never passed)\n", err)
-		case err != nil:
+	if *noLean {
+		fmt.Fprintln(env.Stderr, "driftkit tomap: --no-lean: verification is recorded as skipped (SC and the formalized/proved rates are n/a, never passed)")
+	} else {
+		ck, err := openLean(ctx, env, lo)
+		if err != nil {
 			return err
-		default:
-			defer ck.Close()
-			tc.Checker = ck
 		}
+		defer ck.Close()
+		tc.Checker = ck
 	}
 	sum, err := tomap.Run(ctx, tc, problems)
 	if err != nil {
 		if ctx.Err() != nil {
 			fmt.Fprintf(env.Stderr, "driftkit tomap: interrupted; rerun the same command to resume (the journal is in %s)\n", *out)
+			return err
 		}
-		return err
+		return fmt.Errorf("%w\n  (what was done is journalled in %s; rerun the same command to resume)", err, *out)
 	}
 	fmt.Fprint(env.Stdout, sum.Markdown())
 	fmt.Fprintf(env.Stdout, "\nwritten: %s/{%s,%s,%s}, Lean files under %s/%s, journals under %s/%s\n", *out,

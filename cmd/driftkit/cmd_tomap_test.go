@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -10,28 +8,13 @@ import (
 	"testing"
 
 	"github.com/driftkit/driftkit/internal/progress"
-	"github.com/driftkit/driftkit/lean"
+	"github.com/driftkit/driftkit/lean/leantest"
 	"github.com/driftkit/driftkit/llm/fakeopenai"
 	"github.com/driftkit/driftkit/serve/tomap"
 	"github.com/driftkit/driftkit/serve/tomap/tomapfake"
 )
 
 const proofflowBench = "/work/shared/benchmarks/proofflow/benchmark.json"
-
-// fakeLean makes the tomap command use an in-process fake checker; it
-// returns the checker and restores the real opener when the test ends.
-func fakeLean(t *testing.T) *tomapfake.Checker {
-	ck := &tomapfake.Checker{}
-	old := openLean
-	openLean = func(ctx context.Context, o lean.Options) (lean.Checker, error) {
-		if !o.Configured() {
-			t.Error("openLean called without a backend flag")
-		}
-		return ck, nil
-	}
-	t.Cleanup(func() { openLean = old })
-	return ck
-}
 
 func fakeModel(t *testing.T) *fakeopenai.Server {
 	progress.Quiet = true
@@ -41,13 +24,6 @@ func fakeModel(t *testing.T) *fakeopenai.Server {
 	t.Setenv("OPENAI_BASE_URL", srv.BaseURL())
 	t.Setenv("OPENAI_API_KEY", "k")
 	return srv
-}
-
-func runCmd(t *testing.T, args ...string) (int, string, string) {
-	t.Helper()
-	var out, errb bytes.Buffer
-	code := run(args, &out, &errb)
-	return code, out.String(), errb.String()
 }
 
 // TestToMapCommandAllMethods is the issue's end-to-end check: the three
@@ -61,11 +37,11 @@ func TestToMapCommandAllMethods(t *testing.T) {
 	for _, bench := range benches {
 		t.Run(filepath.Base(bench), func(t *testing.T) {
 			srv := fakeModel(t)
-			ck := fakeLean(t)
+			repl := leantest.FakeREPL(t)
 			out := t.TempDir()
-			args := []string{"tomap", "--bench", bench, "--model", "fake", "--repl", "lake env repl", "--out", out,
+			args := []string{"tomap", "--bench", bench, "--model", "fake", "--repl", repl, "--repl-workers", "2", "--out", out,
 				"--method", "tomap,proofflow,end2end", "--rounds", "0,1,3,5,10", "--limit", "3", "--jobs", "2", "--quiet"}
-			code, stdout, stderr := runCmd(t, args...)
+			code, stdout, stderr := runCmd(args...)
 			if code != 0 {
 				t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 			}
@@ -79,7 +55,7 @@ func TestToMapCommandAllMethods(t *testing.T) {
 				t.Fatal(err)
 			}
 			names := []string{"end2end", "proofflow", "tomap-r0", "tomap-r1", "tomap-r3", "tomap-r5", "tomap-r10"}
-			if len(sum.Variants) != len(names) || sum.Verification != "fake" || sum.Problems != min(3, sum.Problems) {
+			if len(sum.Variants) != len(names) || sum.Verification != "repl" || sum.Problems != min(3, sum.Problems) {
 				t.Fatalf("summary %+v", sum)
 			}
 			for i, v := range sum.Variants {
@@ -100,36 +76,64 @@ func TestToMapCommandAllMethods(t *testing.T) {
 					t.Errorf("%s: per-unit rates missing", v.Variant)
 				}
 			}
-			if ck.Calls() == 0 {
-				t.Error("the fake Lean backend was never asked")
-			}
-			for _, want := range []string{"| tomap-r10 |", "| proofflow |", "| end2end |", "SC∧SF", "Lean verification: fake"} {
+			for _, want := range []string{"| tomap-r10 |", "| proofflow |", "| end2end |", "SC∧SF", "Lean verification: repl"} {
 				if !strings.Contains(stdout, want) {
 					t.Errorf("stdout lacks %q:\n%s", want, stdout)
 				}
 			}
 			// Rerunning the same command resumes: nothing is asked again.
 			n := srv.Requests()
-			if code, _, stderr := runCmd(t, args...); code != 0 || srv.Requests() != n {
+			if code, _, stderr := runCmd(args...); code != 0 || srv.Requests() != n {
 				t.Errorf("rerun: exit %d, %d new requests\n%s", code, srv.Requests()-n, stderr)
 			}
 		})
 	}
 }
 
-func TestToMapCommandWithoutLeanBackend(t *testing.T) {
+func TestToMapCommandLeanUnavailable(t *testing.T) {
+	srv := fakeModel(t)
+	out := t.TempDir()
+	bench := "../../serve/tomap/testdata/bench/proofflow-2.json"
+	code, _, stderr := runCmd("tomap", "--bench", bench, "--model", "fake", "--repl", "/nonexistent/repl", "--out", out, "--quiet")
+	if code != 3 || !strings.Contains(stderr, "/nonexistent/repl") || srv.Requests() != 0 {
+		t.Errorf("a REPL that does not start: exit %d, %d requests, stderr:\n%s", code, srv.Requests(), stderr)
+	}
+	// A REPL that passes the start-up probe and then can no longer start
+	// stops the run (exit 3); a rerun with a working REPL finishes and asks
+	// no answered request again.
+	repl := leantest.FakeREPL(t)
+	dying := dyingREPL(t, repl)
+	args := []string{"tomap", "--bench", bench, "--model", "fake", "--out", out, "--method", "proofflow", "--quiet", "--jobs", "1"}
+	code, _, stderr = runCmd(append(args, "--repl", dying)...)
+	t.Logf("stderr of the run whose REPL died:\n%s", stderr)
+	if code != 3 || !strings.Contains(stderr, "rerun the same command to resume") || !strings.Contains(stderr, "cannot open shared object") {
+		t.Fatalf("a REPL that dies: exit %d, stderr:\n%s", code, stderr)
+	}
+	before := srv.Stats()
+	if len(before) == 0 {
+		t.Fatal("no request before the REPL died")
+	}
+	code, stdout, stderr := runCmd(append(args, "--repl", repl)...)
+	if code != 0 || !strings.Contains(stdout, "| proofflow | 2/2 |") {
+		t.Fatalf("rerun: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	for k, st := range srv.Stats() {
+		if b, ok := before[k]; ok && b.Requests != st.Requests {
+			t.Errorf("request %s… asked again after the REPL came back", k[:12])
+		}
+	}
+}
+
+func TestToMapCommandNoLean(t *testing.T) {
 	fakeModel(t)
 	out := t.TempDir()
-	code, stdout, stderr := runCmd(t, "tomap", "--bench", "../../serve/tomap/testdata/bench/proofflow-2.json", "--model", "fake",
-		"--repl", "lake env repl", "--out", out, "--method", "proofflow", "--quiet")
+	code, stdout, stderr := runCmd("tomap", "--bench", "../../serve/tomap/testdata/bench/proofflow-2.json", "--model", "fake",
+		"--no-lean", "--out", out, "--method", "proofflow", "--quiet")
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}
-	if !strings.Contains(stderr, "no Lean backend is available") || !strings.Contains(stderr, "recorded as skipped") {
-		t.Errorf("stderr does not say that nothing was verified:\n%s", stderr)
-	}
-	if !strings.Contains(stdout, "Lean verification: skipped") {
-		t.Errorf("stdout:\n%s", stdout)
+	if !strings.Contains(stderr, "recorded as skipped") || !strings.Contains(stdout, "Lean verification: skipped") {
+		t.Errorf("the run does not say that nothing was verified:\n%s\n%s", stderr, stdout)
 	}
 	b, _ := os.ReadFile(filepath.Join(out, tomap.ResultsFile))
 	if strings.Contains(string(b), `"sc":true`) || !strings.Contains(string(b), `"sc":null`) {
@@ -140,7 +144,7 @@ func TestToMapCommandWithoutLeanBackend(t *testing.T) {
 func TestToMapCommandDryRun(t *testing.T) {
 	srv := fakeModel(t)
 	out := filepath.Join(t.TempDir(), "run")
-	code, stdout, stderr := runCmd(t, "tomap", "--bench", "../../serve/tomap/testdata/bench/proofflow-2.json", "--model", "fake",
+	code, stdout, stderr := runCmd("tomap", "--bench", "../../serve/tomap/testdata/bench/proofflow-2.json", "--model", "fake",
 		"--out", out, "--method", "tomap,proofflow", "--rounds", "0,10", "--dry-run", "--price-prompt", "1", "--price-completion", "4")
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, stderr)
@@ -184,7 +188,7 @@ func TestToMapCommandUsage(t *testing.T) {
 		{"bad bench", []string{"tomap", "--bench", "cmd_tomap.go", "--model", "m", "--out", "x", "--no-lean"}, 1, "cmd_tomap.go:1"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			code, _, stderr := runCmd(t, tc.args...)
+			code, _, stderr := runCmd(tc.args...)
 			if code != tc.code || !strings.Contains(stderr, tc.want) {
 				t.Errorf("exit %d (want %d), stderr:\n%s\nwant %q", code, tc.code, stderr, tc.want)
 			}
@@ -196,10 +200,10 @@ func TestToMapCommandPerAgentModels(t *testing.T) {
 	srv := fakeModel(t)
 	other := fakeopenai.New(fakeopenai.Options{Answer: tomapfake.NewModel().Answer})
 	defer other.Close()
-	fakeLean(t)
+	repl := leantest.FakeREPL(t)
 	out := t.TempDir()
-	code, _, stderr := runCmd(t, "tomap", "--bench", "../../serve/tomap/testdata/bench/proofflow-2.json", "--model", "base-model",
-		"--judge-model", "judge-model", "--prover-model", "prover-model", "--prover-base-url", other.BaseURL(), "--repl", "x",
+	code, _, stderr := runCmd("tomap", "--bench", "../../serve/tomap/testdata/bench/proofflow-2.json", "--model", "base-model",
+		"--judge-model", "judge-model", "--prover-model", "prover-model", "--prover-base-url", other.BaseURL(), "--repl", repl,
 		"--out", out, "--rounds", "1", "--limit", "1", "--quiet")
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, stderr)
@@ -214,4 +218,18 @@ func TestToMapCommandPerAgentModels(t *testing.T) {
 		!strings.HasPrefix(sum.Models["prover"], "prover-model @ "+other.BaseURL()) || !strings.HasPrefix(sum.Models["decomposer"], "base-model @") {
 		t.Errorf("models %v", sum.Models)
 	}
+}
+
+// dyingREPL writes a REPL command that works once (the start-up probe) and
+// then fails to start, as a REPL whose shared libraries vanished would.
+func dyingREPL(t *testing.T, repl string) string {
+	dir := t.TempDir()
+	script := filepath.Join(dir, "repl.sh")
+	body := "#!/bin/sh\nn=$(cat " + dir + "/starts 2>/dev/null || echo 0)\necho $((n+1)) > " + dir + "/starts\n" +
+		"if [ \"$n\" -ge 1 ]; then echo 'repl: error while loading shared libraries: libleanshared.so: cannot open shared object file' >&2; exit 127; fi\n" +
+		"exec " + repl + " \"$@\"\n"
+	if err := os.WriteFile(script, []byte(body), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return script
 }

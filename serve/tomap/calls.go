@@ -196,7 +196,7 @@ func (s *session) check(ctx context.Context, step string, snip lean.Snippet) (le
 		if ctx.Err() != nil {
 			return lean.Result{}, ctx.Err()
 		}
-		return lean.Result{}, fmt.Errorf("%s: lean: %w", step, err)
+		return lean.Result{}, fmt.Errorf("%s: %w", step, err)
 	}
 	if len(res) != 1 {
 		return lean.Result{}, fmt.Errorf("%s: lean: %d results for one snippet", step, len(res))

@@ -195,9 +195,11 @@ const (
 // its own journal. A problem whose variant already has a result in the
 // journal is not run again; one whose calls failed is recorded with status
 // "error" and retried by the next run, replaying what it had journalled.
-// One failing problem never stops the others. On ctx cancellation Run
-// returns ctx's error after the problems in flight stop; what they
-// journalled is kept, and no summary is written.
+// One failing problem never stops the others; a Lean backend that stops
+// working (lean.ErrUnavailable) stops the run, since no problem could be
+// checked. On ctx cancellation or such a stop Run returns the error after
+// the problems in flight stop; what they journalled is kept, and no summary
+// is written.
 func Run(ctx context.Context, cfg Config, problems []Problem) (*Summary, error) {
 	cfg = cfg.WithDefaults()
 	if err := cfg.Validate(); err != nil {
@@ -213,20 +215,26 @@ func Run(ctx context.Context, cfg Config, problems []Problem) (*Summary, error) 
 		bar = progress.NewTo(cfg.Progress, "tomap", total)
 		defer bar.Finish()
 	}
+	// A fatal error (our own files, or a Lean backend that stopped working)
+	// stops every problem: rctx is cancelled, problems in flight record
+	// nothing, and the journals keep what was done.
+	rctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	jobs := make(chan int)
 	var wg sync.WaitGroup
 	var mu sync.Mutex
-	var fatal error // I/O errors of our own files stop the run
+	var fatal error
 	for w := 0; w < min(cfg.Jobs, len(problems)); w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for i := range jobs {
-				err := r.problem(ctx, &problems[i], bar)
-				if err != nil && ctx.Err() == nil {
+				err := r.problem(rctx, &problems[i], bar)
+				if err != nil && (rctx.Err() == nil || errors.Is(err, lean.ErrUnavailable)) {
 					mu.Lock()
 					fatal = errors.Join(fatal, err)
 					mu.Unlock()
+					cancel()
 				}
 			}
 		}()
@@ -235,7 +243,7 @@ feed:
 	for i := range problems {
 		select {
 		case jobs <- i:
-		case <-ctx.Done():
+		case <-rctx.Done():
 			break feed
 		}
 	}
@@ -301,6 +309,9 @@ func (r *runner) problem(ctx context.Context, p *Problem, bar *progress.Bar) err
 		o, err := s.runVariant(ctx, v)
 		if ctx.Err() != nil {
 			return ctx.Err()
+		}
+		if errors.Is(err, lean.ErrUnavailable) {
+			return fmt.Errorf("%s: %w", p.Key, err) // the backend is gone: stop the run
 		}
 		if err != nil {
 			o = &Outcome{Problem: p.Key, Variant: v.Name(), Method: v.Method, Status: "error", Error: err.Error(), Fingerprint: r.fingerprint,

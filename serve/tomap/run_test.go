@@ -515,10 +515,10 @@ func TestLeanMisbehaviourAndRecovery(t *testing.T) {
 			timedOut[s.ID+s.Code] = true
 			return lean.Result{Error: "timeout after 5m0s"}, true
 		},
-		// Problem 1's backend is gone.
+		// Problem 1's checks fail as calls (not as verdicts).
 		CallErr: func(s lean.Snippet) error {
 			if strings.HasPrefix(s.ID, "test/1") {
-				return fmt.Errorf("repl worker 0: %w", lean.ErrUnavailable)
+				return errors.New("kimina: 3 results for 1 snippet")
 			}
 			return nil
 		},
@@ -532,7 +532,7 @@ func TestLeanMisbehaviourAndRecovery(t *testing.T) {
 		t.Fatalf("%+v", v)
 	}
 	outs := readOutcomes(t, cfg.Out)
-	if o := outs["test/1 proofflow"]; o.Status != "error" || !strings.Contains(o.Error, "lean backend unavailable") {
+	if o := outs["test/1 proofflow"]; o.Status != "error" || !strings.Contains(o.Error, "3 results for 1 snippet") {
 		t.Errorf("problem 1: %+v", o)
 	}
 	o0 := outs["test/0 proofflow"]
@@ -844,5 +844,44 @@ func TestChangedSettingsRecompute(t *testing.T) {
 	run(t, cfg, ps)
 	if ck.Calls() == 0 || srv.Requests() != n {
 		t.Errorf("new Lean project: %d checks, %d new requests", ck.Calls(), srv.Requests()-n)
+	}
+}
+
+func TestLeanUnavailableStopsTheRun(t *testing.T) {
+	m := tomapfake.NewModel()
+	srv := newServer(t, m, fakeopenai.Options{})
+	var mu sync.Mutex
+	n := 0
+	ck := &tomapfake.Checker{CallErr: func(s lean.Snippet) error {
+		mu.Lock()
+		defer mu.Unlock()
+		if n++; n > 3 {
+			return fmt.Errorf("repl worker 0: %w", lean.ErrUnavailable)
+		}
+		return nil
+	}}
+	cfg := newConfig(t, newAgents(t, srv.BaseURL()), ck, tomap.Variant{Method: tomap.MethodProofFlow})
+	cfg.Jobs = 1
+	ps := testProblems(4)
+	if _, err := tomap.Run(context.Background(), cfg, ps); !errors.Is(err, lean.ErrUnavailable) {
+		t.Fatalf("run with a dead backend: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(cfg.Out, tomap.SummaryJSON)); err == nil {
+		t.Error("a stopped run wrote a summary")
+	}
+	// Only the problem in flight made calls: the run stopped at once.
+	if files, _ := filepath.Glob(filepath.Join(cfg.Out, tomap.JournalDir, "*.jsonl")); len(files) > 2 {
+		t.Errorf("%d problems started after the backend died", len(files))
+	}
+	before := srv.Stats()
+	cfg.Checker = &tomapfake.Checker{}
+	sum := run(t, cfg, ps)
+	if v := variant(sum, "proofflow"); v.Finished != 4 || v.Errors != 0 {
+		t.Fatalf("rerun %+v", v)
+	}
+	for k, st := range srv.Stats() {
+		if b, ok := before[k]; ok && b.Requests != st.Requests {
+			t.Errorf("request %s… asked again after the backend came back", k[:12])
+		}
 	}
 }
