@@ -19,6 +19,14 @@ const proofflowBench = "/work/shared/benchmarks/proofflow/benchmark.json"
 func fakeModel(t *testing.T) *fakeopenai.Server {
 	progress.Quiet = true
 	m := tomapfake.NewModel()
+	// The first proof of every unit s2 fails in Lean (a fake-REPL marker),
+	// so Lean's errors travel back through the real protocol.
+	m.Override = func(c tomapfake.Call) (string, bool) {
+		if c.Role == tomap.RoleProver && c.Attempt == 1 && strings.Contains(c.User, "Informal step s2:") {
+			return `{"proof": "intro x\nexact foo x --! error unknown identifier 'foo'"}`, true
+		}
+		return "", false
+	}
 	srv := fakeopenai.New(fakeopenai.Options{Answer: m.Answer, Key: tomapfake.RequestKey})
 	t.Cleanup(srv.Close)
 	t.Setenv("OPENAI_BASE_URL", srv.BaseURL())
@@ -80,6 +88,13 @@ func TestToMapCommandAllMethods(t *testing.T) {
 				if !strings.Contains(stdout, want) {
 					t.Errorf("stdout lacks %q:\n%s", want, stdout)
 				}
+			}
+			// The failed first proof of s2 came back with Lean's message at
+			// the line of the prover's own code.
+			b, _ = os.ReadFile(filepath.Join(out, tomap.ResultsFile))
+			if !strings.Contains(string(b), `line 3, column 14: error: unknown identifier 'foo'`) {
+				i := strings.Index(string(b), "unknown identifier")
+				t.Errorf("no Lean feedback for s2's first proof in the results: %s", string(b)[max(0, i-300):min(len(b), i+100)])
 			}
 			// Rerunning the same command resumes: nothing is asked again.
 			n := srv.Requests()
