@@ -103,20 +103,15 @@ func TestSIGKILLResume(t *testing.T) {
 			}
 		}
 		if i == 1 {
-			// A crash in the middle of a write: a torn last line.
-			files, _ := filepath.Glob(filepath.Join(out, tomap.JournalDir, "*.jsonl"))
-			if len(files) == 0 {
-				t.Fatal("no journal after a killed run")
-			}
-			f, _ := os.OpenFile(files[0], os.O_APPEND|os.O_WRONLY, 0)
-			f.WriteString(`{"kind":"chat","key":"0123","content":"{\"units\": [`)
-			f.Close()
+			tear(t, out)
 		}
-		if i == 2 && !strings.Contains(outText, "torn") {
-			t.Errorf("the run after the torn write did not report it:\n%s", outText)
-		}
+		_ = outText
 	}
-	run(0)
+	// The final run (never killed) must cut and report a torn line too.
+	tear(t, out)
+	if final, _ := run(0); !strings.Contains(final, "torn") {
+		t.Errorf("the run after a torn write did not report it:\n%s", final)
+	}
 	if kills < 2 {
 		t.Fatalf("only %d runs were killed before finishing; the test proves nothing", kills)
 	}
@@ -139,6 +134,22 @@ func TestSIGKILLResume(t *testing.T) {
 	cfg := newConfig(t, newAgents(t, srv2.BaseURL()), &tomapfake.Checker{}, killVariants()...)
 	clean := run2(t, cfg)
 	compareOutcomes(t, got, clean)
+}
+
+// tear simulates a crash in the middle of a write: a torn last line in a
+// journal.
+func tear(t *testing.T, out string) {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join(out, tomap.JournalDir, "*.jsonl"))
+	if len(files) == 0 {
+		t.Fatal("no journal after a killed run")
+	}
+	f, err := os.OpenFile(files[len(files)-1], os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(`{"kind":"chat","key":"0123","content":"{\"units\": [`)
+	f.Close()
 }
 
 func run2(t *testing.T, cfg tomap.Config) *tomap.Summary {
