@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"math/rand/v2"
 	"net"
 	"net/http"
@@ -90,6 +91,12 @@ func (r ChatRequest) OpenAIRequest(def string, jsonMode bool) openai.ChatComplet
 	req := openai.ChatCompletionRequest{Model: model, Messages: msgs, MaxTokens: r.MaxTokens, Seed: r.Seed}
 	if r.Temperature != nil {
 		req.Temperature = *r.Temperature
+		if req.Temperature == 0 {
+			// go-openai drops a zero temperature (omitempty) and the
+			// endpoint then samples at its default (1.0 at OpenAI, vLLM):
+			// send the smallest positive float, which is greedy in effect.
+			req.Temperature = math.SmallestNonzeroFloat32
+		}
 	}
 	if r.JSON && jsonMode {
 		req.ResponseFormat = &openai.ChatCompletionResponseFormat{Type: openai.ChatCompletionResponseFormatTypeJSONObject}
