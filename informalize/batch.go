@@ -221,7 +221,7 @@ func BatchOut(ctx context.Context, ws *dataset.Workspace, opts Options, dir stri
 	}
 	sw := &shardWriter{dir: dir}
 	jsonMode := !p.Client.Config().NoJSONMode
-	h := func(ctx context.Context, v int32, in *Input, sha string) outcome {
+	h := func(ctx context.Context, v int32, in *Input, k *keyed) outcome {
 		req := p.Request(in).OpenAIRequest(p.Model, jsonMode)
 		line, err := json.Marshal(openai.BatchChatCompletionRequest{CustomID: in.Name, Body: req, Method: http.MethodPost, URL: openai.BatchEndpointChatCompletions})
 		if err == nil {
@@ -290,7 +290,7 @@ func BatchIn(ctx context.Context, ws *dataset.Workspace, opts Options, files ...
 	}
 	used := 0
 	var mu sync.Mutex
-	h := func(ctx context.Context, v int32, in *Input, sha string) outcome {
+	h := func(ctx context.Context, v int32, in *Input, k *keyed) outcome {
 		a, ok := answers[in.Name]
 		if !ok {
 			return outcome{kind: outDeferred}
@@ -300,14 +300,14 @@ func BatchIn(ctx context.Context, ws *dataset.Workspace, opts Options, files ...
 		mu.Unlock()
 		res := Result{PromptTokens: a.PromptTokens, CompletionTokens: a.CompletionTokens, Attempts: 1}
 		if a.Error != "" {
-			return st.resultOutcome(ctx, in, sha, res, &FailedError{Name: in.Name, Reason: a.Error, Result: res})
+			return st.resultOutcome(ctx, in, k, res, &FailedError{Name: in.Name, Reason: a.Error, Result: res})
 		}
 		ans, perr := ParseAnswer(a.Content)
 		if perr != nil {
-			return st.resultOutcome(ctx, in, sha, res, &FailedError{Name: in.Name, Reason: perr.Error(), Result: res, Err: perr})
+			return st.resultOutcome(ctx, in, k, res, &FailedError{Name: in.Name, Reason: perr.Error(), Result: res, Err: perr})
 		}
 		res.InformalName, res.InformalStatement = ans.InformalName, ans.InformalStatement
-		return st.resultOutcome(ctx, in, sha, res, nil)
+		return st.resultOutcome(ctx, in, k, res, nil)
 	}
 	if err := st.schedule(ctx, h); err != nil {
 		return st.rep, err
@@ -363,7 +363,9 @@ func Submit(ctx context.Context, ws *dataset.Workspace, opts Options, bo BatchOp
 			return out, err
 		}
 		if out.BatchRequests == 0 {
-			out.Reused = max(0, out.Reused-total.Requested)
+			// The waves' answers are in the journal: the last BatchOut
+			// counts them as resumed.
+			out.Resumed = max(0, out.Resumed-total.Requested)
 			out.Requested, out.Failed, out.Failures = total.Requested, total.Failed, total.Failures
 			out.PromptTokens, out.CompletionTokens = total.PromptTokens, total.CompletionTokens
 			out.BatchRequests = total.BatchRequests

@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"embed"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"hash"
+	"io"
 	"strings"
 	"text/template"
 	"unicode/utf8"
@@ -42,8 +45,9 @@ type Dep struct {
 	InformalStatement string `json:"informal_statement,omitempty"`
 }
 
-// Input is everything a prompt is made from. Its hash (with the provider and
-// prompt version) is the journal key: equal inputs need no new request.
+// Input is everything a prompt is made from. The reuse key (input_sha256)
+// covers all of it except the dependencies' informal text, which is context:
+// see reuseKey.
 type Input struct {
 	Name      string `json:"name"`
 	Kind      string `json:"kind"`
@@ -121,10 +125,11 @@ func (p *Prompts) Messages(in *Input) []llm.Message {
 	return []llm.Message{{Role: "system", Content: p.System}, {Role: "user", Content: p.User(in)}}
 }
 
-// InputHash is the journal key of in for a provider and prompt version:
-// the SHA-256 of the exact prompt inputs, the provider (with its model), the
-// prompt version and the prompt files' bytes.
-func InputHash(in *Input, provider, promptVersion, promptFilesHash string) string {
+// legacyInputHash is the reuse key of rows written before the formal-input
+// rule: the SHA-256 of the exact prompt inputs, dependencies' informal text
+// included, with the provider (and its model), the prompt version and the
+// prompt files' bytes. It is still computed to recognise such rows.
+func legacyInputHash(in *Input, provider, promptVersion, promptFilesHash string) string {
 	b, err := json.Marshal(in)
 	if err != nil {
 		panic(err) // strings only
@@ -132,6 +137,68 @@ func InputHash(in *Input, provider, promptVersion, promptFilesHash string) strin
 	h := sha256.New()
 	fmt.Fprintf(h, "driftkit-informalize\x00%s\x00%s\x00%s\x00", provider, promptVersion, promptFilesHash)
 	h.Write(b)
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// keyRule tags every hash of the formal-input reuse rule, so that no key of
+// the older rule can equal one of these.
+const keyRule = "driftkit-informalize/formal-inputs-v1"
+
+// writeField writes s length-prefixed, so that field boundaries are part of
+// the hash.
+func writeField(h hash.Hash, s string) {
+	var n [binary.MaxVarintLen64]byte
+	h.Write(n[:binary.PutUvarint(n[:], uint64(len(s)))])
+	io.WriteString(h, s)
+}
+
+// formalHash is the SHA-256 of what a declaration itself shows in prompts,
+// except its module's documentation: name, kind, module, signature,
+// docstring, definition body and the names of its statement dependencies,
+// as the prompt carries them (truncated). A dependent's reuse key covers its
+// dependencies' formal hashes, so a change here redoes them; a change of a
+// dependency's informal text does not.
+func formalHash(in *Input) string {
+	h := sha256.New()
+	writeField(h, keyRule+"/formal")
+	for _, f := range []string{in.Name, in.Kind, in.Module, in.Signature, in.Docstring, in.Body} {
+		writeField(h, f)
+	}
+	for _, d := range in.Deps {
+		writeField(h, d.Name)
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// ownInputHash is a declaration's own prompt inputs: its formal hash, its
+// module's documentation (as the prompt carries it), the provider with its
+// model, the prompt version and the prompt files' bytes.
+func ownInputHash(formal, moduleDoc, provider, promptVersion, promptFilesHash string) string {
+	h := sha256.New()
+	writeField(h, keyRule+"/own")
+	for _, f := range []string{formal, moduleDoc, provider, promptVersion, promptFilesHash} {
+		writeField(h, f)
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// depFormal is a dependency as the reuse key sees it: its name and its
+// formal hash ("" for a name outside the library).
+type depFormal struct {
+	Name, Formal string
+}
+
+// reuseKey is the input_sha256 of the formal-input rule: the declaration's
+// own input hash and, in prompt order, each statement dependency's name and
+// formal hash. A rerun reuses a row whose key is unchanged.
+func reuseKey(own string, deps []depFormal) string {
+	h := sha256.New()
+	writeField(h, keyRule+"/key")
+	writeField(h, own)
+	for _, d := range deps {
+		writeField(h, d.Name)
+		writeField(h, d.Formal)
+	}
 	return hex.EncodeToString(h.Sum(nil))
 }
 
