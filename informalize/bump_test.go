@@ -20,7 +20,7 @@ import (
 func extractBump(t *testing.T, ws *dataset.Workspace, version string) []dataset.Declaration {
 	t.Helper()
 	src := extract.Source{Dir: filepath.Join("testdata", "bump", version, "Bump"), Library: "bump", Revision: version}
-	if _, err := extract.Run(context.Background(), ws, extract.Options{Sources: []extract.Source{src}}); err != nil {
+	if _, err := extract.Run(context.Background(), ws, extract.Options{Sources: []extract.Source{src}, Force: true}); err != nil {
 		t.Fatal(err)
 	}
 	ds, err := dataset.ReadTable[dataset.Declaration](ws.Path(dataset.DeclarationsFile))

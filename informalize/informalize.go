@@ -18,19 +18,24 @@
 //     statement dependencies, the provider and model, the prompt version or
 //     prompt files (ClassChanged); or
 //   - the formal inputs of one of its statement dependencies changed: that
-//     dependency's kind, name, module, signature, docstring, body or
-//     statement-dependency names (ClassDepChanged); or
+//     dependency's kind, name or signature, its statement as the prompt
+//     shows it (ClassDepChanged); or
 //   - it has no row yet (ClassNew).
 //
 // It does not redo a declaration because a dependency was merely re-worded
 // by the model: the dependencies' informal text is context in the prompt,
-// not part of the reuse key (input_sha256). So a bump costs the changed
-// declarations plus their direct dependents, instead of a cascade down the
-// whole dependency graph. Each row records which dependency texts its prompt
-// carried (the context column, by informal_sha256), so a curator can list the
-// rows whose context is stale; Options.RefreshDependents (--refresh-dependents)
-// restores the full cascade, redoing every row whose context differs from
-// the dependencies' current text.
+// not part of the reuse key (input_sha256). Nor because of anything else
+// about a dependency that its statement does not show (docstring, body,
+// module, how the names in its signature resolve): that redoes the
+// dependency, whose new wording is again only context. So a bump costs the
+// changed declarations plus the direct dependents of changed statements,
+// instead of a cascade down the whole dependency graph.
+//
+// Each row records which dependency texts its prompt carried (the context
+// column, by informal_sha256), so a curator can list the rows whose context
+// is stale; Options.RefreshDependents (--refresh-dependents) restores the
+// full cascade, redoing every row whose context differs from the
+// dependencies' current text.
 //
 // Rows written by the older rule (whose key covered the dependencies' text;
 // they have no own_input_sha256) are read and, on the first run of this

@@ -152,32 +152,40 @@ func writeField(h hash.Hash, s string) {
 	io.WriteString(h, s)
 }
 
-// formalHash is the SHA-256 of what a declaration itself shows in prompts,
-// except its module's documentation: name, kind, module, signature,
-// docstring, definition body and the names of its statement dependencies,
-// as the prompt carries them (truncated). A dependent's reuse key covers its
-// dependencies' formal hashes, so a change here redoes them; a change of a
-// dependency's informal text does not.
+// formalHash is the SHA-256 of a declaration's formal statement as
+// dependents see it: kind, name and signature (as prompts carry it). A
+// dependent's reuse key covers the formal hashes of its statement
+// dependencies, so changing a dependency's statement redoes its dependents;
+// changing anything else about it (its docstring, body, module, the
+// resolution of the names in its signature) redoes the dependency alone,
+// and re-wording its informal text redoes nothing.
+//
+// Measured on the Mathlib 59fdb6b0 → 1cf1beb7 bump: counting a dependency's
+// body and statement-dependency names too would redo about 3,000 more
+// declarations, most of them because AddMonoid and DivisionRing changed a
+// default field value (their statements did not change).
 func formalHash(in *Input) string {
 	h := sha256.New()
 	writeField(h, keyRule+"/formal")
-	for _, f := range []string{in.Name, in.Kind, in.Module, in.Signature, in.Docstring, in.Body} {
+	for _, f := range []string{in.Name, in.Kind, in.Signature} {
 		writeField(h, f)
-	}
-	for _, d := range in.Deps {
-		writeField(h, d.Name)
 	}
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// ownInputHash is a declaration's own prompt inputs: its formal hash, its
-// module's documentation (as the prompt carries it), the provider with its
-// model, the prompt version and the prompt files' bytes.
-func ownInputHash(formal, moduleDoc, provider, promptVersion, promptFilesHash string) string {
+// ownInputHash covers a declaration's own prompt inputs: its formal hash,
+// module, module documentation (moduleDoc stands for the text the prompt
+// carries), docstring, definition body and the names of its statement
+// dependencies in prompt order, with the provider and its model, the prompt
+// version and the prompt files' bytes. Dependencies appear by name only.
+func ownInputHash(in *Input, formal, moduleDoc, provider, promptVersion, promptFilesHash string) string {
 	h := sha256.New()
 	writeField(h, keyRule+"/own")
-	for _, f := range []string{formal, moduleDoc, provider, promptVersion, promptFilesHash} {
+	for _, f := range []string{formal, in.Module, moduleDoc, in.Docstring, in.Body, provider, promptVersion, promptFilesHash} {
 		writeField(h, f)
+	}
+	for _, d := range in.Deps {
+		writeField(h, d.Name)
 	}
 	return hex.EncodeToString(h.Sum(nil))
 }

@@ -63,7 +63,7 @@ func TestLegacyInputHash(t *testing.T) {
 // input and every dependency's formal inputs, never dependency text.
 func TestReuseKeyCovers(t *testing.T) {
 	key := func(in *Input, modDoc, prov, ver, files string, depFormals map[string]string) string {
-		own := ownInputHash(formalHash(in), modDoc, prov, ver, files)
+		own := ownInputHash(in, formalHash(in), modDoc, prov, ver, files)
 		var deps []depFormal
 		for _, d := range in.Deps {
 			deps = append(deps, depFormal{Name: d.Name, Formal: depFormals[d.Name]})
@@ -104,10 +104,30 @@ func TestReuseKeyCovers(t *testing.T) {
 			t.Errorf("changing the %s: key changed %v, want %v", name, got, tc.changes)
 		}
 	}
+	// What dependents' keys see of a declaration: its kind, name and
+	// signature, nothing else.
+	for name, tc := range map[string]struct {
+		m       func(in *Input)
+		changes bool
+	}{
+		"signature":        {func(in *Input) { in.Signature += " " }, true},
+		"kind":             {func(in *Input) { in.Kind = "definition" }, true},
+		"name":             {func(in *Input) { in.Name += "'" }, true},
+		"docstring":        {func(in *Input) { in.Docstring = "" }, false},
+		"body":             {func(in *Input) { in.Body = "x" }, false},
+		"module":           {func(in *Input) { in.Module += ".X" }, false},
+		"dependency names": {func(in *Input) { in.Deps = in.Deps[1:] }, false},
+	} {
+		in := sampleInput()
+		tc.m(in)
+		if got := formalHash(in) != formalHash(sampleInput()); got != tc.changes {
+			t.Errorf("changing the %s: formal hash changed %v, want %v", name, got, tc.changes)
+		}
+	}
 	// Field boundaries count: moving text between fields changes the hash.
 	a, b := sampleInput(), sampleInput()
-	a.Signature, a.Docstring = "ab", "c"
-	b.Signature, b.Docstring = "a", "bc"
+	a.Name, a.Signature = "ab", "c"
+	b.Name, b.Signature = "a", "bc"
 	if formalHash(a) == formalHash(b) {
 		t.Error("formal hash ignores field boundaries")
 	}

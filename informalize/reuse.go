@@ -126,7 +126,7 @@ func (st *state) makePlan() {
 			st.formal[di] = formalHash(in)
 		}
 		p := &st.plan[v]
-		p.own = ownInputHash(st.formal[di], st.modDocKey(d.Module), prov, ver, st.promptHash)
+		p.own = ownInputHash(in, st.formal[di], st.modDocKey(d.Module), prov, ver, st.promptHash)
 		deps := make([]depFormal, len(in.Deps))
 		for i, dep := range in.Deps {
 			deps[i].Name = dep.Name
