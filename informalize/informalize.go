@@ -191,6 +191,8 @@ type state struct {
 	plan      []nodePlan // by node
 	results   []Entry    // by node; Status "" while not done
 	textSHA   []string   // by node: informal_sha256 of an ok result
+	// altRedone marks, in a dry run, the nodes the other rule would redo.
+	altRedone []bool
 	journal   *journal.Journal[Entry]
 	rep       *Report
 	lock      *os.File
@@ -500,6 +502,7 @@ func (st *state) selectNodes() {
 	st.graph = BuildGraph(names, adj)
 	st.results = make([]Entry, len(st.sel))
 	st.textSHA = make([]string, len(st.sel))
+	st.altRedone = make([]bool, len(st.sel))
 	st.rep.Selected = len(st.sel)
 	st.rep.CycleEdges, st.rep.CyclicNodes = st.graph.Dropped, st.graph.Cyclic
 	st.rep.Depth = st.graph.Depth
@@ -710,6 +713,7 @@ func (st *state) count(o outcome) {
 	}
 	if o.alt {
 		st.rep.AltRedo++
+		st.altRedone[o.v] = true
 	}
 	st.rep.AltEstPromptTokens += o.altEst[0]
 	st.rep.AltEstCompletionTokens += o.altEst[1]
@@ -913,11 +917,19 @@ func (st *state) dryRunAlt(o *outcome, v int32, in *Input, inCtx []dataset.Infor
 		o.alt, o.altEst = true, o.est
 		return
 	}
+	// Refreshing redoes v when its context differs from its row's, which
+	// includes any dependency refreshing would redo (and so re-word).
 	r := st.table[st.decls[st.sel[v]].Name]
 	if p.legacy {
 		o.alt = st.legacyKey(in) != r.InputSHA256
 	} else {
 		o.alt = !contextEqual(r.Context, inCtx)
+	}
+	for _, c := range inCtx {
+		if o.alt {
+			break
+		}
+		o.alt = st.altRedone[st.nodeOf[st.byName[c.Name]]]
 	}
 	if o.alt {
 		o.altEst = st.estimate(in)

@@ -258,6 +258,17 @@ func TestIncremental(t *testing.T) {
 		defer srv2.Close()
 		opts := quietOpts(llmProvider(t, srv2.BaseURL(), 4))
 		opts.RefreshDependents = refresh
+		// The dry run of either rule predicts both.
+		opts.DryRun = true
+		dry, err := Run(context.Background(), ws, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		direct, all := 1+len(dependents(v2, []string{ds[x].Name}, false)), 1+len(dependents(v2, []string{ds[x].Name}, true))
+		if this := map[bool][2]int{false: {direct, all}, true: {all, direct}}[refresh]; dry.Requested != this[0] || dry.AltRedo != this[1] {
+			t.Errorf("refresh=%v: dry run predicts %d to redo and %d with the other rule, want %d and %d", refresh, dry.Requested, dry.AltRedo, this[0], this[1])
+		}
+		opts.DryRun = false
 		rep, err := Run(context.Background(), ws, opts)
 		if err != nil {
 			t.Fatal(err)

@@ -8,8 +8,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"hash"
-	"io"
 	"strings"
 	"text/template"
 	"unicode/utf8"
@@ -144,12 +142,21 @@ func legacyInputHash(in *Input, provider, promptVersion, promptFilesHash string)
 // the older rule can equal one of these.
 const keyRule = "driftkit-informalize/formal-inputs-v1"
 
-// writeField writes s length-prefixed, so that field boundaries are part of
-// the hash.
-func writeField(h hash.Hash, s string) {
-	var n [binary.MaxVarintLen64]byte
-	h.Write(n[:binary.PutUvarint(n[:], uint64(len(s)))])
-	io.WriteString(h, s)
+// fields builds the input of one hash: length-prefixed fields, so that field
+// boundaries are part of it, hashed in one go.
+type fields []byte
+
+func (f fields) add(s ...string) fields {
+	for _, x := range s {
+		f = binary.AppendUvarint(f, uint64(len(x)))
+		f = append(f, x...)
+	}
+	return f
+}
+
+func (f fields) sum() string {
+	h := sha256.Sum256(f)
+	return hex.EncodeToString(h[:])
 }
 
 // formalHash is the SHA-256 of a declaration's formal statement as
@@ -165,12 +172,7 @@ func writeField(h hash.Hash, s string) {
 // declarations, most of them because AddMonoid and DivisionRing changed a
 // default field value (their statements did not change).
 func formalHash(in *Input) string {
-	h := sha256.New()
-	writeField(h, keyRule+"/formal")
-	for _, f := range []string{in.Name, in.Kind, in.Signature} {
-		writeField(h, f)
-	}
-	return hex.EncodeToString(h.Sum(nil))
+	return make(fields, 0, 64+len(in.Name)+len(in.Signature)).add(keyRule+"/formal", in.Name, in.Kind, in.Signature).sum()
 }
 
 // ownInputHash covers a declaration's own prompt inputs: its formal hash,
@@ -179,15 +181,12 @@ func formalHash(in *Input) string {
 // dependencies in prompt order, with the provider and its model, the prompt
 // version and the prompt files' bytes. Dependencies appear by name only.
 func ownInputHash(in *Input, formal, moduleDoc, provider, promptVersion, promptFilesHash string) string {
-	h := sha256.New()
-	writeField(h, keyRule+"/own")
-	for _, f := range []string{formal, in.Module, moduleDoc, in.Docstring, in.Body, provider, promptVersion, promptFilesHash} {
-		writeField(h, f)
-	}
+	f := make(fields, 0, 512+len(in.Docstring)+len(in.Body))
+	f = f.add(keyRule+"/own", formal, in.Module, moduleDoc, in.Docstring, in.Body, provider, promptVersion, promptFilesHash)
 	for _, d := range in.Deps {
-		writeField(h, d.Name)
+		f = f.add(d.Name)
 	}
-	return hex.EncodeToString(h.Sum(nil))
+	return f.sum()
 }
 
 // depFormal is a dependency as the reuse key sees it: its name and its
@@ -200,14 +199,12 @@ type depFormal struct {
 // own input hash and, in prompt order, each statement dependency's name and
 // formal hash. A rerun reuses a row whose key is unchanged.
 func reuseKey(own string, deps []depFormal) string {
-	h := sha256.New()
-	writeField(h, keyRule+"/key")
-	writeField(h, own)
+	f := make(fields, 0, 256+len(deps)*160)
+	f = f.add(keyRule+"/key", own)
 	for _, d := range deps {
-		writeField(h, d.Name)
-		writeField(h, d.Formal)
+		f = f.add(d.Name, d.Formal)
 	}
-	return hex.EncodeToString(h.Sum(nil))
+	return f.sum()
 }
 
 // truncate cuts s to at most n bytes on a rune boundary, marking the cut.

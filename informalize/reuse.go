@@ -74,12 +74,10 @@ func (st *state) formalInput(di int32) *Input {
 	if bodyKinds[d.Kind] {
 		in.Body = truncate(d.Code, maxBody)
 	}
-	seen := map[string]bool{d.Name: true}
 	for _, name := range d.StatementDeps {
-		if seen[name] || len(in.Deps) >= maxDeps {
+		if len(in.Deps) >= maxDeps || name == d.Name || slices.ContainsFunc(in.Deps, func(x Dep) bool { return x.Name == name }) {
 			continue
 		}
-		seen[name] = true
 		dep := Dep{Name: name}
 		if j, ok := st.byName[name]; ok {
 			dep.Signature = truncate(st.decls[j].Signature, maxDepSig)

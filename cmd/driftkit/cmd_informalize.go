@@ -71,7 +71,7 @@ func runInformalize(ctx context.Context, env *Env, args []string) error {
 	}
 	opts := informalize.Options{
 		Kinds: splitList(*kinds), Modules: splitList(*modules), Limit: *limit, DryRun: *dry, Force: *force,
-		RefreshDependents: *refresh, Prices: cfg.Prices,
+		RefreshDependents: *refresh, Prices: cfg.Prices, Out: env.Stdout,
 		Params: map[string]any{"provider": *provider, "model": cfg.Model, "kinds": *kinds, "modules": *modules, "limit": *limit,
 			"refresh_dependents": *refresh,
 			"concurrency":        cfg.Concurrency, "batch_out": *batchOut, "batch_in": *batchIn, "submit": *submit},
