@@ -357,15 +357,24 @@ func Submit(ctx context.Context, ws *dataset.Workspace, opts Options, bo BatchOp
 	oc := p.Client.OpenAI()
 	total := &Report{}
 	opts.Out = io.Discard // the waves' own summaries; the total is returned
+	// Each wave judges against the table as it stands, and the last one
+	// finds it compacted: the verdicts of the whole job come from a dry run
+	// first (exact for the default rule; for RefreshDependents it assumes
+	// every redone dependency is re-worded).
+	dry := opts
+	dry.DryRun = true
+	verdicts, err := Run(ctx, ws, dry)
+	if err != nil {
+		return verdicts, err
+	}
 	for wave := 1; ; wave++ {
 		out, err := BatchOut(ctx, ws, opts, bo.Dir)
 		if err != nil {
 			return out, err
 		}
 		if out.BatchRequests == 0 {
-			// The waves' answers are in the journal: the last BatchOut
-			// counts them as resumed.
-			out.Resumed = max(0, out.Resumed-total.Requested)
+			out.Reused, out.Changed, out.DepChanged, out.New = verdicts.Reused, verdicts.Changed, verdicts.DepChanged, verdicts.New
+			out.Resumed = verdicts.Resumed
 			out.Requested, out.Failed, out.Failures = total.Requested, total.Failed, total.Failures
 			out.PromptTokens, out.CompletionTokens = total.PromptTokens, total.CompletionTokens
 			out.BatchRequests = total.BatchRequests
