@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 
 	"github.com/parquet-go/parquet-go"
 )
@@ -155,8 +156,10 @@ func WriteTable[T any](path string, rows []T) error {
 }
 
 // Reader streams rows of type T from a Parquet file. Columns of T missing from
-// the file are an ErrSchema error; extra columns in the file are ignored, so
-// readers keep working when later versions add columns.
+// the file are an ErrSchema error unless T lists them as added later (older
+// files read as zero values, see Informal.AddedColumns); extra columns in
+// the file are ignored, so readers keep working when later versions add
+// columns.
 type Reader[T any] struct {
 	path string
 	f    *os.File
@@ -183,13 +186,26 @@ func OpenReader[T any](path string) (*Reader[T], error) {
 	}
 	want := parquet.SchemaOf(new(T))
 	for _, col := range want.Columns() {
-		if _, ok := pf.Schema().Lookup(col...); !ok {
+		if _, ok := pf.Schema().Lookup(col...); !ok && !isAdded[T](col) {
 			f.Close()
 			return nil, &FileError{Path: path, Row: -1, Err: fmt.Errorf("%w: no column %q", ErrSchema, joinPath(col))}
 		}
 	}
 	r := parquet.NewGenericReader[T](pf)
 	return &Reader[T]{path: path, f: f, r: r, n: pf.NumRows()}, nil
+}
+
+// addedColumns is implemented by row types whose table gained columns after
+// its first release: files written before lack them and read as zero values.
+type addedColumns interface {
+	// AddedColumns lists top-level column names.
+	AddedColumns() []string
+}
+
+// isAdded reports whether the top-level column of path is one T added later.
+func isAdded[T any](path []string) bool {
+	a, ok := any(new(T)).(addedColumns)
+	return ok && len(path) > 0 && slices.Contains(a.AddedColumns(), path[0])
 }
 
 func joinPath(p []string) string {

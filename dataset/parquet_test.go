@@ -247,3 +247,64 @@ func TestFinishThenCommit(t *testing.T) {
 		t.Fatalf("temp files left: %v", entries)
 	}
 }
+
+// legacyInformal is informal.parquet as written before the formal-input reuse
+// rule added own_input_sha256, informal_sha256 and context.
+type legacyInformal struct {
+	Name              string `parquet:"name"`
+	InformalName      string `parquet:"informal_name"`
+	InformalStatement string `parquet:"informal_statement"`
+	Provider          string `parquet:"provider,dict"`
+	PromptVersion     string `parquet:"prompt_version,dict"`
+	InputSHA256       string `parquet:"input_sha256"`
+	PromptTokens      int64  `parquet:"prompt_tokens"`
+	CompletionTokens  int64  `parquet:"completion_tokens"`
+	CreatedAt         string `parquet:"created_at"`
+}
+
+func TestInformalAddedColumns(t *testing.T) {
+	dir := t.TempDir()
+	old := filepath.Join(dir, "old.parquet")
+	if err := WriteTable(old, []legacyInformal{{Name: "A", InformalName: "a", InformalStatement: "s", InputSHA256: "k"}}); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := ReadTable[Informal](old)
+	if err != nil {
+		t.Fatalf("a table written before the added columns does not load: %v", err)
+	}
+	if len(rows) != 1 || rows[0].InputSHA256 != "k" || rows[0].OwnInputSHA256 != "" || rows[0].Context != nil {
+		t.Errorf("legacy row %+v", rows)
+	}
+	// A column that was always there is still required.
+	type noStatement struct {
+		Name string `parquet:"name"`
+	}
+	bad := filepath.Join(dir, "bad.parquet")
+	if err := WriteTable(bad, []noStatement{{Name: "A"}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadTable[Informal](bad); !errors.Is(err, ErrSchema) || !strings.Contains(err.Error(), "informal_name") {
+		t.Errorf("missing original column: %v", err)
+	}
+	// New rows round-trip, context included.
+	cur := filepath.Join(dir, "new.parquet")
+	in := []Informal{{Name: "B", InformalName: "b", InformalStatement: "t", InputSHA256: "k2", OwnInputSHA256: "o",
+		InformalSHA256: InformalTextSHA256("b", "t"), Context: []InformalContext{{Name: "A", InformalSHA256: "x"}}}, {Name: "C"}}
+	if err := WriteTable(cur, in); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadTable[Informal](cur)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || got[0].OwnInputSHA256 != "o" || len(got[0].Context) != 1 || got[0].Context[0] != in[0].Context[0] || len(got[1].Context) != 0 {
+		t.Errorf("round trip %+v", got)
+	}
+}
+
+func TestInformalTextSHA256(t *testing.T) {
+	// hashlib.sha256(b"n\ns").hexdigest(), the recipe the doc comment gives.
+	if got := InformalTextSHA256("n", "s"); got != "c97faa6da4854667e98c4208f75a421fc89ee0789052273e6f42088453c7591d" {
+		t.Fatal(got)
+	}
+}

@@ -4,6 +4,11 @@
 // on no other package of the project.
 package dataset
 
+import (
+	"crypto/sha256"
+	"encoding/hex"
+)
+
 // Kinds of declarations, as recorded in Declaration.Kind. Dependency retrieval
 // treats every kind except the theorem-like ones as a premise candidate.
 const (
@@ -94,6 +99,52 @@ type Informal struct {
 	CompletionTokens int64  `parquet:"completion_tokens"`
 	// CreatedAt is RFC 3339 UTC.
 	CreatedAt string `parquet:"created_at"`
+
+	// The columns below were added with the formal-input reuse rule
+	// (informalize): they are optional, so tables written before them still
+	// load, with empty values.
+
+	// OwnInputSHA256 covers the declaration's own prompt inputs only (kind,
+	// name, module and module docstring, signature, docstring, definition
+	// body, names of its statement dependencies) with the provider, prompt
+	// version and prompt files. InputSHA256 (the reuse key) is this plus the
+	// formal inputs of every statement dependency the prompt shows. Empty for
+	// rows written by the older rule, whose InputSHA256 also covered the
+	// dependencies' informal text, and for imported rows.
+	OwnInputSHA256 string `parquet:"own_input_sha256,optional"`
+	// InformalSHA256 identifies this row's text: InformalTextSHA256 of
+	// InformalName and InformalStatement.
+	InformalSHA256 string `parquet:"informal_sha256,optional"`
+	// Context lists, in prompt order, the dependency rows whose informal text
+	// the prompt carried, by the text's InformalSHA256. A dependency whose
+	// current row has another informal_sha256 was re-worded since: this
+	// row's context is stale (informalize --refresh-dependents redoes it).
+	Context []InformalContext `parquet:"context,list,optional"`
+}
+
+// AddedColumns are the columns informal.parquet gained with the
+// formal-input reuse rule; tables written before load without them.
+func (*Informal) AddedColumns() []string {
+	return []string{"own_input_sha256", "informal_sha256", "context"}
+}
+
+// InformalContext names one dependency revision an Informal row's prompt
+// carried.
+type InformalContext struct {
+	Name           string `parquet:"name" json:"name"`
+	InformalSHA256 string `parquet:"informal_sha256" json:"informal_sha256"`
+}
+
+// InformalTextSHA256 is the hex SHA-256 of informalName, a newline and
+// informalStatement (UTF-8): the identity of an informal text, as stored in
+// Informal.InformalSHA256 and InformalContext.InformalSHA256. In Python:
+// hashlib.sha256((name + "\n" + statement).encode()).hexdigest().
+func InformalTextSHA256(informalName, informalStatement string) string {
+	h := sha256.New()
+	h.Write([]byte(informalName))
+	h.Write([]byte{'\n'})
+	h.Write([]byte(informalStatement))
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 // Query sources of a Pair.

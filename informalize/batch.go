@@ -221,7 +221,7 @@ func BatchOut(ctx context.Context, ws *dataset.Workspace, opts Options, dir stri
 	}
 	sw := &shardWriter{dir: dir}
 	jsonMode := !p.Client.Config().NoJSONMode
-	h := func(ctx context.Context, v int32, in *Input, sha string) outcome {
+	h := func(ctx context.Context, v int32, in *Input, k *keyed) outcome {
 		req := p.Request(in).OpenAIRequest(p.Model, jsonMode)
 		line, err := json.Marshal(openai.BatchChatCompletionRequest{CustomID: in.Name, Body: req, Method: http.MethodPost, URL: openai.BatchEndpointChatCompletions})
 		if err == nil {
@@ -290,7 +290,7 @@ func BatchIn(ctx context.Context, ws *dataset.Workspace, opts Options, files ...
 	}
 	used := 0
 	var mu sync.Mutex
-	h := func(ctx context.Context, v int32, in *Input, sha string) outcome {
+	h := func(ctx context.Context, v int32, in *Input, k *keyed) outcome {
 		a, ok := answers[in.Name]
 		if !ok {
 			return outcome{kind: outDeferred}
@@ -300,14 +300,14 @@ func BatchIn(ctx context.Context, ws *dataset.Workspace, opts Options, files ...
 		mu.Unlock()
 		res := Result{PromptTokens: a.PromptTokens, CompletionTokens: a.CompletionTokens, Attempts: 1}
 		if a.Error != "" {
-			return st.resultOutcome(ctx, in, sha, res, &FailedError{Name: in.Name, Reason: a.Error, Result: res})
+			return st.resultOutcome(ctx, in, k, res, &FailedError{Name: in.Name, Reason: a.Error, Result: res})
 		}
 		ans, perr := ParseAnswer(a.Content)
 		if perr != nil {
-			return st.resultOutcome(ctx, in, sha, res, &FailedError{Name: in.Name, Reason: perr.Error(), Result: res, Err: perr})
+			return st.resultOutcome(ctx, in, k, res, &FailedError{Name: in.Name, Reason: perr.Error(), Result: res, Err: perr})
 		}
 		res.InformalName, res.InformalStatement = ans.InformalName, ans.InformalStatement
-		return st.resultOutcome(ctx, in, sha, res, nil)
+		return st.resultOutcome(ctx, in, k, res, nil)
 	}
 	if err := st.schedule(ctx, h); err != nil {
 		return st.rep, err
@@ -357,13 +357,24 @@ func Submit(ctx context.Context, ws *dataset.Workspace, opts Options, bo BatchOp
 	oc := p.Client.OpenAI()
 	total := &Report{}
 	opts.Out = io.Discard // the waves' own summaries; the total is returned
+	// Each wave judges against the table as it stands, and the last one
+	// finds it compacted: the verdicts of the whole job come from a dry run
+	// first (exact for the default rule; for RefreshDependents it assumes
+	// every redone dependency is re-worded).
+	dry := opts
+	dry.DryRun = true
+	verdicts, err := Run(ctx, ws, dry)
+	if err != nil {
+		return verdicts, err
+	}
 	for wave := 1; ; wave++ {
 		out, err := BatchOut(ctx, ws, opts, bo.Dir)
 		if err != nil {
 			return out, err
 		}
 		if out.BatchRequests == 0 {
-			out.Reused = max(0, out.Reused-total.Requested)
+			out.Reused, out.Changed, out.DepChanged, out.New = verdicts.Reused, verdicts.Changed, verdicts.DepChanged, verdicts.New
+			out.Resumed = verdicts.Resumed
 			out.Requested, out.Failed, out.Failures = total.Requested, total.Failed, total.Failures
 			out.PromptTokens, out.CompletionTokens = total.PromptTokens, total.CompletionTokens
 			out.BatchRequests = total.BatchRequests

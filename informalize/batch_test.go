@@ -134,6 +134,33 @@ func TestSubmit(t *testing.T) {
 			t.Errorf("%s: %+v, want exactly one batched request", d.Name, s)
 		}
 	}
+	if rep.New != 40 || rep.Reused != 0 {
+		t.Errorf("first job's verdicts: %s", rep.Summary())
+	}
+	// An incremental job sends the changed declaration and its direct
+	// dependents, in waves, and reports their verdicts.
+	x := 12
+	ds[x].Signature = "(q : ℚ) : q = q"
+	writeFixture(t, ws.Dir, ds)
+	deps := dependents(ds, []string{ds[x].Name}, false)
+	srv.ResetStats()
+	rep, err = Submit(context.Background(), ws, opts, BatchOptions{Poll: time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Changed != 1 || rep.DepChanged != len(deps) || rep.Reused != 40-1-len(deps) || rep.Requested != 1+len(deps) {
+		t.Errorf("incremental job: %s (want %d dependents)", rep.Summary(), len(deps))
+	}
+	for _, d := range ds {
+		want := 0
+		if d.Name == ds[x].Name || deps[d.Name] {
+			want = 1
+		}
+		if s := srv.Stats()[d.Name]; s.Batched != want {
+			t.Errorf("%s batched %d times, want %d", d.Name, s.Batched, want)
+		}
+	}
+	checkTable(t, ws, ds, "openai:fake")
 }
 
 // TestBatchInRelativePath ingests an output file named relative to the

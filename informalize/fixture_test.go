@@ -14,6 +14,7 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/driftkit/driftkit/dataset"
+	"github.com/driftkit/driftkit/internal/journal"
 	"github.com/driftkit/driftkit/internal/progress"
 	"github.com/driftkit/driftkit/llm"
 	"github.com/driftkit/driftkit/llm/fakeopenai"
@@ -132,12 +133,12 @@ func journalNames(t testing.TB, dir string) map[string]bool {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	rep, err := ReadJournal(f.Name(), f)
+	rep, err := journal.Read(f.Name(), f, journalOptions)
 	if err != nil {
 		t.Fatal(err)
 	}
 	out := map[string]bool{}
-	for _, e := range rep.Entries {
+	for _, e := range rep.Records {
 		if e.Status == StatusOK {
 			out[e.Name] = true
 		}

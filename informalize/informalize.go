@@ -4,12 +4,48 @@
 // informal statements of the declarations its statement uses.
 //
 // A run is crash-safe and resumable: every answer is appended to
-// informal.journal.jsonl as it arrives, keyed by the SHA-256 of the exact
-// prompt inputs (with the prompt version and the model); a rerun skips what
-// is done and, after the library changed, redoes only declarations whose
-// inputs changed. At the end the journal is compacted into informal.parquet
-// atomically. Providers: an OpenAI-compatible model (LLM) or the offline
-// Template fallback; large jobs can go through Batch API files instead.
+// informal.journal.jsonl as it arrives; a rerun skips what is done. At the
+// end the journal is compacted into informal.parquet atomically. Providers:
+// an OpenAI-compatible model (LLM) or the offline Template fallback; large
+// jobs can go through Batch API files instead.
+//
+// # Reuse rule
+//
+// After the library changed (a Mathlib bump), a rerun redoes a declaration
+// when
+//   - its own prompt inputs changed: kind, name, module or the module's
+//     documentation, signature, docstring, definition body, the names of its
+//     statement dependencies, the provider and model, the prompt version or
+//     prompt files (ClassChanged); or
+//   - the formal inputs of one of its statement dependencies changed: that
+//     dependency's kind, name or signature, its statement as the prompt
+//     shows it (ClassDepChanged); or
+//   - it has no row yet (ClassNew).
+//
+// It does not redo a declaration because a dependency was merely re-worded
+// by the model: the dependencies' informal text is context in the prompt,
+// not part of the reuse key (input_sha256). Nor because of anything else
+// about a dependency that its statement does not show (docstring, body,
+// module, how the names in its signature resolve): that redoes the
+// dependency, whose new wording is again only context. So a bump costs the
+// changed declarations plus the direct dependents of changed statements,
+// instead of a cascade down the whole dependency graph.
+//
+// Each row records which dependency texts its prompt carried (the context
+// column, by informal_sha256), so a curator can list the rows whose context
+// is stale; Options.RefreshDependents (--refresh-dependents) restores the
+// full cascade, redoing every row whose context differs from the
+// dependencies' current text.
+//
+// Rows written by the older rule (whose key covered the dependencies' text;
+// they have no own_input_sha256) are read and, on the first run of this
+// rule, kept when the older key recomputed over the current library, with
+// the table's dependency texts, still matches and none of their selected
+// dependencies' rows fails that test; the row is then re-keyed. Otherwise
+// they are redone: the older key cannot say which input changed, so that
+// one run may redo one level of dependents more than later runs. Journal
+// lines of the older rule (an interrupted run of an older driftkit) are not
+// reused.
 package informalize
 
 import (
@@ -28,6 +64,7 @@ import (
 	"time"
 
 	"github.com/driftkit/driftkit/dataset"
+	"github.com/driftkit/driftkit/internal/journal"
 	"github.com/driftkit/driftkit/internal/progress"
 	"github.com/driftkit/driftkit/llm"
 )
@@ -57,6 +94,11 @@ type Options struct {
 	EstCompletionTokens int
 	// Force replaces an informal.parquet the manifest does not know.
 	Force bool
+	// RefreshDependents also redoes every declaration whose prompt would
+	// carry a dependency text other than the one its row was made with (the
+	// full cascade down the dependency graph). The default reuses a row
+	// whose own and dependencies' formal inputs are unchanged.
+	RefreshDependents bool
 	// Out receives the summary (default os.Stdout); Log structured logs.
 	Out io.Writer
 	Log *slog.Logger
@@ -76,11 +118,23 @@ type Failure struct {
 type Report struct {
 	Declarations int // rows of declarations.parquet (distinct names)
 	Selected     int
-	Requested    int // new answers obtained this run
-	Reused       int // answers found in the journal or table for identical inputs
-	Failed       int
-	Deferred     int // left for a later batch wave
-	Rows         int64
+	// The selected declarations by the reuse rule's verdict (see Class):
+	// Reused+Changed+DepChanged+New = Selected, once every one was decided.
+	Reused     int // rows whose inputs are unchanged
+	Changed    int // redone: own prompt inputs changed
+	DepChanged int // redone: a statement dependency's formal inputs (or, refreshing, text) changed
+	New        int // no row before
+	// How the redone ones were answered: requested this run, found in the
+	// journal of an interrupted run, failed, or left for a batch wave.
+	Requested int
+	Resumed   int
+	Failed    int
+	Deferred  int
+	// RefreshDependents reports the rule used.
+	RefreshDependents bool
+	// LegacyJournal counts journal answers of the older rule (not reused).
+	LegacyJournal int
+	Rows          int64
 	// TornLines and BadLines are journal lines dropped on replay.
 	TornLines, BadLines     int
 	CycleEdges, CyclicNodes int
@@ -95,9 +149,15 @@ type Report struct {
 	EstPromptTokens         int64 // dry run
 	EstCompletionTokens     int64 // dry run
 	EstCostUSD              float64
-	Elapsed                 time.Duration
-	BatchFiles              []string
-	BatchRequests           int
+	// Alt* estimate the other rule in a dry run: how many declarations it
+	// would redo and what they would cost.
+	AltRedo                int
+	AltEstPromptTokens     int64
+	AltEstCompletionTokens int64
+	AltEstCostUSD          float64
+	Elapsed                time.Duration
+	BatchFiles             []string
+	BatchRequests          int
 }
 
 // ErrBusy is returned when another informalize run holds the workspace.
@@ -111,19 +171,31 @@ type state struct {
 	promptHash string
 	log        *slog.Logger
 
-	decls   []dataset.Declaration
-	byName  map[string]int32
-	modDoc  map[string]string
-	sel     []int32 // node → declaration index
-	nodeOf  []int32 // declaration index → node, -1 if not selected
-	graph   *Graph
-	prior   map[string]Entry // by input hash
-	latest  map[string]Entry // newest ok journal entry by name
-	table   map[string]dataset.Informal
-	results []Entry // by node; Status "" while not done
-	journal *Journal
-	rep     *Report
-	lock    *os.File
+	decls  []dataset.Declaration
+	byName map[string]int32
+	modDoc map[string]string
+	sel    []int32 // node → declaration index
+	nodeOf []int32 // declaration index → node, -1 if not selected
+	graph  *Graph
+	// table is informal.parquet as the last finished run left it: the
+	// reference of every verdict.
+	table map[string]dataset.Informal
+	// byKey holds the journal's ok answers of this rule by reuse key
+	// (oldest first); latest the newest ok answer of each name, any rule.
+	byKey  map[string][]Entry
+	latest map[string]Entry
+	// formal is the formal hash by declaration index ("" until needed);
+	// modDocSum the stand-in for each module's documentation.
+	formal    []string
+	modDocSum map[string]string
+	plan      []nodePlan // by node
+	results   []Entry    // by node; Status "" while not done
+	textSHA   []string   // by node: informal_sha256 of an ok result
+	// altRedone marks, in a dry run, the nodes the other rule would redo.
+	altRedone []bool
+	journal   *journal.Journal[Entry]
+	rep       *Report
+	lock      *os.File
 }
 
 type outcomeKind int
@@ -131,6 +203,7 @@ type outcomeKind int
 const (
 	outDone outcomeKind = iota
 	outReused
+	outResumed
 	outFailed
 	outDeferred
 	outCancelled
@@ -140,13 +213,24 @@ const (
 type outcome struct {
 	v     int32
 	kind  outcomeKind
+	class Class
 	entry Entry
 	err   error
 	est   [2]int64 // dry run: prompt and completion token estimates
+	// alt: a dry run's verdict that the other rule would redo v; altEst its
+	// token estimate when this rule does not.
+	alt    bool
+	altEst [2]int64
 }
 
-// handler decides a node whose input is not already done.
-type handler func(ctx context.Context, v int32, in *Input, sha string) outcome
+// keyed is what a new answer for a node is recorded with.
+type keyed struct {
+	Key, Own string
+	Context  []dataset.InformalContext
+}
+
+// handler decides a node that the reuse rule sends to be redone.
+type handler func(ctx context.Context, v int32, in *Input, k *keyed) outcome
 
 // Run informalizes the workspace.
 func Run(ctx context.Context, ws *dataset.Workspace, opts Options) (*Report, error) {
@@ -200,6 +284,7 @@ func prepare(ws *dataset.Workspace, opts Options) (*state, error) {
 	if h, ok := opts.Provider.(interface{ FilesHash() string }); ok {
 		st.promptHash = h.FilesHash()
 	}
+	st.rep.RefreshDependents = opts.RefreshDependents
 	if !opts.DryRun {
 		lf, err := os.OpenFile(ws.Path(".informalize.lock"), os.O_CREATE|os.O_RDWR, 0o644)
 		if err != nil {
@@ -220,6 +305,7 @@ func prepare(ws *dataset.Workspace, opts Options) (*state, error) {
 		return nil, err
 	}
 	st.selectNodes()
+	st.makePlan()
 	return st, nil
 }
 
@@ -300,15 +386,24 @@ func (st *state) load() error {
 			return err
 		}
 	}
-	st.prior = map[string]Entry{}
+	st.byKey = map[string][]Entry{}
 	st.latest = map[string]Entry{}
 	st.table = map[string]dataset.Informal{}
 	if st.ws.Has(dataset.InformalFile) {
 		err := dataset.EachRow(st.ws.Path(dataset.InformalFile), func(r *dataset.Informal) error {
-			st.table[r.Name] = *r
-			st.prior[r.InputSHA256] = Entry{Name: r.Name, Status: StatusOK, InputSHA256: r.InputSHA256,
-				InformalName: r.InformalName, InformalStatement: r.InformalStatement, Provider: r.Provider,
-				PromptVersion: r.PromptVersion, PromptTokens: r.PromptTokens, CompletionTokens: r.CompletionTokens, CreatedAt: r.CreatedAt}
+			// Clone: the reader's strings may share its page buffers.
+			c := dataset.Informal{Name: strings.Clone(r.Name), InformalName: strings.Clone(r.InformalName),
+				InformalStatement: strings.Clone(r.InformalStatement), Provider: intern(r.Provider), PromptVersion: intern(r.PromptVersion),
+				InputSHA256: strings.Clone(r.InputSHA256), OwnInputSHA256: strings.Clone(r.OwnInputSHA256),
+				PromptTokens: r.PromptTokens, CompletionTokens: r.CompletionTokens, CreatedAt: intern(r.CreatedAt),
+				InformalSHA256: strings.Clone(r.InformalSHA256)}
+			if len(r.Context) > 0 {
+				c.Context = make([]dataset.InformalContext, len(r.Context))
+				for i, x := range r.Context {
+					c.Context[i] = dataset.InformalContext{Name: strings.Clone(x.Name), InformalSHA256: strings.Clone(x.InformalSHA256)}
+				}
+			}
+			st.table[c.Name] = c
 			return nil
 		})
 		if err != nil {
@@ -316,31 +411,42 @@ func (st *state) load() error {
 				return fmt.Errorf("%w (pass --force to start over without it)", err)
 			}
 			st.log.Warn("ignoring unreadable informal table", "err", err)
+			st.table = map[string]dataset.Informal{}
 		}
 	}
-	var rep *Replay
+	var rep *journal.Replay[Entry]
+	path := st.ws.Path(dataset.InformalJournalFile)
 	if st.opts.DryRun {
-		f, err := os.Open(st.ws.Path(dataset.InformalJournalFile))
+		f, err := os.Open(path)
 		if err == nil {
-			rep, err = ReadJournal(f.Name(), f)
+			rep, err = journal.Read(path, f, journalOptions)
 			f.Close()
 		}
 		if err != nil && !errors.Is(err, os.ErrNotExist) {
 			return err
 		}
 	} else {
-		j, r, err := OpenJournal(st.ws.Path(dataset.InformalJournalFile))
+		j, r, err := journal.Open(path, journalOptions)
 		if err != nil {
 			return err
 		}
 		st.journal, rep = j, r
 	}
 	if rep != nil {
-		for _, e := range rep.Entries {
-			if e.Status == StatusOK {
-				st.prior[e.InputSHA256] = e
-				st.latest[e.Name] = e
+		for _, e := range rep.Records {
+			if e.Status != StatusOK {
+				continue
 			}
+			st.latest[e.Name] = e
+			if e.OwnInputSHA256 == "" {
+				st.rep.LegacyJournal++
+				continue
+			}
+			st.byKey[e.InputSHA256] = append(st.byKey[e.InputSHA256], e)
+		}
+		if st.rep.LegacyJournal > 0 {
+			st.log.Warn("journal answers written by an older driftkit (whose keys covered dependencies' informal text) are not reused",
+				"count", st.rep.LegacyJournal)
 		}
 		for _, b := range rep.Bad {
 			st.log.Warn("skipping unusable journal line", "err", b)
@@ -349,7 +455,7 @@ func (st *state) load() error {
 		if rep.TornBytes > 0 {
 			st.rep.TornLines = 1
 			st.log.Warn("journal ended in a torn line (a crash mid-write); dropped it, the declaration will be redone",
-				"path", st.ws.Path(dataset.InformalJournalFile), "line", rep.TornLine, "bytes", rep.TornBytes)
+				"path", path, "line", rep.TornLine, "bytes", rep.TornBytes)
 			fmt.Fprintf(st.opts.Out, "journal: dropped a torn last line (line %d, %d bytes) left by a crash\n", rep.TornLine, rep.TornBytes)
 		}
 	}
@@ -395,6 +501,8 @@ func (st *state) selectNodes() {
 	}
 	st.graph = BuildGraph(names, adj)
 	st.results = make([]Entry, len(st.sel))
+	st.textSHA = make([]string, len(st.sel))
+	st.altRedone = make([]bool, len(st.sel))
 	st.rep.Selected = len(st.sel)
 	st.rep.CycleEdges, st.rep.CyclicNodes = st.graph.Dropped, st.graph.Cyclic
 	st.rep.Depth = st.graph.Depth
@@ -406,41 +514,29 @@ var bodyKinds = map[string]bool{
 	dataset.KindStructure: true, dataset.KindClass: true, dataset.KindInductive: true,
 }
 
-// input builds the prompt input of node v. Only kept (ordered) in-selection
-// dependencies that succeeded contribute informal text, so the input is the
-// same whatever the timing.
-func (st *state) input(v int32) *Input {
-	d := &st.decls[st.sel[v]]
-	in := &Input{Name: d.Name, Kind: d.Kind, Signature: truncate(d.Signature, maxSignature)}
-	if d.Docstring != nil {
-		in.Docstring = truncate(*d.Docstring, maxDocstring)
-	}
+// input builds the prompt input of node v and the context it carries: the
+// informal text of the kept (ordered) in-selection dependencies that
+// succeeded, so the input is the same whatever the timing.
+func (st *state) input(v int32) (*Input, []dataset.InformalContext) {
+	in := st.formalInput(st.sel[v])
 	if !st.prov.UsesDeps() {
-		return in
+		return in, nil
 	}
-	in.Module = d.Module
-	in.ModuleDoc = truncate(st.modDoc[d.Module], maxModuleDoc)
-	if bodyKinds[d.Kind] {
-		in.Body = truncate(d.Code, maxBody)
-	}
+	var ctx []dataset.InformalContext
 	kept := st.graph.Deps[v]
-	seen := map[string]bool{d.Name: true}
-	for _, name := range d.StatementDeps {
-		if seen[name] || len(in.Deps) >= maxDeps {
+	for i := range in.Deps {
+		dep := &in.Deps[i]
+		j, ok := st.byName[dep.Name]
+		if !ok {
 			continue
 		}
-		seen[name] = true
-		dep := Dep{Name: name}
-		if j, ok := st.byName[name]; ok {
-			dep.Signature = truncate(st.decls[j].Signature, maxDepSig)
-			if w := st.nodeOf[j]; w >= 0 && slices.Contains(kept, w) && st.results[w].Status == StatusOK {
-				dep.InformalName = st.results[w].InformalName
-				dep.InformalStatement = st.results[w].InformalStatement
-			}
+		if w := st.nodeOf[j]; w >= 0 && slices.Contains(kept, w) && st.results[w].Status == StatusOK {
+			dep.InformalName = st.results[w].InformalName
+			dep.InformalStatement = st.results[w].InformalStatement
+			ctx = append(ctx, dataset.InformalContext{Name: dep.Name, InformalSHA256: st.textSHA[w]})
 		}
-		in.Deps = append(in.Deps, dep)
 	}
-	return in
+	return in, ctx
 }
 
 func (st *state) concurrency() int {
@@ -506,17 +602,22 @@ func (st *state) schedule(ctx context.Context, h handler) error {
 			inflight--
 			remaining--
 			release := true
+			if o.kind != outCancelled && o.kind != outFatal {
+				st.count(o)
+			}
 			switch o.kind {
-			case outReused:
-				st.results[o.v] = o.entry
-				st.rep.Reused++
+			case outReused, outResumed:
+				st.setResult(o.v, o.entry)
+				if o.kind == outResumed {
+					st.rep.Resumed++
+				}
 			case outDone, outFailed:
 				if st.journal != nil {
 					if err := st.journal.Append(o.entry); err != nil && fatal == nil {
 						fatal = err
 					}
 				}
-				st.results[o.v] = o.entry
+				st.setResult(o.v, o.entry)
 				st.rep.PromptTokens += o.entry.PromptTokens
 				st.rep.CompletionTokens += o.entry.CompletionTokens
 				if o.kind == outDone {
@@ -543,10 +644,10 @@ func (st *state) schedule(ctx context.Context, h handler) error {
 			bar.Add(1)
 			if p, ok := st.prov.(*LLM); ok && !st.opts.DryRun {
 				sum = p.Client.Usage()
-				bar.Describe(fmt.Sprintf("new=%d reused=%d failed=%d retries=%d tok=%d+%d $%.4f",
+				bar.Describe(fmt.Sprintf("asked=%d reused=%d failed=%d retries=%d tok=%d+%d $%.4f",
 					st.rep.Requested, st.rep.Reused, st.rep.Failed, sum.Retries, sum.PromptTokens, sum.CompletionTokens, sum.CostUSD))
 			} else {
-				bar.Describe(fmt.Sprintf("new=%d reused=%d failed=%d", st.rep.Requested, st.rep.Reused, st.rep.Failed))
+				bar.Describe(fmt.Sprintf("asked=%d reused=%d failed=%d", st.rep.Requested, st.rep.Reused, st.rep.Failed))
 			}
 			if release {
 				for _, w := range st.graph.Dependents[o.v] {
@@ -589,40 +690,82 @@ func (q *readyQueue) Pop() any {
 }
 func (q *readyQueue) peek() int32 { return q.items[0] }
 
+// setResult records node v's answer (schedule's goroutine only, before v's
+// dependents are released).
+func (st *state) setResult(v int32, e Entry) {
+	st.results[v] = e
+	if e.Status == StatusOK {
+		st.textSHA[v] = dataset.InformalTextSHA256(e.InformalName, e.InformalStatement)
+	}
+}
+
+// count tallies a decided node's verdict.
+func (st *state) count(o outcome) {
+	switch o.class {
+	case ClassReused:
+		st.rep.Reused++
+	case ClassChanged:
+		st.rep.Changed++
+	case ClassDepChanged:
+		st.rep.DepChanged++
+	case ClassNew:
+		st.rep.New++
+	}
+	if o.alt {
+		st.rep.AltRedo++
+		st.altRedone[o.v] = true
+	}
+	st.rep.AltEstPromptTokens += o.altEst[0]
+	st.rep.AltEstCompletionTokens += o.altEst[1]
+}
+
 func (st *state) work(ctx context.Context, v int32, h handler) outcome {
 	if ctx.Err() != nil {
 		return outcome{v: v, kind: outCancelled}
 	}
-	in := st.input(v)
-	sha := InputHash(in, st.prov.Name(), st.prov.PromptVersion(), st.promptHash)
-	if e, ok := st.prior[sha]; ok && e.Name == in.Name {
-		return outcome{v: v, kind: outReused, entry: e}
+	in, inCtx := st.input(v)
+	p := &st.plan[v]
+	class, answer, fromJournal := p.class, p.answer, p.fromJournal
+	if st.opts.RefreshDependents {
+		class, answer, fromJournal = st.decideRefresh(v, in, inCtx)
 	}
-	o := h(ctx, v, in, sha)
-	o.v = v
+	var o outcome
+	switch {
+	case answer != nil && fromJournal:
+		o = outcome{kind: outResumed, entry: *answer}
+	case answer != nil:
+		o = outcome{kind: outReused, entry: *answer}
+	default:
+		o = h(ctx, v, in, &keyed{Key: p.key, Own: p.own, Context: inCtx})
+	}
+	o.v, o.class = v, class
+	if st.opts.DryRun {
+		st.dryRunAlt(&o, v, in, inCtx)
+	}
 	return o
 }
 
-func (st *state) entry(name, sha string, res Result) Entry {
-	return Entry{Name: name, Status: StatusOK, InputSHA256: sha, InformalName: res.InformalName, InformalStatement: res.InformalStatement,
+func (st *state) entry(name string, k *keyed, res Result) Entry {
+	return Entry{Name: name, Status: StatusOK, InputSHA256: k.Key, OwnInputSHA256: k.Own, Context: k.Context,
+		InformalName: res.InformalName, InformalStatement: res.InformalStatement,
 		Provider: st.prov.Name(), PromptVersion: st.prov.PromptVersion(), PromptTokens: res.PromptTokens,
 		CompletionTokens: res.CompletionTokens, Attempts: res.Attempts, CreatedAt: time.Now().UTC().Format(time.RFC3339)}
 }
 
 // provide asks the provider.
-func (st *state) provide(ctx context.Context, v int32, in *Input, sha string) outcome {
+func (st *state) provide(ctx context.Context, v int32, in *Input, k *keyed) outcome {
 	res, err := st.prov.Informalize(ctx, in)
-	return st.resultOutcome(ctx, in, sha, res, err)
+	return st.resultOutcome(ctx, in, k, res, err)
 }
 
-func (st *state) resultOutcome(ctx context.Context, in *Input, sha string, res Result, err error) outcome {
+func (st *state) resultOutcome(ctx context.Context, in *Input, k *keyed, res Result, err error) outcome {
 	var fe *FailedError
 	switch {
 	case err == nil:
-		return outcome{kind: outDone, entry: st.entry(in.Name, sha, res)}
+		return outcome{kind: outDone, entry: st.entry(in.Name, k, res)}
 	case errors.As(err, &fe):
-		e := st.entry(in.Name, sha, fe.Result)
-		e.Status, e.InformalName, e.InformalStatement, e.Error = StatusFailed, "", "", fe.Reason
+		e := st.entry(in.Name, k, fe.Result)
+		e.Status, e.InformalName, e.InformalStatement, e.Error, e.Context = StatusFailed, "", "", fe.Reason, nil
 		return outcome{kind: outFailed, entry: e}
 	case ctx.Err() != nil:
 		return outcome{kind: outCancelled}
@@ -657,12 +800,18 @@ func (st *state) finish(rec *dataset.RunRecorder) error {
 	}
 	for k, n := range map[string]int64{
 		"declarations": int64(st.rep.Declarations), "selected": int64(st.rep.Selected), "requested": int64(st.rep.Requested),
-		"reused": int64(st.rep.Reused), "failed": int64(st.rep.Failed), "rows": st.rep.Rows,
+		"reused": int64(st.rep.Reused), "redone_changed": int64(st.rep.Changed), "redone_dependency_changed": int64(st.rep.DepChanged),
+		"new": int64(st.rep.New), "resumed_from_journal": int64(st.rep.Resumed), "failed": int64(st.rep.Failed), "rows": st.rep.Rows,
 		"prompt_tokens": st.rep.PromptTokens, "completion_tokens": st.rep.CompletionTokens,
 		"journal_torn_lines": int64(st.rep.TornLines), "journal_bad_lines": int64(st.rep.BadLines),
 		"cycle_edges_dropped": int64(st.rep.CycleEdges), "retries": st.rep.Usage.Retries, "rate_limited": st.rep.Usage.RateLimited,
 	} {
 		rec.Count(k, n)
+	}
+	if st.opts.RefreshDependents {
+		rec.Note("reuse rule: refresh dependents (a row is redone when a dependency's informal text changed, too)")
+	} else {
+		rec.Note("reuse rule: formal inputs (a row is redone when its own or a statement dependency's formal inputs changed)")
 	}
 	if st.prov.Name() == "template" {
 		rec.Note("informal text from the offline template fallback (provider=template), not from a model")
@@ -685,11 +834,7 @@ func (st *state) compact() error {
 	if err != nil {
 		return err
 	}
-	toRow := func(e Entry) dataset.Informal {
-		return dataset.Informal{Name: e.Name, InformalName: e.InformalName, InformalStatement: e.InformalStatement,
-			Provider: e.Provider, PromptVersion: e.PromptVersion, InputSHA256: e.InputSHA256,
-			PromptTokens: e.PromptTokens, CompletionTokens: e.CompletionTokens, CreatedAt: e.CreatedAt}
-	}
+	toRow := entryRow
 	for i := range st.decls {
 		name := st.decls[i].Name
 		var row dataset.Informal
@@ -702,6 +847,7 @@ func (st *state) compact() error {
 			row = toRow(e)
 		} else if r, ok := st.table[name]; ok {
 			row = r
+			row.InformalSHA256 = dataset.InformalTextSHA256(r.InformalName, r.InformalStatement)
 		} else {
 			continue
 		}
@@ -741,35 +887,94 @@ func (st *state) compact() error {
 	return dataset.WriteFileAtomic(failedPath, []byte(b.String()))
 }
 
-// dryRun walks the selection as a run would, with estimated answers, and
-// prints what a real run would request and cost.
+// estimate is a dry run's token estimate for the prompt of in.
+func (st *state) estimate(in *Input) [2]int64 {
+	var prompt int64
+	if p, ok := st.prov.(*LLM); ok {
+		for _, m := range p.Prompts.Messages(in) {
+			prompt += int64(llm.EstimateTokens(m.Content) + 4)
+		}
+	}
+	compl := int64(st.opts.EstCompletionTokens)
+	if st.prov.Name() == "template" {
+		compl = 0
+	}
+	return [2]int64{prompt, compl}
+}
+
+// dryRunAlt judges node v by the rule this run does not use: o.alt says it
+// would be redone, o.altEst what it would cost.
+func (st *state) dryRunAlt(o *outcome, v int32, in *Input, inCtx []dataset.InformalContext) {
+	p := &st.plan[v]
+	if st.opts.RefreshDependents {
+		o.alt = p.class != ClassReused
+		if o.alt && o.kind == outDone {
+			o.altEst = o.est
+		}
+		return
+	}
+	if o.class != ClassReused {
+		o.alt, o.altEst = true, o.est
+		return
+	}
+	// Refreshing redoes v when its context differs from its row's, which
+	// includes any dependency refreshing would redo (and so re-word).
+	r := st.table[st.decls[st.sel[v]].Name]
+	if p.legacy {
+		o.alt = st.legacyKey(in) != r.InputSHA256
+	} else {
+		o.alt = !contextEqual(r.Context, inCtx)
+	}
+	for _, c := range inCtx {
+		if o.alt {
+			break
+		}
+		o.alt = st.altRedone[st.nodeOf[st.byName[c.Name]]]
+	}
+	if o.alt {
+		o.altEst = st.estimate(in)
+	}
+}
+
+// dryRun walks the selection as a run would, with stand-in answers for what
+// it would redo, and prints what a real run would request and cost under
+// each reuse rule.
 func (st *state) dryRun(ctx context.Context) (*Report, error) {
-	est := func(ctx context.Context, v int32, in *Input, sha string) outcome {
-		var prompt int64
-		if p, ok := st.prov.(*LLM); ok {
-			for _, m := range p.Prompts.Messages(in) {
-				prompt += int64(llm.EstimateTokens(m.Content) + 4)
-			}
-		}
-		compl := int64(st.opts.EstCompletionTokens)
-		if st.prov.Name() == "template" {
-			compl = 0
-		}
-		e := st.entry(in.Name, sha, Result{InformalName: "(dry run)", InformalStatement: "(dry run)"})
-		return outcome{kind: outDone, entry: e, est: [2]int64{prompt, compl}}
+	est := func(ctx context.Context, v int32, in *Input, k *keyed) outcome {
+		e := st.entry(in.Name, k, Result{InformalName: "(dry run)", InformalStatement: "(dry run)"})
+		return outcome{kind: outDone, entry: e, est: st.estimate(in)}
 	}
 	if err := st.schedule(ctx, est); err != nil {
 		return st.rep, err
 	}
 	r := st.rep
 	r.EstCostUSD = st.opts.Prices.Cost(r.EstPromptTokens, r.EstCompletionTokens)
-	fmt.Fprintf(st.opts.Out, "dry run (%s, prompt %s): %d declarations, %d selected, %d already done, %d to request\n",
-		st.prov.Name(), st.prov.PromptVersion(), r.Declarations, r.Selected, r.Reused, r.Requested)
-	fmt.Fprintf(st.opts.Out, "estimated tokens: %d prompt + %d completion; estimated cost: $%.4f (at $%g/$%g per million tokens; repairs and retries extra)\n",
+	r.AltEstCostUSD = st.opts.Prices.Cost(r.AltEstPromptTokens, r.AltEstCompletionTokens)
+	rule, alt := "formal inputs (default)", "--refresh-dependents (full cascade)"
+	if r.RefreshDependents {
+		rule, alt = "refresh dependents", "the default rule (formal inputs)"
+	}
+	out := st.opts.Out
+	fmt.Fprintf(out, "dry run (%s, prompt %s, reuse rule: %s): %d declarations, %d selected\n",
+		st.prov.Name(), st.prov.PromptVersion(), rule, r.Declarations, r.Selected)
+	fmt.Fprintf(out, "  reused, inputs unchanged:                   %8d\n", r.Reused)
+	fmt.Fprintf(out, "  redo, own inputs changed:                   %8d\n", r.Changed)
+	if r.RefreshDependents {
+		fmt.Fprintf(out, "  redo, a dependency changed (formal or text):%8d\n", r.DepChanged)
+	} else {
+		fmt.Fprintf(out, "  redo, a dependency's formal inputs changed: %8d\n", r.DepChanged)
+	}
+	fmt.Fprintf(out, "  new (no row yet):                           %8d\n", r.New)
+	if r.Resumed > 0 {
+		fmt.Fprintf(out, "  of those, answered in the journal already:  %8d\n", r.Resumed)
+	}
+	fmt.Fprintf(out, "to request: %d\n", r.Requested)
+	fmt.Fprintf(out, "estimated tokens: %d prompt + %d completion; estimated cost: $%.4f (at $%g/$%g per million tokens; repairs and retries extra)\n",
 		r.EstPromptTokens, r.EstCompletionTokens, r.EstCostUSD, st.opts.Prices.Prompt, st.opts.Prices.Completion)
-	fmt.Fprintf(st.opts.Out, "longest dependency chain: %d declarations (the least number of sequential request rounds)\n", r.Depth)
+	fmt.Fprintf(out, "with %s: %d to redo, estimated cost $%.4f\n", alt, r.AltRedo, r.AltEstCostUSD)
+	fmt.Fprintf(out, "longest dependency chain: %d declarations (the least number of sequential request rounds)\n", r.Depth)
 	if r.CycleEdges > 0 {
-		fmt.Fprintf(st.opts.Out, "dependency cycles: %d declarations, %d edges ignored\n", r.CyclicNodes, r.CycleEdges)
+		fmt.Fprintf(out, "dependency cycles: %d declarations, %d edges ignored\n", r.CyclicNodes, r.CycleEdges)
 	}
 	return r, nil
 }
@@ -777,8 +982,13 @@ func (st *state) dryRun(ctx context.Context) (*Report, error) {
 // Summary is a one-paragraph account of the run.
 func (r *Report) Summary() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "informalize (%s): %d selected of %d declarations: %d new, %d reused, %d failed",
-		r.Provider, r.Selected, r.Declarations, r.Requested, r.Reused, r.Failed)
+	rule := "formal inputs"
+	if r.RefreshDependents {
+		rule = "refresh dependents"
+	}
+	fmt.Fprintf(&b, "informalize (%s, reuse rule: %s): %d selected of %d declarations: %d reused, %d redone because they changed, %d because a dependency changed, %d new",
+		r.Provider, rule, r.Selected, r.Declarations, r.Reused, r.Changed, r.DepChanged, r.New)
+	fmt.Fprintf(&b, "\nanswers: %d requested, %d from the journal of an interrupted run, %d failed", r.Requested, r.Resumed, r.Failed)
 	if r.Deferred > 0 {
 		fmt.Fprintf(&b, ", %d waiting for batch results", r.Deferred)
 	}
@@ -791,6 +1001,9 @@ func (r *Report) Summary() string {
 	}
 	if r.TornLines+r.BadLines > 0 {
 		fmt.Fprintf(&b, "\njournal: %d torn and %d unusable lines dropped", r.TornLines, r.BadLines)
+	}
+	if r.LegacyJournal > 0 {
+		fmt.Fprintf(&b, "\njournal: %d answers of an older driftkit not reused", r.LegacyJournal)
 	}
 	if len(r.BatchFiles) > 0 {
 		fmt.Fprintf(&b, "\nbatch: %d requests in %s", r.BatchRequests, strings.Join(r.BatchFiles, ", "))

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -192,65 +193,95 @@ func TestFaultyServer(t *testing.T) {
 	}
 }
 
-// TestIncremental changes one declaration and checks that only it and the
-// declarations whose prompts carry its statement are redone.
-func TestIncremental(t *testing.T) {
-	ws, ds := openWS(t, 50)
-	srv := newFake(fakeopenai.Options{})
-	defer srv.Close()
-	p := llmProvider(t, srv.BaseURL(), 4)
-	if _, err := Run(context.Background(), ws, quietOpts(p)); err != nil {
-		t.Fatal(err)
+// dependents lists the declarations of ds whose statements use one of
+// names (directly, or transitively when closure), without names themselves.
+func dependents(ds []dataset.Declaration, names []string, closure bool) map[string]bool {
+	set := map[string]bool{}
+	for _, n := range names {
+		set[n] = true
 	}
-	// The answer changes with the signature, so dependents' prompts change.
-	changed := ds[20].Name
-	srv2 := newFake(fakeopenai.Options{Answer: func(r fakeopenai.Request) string {
-		if r.Key == changed {
-			return `{"informal_name": "New name", "informal_statement": "A new statement."}`
-		}
-		return fakeAnswer(r)
-	}})
-	defer srv2.Close()
-	ds[20].Signature = "(y : ℤ) : y = y"
-	writeFixture(t, ws.Dir, ds)
-	want := map[string]bool{changed: true}
-	for grew := true; grew; { // transitive dependents within the library
+	out := map[string]bool{}
+	for grew := true; grew; grew = closure && grew {
 		grew = false
 		for _, d := range ds {
-			if want[d.Name] {
+			if set[d.Name] || out[d.Name] {
 				continue
 			}
 			for _, dep := range d.StatementDeps {
-				if want[dep] && dep != d.Name && !slices.Contains([]string{ds[3].Name, ds[4].Name, ds[5].Name}, d.Name) {
-					want[d.Name], grew = true, true
+				if set[dep] || closure && out[dep] {
+					out[d.Name], grew = true, true
 					break
 				}
 			}
 		}
 	}
-	rep, err := Run(context.Background(), ws, quietOpts(llmProvider(t, srv2.BaseURL(), 4)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var asked []string
-	for k, s := range srv2.Stats() {
-		if s.Requests > 0 {
-			asked = append(asked, k)
+	return out
+}
+
+// TestIncremental changes one signature in a synthetic library and checks
+// that the default rule redoes it and its direct dependents only, while
+// RefreshDependents redoes the whole cascade below it.
+func TestIncremental(t *testing.T) {
+	ds := synthDecls(200, 7)
+	// A declaration with dependents of dependents, away from the cycle.
+	x := -1
+	for i := 6; i < len(ds); i++ {
+		direct := dependents(ds, []string{ds[i].Name}, false)
+		all := dependents(ds, []string{ds[i].Name}, true)
+		if len(direct) >= 2 && len(all) > len(direct)+3 {
+			x = i
+			break
 		}
 	}
-	slices.Sort(asked)
-	var wantL []string
-	for k := range want {
-		wantL = append(wantL, k)
+	if x < 0 {
+		t.Fatal("no declaration with a deep cascade in the synthetic library")
 	}
-	slices.Sort(wantL)
-	if !slices.Equal(asked, wantL) {
-		t.Errorf("redone %v\nwant %v", asked, wantL)
+	for _, refresh := range []bool{false, true} {
+		ws, err := dataset.Open(t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		v1 := slices.Clone(ds)
+		writeFixture(t, ws.Dir, v1)
+		srv := newFake(labelled("v1"))
+		defer srv.Close()
+		if _, err := Run(context.Background(), ws, quietOpts(llmProvider(t, srv.BaseURL(), 4))); err != nil {
+			t.Fatal(err)
+		}
+		v2 := slices.Clone(ds)
+		v2[x].Signature = "(y : ℤ) : y = y"
+		writeFixture(t, ws.Dir, v2)
+		want := dependents(v2, []string{ds[x].Name}, refresh)
+		wantDep := len(want)
+		want[ds[x].Name] = true
+		srv2 := newFake(labelled("v2"))
+		defer srv2.Close()
+		opts := quietOpts(llmProvider(t, srv2.BaseURL(), 4))
+		opts.RefreshDependents = refresh
+		// The dry run of either rule predicts both.
+		opts.DryRun = true
+		dry, err := Run(context.Background(), ws, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		direct, all := 1+len(dependents(v2, []string{ds[x].Name}, false)), 1+len(dependents(v2, []string{ds[x].Name}, true))
+		if this := map[bool][2]int{false: {direct, all}, true: {all, direct}}[refresh]; dry.Requested != this[0] || dry.AltRedo != this[1] {
+			t.Errorf("refresh=%v: dry run predicts %d to redo and %d with the other rule, want %d and %d", refresh, dry.Requested, dry.AltRedo, this[0], this[1])
+		}
+		opts.DryRun = false
+		rep, err := Run(context.Background(), ws, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantL := slices.Sorted(maps.Keys(want))
+		if got := asked(t, srv2); !slices.Equal(got, wantL) {
+			t.Errorf("refresh=%v: redone %v\nwant %v", refresh, got, wantL)
+		}
+		if rep.Changed != 1 || rep.DepChanged != wantDep || rep.Reused != len(ds)-len(want) || rep.New != 0 {
+			t.Errorf("refresh=%v: %s", refresh, rep.Summary())
+		}
+		checkTable(t, ws, v2, "openai:fake")
 	}
-	if rep.Reused != 50-len(want) {
-		t.Errorf("reused %d, want %d", rep.Reused, 50-len(want))
-	}
-	checkTable(t, ws, ds, "openai:fake")
 }
 
 func TestTornJournalTolerated(t *testing.T) {
@@ -387,5 +418,50 @@ func TestReadyQueueSaturates(t *testing.T) {
 	}
 	if rep.Depth != 2 || rep.Requested != 100 {
 		t.Errorf("depth %d, answers %d", rep.Depth, rep.Requested)
+	}
+}
+
+// TestDependencyDetailsDoNotCascade changes everything about a definition
+// except its statement (docstring, body, the names its signature resolves
+// to, its module): it is redone, its dependents are not. Mathlib's AddMonoid
+// changing a default field value is the case in point.
+func TestDependencyDetailsDoNotCascade(t *testing.T) {
+	ds := synthDecls(120, 7)
+	x := -1
+	for i := 6; i < len(ds); i++ {
+		if ds[i].Kind == dataset.KindDefinition && len(dependents(ds, []string{ds[i].Name}, false)) >= 2 {
+			x = i
+			break
+		}
+	}
+	if x < 0 {
+		t.Fatal("no definition with dependents in the synthetic library")
+	}
+	ws, err := dataset.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFixture(t, ws.Dir, ds)
+	srv := newFake(labelled("v1"))
+	defer srv.Close()
+	if _, err := Run(context.Background(), ws, quietOpts(llmProvider(t, srv.BaseURL(), 4))); err != nil {
+		t.Fatal(err)
+	}
+	ds[x].Docstring = strp("A new docstring.")
+	ds[x].Code += " -- a new body"
+	ds[x].StatementDeps = append(ds[x].StatementDeps, "Int.le")
+	ds[x].Module = "Lib.Moved"
+	writeFixture(t, ws.Dir, ds)
+	srv2 := newFake(labelled("v2"))
+	defer srv2.Close()
+	rep, err := Run(context.Background(), ws, quietOpts(llmProvider(t, srv2.BaseURL(), 4)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := asked(t, srv2); !slices.Equal(got, []string{ds[x].Name}) {
+		t.Errorf("asked %v, want only %s", got, ds[x].Name)
+	}
+	if rep.Changed != 1 || rep.DepChanged != 0 || rep.Reused != len(ds)-1 {
+		t.Errorf("%s", rep.Summary())
 	}
 }

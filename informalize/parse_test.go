@@ -4,6 +4,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/driftkit/driftkit/internal/journal"
 )
 
 func TestParseAnswer(t *testing.T) {
@@ -80,15 +82,15 @@ func TestReadJournal(t *testing.T) {
 		{good + " trailing\n", 0, 1, 0, 1},
 		{strings.Replace(good, `"name":"a"`, `"name":"a","bogus":1`, 1) + "\n", 0, 1, 0, 1},
 	} {
-		rep, err := ReadJournal("j", strings.NewReader(tc.in))
+		rep, err := journal.Read("j", strings.NewReader(tc.in), journalOptions)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(rep.Entries) != tc.entries || len(rep.Bad) != tc.bad || (rep.TornBytes > 0) != (tc.torn > 0) {
-			t.Errorf("%q: %d entries %d bad torn=%d", tc.in, len(rep.Entries), len(rep.Bad), rep.TornBytes)
+		if len(rep.Records) != tc.entries || len(rep.Bad) != tc.bad || (rep.TornBytes > 0) != (tc.torn > 0) {
+			t.Errorf("%q: %d entries %d bad torn=%d", tc.in, len(rep.Records), len(rep.Bad), rep.TornBytes)
 			continue
 		}
-		if tc.bad > 0 && (rep.Bad[0].Line != tc.badLine || !errors.Is(rep.Bad[0], ErrJournal) || !strings.HasPrefix(rep.Bad[0].Error(), "j:")) {
+		if tc.bad > 0 && (rep.Bad[0].Line != tc.badLine || !errors.Is(rep.Bad[0], journal.ErrLine) || !strings.HasPrefix(rep.Bad[0].Error(), "j:")) {
 			t.Errorf("%q: bad line error %v", tc.in, rep.Bad[0])
 		}
 		if want := int64(len(tc.in) - rep.TornBytes); rep.GoodSize != want {
@@ -102,15 +104,15 @@ func FuzzReadJournal(f *testing.F) {
 	f.Add([]byte("\n\n{\"name\""))
 	f.Add([]byte("{}\n[]\nnull\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		rep, err := ReadJournal("f", strings.NewReader(string(b)))
+		rep, err := journal.Read("f", strings.NewReader(string(b)), journalOptions)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if rep.GoodSize+int64(rep.TornBytes) != int64(len(b)) {
 			t.Fatalf("sizes %d + %d != %d", rep.GoodSize, rep.TornBytes, len(b))
 		}
-		for _, e := range rep.Entries {
-			if e.Name == "" || len(e.InputSHA256) != 64 {
+		for _, e := range rep.Records {
+			if e.Name == "" || len(e.InputSHA256) != 64 || validateEntry(&e) != nil {
 				t.Fatalf("accepted %+v", e)
 			}
 		}

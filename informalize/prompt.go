@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"embed"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -42,8 +43,9 @@ type Dep struct {
 	InformalStatement string `json:"informal_statement,omitempty"`
 }
 
-// Input is everything a prompt is made from. Its hash (with the provider and
-// prompt version) is the journal key: equal inputs need no new request.
+// Input is everything a prompt is made from. The reuse key (input_sha256)
+// covers all of it except the dependencies' informal text, which is context:
+// see reuseKey.
 type Input struct {
 	Name      string `json:"name"`
 	Kind      string `json:"kind"`
@@ -121,10 +123,11 @@ func (p *Prompts) Messages(in *Input) []llm.Message {
 	return []llm.Message{{Role: "system", Content: p.System}, {Role: "user", Content: p.User(in)}}
 }
 
-// InputHash is the journal key of in for a provider and prompt version:
-// the SHA-256 of the exact prompt inputs, the provider (with its model), the
-// prompt version and the prompt files' bytes.
-func InputHash(in *Input, provider, promptVersion, promptFilesHash string) string {
+// legacyInputHash is the reuse key of rows written before the formal-input
+// rule: the SHA-256 of the exact prompt inputs, dependencies' informal text
+// included, with the provider (and its model), the prompt version and the
+// prompt files' bytes. It is still computed to recognise such rows.
+func legacyInputHash(in *Input, provider, promptVersion, promptFilesHash string) string {
 	b, err := json.Marshal(in)
 	if err != nil {
 		panic(err) // strings only
@@ -133,6 +136,75 @@ func InputHash(in *Input, provider, promptVersion, promptFilesHash string) strin
 	fmt.Fprintf(h, "driftkit-informalize\x00%s\x00%s\x00%s\x00", provider, promptVersion, promptFilesHash)
 	h.Write(b)
 	return hex.EncodeToString(h.Sum(nil))
+}
+
+// keyRule tags every hash of the formal-input reuse rule, so that no key of
+// the older rule can equal one of these.
+const keyRule = "driftkit-informalize/formal-inputs-v1"
+
+// fields builds the input of one hash: length-prefixed fields, so that field
+// boundaries are part of it, hashed in one go.
+type fields []byte
+
+func (f fields) add(s ...string) fields {
+	for _, x := range s {
+		f = binary.AppendUvarint(f, uint64(len(x)))
+		f = append(f, x...)
+	}
+	return f
+}
+
+func (f fields) sum() string {
+	h := sha256.Sum256(f)
+	return hex.EncodeToString(h[:])
+}
+
+// formalHash is the SHA-256 of a declaration's formal statement as
+// dependents see it: kind, name and signature (as prompts carry it). A
+// dependent's reuse key covers the formal hashes of its statement
+// dependencies, so changing a dependency's statement redoes its dependents;
+// changing anything else about it (its docstring, body, module, the
+// resolution of the names in its signature) redoes the dependency alone,
+// and re-wording its informal text redoes nothing.
+//
+// Measured on the Mathlib 59fdb6b0 → 1cf1beb7 bump: counting a dependency's
+// body and statement-dependency names too would redo about 3,000 more
+// declarations, most of them because AddMonoid and DivisionRing changed a
+// default field value (their statements did not change).
+func formalHash(in *Input) string {
+	return make(fields, 0, 64+len(in.Name)+len(in.Signature)).add(keyRule+"/formal", in.Name, in.Kind, in.Signature).sum()
+}
+
+// ownInputHash covers a declaration's own prompt inputs: its formal hash,
+// module, module documentation (moduleDoc stands for the text the prompt
+// carries), docstring, definition body and the names of its statement
+// dependencies in prompt order, with the provider and its model, the prompt
+// version and the prompt files' bytes. Dependencies appear by name only.
+func ownInputHash(in *Input, formal, moduleDoc, provider, promptVersion, promptFilesHash string) string {
+	f := make(fields, 0, 512+len(in.Docstring)+len(in.Body))
+	f = f.add(keyRule+"/own", formal, in.Module, moduleDoc, in.Docstring, in.Body, provider, promptVersion, promptFilesHash)
+	for _, d := range in.Deps {
+		f = f.add(d.Name)
+	}
+	return f.sum()
+}
+
+// depFormal is a dependency as the reuse key sees it: its name and its
+// formal hash ("" for a name outside the library).
+type depFormal struct {
+	Name, Formal string
+}
+
+// reuseKey is the input_sha256 of the formal-input rule: the declaration's
+// own input hash and, in prompt order, each statement dependency's name and
+// formal hash. A rerun reuses a row whose key is unchanged.
+func reuseKey(own string, deps []depFormal) string {
+	f := make(fields, 0, 256+len(deps)*160)
+	f = f.add(keyRule+"/key", own)
+	for _, d := range deps {
+		f = f.add(d.Name, d.Formal)
+	}
+	return f.sum()
 }
 
 // truncate cuts s to at most n bytes on a rune boundary, marking the cut.

@@ -46,27 +46,90 @@ func TestPromptGolden(t *testing.T) {
 	}
 }
 
-func TestInputHash(t *testing.T) {
-	base := InputHash(sampleInput(), "openai:m", "v1", "f")
-	if base != InputHash(sampleInput(), "openai:m", "v1", "f") || len(base) != 64 {
+func TestLegacyInputHash(t *testing.T) {
+	base := legacyInputHash(sampleInput(), "openai:m", "v1", "f")
+	if base != legacyInputHash(sampleInput(), "openai:m", "v1", "f") || len(base) != 64 {
 		t.Fatal("hash not deterministic")
 	}
-	for name, mut := range map[string]func(*Input) (string, string, string){
-		"dep text": func(in *Input) (string, string, string) {
-			in.Deps[0].InformalStatement += "!"
-			return "openai:m", "v1", "f"
-		},
-		"signature": func(in *Input) (string, string, string) { in.Signature += " "; return "openai:m", "v1", "f" },
-		"docstring": func(in *Input) (string, string, string) { in.Docstring = ""; return "openai:m", "v1", "f" },
-		"model":     func(in *Input) (string, string, string) { return "openai:other", "v1", "f" },
-		"version":   func(in *Input) (string, string, string) { return "openai:m", "v2", "f" },
-		"files":     func(in *Input) (string, string, string) { return "openai:m", "v1", "g" },
+	// The older rule's key covered the dependencies' informal text.
+	in := sampleInput()
+	in.Deps[0].InformalStatement += "!"
+	if legacyInputHash(in, "openai:m", "v1", "f") == base {
+		t.Error("the older key ignores dependency text")
+	}
+}
+
+// TestReuseKeyCovers pins down what the reuse key covers: every own prompt
+// input and every dependency's formal inputs, never dependency text.
+func TestReuseKeyCovers(t *testing.T) {
+	key := func(in *Input, modDoc, prov, ver, files string, depFormals map[string]string) string {
+		own := ownInputHash(in, formalHash(in), modDoc, prov, ver, files)
+		var deps []depFormal
+		for _, d := range in.Deps {
+			deps = append(deps, depFormal{Name: d.Name, Formal: depFormals[d.Name]})
+		}
+		return reuseKey(own, deps)
+	}
+	df := func() map[string]string { return map[string]string{"Nat.Prime": "f1", "LE.le": "f2"} }
+	base := key(sampleInput(), "doc", "openai:m", "v1", "f", df())
+	if base != key(sampleInput(), "doc", "openai:m", "v1", "f", df()) || len(base) != 64 {
+		t.Fatal("key not deterministic")
+	}
+	type mut func(in *Input, modDoc, prov, ver, files *string, deps map[string]string)
+	for name, tc := range map[string]struct {
+		m       mut
+		changes bool
+	}{
+		"signature":          {func(in *Input, _, _, _, _ *string, _ map[string]string) { in.Signature += " " }, true},
+		"docstring":          {func(in *Input, _, _, _, _ *string, _ map[string]string) { in.Docstring = "" }, true},
+		"kind":               {func(in *Input, _, _, _, _ *string, _ map[string]string) { in.Kind = "definition" }, true},
+		"name":               {func(in *Input, _, _, _, _ *string, _ map[string]string) { in.Name += "'" }, true},
+		"module":             {func(in *Input, _, _, _, _ *string, _ map[string]string) { in.Module += ".X" }, true},
+		"body":               {func(in *Input, _, _, _, _ *string, _ map[string]string) { in.Body = "x" }, true},
+		"dependency names":   {func(in *Input, _, _, _, _ *string, _ map[string]string) { in.Deps = in.Deps[1:] }, true},
+		"module doc":         {func(_ *Input, d, _, _, _ *string, _ map[string]string) { *d += "!" }, true},
+		"model":              {func(_ *Input, _, p, _, _ *string, _ map[string]string) { *p = "openai:other" }, true},
+		"prompt version":     {func(_ *Input, _, _, v, _ *string, _ map[string]string) { *v = "v2" }, true},
+		"prompt files":       {func(_ *Input, _, _, _, f *string, _ map[string]string) { *f = "g" }, true},
+		"dependency formal":  {func(_ *Input, _, _, _, _ *string, deps map[string]string) { deps["Nat.Prime"] = "f9" }, true},
+		"dependency text":    {func(in *Input, _, _, _, _ *string, _ map[string]string) { in.Deps[0].InformalStatement += "!" }, false},
+		"dependency wording": {func(in *Input, _, _, _, _ *string, _ map[string]string) { in.Deps[0].InformalName = "" }, false},
+		// A dependency's signature is its formal input: its formal hash
+		// (the map) covers it, not the dependent's own hash.
+		"dependency signature only": {func(in *Input, _, _, _, _ *string, _ map[string]string) { in.Deps[1].Signature += " " }, false},
+	} {
+		in, doc, p, v, f, deps := sampleInput(), "doc", "openai:m", "v1", "f", df()
+		tc.m(in, &doc, &p, &v, &f, deps)
+		if got := key(in, doc, p, v, f, deps) != base; got != tc.changes {
+			t.Errorf("changing the %s: key changed %v, want %v", name, got, tc.changes)
+		}
+	}
+	// What dependents' keys see of a declaration: its kind, name and
+	// signature, nothing else.
+	for name, tc := range map[string]struct {
+		m       func(in *Input)
+		changes bool
+	}{
+		"signature":        {func(in *Input) { in.Signature += " " }, true},
+		"kind":             {func(in *Input) { in.Kind = "definition" }, true},
+		"name":             {func(in *Input) { in.Name += "'" }, true},
+		"docstring":        {func(in *Input) { in.Docstring = "" }, false},
+		"body":             {func(in *Input) { in.Body = "x" }, false},
+		"module":           {func(in *Input) { in.Module += ".X" }, false},
+		"dependency names": {func(in *Input) { in.Deps = in.Deps[1:] }, false},
 	} {
 		in := sampleInput()
-		p, v, f := mut(in)
-		if InputHash(in, p, v, f) == base {
-			t.Errorf("changing the %s keeps the hash", name)
+		tc.m(in)
+		if got := formalHash(in) != formalHash(sampleInput()); got != tc.changes {
+			t.Errorf("changing the %s: formal hash changed %v, want %v", name, got, tc.changes)
 		}
+	}
+	// Field boundaries count: moving text between fields changes the hash.
+	a, b := sampleInput(), sampleInput()
+	a.Name, a.Signature = "ab", "c"
+	b.Name, b.Signature = "a", "bc"
+	if formalHash(a) == formalHash(b) {
+		t.Error("formal hash ignores field boundaries")
 	}
 }
 

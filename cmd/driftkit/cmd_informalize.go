@@ -22,7 +22,9 @@ func runInformalize(ctx context.Context, env *Env, args []string) error {
 		"Writes an informal name and statement for each declaration, dependencies first, through an\n"+
 			"OpenAI-compatible endpoint (OPENAI_BASE_URL, OPENAI_API_KEY, --model) or the offline template\n"+
 			"fallback. Answers are journalled as they arrive; a rerun continues where a crash stopped and,\n"+
-			"after the library changed, redoes only declarations whose prompt inputs changed.")
+			"after the library changed, redoes only declarations whose own prompt inputs or whose statement\n"+
+			"dependencies' formal inputs changed (--refresh-dependents: also those whose dependencies were\n"+
+			"re-worded).")
 	wsDir := fs.String("ws", "", "workspace folder")
 	provider := fs.String("provider", "", "openai or template (default: openai when --model is given, else template)")
 	cfg := llm.ConfigFromEnv()
@@ -30,7 +32,8 @@ func runInformalize(ctx context.Context, env *Env, args []string) error {
 	kinds := fs.String("kinds", "", "comma-separated declaration kinds to informalize (default all)")
 	modules := fs.String("modules", "", "comma-separated module name prefixes to informalize (default all)")
 	limit := fs.Int("limit", 0, "informalize at most this many declarations (0: all)")
-	dry := fs.Bool("dry-run", false, "print token and cost estimates; request and write nothing")
+	dry := fs.Bool("dry-run", false, "print how many declarations each reuse rule would redo and what it would cost; request and write nothing")
+	refresh := fs.Bool("refresh-dependents", false, "also redo declarations whose dependencies' informal text changed (the full cascade; default: only own or dependencies' formal inputs)")
 	force := fs.Bool("force", false, "replace an informal.parquet the manifest does not know")
 	repairs := fs.Int("repairs", 2, "times a bad answer is retried with a repair instruction")
 	maxTokens := fs.Int("max-tokens", 512, "completion token limit per answer")
@@ -68,9 +71,10 @@ func runInformalize(ctx context.Context, env *Env, args []string) error {
 	}
 	opts := informalize.Options{
 		Kinds: splitList(*kinds), Modules: splitList(*modules), Limit: *limit, DryRun: *dry, Force: *force,
-		Prices: cfg.Prices,
+		RefreshDependents: *refresh, Prices: cfg.Prices, Out: env.Stdout,
 		Params: map[string]any{"provider": *provider, "model": cfg.Model, "kinds": *kinds, "modules": *modules, "limit": *limit,
-			"concurrency": cfg.Concurrency, "batch_out": *batchOut, "batch_in": *batchIn, "submit": *submit},
+			"refresh_dependents": *refresh,
+			"concurrency":        cfg.Concurrency, "batch_out": *batchOut, "batch_in": *batchIn, "submit": *submit},
 	}
 	switch *provider {
 	case "template":
@@ -110,7 +114,7 @@ func runInformalize(ctx context.Context, env *Env, args []string) error {
 	if rep != nil && !*dry {
 		fmt.Fprintln(env.Stdout, rep.Summary())
 	}
-	if err == nil && rep != nil && rep.Failed > 0 && rep.Requested+rep.Reused == 0 {
+	if err == nil && rep != nil && rep.Failed > 0 && rep.Requested+rep.Reused+rep.Resumed == 0 {
 		err = errors.New("every selected declaration failed")
 	}
 	return err

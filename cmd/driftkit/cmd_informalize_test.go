@@ -1,8 +1,11 @@
 package main
 
 import (
+	"bytes"
+	"fmt"
 	"io"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/driftkit/driftkit/dataset"
@@ -66,5 +69,57 @@ func TestInformalizeCommand(t *testing.T) {
 				t.Errorf("rows %+v", rows)
 			}
 		})
+	}
+}
+
+// TestInformalizeRefreshDependents checks the reuse-rule flags end to end: a
+// declaration whose body changed is redone; by default its dependent is not,
+// with --refresh-dependents it is (its dependency was re-worded); the dry run
+// says both numbers first.
+func TestInformalizeRefreshDependents(t *testing.T) {
+	progress.Quiet = true
+	for _, refresh := range []bool{false, true} {
+		// Every answer differs, so a redone declaration is re-worded.
+		srv := fakeopenai.New(fakeopenai.Options{Key: fakeopenai.KeyFromLine("Declaration: "), Answer: func(r fakeopenai.Request) string {
+			return fmt.Sprintf(`{"informal_name": "n%d", "informal_statement": "s%d"}`, r.Seq, r.Seq)
+		}})
+		defer srv.Close()
+		t.Setenv("OPENAI_BASE_URL", srv.BaseURL())
+		t.Setenv("OPENAI_API_KEY", "k")
+		dir := informalizeFixture(t)
+		base := []string{"informalize", "--ws", dir, "--model", "fake", "--concurrency", "2"}
+		if refresh {
+			base = append(base, "--refresh-dependents")
+		}
+		if code := run(base, io.Discard, io.Discard); code != 0 {
+			t.Fatalf("first run: exit %d", code)
+		}
+		ds, err := dataset.ReadTable[dataset.Declaration](filepath.Join(dir, dataset.DeclarationsFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ds[0].Code = "def Nat.Prime (p : ℕ) : Prop := 2 ≤ p ∧ ∀ m, m ∣ p → m = 1 ∨ m = p"
+		if err := dataset.WriteTable(filepath.Join(dir, dataset.DeclarationsFile), ds); err != nil {
+			t.Fatal(err)
+		}
+		var out bytes.Buffer
+		if code := run(append(base, "--dry-run"), &out, io.Discard); code != 0 {
+			t.Fatalf("dry run: exit %d", code)
+		}
+		want, other := "to request: 1", "with --refresh-dependents (full cascade): 2 to redo"
+		if refresh {
+			want, other = "to request: 2", "with the default rule (formal inputs): 1 to redo"
+		}
+		if !strings.Contains(out.String(), want) || !strings.Contains(out.String(), other) {
+			t.Errorf("refresh=%v: dry run says\n%s", refresh, out.String())
+		}
+		before := srv.Requests()
+		out.Reset()
+		if code := run(base, &out, io.Discard); code != 0 {
+			t.Fatalf("rerun: exit %d", code)
+		}
+		if got, want := srv.Requests()-before, map[bool]int64{false: 1, true: 2}[refresh]; got != want {
+			t.Errorf("refresh=%v: rerun sent %d requests, want %d\n%s", refresh, got, want, out.String())
+		}
 	}
 }

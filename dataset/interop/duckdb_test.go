@@ -4,6 +4,7 @@ import (
 	"database/sql"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	_ "github.com/duckdb/duckdb-go/v2"
@@ -84,5 +85,45 @@ func TestDuckDBReadsEveryTable(t *testing.T) {
 	}
 	if ls != wantMax {
 		t.Errorf("max(line_end) = %d, want %d", ls, wantMax)
+	}
+}
+
+// TestDuckDBStaleContextQuery runs the curator's audit query the README gives
+// for informal.parquet: rows whose prompt carried a dependency text that is
+// no longer the dependency's current one. The sample has one such row.
+func TestDuckDBStaleContextQuery(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := sample.WriteAll(dir); err != nil {
+		t.Fatal(err)
+	}
+	db, err := sql.Open("duckdb", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	p := filepath.Join(dir, dataset.InformalFile)
+	// The README's query, with the workspace path filled in.
+	q := strings.ReplaceAll(`SELECT r.name, c.name AS dependency
+FROM read_parquet('WS/informal.parquet') r, unnest(r.context) AS u(c)
+JOIN read_parquet('WS/informal.parquet') d ON d.name = c.name
+WHERE d.informal_sha256 <> c.informal_sha256`, "WS/informal.parquet", p)
+	rows, err := db.Query(q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var got []string
+	for rows.Next() {
+		var name, dep string
+		if err := rows.Scan(&name, &dep); err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, name+" <- "+dep)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if want := "Driftlib.Nat.Prime.two_le <- Driftlib.Nat.Prime"; len(got) != 1 || got[0] != want {
+		t.Errorf("stale rows %v, want [%s]", got, want)
 	}
 }

@@ -48,9 +48,19 @@ func WriteAll(dir string) (map[string]int64, error) {
 			Imports: []string{"Driftlib.Data.Nat.Basic"}, Docstring: ptr("# Primes"), Declarations: 2},
 		{Library: "driftlib", Revision: "r1", Name: "Driftlib.Basic", Path: "Driftlib/Basic.lean", Errors: 1, Unresolved: 3, Declarations: 1},
 	}
+	primeText := "A natural number $p$ is prime if $p \\ge 2$ and …"
 	inf := []dataset.Informal{{Name: "Driftlib.Nat.Prime", InformalName: "prime number",
-		InformalStatement: "A natural number $p$ is prime if $p \\ge 2$ and …", Provider: "template", PromptVersion: "template-v1",
-		InputSHA256: "ab", CreatedAt: "2026-11-29T00:00:00Z"}}
+		InformalStatement: primeText, Provider: "template", PromptVersion: "template-v1",
+		InputSHA256: "ab", CreatedAt: "2026-11-29T00:00:00Z", OwnInputSHA256: "cd",
+		InformalSHA256: dataset.InformalTextSHA256("prime number", primeText)},
+		{Name: "Driftlib.Nat.Prime.two_le", InformalName: "primes are at least two", InformalStatement: "Every prime is at least 2.",
+			Provider: "openai:m", PromptVersion: "v1", InputSHA256: "ef", OwnInputSHA256: "01", CreatedAt: "2026-11-29T00:00:00Z",
+			InformalSHA256: dataset.InformalTextSHA256("primes are at least two", "Every prime is at least 2."),
+			// Made when Driftlib.Nat.Prime read differently: a stale context.
+			Context: []dataset.InformalContext{{Name: "Driftlib.Nat.Prime", InformalSHA256: dataset.InformalTextSHA256("prime number", "An earlier wording.")}}},
+		// A row written before own_input_sha256, informal_sha256 and context.
+		{Name: "Driftlib.DSet", InformalName: "set", InformalStatement: "A set.", Provider: "template", PromptVersion: "template-v1",
+			InputSHA256: "12", CreatedAt: "2026-11-29T00:00:00Z"}}
 	pairs := []dataset.Pair{
 		{QueryID: "q1", Query: "Every prime is at least two.", QuerySource: dataset.QuerySourceDocstring,
 			Theorem: "Driftlib.Nat.Prime.two_le", Positives: []string{"Driftlib.Nat.Prime"}, Negatives: []string{"Driftlib.Nat.Coprime", "Driftlib.DSet"}, Split: dataset.SplitTrain},

@@ -1,4 +1,5 @@
 """driftkit's Parquet tables load in pyarrow with the schema DESIGN.md promises."""
+import hashlib
 import json
 import os
 import pathlib
@@ -25,7 +26,10 @@ SCHEMAS = {
                         "imports": LIST_STR, "docstring": pa.string()},
     "informal.parquet": {"name": pa.string(), "informal_name": pa.string(), "informal_statement": pa.string(),
                          "provider": pa.string(), "prompt_version": pa.string(), "input_sha256": pa.string(),
-                         "prompt_tokens": pa.int64(), "completion_tokens": pa.int64(), "created_at": pa.string()},
+                         "prompt_tokens": pa.int64(), "completion_tokens": pa.int64(), "created_at": pa.string(),
+                         # added with informalize's formal-input reuse rule (null in older rows)
+                         "own_input_sha256": pa.string(), "informal_sha256": pa.string(),
+                         "context": pa.list_(pa.struct([("name", pa.string()), ("informal_sha256", pa.string())]))},
     "pairs.parquet": {"query_id": pa.string(), "query": pa.string(), "query_source": pa.string(),
                       "theorem": pa.string(), "positives": LIST_STR, "negatives": LIST_STR, "split": pa.string()},
 }
@@ -41,7 +45,14 @@ def check_schema(path, want):
     for col, typ in want.items():
         assert col in got, f"{path}: no column {col}"
         g = got[col]
-        if pa.types.is_list(typ):
+        if pa.types.is_list(typ) and pa.types.is_struct(typ.value_type):
+            assert pa.types.is_list(g) or pa.types.is_large_list(g), f"{path}:{col} is {g}, want a list"
+            items = g.value_type
+            assert pa.types.is_struct(items), f"{path}:{col} items are {items}, want a struct"
+            got_fields = [(f.name, plain(f.type)) for f in items]
+            want_fields = [(f.name, f.type) for f in typ.value_type]
+            assert got_fields == want_fields, f"{path}:{col} items are {items}, want {typ.value_type}"
+        elif pa.types.is_list(typ):
             assert pa.types.is_list(g) or pa.types.is_large_list(g), f"{path}:{col} is {g}, want a list"
             assert plain(g.value_type) == typ.value_type, f"{path}:{col} items are {g.value_type}"
         else:
@@ -71,6 +82,24 @@ def test_sample_declarations_values():
     assert weird["docstring"] == "", "an empty docstring must stay empty, not null"
     assert weird["generated_from"] == "Driftlib.Weird"
     assert weird["opens"] == []
+
+
+def test_sample_informal_values():
+    """The audit columns: informal_sha256 is sha256(informal_name + "\\n" +
+    informal_statement), so a curator can recompute it, and a context entry
+    names the dependency text a row was made with (the sample's is stale)."""
+    rows = {r["name"]: r for r in pq.read_table(SAMPLE / "informal.parquet").to_pylist()}
+    for r in rows.values():
+        if r["informal_sha256"] is not None:
+            text = (r["informal_name"] + "\n" + r["informal_statement"]).encode()
+            assert r["informal_sha256"] == hashlib.sha256(text).hexdigest()
+    # The curator's audit: rows made with a dependency text that changed since.
+    stale = sorted(r["name"] for r in rows.values() for c in (r["context"] or [])
+                   if c["name"] in rows and rows[c["name"]]["informal_sha256"] != c["informal_sha256"])
+    assert stale == ["Driftlib.Nat.Prime.two_le"]
+    old = rows["Driftlib.DSet"]
+    assert old["own_input_sha256"] is None and old["informal_sha256"] is None, "rows of the older rule read as null"
+    assert not old["context"]
 
 
 def test_sample_pairs_values():

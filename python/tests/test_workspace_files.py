@@ -3,6 +3,7 @@
 Runs the real binary over the bundled library (testdata/lean) into a temporary
 workspace, then reads every Parquet table with pyarrow and vectors.npy with numpy.
 """
+import hashlib
 import json
 import os
 import pathlib
@@ -61,6 +62,11 @@ def test_declarations_content(ws):
 def test_informal_labelled_as_template(ws):
     t = pq.read_table(ws / "informal.parquet")
     assert set(t.column("provider").to_pylist()) == {"template"}
+    rows = t.to_pylist()
+    # Every row carries its reuse key, its own-input hash and its text's hash.
+    assert all(len(r["input_sha256"]) == 64 and len(r["own_input_sha256"]) == 64 for r in rows)
+    assert all(r["informal_sha256"] == hashlib.sha256((r["informal_name"] + "\n" + r["informal_statement"]).encode()).hexdigest()
+               for r in rows)
 
 
 def test_vectors_npy_loads_in_numpy(ws):

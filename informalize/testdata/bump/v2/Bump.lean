@@ -1,0 +1,2 @@
+import Bump.Arith
+import Bump.Small
