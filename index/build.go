@@ -63,7 +63,7 @@ func Build(ctx context.Context, ws *dataset.Workspace, opts BuildOptions) (*Buil
 	}
 
 	t0 := time.Now()
-	docs, err := LoadCorpus(ws)
+	docs, err := dataset.LoadDocuments(ws)
 	if err != nil {
 		return nil, err
 	}
@@ -81,7 +81,7 @@ func Build(ctx context.Context, ws *dataset.Workspace, opts BuildOptions) (*Buil
 
 	enc := opts.Encoder
 	man := Manifest{Format: FormatVersion, ToolVersion: dataset.Version, BuiltAt: time.Now().UTC().Format(time.RFC3339),
-		Rendering: RenderingVersion, Docs: len(docs), InformalSource: map[string]int{}, BM25Analyzer: IdentAnalyzer}
+		Rendering: dataset.RenderingVersion, Docs: len(docs), InformalSource: map[string]int{}, BM25Analyzer: IdentAnalyzer}
 	texts := make([]string, len(docs))
 	h := sha256.New()
 	for i, d := range docs {
@@ -141,7 +141,7 @@ func Build(ctx context.Context, ws *dataset.Workspace, opts BuildOptions) (*Buil
 	if oe, ok := enc.(*OpenAIEncoder); ok {
 		man.Encoder, man.Model, man.BaseURL, man.MaxChars = EncoderOpenAI, oe.Model(), oe.BaseURL(), oe.MaxChars()
 	}
-	params["encoder"], params["dims"], params["rendering"] = man.Encoder, man.Dims, RenderingVersion
+	params["encoder"], params["dims"], params["rendering"] = man.Encoder, man.Dims, dataset.RenderingVersion
 
 	// Dense vectors.
 	t0 = time.Now()

@@ -28,6 +28,7 @@ import (
 	"strings"
 
 	"github.com/driftkit/driftkit/dataset"
+	"github.com/driftkit/driftkit/retrieval"
 )
 
 // File names inside WS/index/.
@@ -285,14 +286,41 @@ func (ix *Index) Close() error {
 // Encoder returns the query encoder (nil when opened with NoDense).
 func (ix *Index) Encoder() Encoder { return ix.enc }
 
-// Lookup returns the document of a declaration name.
-func (ix *Index) Lookup(name string) (*Doc, bool) {
+var _ retrieval.Corpus = (*Index)(nil)
+
+// Len is the number of documents (retrieval.Corpus).
+func (ix *Index) Len() int { return len(ix.Docs) }
+
+// Lookup returns what the index knows about a declaration
+// (retrieval.Corpus). The entry's slices are shared: do not modify them.
+func (ix *Index) Lookup(name string) (retrieval.Entry, bool) {
+	i, ok := ix.byName[name]
+	if !ok {
+		return retrieval.Entry{}, false
+	}
+	return entry(&ix.Docs[i]), true
+}
+
+// Document returns the docs.parquet row of a declaration, rendered text
+// included. It is shared: do not modify it.
+func (ix *Index) Document(name string) (*Doc, bool) {
 	i, ok := ix.byName[name]
 	if !ok {
 		return nil, false
 	}
 	return &ix.Docs[i], true
 }
+
+func entry(d *Doc) retrieval.Entry {
+	return retrieval.Entry{Name: d.Name, Kind: d.Kind, Module: d.Module, Library: d.Library, Signature: d.Signature,
+		InformalName: d.InformalName, InformalStatement: d.InformalStatement, InformalSource: d.InformalSource,
+		StatementDeps: d.Deps}
+}
+
+// UsedBy lists, sorted by name, the declarations whose statement uses
+// premise (retrieval.Corpus; from usage.parquet). The slice is shared: do
+// not modify it.
+func (ix *Index) UsedBy(premise string) []string { return ix.usage[premise] }
 
 // UsageCount is how many declarations' statements use premise, not counting
 // the declarations in exclude.

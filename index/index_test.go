@@ -45,39 +45,13 @@ func names(h []index.Hit) []string {
 	return out
 }
 
-func TestRender(t *testing.T) {
-	d := &dataset.Declaration{Kind: "definition", Name: "Foo.bar", Signature: "(n : Nat)\n   : Nat", Docstring: str("Doc text.")}
-	tests := []struct {
-		name string
-		inf  *dataset.Informal
-		want string
-		src  string
-	}{
-		{"informal", &dataset.Informal{InformalName: "Bar", InformalStatement: "The bar of n.", Provider: "template"}, "definition Foo.bar (n : Nat) : Nat\nBar: The bar of n.", "template"},
-		{"no informal name", &dataset.Informal{InformalStatement: "The bar.", Provider: "rauto"}, "definition Foo.bar (n : Nat) : Nat\nThe bar.", "rauto"},
-		{"docstring fallback", nil, "definition Foo.bar (n : Nat) : Nat\nDoc text.", "docstring"},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			got, src := index.Render(d, tc.inf)
-			if got != tc.want || src != tc.src {
-				t.Errorf("got %q (%s), want %q (%s)", got, src, tc.want, tc.src)
-			}
-		})
-	}
-	bare := &dataset.Declaration{Kind: "axiom", Name: "A"}
-	if got, src := index.Render(bare, nil); got != "axiom A" || src != "" {
-		t.Errorf("bare: %q %q", got, src)
-	}
-}
-
 func TestBuildWritesIndex(t *testing.T) {
 	dir := fixtureWS(t)
 	m, err := index.ReadManifest(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.Encoder != "hash" || !m.EncoderFallback || m.Dims != 64 || m.Rendering != index.RenderingVersion || m.Docs != 12 || m.PremiseDocs != 7 || len(m.CorpusSHA256) != 64 {
+	if m.Encoder != "hash" || !m.EncoderFallback || m.Dims != 64 || m.Rendering != dataset.RenderingVersion || m.Docs != 12 || m.PremiseDocs != 7 || len(m.CorpusSHA256) != 64 {
 		t.Errorf("manifest %+v", m)
 	}
 	u, err := dataset.ReadTable[dataset.Usage](filepath.Join(dir, "index", index.UsageName))

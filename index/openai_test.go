@@ -197,7 +197,7 @@ func TestBuildWithOpenAIEncoder(t *testing.T) {
 	defer ix.Close()
 	// The fake's vectors are deterministic per text: a document's own text
 	// is its nearest neighbour.
-	doc, _ := ix.Lookup("ConNF.litterSet")
+	doc, _ := ix.Document("ConNF.litterSet")
 	hits, err := ix.Search(ctx, index.Query{Text: doc.Text, Mode: index.ModeDense, K: 1})
 	if err != nil || len(hits) != 1 || hits[0].Name != "ConNF.litterSet" {
 		t.Fatalf("hits %+v, err %v", hits, err)

@@ -76,6 +76,10 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 	for r := range mask {
 		switch {
 		case excl[r]:
+		case q.Filter.Library != "" && ix.Docs[r].Library != q.Filter.Library:
+			if !ix.premise[r] {
+				mask[r] = 2 // another library's theorems still vote
+			}
 		case len(kinds) > 0 && kinds[ix.Docs[r].Kind], len(kinds) == 0 && (q.Filter.AllKinds || ix.premise[r]):
 			mask[r] = 1
 		case !ix.premise[r]:

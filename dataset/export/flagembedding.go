@@ -2,7 +2,7 @@
 // FlagEmbedding's fine-tuning JSONL (with the fine-tune script) and a Hugging
 // Face dataset folder (dataset card and Parquet shards).
 //
-// Documents are rendered by index.Render through index.LoadCorpus, so the
+// Documents are rendered by dataset.Render through dataset.LoadDocuments, so the
 // passages a model is fine-tuned on are exactly the texts the index embeds.
 package export
 
@@ -19,7 +19,6 @@ import (
 	"time"
 
 	"github.com/driftkit/driftkit/dataset"
-	"github.com/driftkit/driftkit/index"
 	"github.com/driftkit/driftkit/train"
 )
 
@@ -158,7 +157,7 @@ func FlagEmbedding(ctx context.Context, ws *dataset.Workspace, opts FlagOptions)
 	run := ws.StartRun("export flagembedding", map[string]any{"prompt": opts.Prompt, "type": opts.Type,
 		"min_negatives": opts.MinNegatives, "seed": opts.Seed, "all_kinds": opts.AllKinds})
 	t0 := time.Now()
-	docs, err := index.LoadCorpus(ws)
+	docs, err := dataset.LoadDocuments(ws)
 	if err != nil {
 		return nil, err
 	}
