@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 
 	"github.com/driftkit/driftkit/dataset"
-	"github.com/driftkit/driftkit/train/head"
+	"github.com/driftkit/driftkit/head"
 )
 
 // HeadInfo says which projection head an index applies at query time.

@@ -7,8 +7,8 @@ import (
 	"slices"
 
 	"github.com/driftkit/driftkit/dataset"
+	"github.com/driftkit/driftkit/head"
 	"github.com/driftkit/driftkit/index"
-	"github.com/driftkit/driftkit/train/head"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas32"
 )

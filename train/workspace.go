@@ -9,9 +9,9 @@ import (
 	"time"
 
 	"github.com/driftkit/driftkit/dataset"
+	"github.com/driftkit/driftkit/head"
 	"github.com/driftkit/driftkit/index"
 	"github.com/driftkit/driftkit/internal/progress"
-	"github.com/driftkit/driftkit/train/head"
 )
 
 // WorkspaceOptions configure TrainWorkspace.

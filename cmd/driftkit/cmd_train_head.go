@@ -7,9 +7,9 @@ import (
 	"strings"
 
 	"github.com/driftkit/driftkit/dataset"
+	"github.com/driftkit/driftkit/head"
 	"github.com/driftkit/driftkit/index"
 	"github.com/driftkit/driftkit/train"
-	"github.com/driftkit/driftkit/train/head"
 )
 
 func init() {

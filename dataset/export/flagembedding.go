@@ -19,7 +19,6 @@ import (
 	"time"
 
 	"github.com/driftkit/driftkit/dataset"
-	"github.com/driftkit/driftkit/train"
 )
 
 // File names inside WS/export/flagembedding/.
@@ -51,8 +50,8 @@ type FlagOptions struct {
 	// candidates (dataset.IsPremiseKind).
 	AllKinds bool
 	// Recipe is the fine-tune recipe written to finetune.sh (default
-	// train.DRIFTRecipe()).
-	Recipe *train.Recipe
+	// DRIFTRecipe()).
+	Recipe *Recipe
 	Force  bool
 }
 
@@ -138,7 +137,7 @@ func FlagEmbedding(ctx context.Context, ws *dataset.Workspace, opts FlagOptions)
 		opts.MinNegatives = 3
 	}
 	if opts.Recipe == nil {
-		r := train.DRIFTRecipe()
+		r := DRIFTRecipe()
 		opts.Recipe = &r
 	}
 	rel := func(n string) string { return filepath.ToSlash(filepath.Join(dataset.ExportDir, FlagDir, n)) }
