@@ -8,34 +8,10 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
-)
 
-func TestSubTokens(t *testing.T) {
-	tests := []struct {
-		in   string
-		want []string
-	}{
-		{"ConNF.StructApprox.completeAtomMap", []string{"con", "nf", "struct", "approx", "complete", "atom", "map"}},
-		{"Set.Nonempty.cloud", []string{"set", "nonempty", "cloud"}},
-		{"toNearLitter_mem", []string{"to", "near", "litter", "mem"}},
-		{"HTTPServer", []string{"http", "server"}},
-		{"Fin2x", []string{"fin", "2", "x"}},
-		{"ι", []string{"ι"}},
-		{"Λ_succ'", []string{"λ", "succ"}},
-	}
-	for _, tc := range tests {
-		var got []string
-		SubTokens(tc.in, func(s string) { got = append(got, s) })
-		if !slices.Equal(got, tc.want) {
-			t.Errorf("SubTokens(%q) = %v, want %v", tc.in, got, tc.want)
-		}
-	}
-	if got := Tokens("the `ConNF.cloud` of s."); !slices.Equal(got, []string{"the", "con", "nf", "cloud", "connf.cloud", "of", "s"}) {
-		t.Errorf("Tokens = %v", got)
-	}
-}
+	"github.com/driftkit/driftkit/retrieval"
+)
 
 func TestNPYHeaderBytes(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "v.npy")
@@ -111,42 +87,6 @@ func FuzzReadNPY(f *testing.F) {
 	})
 }
 
-func FuzzReadBench(f *testing.F) {
-	b, _ := os.ReadFile("testdata/bench.jsonl")
-	f.Add(string(b))
-	f.Add(`{"informal_stmt": 3}`)
-	f.Fuzz(func(t *testing.T, s string) {
-		items, err := ReadBench(strings.NewReader(s), "f.jsonl")
-		if err != nil {
-			var be *BenchError
-			if !errors.As(err, &be) || !errors.Is(err, ErrBench) || be.Line < 1 {
-				t.Fatalf("untyped error %v", err)
-			}
-			return
-		}
-		for _, it := range items {
-			if strings.TrimSpace(it.InformalStmt) == "" {
-				t.Fatal("item without statement accepted")
-			}
-		}
-	})
-}
-
-func TestReadBenchErrorLine(t *testing.T) {
-	_, err := ReadBench(strings.NewReader("{\"informal_stmt\":\"a\"}\n\n{\"full_name\":\"x\"}\n"), "b.jsonl")
-	var be *BenchError
-	if !errors.As(err, &be) || be.Line != 3 || !strings.Contains(err.Error(), "b.jsonl:3") {
-		t.Fatalf("err = %v", err)
-	}
-	// A file without items is an error, not an empty benchmark scoring zero.
-	for _, s := range []string{"", "\n\n  \n"} {
-		_, err := ReadBench(strings.NewReader(s), "e.jsonl")
-		if !errors.As(err, &be) || !errors.Is(err, ErrBench) || be.Line < 1 || !strings.Contains(err.Error(), "no items") {
-			t.Errorf("%q: err = %v, want a BenchError saying there are no items", s, err)
-		}
-	}
-}
-
 func TestHashEncoder(t *testing.T) {
 	corpus := []string{
 		"definition ConNF.cloud (s : Set Tangle) : Set NearLitter\nThe cloud map.",
@@ -215,10 +155,23 @@ func TestDotSIMDMatchesLoop(t *testing.T) {
 	}
 }
 
-func TestDenseSearchBatch(t *testing.T) {
-	d := &DenseStore{Rows: 4, Dim: 2, Vecs: []float32{1, 0, 0, 1, 0.7, 0.7, -1, 0}}
-	got := d.SearchBatch([][]float32{{1, 0}, {0, 1}}, 2, func(r int) bool { return r != 2 })
-	if got[0][0].row != 0 || got[0][1].row != 1 || got[1][0].row != 1 || len(got[1]) != 2 {
-		t.Errorf("got %+v", got)
+func TestStoreSearchDense(t *testing.T) {
+	s := NewStore([]float32{1, 0, 0, 1, 0.7, 0.7, -1, 0, 1, 0}, 5, 2)
+	// Two requests in one pass: class 1 = docs 0, 1, 4; class 2 = doc 3;
+	// doc 2 belongs to neither.
+	b := &retrieval.Batch{Requests: []retrieval.Request{{K: 2}, {K: 5}}, Class: []uint8{1, 1, 0, 2, 1}}
+	got, err := s.SearchDense(context.Background(), []float32{1, 0}, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Docs 0 and 4 tie at 1: the lower id first.
+	want := [][]retrieval.Scored{{{Doc: 0, Score: 1}, {Doc: 4, Score: 1}}, {{Doc: 3, Score: -1}}}
+	if len(got) != 2 || !slices.Equal(got[0], want[0]) || !slices.Equal(got[1], want[1]) {
+		t.Errorf("got %+v, want %+v", got, want)
+	}
+	// A request with K 0 asks for nothing.
+	b.Requests[1].K = 0
+	if got, _ := s.SearchDense(context.Background(), []float32{1, 0}, b); got[1] != nil {
+		t.Errorf("K 0 answered %v", got[1])
 	}
 }
