@@ -47,6 +47,8 @@ type searchState struct {
 	lexN   []Scored
 	denseC []Scored // dense candidates and neighbours
 	denseN []Scored
+	// uses counts a document's users without the excluded declarations.
+	uses func(int) int
 }
 
 func (s *searchState) cand(doc int) bool { return s.class[doc] == 1 }
@@ -65,7 +67,7 @@ func (s *searchState) assoc() []int {
 	if !ok {
 		return nil
 	}
-	return s.t.Assoc(ti.QueryTerms(s.text), ti.NumDocs(), s.class, *s.w, s.depth)
+	return s.t.Assoc(ti.QueryTerms(s.text), ti.NumDocs(), s.class, s.uses, *s.w, s.depth)
 }
 
 // Selections turns a filter into the two selections a search ranks:
@@ -126,7 +128,7 @@ func (e *Engine) Search(ctx context.Context, q Query) ([]Hit, error) {
 	if q.Weights != nil {
 		w = *q.Weights
 	}
-	s := &searchState{t: e.Table, q: &q, w: &w, depth: max(w.Depth, q.K), lex: e.Lexical, text: q.Text}
+	s := &searchState{t: e.Table, q: &q, w: &w, depth: max(w.Depth, q.K), lex: e.Lexical, text: q.Text, uses: e.Table.UsesWithout(q.Filter.Exclude)}
 	if q.Formal != "" {
 		s.text += "\n" + q.Formal
 	}

@@ -31,13 +31,13 @@ var premiseSignals = []signal{
 	{"neighbors", func(w *Weights) float64 { return w.Neighbors }, (*searchState).neighbors},
 	{"assoc", func(w *Weights) float64 { return w.Assoc }, (*searchState).assoc},
 	{"concept", func(w *Weights) float64 { return w.Concept }, func(s *searchState) []int {
-		return s.t.Concepts(s.q.Text, s.cand, s.depth, s.w.ConceptTop)
+		return s.t.Concepts(s.q.Text, s.cand, s.uses, s.depth, s.w.ConceptTop)
 	}},
 	{"mention", func(w *Weights) float64 { return w.Mention }, func(s *searchState) []int {
 		return s.t.Mentions(s.q.Text+"\n"+s.q.Formal, s.cand)
 	}},
 	{"prior", func(w *Weights) float64 { return w.Prior }, func(s *searchState) []int {
-		return s.t.Prior(s.cand, s.q.Filter.Exclude, s.depth)
+		return s.t.Prior(s.cand, s.uses, s.depth)
 	}},
 }
 

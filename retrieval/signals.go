@@ -88,31 +88,48 @@ func (t *Table) UsageCount(premise string, exclude []string) int {
 	return n
 }
 
-// Prior ranks candidates by how many statements use them, not counting the
-// excluded declarations. The precomputed usage order is walked only as far
-// as needed: n candidates plus room for those the exclusions demote.
-func (t *Table) Prior(cand func(int) bool, exclude []string, n int) []int {
-	m := map[int]float64{}
-	for _, r := range t.priorOrder {
-		if len(m) >= n+len(exclude)*8 {
-			break
-		}
-		if cand(r) {
-			m[r] = float64(t.uses[r])
-		}
-	}
+// UsesWithout returns how many declarations' statements use each document,
+// not counting the declarations in exclude: the usage graph with the
+// excluded declarations removed, as if they were not in the corpus (the
+// query's own declaration; every benchmark theorem under the unseen
+// protocol).
+func (t *Table) UsesWithout(exclude []string) func(doc int) int {
+	var adj map[int32]int
+	seen := map[int]bool{}
 	for _, e := range exclude {
-		if i, ok := t.byName[e]; ok {
+		if i, ok := t.byName[e]; ok && !seen[i] {
+			seen[i] = true
+			if adj == nil {
+				adj = map[int32]int{}
+			}
 			for _, r := range t.deps[i] {
-				if _, in := m[int(r)]; in {
-					m[int(r)] = float64(t.UsageCount(t.entries[r].Name, exclude))
-				}
+				adj[r]++
 			}
 		}
 	}
-	for r, c := range m {
-		if c <= 0 {
-			delete(m, r)
+	if adj == nil {
+		return func(doc int) int { return int(t.uses[doc]) }
+	}
+	return func(doc int) int { return int(t.uses[doc]) - adj[int32(doc)] }
+}
+
+// Prior ranks the candidates by uses (Table.UsesWithout), most used first.
+// The precomputed order by corpus-wide uses is walked only until no later
+// document can enter the top n (exclusions only lower a count).
+func (t *Table) Prior(cand func(int) bool, uses func(int) int, n int) []int {
+	m := map[int]float64{}
+	top := NewTopK(n)
+	kept := 0
+	for i, r := range t.priorOrder {
+		if cand(r) {
+			if u := uses(r); u > 0 {
+				m[r] = float64(u)
+				top.Add(r, float32(u))
+				kept++
+			}
+		}
+		if kept >= n && i+1 < len(t.priorOrder) && top.h[0].Score > float32(t.uses[t.priorOrder[i+1]]) {
+			break
 		}
 	}
 	return TopDocs(m, n)
@@ -121,8 +138,8 @@ func (t *Table) Prior(cand func(int) bool, exclude []string, n int) []int {
 // Concepts matches plain query words to premise names (see Weights.Concept):
 // a word of four letters or more, its plural stripped and with "is"
 // prepended, is looked up among lower-cased last name components; each
-// word keeps its top most used candidates (top ≤ 0 means 3).
-func (t *Table) Concepts(text string, cand func(int) bool, n, top int) []int {
+// word keeps its top most used candidates (top ≤ 0 means 3), by uses.
+func (t *Table) Concepts(text string, cand func(int) bool, uses func(int) int, n, top int) []int {
 	if top <= 0 {
 		top = 3
 	}
@@ -137,14 +154,20 @@ func (t *Table) Concepts(text string, cand func(int) bool, n, top int) []int {
 			keys = append(keys, lw[:len(lw)-1], "is"+lw[:len(lw)-1])
 		}
 		for _, k := range keys {
-			// t.concept[k] is sorted by usage, most used first.
+			// t.concept[k] is sorted by corpus-wide uses; exclusions may
+			// reorder it.
+			docs := t.concept[k]
+			if len(docs) > 1 {
+				docs = slices.Clone(docs)
+				slices.SortStableFunc(docs, func(a, b int32) int { return uses(int(b)) - uses(int(a)) })
+			}
 			kept := 0
-			for _, r := range t.concept[k] {
+			for _, r := range docs {
 				if kept == top {
 					break
 				}
 				if cand(int(r)) {
-					m[int(r)] = float64(t.uses[r])
+					m[int(r)] = float64(uses(int(r)))
 					kept++
 				}
 			}
@@ -157,7 +180,7 @@ func (t *Table) Concepts(text string, cand func(int) bool, n, top int) []int {
 // every selected document containing a query term votes for its candidate
 // statement dependencies with idf(term)/(df(term)+smooth). class is the
 // candidates' Batch.Class (1: candidate, 0: neither candidate nor voter).
-func (t *Table) Assoc(terms []TermPostings, numDocs int, class []uint8, w Weights, n int) []int {
+func (t *Table) Assoc(terms []TermPostings, numDocs int, class []uint8, uses func(int) int, w Weights, n int) []int {
 	maxDF := w.AssocMaxDF
 	if maxDF <= 0 {
 		maxDF = 0.2
@@ -184,7 +207,7 @@ func (t *Table) Assoc(terms []TermPostings, numDocs int, class []uint8, w Weight
 	for r, s := range score {
 		sc := float64(s)
 		if w.AssocBeta > 0 {
-			sc /= math.Pow(float64(t.uses[r]+1), w.AssocBeta)
+			sc /= math.Pow(float64(uses(r)+1), w.AssocBeta)
 		}
 		m[r] = sc
 	}
