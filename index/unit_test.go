@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/driftkit/driftkit/retrieval"
@@ -173,5 +174,41 @@ func TestStoreSearchDense(t *testing.T) {
 	b.Requests[1].K = 0
 	if got, _ := s.SearchDense(context.Background(), []float32{1, 0}, b); got[1] != nil {
 		t.Errorf("K 0 answered %v", got[1])
+	}
+}
+
+// The hash encoder weighs features by IDF learned from the corpus: a word
+// every document has ("set") counts for little, a rare one ("gamma") for
+// much, so the query goes to the one document sharing its rare word even
+// though others share more of its common words.
+func TestHashEncoderIDF(t *testing.T) {
+	common := "set group ring map element "
+	corpus := []string{
+		strings.Repeat(common, 4) + "alpha", strings.Repeat(common, 2) + "beta", common + "delta", common + "gamma",
+		common + "alpha beta", common + "beta delta", common + "delta alpha", common + "alpha beta delta",
+	}
+	h := NewHashEncoder(512)
+	h.Fit(corpus)
+	query := strings.Repeat(common, 4) + "gamma"
+	vs, err := h.Encode(context.Background(), append(slices.Clone(corpus), query))
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := vs[len(corpus)]
+	best, bi := float32(-2), -1
+	for i := range corpus {
+		if s := DotLoop(q, vs[i]); s > best {
+			best, bi = s, i
+		}
+	}
+	if bi != 3 {
+		t.Errorf("query closest to %q, want %q (the rare word must outweigh the common ones)", corpus[max(bi, 0)], corpus[3])
+	}
+	// Unfitted (all IDF equal), the common words win: the test above
+	// depends on the fit.
+	u := NewHashEncoder(512)
+	uv, _ := u.Encode(context.Background(), []string{corpus[0], corpus[3], query})
+	if DotLoop(uv[2], uv[0]) <= DotLoop(uv[2], uv[1]) {
+		t.Fatal("without IDF the rare word already wins: the corpus no longer tests IDF")
 	}
 }
