@@ -212,3 +212,37 @@ func TestHashEncoderIDF(t *testing.T) {
 		t.Fatal("without IDF the rare word already wins: the corpus no longer tests IDF")
 	}
 }
+
+// Postings scores textbook BM25 (k1 1.2, b 0.75, the true mean length) in
+// bleve's query form: each query token adds idf²·tf-weight, times the
+// coordination factor matched tokens / query tokens. Checked against the
+// formula written out.
+func TestPostingsBM25(t *testing.T) {
+	docs := []string{"alpha beta", "alpha alpha alpha gamma delta", "beta gamma", "delta"}
+	p, err := BuildPostings(context.Background(), docs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[int]float64{}
+	p.Score("alpha beta beta", func(d int, s float32) { got[d] = float64(s) })
+	n := 4.0
+	lens := []float64{2, 5, 2, 1}
+	avg := (2 + 5 + 2 + 1) / n
+	idf := func(df float64) float64 { return math.Log(1 + (n-df+0.5)/(df+0.5)) }
+	w := func(tf, l float64) float64 { return tf * 2.2 / (tf + 1.2*(1-0.75+0.75*l/avg)) }
+	ia, ib := idf(2), idf(2)
+	// Query tokens: alpha ×1, beta ×2 (3 in all).
+	want := map[int]float64{
+		0: (ia*ia*w(1, lens[0]) + 2*ib*ib*w(1, lens[0])) * 3 / 3, // all three tokens match
+		1: (ia * ia * w(3, lens[1])) * 1 / 3,                     // only alpha
+		2: (2 * ib * ib * w(1, lens[2])) * 2 / 3,                 // beta twice
+	}
+	if len(got) != len(want) {
+		t.Fatalf("scored %v, want documents %v", got, want)
+	}
+	for d, ws := range want {
+		if math.Abs(got[d]-ws) > 1e-4*ws {
+			t.Errorf("doc %d: score %v, want %v", d, got[d], ws)
+		}
+	}
+}
