@@ -46,7 +46,6 @@ func (c corpus) ModuleMembers(m string) []string {
 	return out
 }
 
-
 // The protocols decide what each query excludes; the gold never reaches the
 // searcher; the query's own name is never scored even if returned.
 func TestProtocols(t *testing.T) {
