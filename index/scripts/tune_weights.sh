@@ -14,8 +14,14 @@ BENCH_DIR=${BENCH_DIR:-/work/shared/benchmarks}
 BIN=${BIN:-bin/driftkit}
 CONNF=$BENCH_DIR/connf/benchmark-dev.jsonl
 PROOFNET=$BENCH_DIR/proofnet/valid.jsonl
+# PROTOCOL adds eval flags for ConNF (e.g. "--unseen $CONNF --hold-out-module"
+# to tune for the strictest protocol); default leave-one-out.
+PROTOCOL=${PROTOCOL:-}
 f1() { # ws bench split weights-json → F1@5
-  "$BIN" eval retrieval --ws "$ROOT/$1" --bench "$2" --split "$3" --weights "$4" --k 5 --json 2>/dev/null | jq '.at_k[0].f1'
+  local p=""
+  [ "$1" = connf ] && p=$PROTOCOL
+  # shellcheck disable=SC2086
+  "$BIN" eval retrieval --ws "$ROOT/$1" --bench "$2" --split "$3" --weights "$4" --k 5 --json $p 2>/dev/null | jq '.at_k[0].f1'
 }
 score() { # weights-json → mean tune F1@5
   local a b
@@ -26,6 +32,7 @@ declare -A grid=(
   [bm25]="0 0.25 0.5 1" [dense]="0 0.25 0.5 1" [neighbors]="1 2 3 4" [mention]="1 2 3"
   [prior]="0 0.1 0.25 0.5" [concept]="0 0.5 1 2" [concept_top]="1 2 3" [rrf_k]="5 10 20"
   [neighbor_docs]="10 20 40")
+# retrieval.DefaultWeights:
 w='{"bm25":0.5,"dense":0.5,"neighbors":3,"mention":2,"prior":0.25,"rrf_k":10,"depth":200,"neighbor_docs":20,"concept":1,"concept_top":2}'
 best=$(score "$w")
 echo "defaults: tune mean F1@5 $best"
@@ -47,6 +54,9 @@ for spec in "connf:$CONNF" "mathlib:$PROOFNET"; do
   ws=${spec%%:*} bench=${spec#*:}
   for split in tune held-out; do
     echo "== $ws $split, chosen weights"
-    "$BIN" eval retrieval --ws "$ROOT/$ws" --bench "$bench" --split "$split" --weights "$w" 2>/dev/null | grep -E "^ +(1|5|10) |MRR|split"
+    p=""
+    [ "$ws" = connf ] && p=$PROTOCOL
+    # shellcheck disable=SC2086
+    "$BIN" eval retrieval --ws "$ROOT/$ws" --bench "$bench" --split "$split" --weights "$w" $p 2>/dev/null | grep -E "^ +(1|5|10) |MRR|split|protocol"
   done
 done
