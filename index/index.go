@@ -536,7 +536,7 @@ func (ix *Index) acquire() *Generation {
 
 // Pin returns the current generation and keeps its files loaded until
 // release is called (once). Use it to read vectors and documents that must
-// belong together across several calls.
+// belong together across several calls. It must not be called after Close.
 func (ix *Index) Pin() (g *Generation, release func()) {
 	g = ix.acquire()
 	if g == nil {
