@@ -14,6 +14,7 @@ import (
 	"github.com/driftkit/driftkit/dataset"
 	"github.com/driftkit/driftkit/internal/cpu"
 	"github.com/driftkit/driftkit/internal/progress"
+	"github.com/driftkit/driftkit/retrieval/eval"
 )
 
 func BenchmarkDot(b *testing.B) {
@@ -40,27 +41,25 @@ func BenchmarkDot(b *testing.B) {
 }
 
 // BenchmarkDenseScan is one exact query over 250k × 256 vectors (the size of
-// a Mathlib index), and a batch of 8 queries in one pass.
+// a Mathlib index), filling a candidate and a neighbour list in one pass.
 func BenchmarkDenseScan(b *testing.B) {
 	const rows, dim = 250_000, 256
-	d := &DenseStore{Rows: rows, Dim: dim, Vecs: make([]float32, rows*dim)}
-	for i := range d.Vecs {
-		d.Vecs[i] = rand.Float32() - 0.5
+	vecs := make([]float32, rows*dim)
+	for i := range vecs {
+		vecs[i] = rand.Float32() - 0.5
 	}
-	qs := make([][]float32, 8)
-	for i := range qs {
-		qs[i] = d.Vecs[i*dim : (i+1)*dim]
+	s := NewStore(vecs, rows, dim)
+	q := vecs[:dim]
+	// Candidates (class 1) and neighbours (class 2), as a search asks.
+	class := make([]uint8, rows)
+	for i := range class {
+		class[i] = uint8(1 + i%5/4)
 	}
+	batch := &retrieval.Batch{Requests: []retrieval.Request{{K: 200}, {K: 20}}, Class: class}
 	b.Run("1", func(b *testing.B) {
 		for b.Loop() {
-			d.SearchBatch(qs[:1], 100, nil)
+			s.SearchDense(context.Background(), q, batch)
 		}
-	})
-	b.Run("batch8", func(b *testing.B) {
-		for b.Loop() {
-			d.SearchBatch(qs, 100, nil)
-		}
-		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/8/1e6, "ms/query")
 	})
 }
 
@@ -83,11 +82,13 @@ func BenchmarkWorkspaceSearch(b *testing.B) {
 	var ms1 runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&ms1)
-	items, err := ReadBenchFile(bf)
+	items, err := eval.ReadBenchFile(bf)
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.Logf("index heap %.0f MB (%d docs)", float64(ms1.HeapAlloc-ms0.HeapAlloc)/1e6, len(ix.Docs))
+	g, release := ix.Pin()
+	b.Logf("index heap %.0f MB (%d docs, vectors memory-mapped: %v)", float64(ms1.HeapAlloc-ms0.HeapAlloc)/1e6, ix.Len(), g.Mapped())
+	release()
 	for _, m := range []Mode{ModeBM25, ModeDense, ModeHybrid, ModeBest} {
 		b.Run(string(m), func(b *testing.B) {
 			var lat []time.Duration

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"strings"
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/analysis"
@@ -17,6 +18,8 @@ import (
 	"github.com/blevesearch/bleve/v2/registry"
 	"github.com/blevesearch/bleve/v2/search/query"
 	bindex "github.com/blevesearch/bleve_index_api"
+
+	"github.com/driftkit/driftkit/retrieval"
 )
 
 // Names of the bleve analysis components driftkit registers.
@@ -32,15 +35,15 @@ type identTokenizer struct{}
 func (identTokenizer) Tokenize(b []byte) analysis.TokenStream {
 	var out analysis.TokenStream
 	pos := 0
-	Words(string(b), func(w string, start, end int) {
+	retrieval.Words(string(b), func(w string, start, end int) {
 		n := 0
-		SubTokens(w, func(t string) {
+		retrieval.SubTokens(w, func(t string) {
 			pos++
 			n++
 			out = append(out, &analysis.Token{Term: []byte(t), Start: start, End: end, Position: pos, Type: analysis.AlphaNumeric})
 		})
 		if n > 1 {
-			out = append(out, &analysis.Token{Term: []byte(lowerString(w)), Start: start, End: end, Position: pos, Type: analysis.AlphaNumeric})
+			out = append(out, &analysis.Token{Term: []byte(strings.ToLower(w)), Start: start, End: end, Position: pos, Type: analysis.AlphaNumeric})
 		}
 	})
 	return out
@@ -57,7 +60,7 @@ const (
 	fieldText    = "text"
 	fieldName    = "name"
 	fieldKind    = "kind"
-	fieldPremise = "premise"
+	fieldLibrary = "library"
 )
 
 func bm25Mapping() (mapping.IndexMapping, error) {
@@ -78,7 +81,7 @@ func bm25Mapping() (mapping.IndexMapping, error) {
 	text.IncludeInAll = false
 	text.DocValues = false
 	dm.AddFieldMappingsAt(fieldText, text)
-	for _, f := range []string{fieldName, fieldKind, fieldPremise} {
+	for _, f := range []string{fieldName, fieldKind, fieldLibrary} {
 		kw := bleve.NewKeywordFieldMapping()
 		kw.Analyzer = keyword.Name
 		kw.Store = false
@@ -96,12 +99,12 @@ type bleveDoc struct {
 	Text    string `json:"text"`
 	Name    string `json:"name"`
 	Kind    string `json:"kind"`
-	Premise string `json:"premise"`
+	Library string `json:"library"`
 }
 
 // buildBM25 writes a bleve index of docs at dir (replacing it). Document IDs
-// are row numbers in docs.parquet.
-func buildBM25(ctx context.Context, dir string, docs []Doc, premise func(kind string) bool, progress func(int)) error {
+// are row numbers in docs.parquet (bleveID).
+func buildBM25(ctx context.Context, dir string, docs []Doc, progress func(int)) error {
 	if err := os.RemoveAll(dir); err != nil {
 		return err
 	}
@@ -120,11 +123,7 @@ func buildBM25(ctx context.Context, dir string, docs []Doc, premise func(kind st
 			idx.Close()
 			return ctx.Err()
 		}
-		p := "n"
-		if premise(docs[i].Kind) {
-			p = "y"
-		}
-		if err := b.Index(strconv.Itoa(i), bleveDoc{Text: docs[i].Text, Name: docs[i].Name, Kind: docs[i].Kind, Premise: p}); err != nil {
+		if err := b.Index(bleveID(i), bleveDoc{Text: docs[i].Text, Name: docs[i].Name, Kind: docs[i].Kind, Library: docs[i].Library}); err != nil {
 			idx.Close()
 			return err
 		}
@@ -147,52 +146,99 @@ func buildBM25(ctx context.Context, dir string, docs []Doc, premise func(kind st
 	return idx.Close()
 }
 
-// bm25Index searches a bleve index built by buildBM25. Safe for concurrent use.
-type bm25Index struct {
+// bleveBackend is the lexical backend over the bleve index built by
+// buildBM25: each request of a batch becomes one bleve search (the match
+// query, with the request's selection as a non-scoring filter), sorted by
+// score and then by document id like every other backend. Much slower than
+// the in-memory postings on large corpora. It scores with bleve's own BM25,
+// which is not the postings' textbook BM25 (see Postings.Score): bleve 2.6
+// takes √tf for the term frequency, and for the average document length the
+// field's vocabulary size over the document count; the analyzer and the
+// coordination factor are the same. Safe for concurrent use.
+type bleveBackend struct {
 	idx bleve.Index
 }
 
-func openBM25(dir string) (*bm25Index, error) {
+var _ retrieval.LexicalBackend = (*bleveBackend)(nil)
+
+func openBM25(dir string) (*bleveBackend, error) {
 	idx, err := bleve.OpenUsing(dir, map[string]any{"read_only": true})
 	if err != nil {
 		return nil, fmt.Errorf("open bm25 index %s: %w", dir, err)
 	}
-	return &bm25Index{idx: idx}, nil
+	return &bleveBackend{idx: idx}, nil
 }
 
-// search returns up to n (row, score) pairs for text, restricted to premise
-// candidates (premiseOnly=1), non-premises (premiseOnly=-1) or all (0).
-func (b *bm25Index) search(ctx context.Context, text string, n int, premiseOnly int) ([]scored, error) {
-	mq := query.NewMatchQuery(text)
-	mq.SetField(fieldText)
-	mq.Analyzer = IdentAnalyzer
-	var q query.Query = mq
-	if premiseOnly != 0 {
-		bq := query.NewBooleanQuery([]query.Query{mq}, nil, nil)
-		v := "y"
-		if premiseOnly < 0 {
-			v = "n"
+// bleveID is the bleve document id of row i: zero-padded, so that sorting
+// by id is sorting by row.
+func bleveID(i int) string { return fmt.Sprintf("%09d", i) }
+
+// filterQuery translates a selection into a bleve query matching its
+// documents, nil when it selects everything.
+func filterQuery(sel retrieval.Selection) query.Query {
+	var must, mustNot []query.Query
+	if sel.Kinds != nil {
+		var kinds []query.Query
+		for _, k := range sel.Kinds {
+			tq := query.NewTermQuery(k)
+			tq.SetField(fieldKind)
+			kinds = append(kinds, tq)
 		}
-		tq := query.NewTermQuery(v)
-		tq.SetField(fieldPremise)
-		bq.AddFilter(tq)
-		q = bq
+		if len(kinds) == 0 {
+			return query.NewMatchNoneQuery()
+		}
+		must = append(must, query.NewDisjunctionQuery(kinds))
 	}
-	req := bleve.NewSearchRequestOptions(q, n, 0, false)
-	req.Score = ""
-	res, err := b.idx.SearchInContext(ctx, req)
-	if err != nil {
-		return nil, err
+	if sel.Library != "" {
+		tq := query.NewTermQuery(sel.Library)
+		tq.SetField(fieldLibrary)
+		must = append(must, tq)
 	}
-	out := make([]scored, 0, len(res.Hits))
-	for _, h := range res.Hits {
-		row, err := strconv.Atoi(h.ID)
-		if err != nil {
+	for _, n := range sel.Exclude {
+		tq := query.NewTermQuery(n)
+		tq.SetField(fieldName)
+		mustNot = append(mustNot, tq)
+	}
+	if must == nil && mustNot == nil {
+		return nil
+	}
+	return query.NewBooleanQuery(must, nil, mustNot)
+}
+
+// SearchLexical implements retrieval.LexicalBackend.
+func (b *bleveBackend) SearchLexical(ctx context.Context, text string, batch *retrieval.Batch) ([][]retrieval.Scored, error) {
+	out := make([][]retrieval.Scored, len(batch.Requests))
+	for i, r := range batch.Requests {
+		if r.K <= 0 {
 			continue
 		}
-		out = append(out, scored{row: row, score: float32(h.Score)})
+		mq := query.NewMatchQuery(text)
+		mq.SetField(fieldText)
+		mq.Analyzer = IdentAnalyzer
+		var q query.Query = mq
+		if f := filterQuery(r.Select); f != nil {
+			bq := query.NewBooleanQuery([]query.Query{mq}, nil, nil)
+			bq.AddFilter(f)
+			q = bq
+		}
+		req := bleve.NewSearchRequestOptions(q, r.K, 0, false)
+		req.SortBy([]string{"-_score", "_id"})
+		res, err := b.idx.SearchInContext(ctx, req)
+		if err != nil {
+			return nil, err
+		}
+		for _, h := range res.Hits {
+			row, err := strconv.Atoi(h.ID)
+			if err != nil || row < 0 || row >= len(batch.Class) {
+				return nil, fmt.Errorf("bleve document id %q is not a row of the corpus (%d documents)", h.ID, len(batch.Class))
+			}
+			out[i] = append(out[i], retrieval.Scored{Doc: row, Score: float32(h.Score)})
+		}
 	}
 	return out, nil
 }
 
-func (b *bm25Index) Close() error { return b.idx.Close() }
+// DocCount is the number of documents in the bleve index.
+func (b *bleveBackend) DocCount() (uint64, error) { return b.idx.DocCount() }
+
+func (b *bleveBackend) Close() error { return b.idx.Close() }

@@ -1,13 +1,17 @@
 package index
 
 import (
+	"cmp"
 	"context"
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/driftkit/driftkit/dataset"
@@ -32,25 +36,33 @@ type BuildStats struct {
 	Docs, PremiseDocs int
 	Encoder           string
 	Dims              int
-	Phases            map[string]time.Duration
-	bleveTime         time.Duration
+	// Generation is the name of the generation written.
+	Generation string
+	Phases     map[string]time.Duration
+	bleveTime  time.Duration
 }
 
 // Build reads the workspace's declarations (and informal rows when present)
-// and writes WS/index/. Every file is written atomically; the bleve index is
-// built in a temporary folder and renamed into place. A concurrent Build on
-// the same workspace (from any process) fails with dataset.ErrBusy.
+// and writes a new generation of WS/index/: every file is written into a
+// staging folder, the folder is renamed into place when complete, and
+// CURRENT is switched to it with one atomic rename (switchGeneration), so a
+// reader sees either the old generation or the new one, never a mix; older
+// generations are removed afterwards. A failed or interrupted build leaves
+// the previous index untouched. A concurrent Build on the same workspace
+// (from any process) fails with dataset.ErrBusy.
 func Build(ctx context.Context, ws *dataset.Workspace, opts BuildOptions) (*BuildStats, error) {
 	dir := ws.Path(dataset.IndexDir)
-	rel := func(n string) string { return filepath.ToSlash(filepath.Join(dataset.IndexDir, n)) }
-	// Two builds on one workspace would interleave their renames in
-	// commitStage (vectors of one, docs of the other): the second is refused.
+	rel := func(n ...string) string {
+		return filepath.ToSlash(filepath.Join(append([]string{dataset.IndexDir}, n...)...))
+	}
+	// Two builds on one workspace would race for CURRENT and remove each
+	// other's generations: the second is refused.
 	unlock, err := ws.TryLock("index")
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
-	if err := ws.GuardOutputs(opts.Force, rel(ManifestName), rel(DocsName), rel(VectorsName), rel(UsageName), rel(PostingsName)); err != nil {
+	if err := ws.GuardOutputs(opts.Force, rel(CurrentName)); err != nil {
 		return nil, err
 	}
 	st := &BuildStats{Phases: map[string]time.Duration{}}
@@ -63,7 +75,7 @@ func Build(ctx context.Context, ws *dataset.Workspace, opts BuildOptions) (*Buil
 	}
 
 	t0 := time.Now()
-	docs, err := LoadCorpus(ws)
+	docs, err := dataset.LoadDocuments(ws)
 	if err != nil {
 		return nil, err
 	}
@@ -80,8 +92,14 @@ func Build(ctx context.Context, ws *dataset.Workspace, opts BuildOptions) (*Buil
 	phase("load", t0)
 
 	enc := opts.Encoder
-	man := Manifest{Format: FormatVersion, ToolVersion: dataset.Version, BuiltAt: time.Now().UTC().Format(time.RFC3339),
-		Rendering: RenderingVersion, Docs: len(docs), InformalSource: map[string]int{}, BM25Analyzer: IdentAnalyzer}
+	if enc == nil {
+		if enc, err = NewEncoder(ctx, EncoderSpec{Kind: EncoderHash, Dims: cmp.Or(opts.HashDim, DefaultHashDim)}, EncoderEnv{}); err != nil {
+			return nil, err
+		}
+	}
+	gen := newGenerationID()
+	man := Manifest{Format: FormatVersion, ToolVersion: dataset.Version, BuiltAt: time.Now().UTC().Format(time.RFC3339), Generation: gen,
+		Rendering: dataset.RenderingVersion, Docs: len(docs), InformalSource: map[string]int{}, BM25Analyzer: IdentAnalyzer, Files: map[string]FileSum{}}
 	texts := make([]string, len(docs))
 	h := sha256.New()
 	for i, d := range docs {
@@ -99,10 +117,8 @@ func Build(ctx context.Context, ws *dataset.Workspace, opts BuildOptions) (*Buil
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	// Everything is written into a staging folder and moved into place only
-	// when all files are complete: a failed or interrupted build leaves the
-	// previous index untouched.
-	stage, err := os.MkdirTemp(dir, ".build.tmp-")
+	removeStaging(dir) // left by a build that crashed (we hold the lock)
+	stage, err := os.MkdirTemp(dir, stagingPrefix)
 	if err != nil {
 		return nil, err
 	}
@@ -114,7 +130,7 @@ func Build(ctx context.Context, ws *dataset.Workspace, opts BuildOptions) (*Buil
 	go func() {
 		t0 := time.Now()
 		bar := progress.New("bm25 (bleve)", int64(len(docs)))
-		err := buildBM25(bctx, filepath.Join(stage, BM25Name), docs, dataset.IsPremiseKind, bar.Add)
+		err := buildBM25(bctx, filepath.Join(stage, BM25Name), docs, bar.Add)
 		bar.Finish()
 		st.bleveTime = time.Since(t0)
 		bleveDone <- err
@@ -125,23 +141,19 @@ func Build(ctx context.Context, ws *dataset.Workspace, opts BuildOptions) (*Buil
 		return err
 	}
 	defer func() { bcancel(); waitBleve() }()
-	var hashEnc *HashEncoder
-	if enc == nil {
+	if f, ok := enc.(Fitter); ok {
 		t0 = time.Now()
-		hashEnc = NewHashEncoder(opts.HashDim)
-		hashEnc.Fit(texts)
-		enc = hashEnc
-		phase("fit_hash", t0)
+		f.Fit(texts)
+		phase("fit_"+enc.Spec().Kind, t0)
 	}
-	man.Encoder, man.Dims = enc.Name(), enc.Dim()
-	if hashEnc != nil {
-		man.Encoder, man.EncoderFallback = EncoderHash, true
-		run.Note("dense vectors from the built-in hash encoder (offline fallback, not a neural model)")
+	spec := enc.Spec()
+	spec.Rendering = dataset.RenderingVersion
+	man.EncoderSpec, man.Encoder, man.EncoderFallback = spec, spec.Kind, spec.Fallback
+	man.Model, man.BaseURL, man.Dims, man.MaxChars = spec.Model, spec.BaseURL, enc.Dim(), spec.MaxChars
+	if spec.Fallback {
+		run.Note(fmt.Sprintf("dense vectors from the built-in %s encoder (offline fallback, not a neural model)", spec.Kind))
 	}
-	if oe, ok := enc.(*OpenAIEncoder); ok {
-		man.Encoder, man.Model, man.BaseURL, man.MaxChars = EncoderOpenAI, oe.Model(), oe.BaseURL(), oe.MaxChars()
-	}
-	params["encoder"], params["dims"], params["rendering"] = man.Encoder, man.Dims, RenderingVersion
+	params["encoder"], params["dims"], params["rendering"], params["encoder_key"] = man.Encoder, man.Dims, dataset.RenderingVersion, spec.Key()
 
 	// Dense vectors.
 	t0 = time.Now()
@@ -158,14 +170,20 @@ func Build(ctx context.Context, ws *dataset.Workspace, opts BuildOptions) (*Buil
 	bar.Finish()
 	phase("encode", t0)
 	t0 = time.Now()
+	if err := checkFinite(vecs, enc.Dim()); err != nil {
+		return nil, fmt.Errorf("encoder %s: %w", enc.Name(), err)
+	}
 	if err := WriteNPY(filepath.Join(stage, VectorsName), vecs, len(docs), enc.Dim()); err != nil {
 		return nil, err
 	}
 	vecs = nil
-	if hashEnc != nil {
-		if err := hashEnc.Save(filepath.Join(stage, HashStateName)); err != nil {
+	files := []string{VectorsName}
+	if s, ok := enc.(StateSaver); ok {
+		names, err := s.SaveState(stage)
+		if err != nil {
 			return nil, err
 		}
+		files = append(files, names...)
 	}
 	phase("write_vectors", t0)
 
@@ -197,42 +215,114 @@ func Build(ctx context.Context, ws *dataset.Workspace, opts BuildOptions) (*Buil
 	}
 	phase("write_tables", t0)
 
+	t0 = time.Now()
+	for _, n := range append(files, PostingsName, DocsName, UsageName) {
+		if man.Files[n], err = sumFile(filepath.Join(stage, n)); err != nil {
+			return nil, err
+		}
+	}
 	man.Head = headAtBuild(ws, &man)
 	b, _ := json.MarshalIndent(man, "", "  ")
 	if err := dataset.WriteFileAtomic(filepath.Join(stage, ManifestName), append(b, '\n')); err != nil {
 		return nil, err
 	}
+	phase("checksums", t0)
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if err := commitStage(stage, dir, hashEnc != nil); err != nil {
+	if err := os.Rename(stage, filepath.Join(dir, gen)); err != nil {
+		return nil, err
+	}
+	if err := switchGeneration(dir, gen); err != nil {
+		os.RemoveAll(filepath.Join(dir, gen))
+		return nil, err
+	}
+	removeOldGenerations(dir, gen)
+	if err := run.Output(rel(CurrentName), 0); err != nil {
 		return nil, err
 	}
 	for _, o := range []struct {
 		name string
 		rows int
-	}{{ManifestName, 0}, {PostingsName, 0}, {DocsName, len(docs)}, {VectorsName, len(docs)}, {UsageName, len(usage)}} {
-		if err := run.Output(rel(o.name), int64(o.rows)); err != nil {
+	}{{ManifestName, 0}, {DocsName, len(docs)}, {UsageName, len(usage)}} {
+		if err := run.Output(rel(gen, o.name), int64(o.rows)); err != nil {
 			return nil, err
 		}
 	}
 	run.Count("docs", int64(len(docs)))
 	run.Count("premise_docs", int64(man.PremiseDocs))
 	run.Count("usage_premises", int64(len(usage)))
+	run.Note("generation " + gen)
 	if err := run.Finish(); err != nil {
 		return nil, err
 	}
-	st.Docs, st.PremiseDocs, st.Encoder, st.Dims = len(docs), man.PremiseDocs, man.Encoder, man.Dims
+	st.Docs, st.PremiseDocs, st.Encoder, st.Dims, st.Generation = len(docs), man.PremiseDocs, man.Encoder, man.Dims, gen
 	return st, nil
 }
 
-// encodeAll fills vecs (row-major) by calling enc on batches of texts.
+// stagingPrefix starts the name of a generation being built.
+const stagingPrefix = ".build.tmp-"
+
+// newGenerationID names a new generation: the build time (so that names sort
+// by age) and a random suffix (two builds within a second differ).
+func newGenerationID() string {
+	var r [3]byte
+	rand.Read(r[:])
+	return generationPrefix + time.Now().UTC().Format("20060102T150405Z") + "-" + hex.EncodeToString(r[:])
+}
+
+// switchGeneration makes gen the current generation of the index folder dir:
+// one atomic rename of CURRENT. Readers that opened the previous generation
+// keep it (Index.Reload moves them on). This is the index's only commit
+// point: a workspace-wide commit mechanism takes it over by calling this.
+func switchGeneration(dir, gen string) error {
+	return dataset.WriteFileAtomic(filepath.Join(dir, CurrentName), []byte(gen+"\n"))
+}
+
+// removeOldGenerations deletes every generation but keep, and the files of
+// the layout before generations. A process still reading an old generation
+// keeps working: its vectors are mapped and its bleve segments open, and
+// Linux frees unlinked files only when the last user closes them.
+func removeOldGenerations(dir, keep string) {
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		if n := e.Name(); strings.HasPrefix(n, generationPrefix) && n != keep {
+			os.RemoveAll(filepath.Join(dir, n))
+		}
+	}
+	for _, n := range []string{ManifestName, DocsName, VectorsName, BM25Name, UsageName, HashStateName, PostingsName} {
+		os.RemoveAll(filepath.Join(dir, n))
+	}
+}
+
+// removeStaging deletes staging folders of builds that did not finish.
+func removeStaging(dir string) {
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		if strings.HasPrefix(e.Name(), stagingPrefix) {
+			os.RemoveAll(filepath.Join(dir, e.Name()))
+		}
+	}
+}
+
+// checkFinite refuses vectors with NaN or infinite values (a broken
+// encoder): they would rank as garbage without any error.
+func checkFinite(vecs []float32, dim int) error {
+	for i, x := range vecs {
+		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+			return fmt.Errorf("%w: non-finite value in the vector of document %d", ErrEmbedding, i/dim)
+		}
+	}
+	return nil
+}
+
+// encodeAll fills vecs (row-major) by calling enc on batches of texts, or
+// on every text from all cores for an in-process RowEncoder.
 func encodeAll(ctx context.Context, enc Encoder, texts []string, bs int, vecs []float32, bar *progress.Bar) error {
 	dim := enc.Dim()
-	if he, ok := enc.(*HashEncoder); ok {
-		// In-process: no batching overhead, split across cores.
+	if re, ok := enc.(RowEncoder); ok {
 		return parallelRows(ctx, len(texts), func(i int) {
-			he.EncodeOne(texts[i], vecs[i*dim:(i+1)*dim])
+			re.EncodeOne(texts[i], vecs[i*dim:(i+1)*dim])
 		}, bar)
 	}
 	for s := 0; s < len(texts); s += bs {
@@ -251,30 +341,6 @@ func encodeAll(ctx context.Context, enc Encoder, texts []string, bs int, vecs []
 			copy(vecs[(s+i)*dim:], v)
 		}
 		bar.Add(e - s)
-	}
-	return nil
-}
-
-// commitStage moves the staged files into dir. The manifest goes last, so a
-// reader that sees the new manifest sees the new files. The old bleve folder
-// is moved aside and removed.
-func commitStage(stage, dir string, hash bool) error {
-	old := filepath.Join(stage, "old-bm25")
-	if _, err := os.Stat(filepath.Join(dir, BM25Name)); err == nil {
-		if err := os.Rename(filepath.Join(dir, BM25Name), old); err != nil {
-			return err
-		}
-	}
-	names := []string{BM25Name, PostingsName, VectorsName, DocsName, UsageName}
-	if hash {
-		names = append(names, HashStateName)
-	} else {
-		os.Remove(filepath.Join(dir, HashStateName))
-	}
-	for _, n := range append(names, ManifestName) {
-		if err := os.Rename(filepath.Join(stage, n), filepath.Join(dir, n)); err != nil {
-			return err
-		}
 	}
 	return nil
 }

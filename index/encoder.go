@@ -1,20 +1,14 @@
 package index
 
 import (
-	"cmp"
 	"context"
-	"encoding/binary"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
-	"os"
-	"runtime"
 	"slices"
-	"strings"
 	"sync"
-	"unicode/utf8"
-
-	"github.com/driftkit/driftkit/dataset"
 )
 
 // Encoder turns texts into dense vectors of a fixed dimension. Implementations
@@ -25,233 +19,154 @@ import (
 // Lifetime: Encode neither keeps texts nor reuses the returned vectors, which
 // belong to the caller. An Encoder has no Close; one that holds resources (the
 // OpenAI encoder's HTTP client) is released by whoever created those, after
-// the last Encode has returned. Name and Dim never change after construction.
+// the last Encode has returned. Name, Dim and Spec never change after
+// construction (a fitted encoder's Spec changes once, when it is fitted).
 type Encoder interface {
-	// Name identifies the encoder and its configuration in manifests, e.g.
+	// Name identifies the encoder and its configuration in messages, e.g.
 	// "hash" or "openai:bge-m3".
 	Name() string
 	// Dim is the vector dimension.
 	Dim() int
+	// Spec says how to make this encoder again (RegisterEncoder).
+	Spec() EncoderSpec
 	// Encode embeds texts. It honours ctx cancellation.
 	Encode(ctx context.Context, texts []string) ([][]float32, error)
 }
 
-// Encoder names accepted by --encoder.
+// Encoder kinds of the built-in encoders, as accepted by --encoder.
 const (
 	EncoderHash   = "hash"
 	EncoderOpenAI = "openai"
 )
 
-// HashEncoder is the built-in offline encoder (a fallback, labelled as such in
-// every output): signed feature hashing of identifier sub-tokens (split on
-// '.', '_' and camelCase), whole identifiers, and character trigrams of words,
-// weighted by 1+log(tf) times an IDF learned from the corpus, L2-normalised.
-// It is safe for concurrent use after construction.
-type HashEncoder struct {
-	dim int
-	// df counts, per feature hash bucket (dfBuckets of them), the corpus
-	// documents containing a feature of that bucket; n is the corpus size.
-	df []uint32
-	n  int
-	// NGramWeight scales character n-gram features relative to tokens.
-	ngramWeight float32
+// EncoderSpec describes an encoder completely enough to make it again: the
+// index manifest stores it, and Open rebuilds the query encoder from it
+// through the factory registered for its Kind. It is a value; Key hashes it.
+type EncoderSpec struct {
+	// Kind names the factory (EncoderHash, EncoderOpenAI, or a registered one).
+	Kind string `json:"kind"`
+	// Model is the model the endpoint serves ("" for built-in encoders).
+	Model string `json:"model,omitempty"`
+	Dims  int    `json:"dims"`
+	// BaseURL is where the model was served when the index was built (for
+	// reference: it does not change the vectors, so Key leaves it out).
+	BaseURL string `json:"base_url,omitempty"`
+	// Normalize is how vectors are normalised: "l2" (dot product = cosine).
+	Normalize string `json:"normalize"`
+	// MaxChars and Truncation say how long texts are cut before encoding:
+	// "chars" keeps the first MaxChars characters; "" means no cut.
+	MaxChars   int    `json:"max_chars,omitempty"`
+	Truncation string `json:"truncation,omitempty"`
+	// Rendering is the document rendering the vectors were made from
+	// (dataset.RenderingVersion); Build sets it.
+	Rendering string `json:"rendering,omitempty"`
+	// State is the sha256 of a fitted encoder's state file (the hash
+	// encoder's document frequencies), so that vectors of two fits differ.
+	State string `json:"state,omitempty"`
+	// Fallback marks an offline stand-in for a neural model (the hash
+	// encoder); every output that uses it says so.
+	Fallback bool `json:"fallback,omitempty"`
+	// Params holds settings of one kind that the fields above do not cover.
+	Params map[string]string `json:"params,omitempty"`
 }
 
-const dfBuckets = 1 << 20
-
-// NewHashEncoder returns an unfitted hash encoder (all IDF weights equal).
-func NewHashEncoder(dim int) *HashEncoder {
-	if dim <= 0 {
-		dim = DefaultHashDim
+// Key is a stable hash of everything that decides the vectors (all fields
+// but BaseURL): the key of an embedding cache, equal for equal specs across
+// processes and versions.
+func (s EncoderSpec) Key() string {
+	s.BaseURL = ""
+	b, err := json.Marshal(s) // struct fields in order, map keys sorted
+	if err != nil {
+		panic(err) // a struct of strings, ints and a string map always marshals
 	}
-	return &HashEncoder{dim: dim, df: make([]uint32, dfBuckets), ngramWeight: 0.5}
+	h := sha256.Sum256(b)
+	return hex.EncodeToString(h[:])
 }
 
-// DefaultHashDim is the default dimension of the hash encoder.
-const DefaultHashDim = 256
-
-// Name implements Encoder.
-func (h *HashEncoder) Name() string { return EncoderHash }
-
-// Dim implements Encoder.
-func (h *HashEncoder) Dim() int { return h.dim }
-
-type feature struct {
-	h uint64
-	w float32
-}
-
-func hash64(prefix byte, s string) uint64 {
-	// FNV-1a, then a splitmix64 finaliser (FNV's low bits mix poorly for
-	// short keys). No allocation.
-	x := uint64(14695981039346656037)
-	x ^= uint64(prefix)
-	x *= 1099511628211
-	for i := 0; i < len(s); i++ {
-		x ^= uint64(s[i])
-		x *= 1099511628211
+// Compatible reports whether a query encoder of spec q embeds into the same
+// space as documents of spec s: same kind, model, dimension, normalisation
+// and fitted state.
+func (s EncoderSpec) Compatible(q EncoderSpec) error {
+	if s.Kind != q.Kind || s.Model != q.Model || s.Dims != q.Dims || s.Normalize != q.Normalize || s.State != q.State {
+		return fmt.Errorf("query encoder %s (model %q, %d dims) does not match the index's %s (model %q, %d dims)", q.Kind, q.Model, q.Dims, s.Kind, s.Model, s.Dims)
 	}
-	x ^= x >> 30
-	x *= 0xbf58476d1ce4e5b9
-	x ^= x >> 27
-	x *= 0x94d049bb133111eb
-	x ^= x >> 31
-	return x
+	return nil
 }
 
-// features lists the distinct hashed features of text, sorted by hash, with
-// their term frequencies (character n-grams count ngramWeight each). The
-// order is deterministic so that vectors are bit-for-bit reproducible.
-func (h *HashEncoder) features(text string) []feature {
-	var raw []feature
-	Words(text, func(w string, _, _ int) {
-		n := 0
-		SubTokens(w, func(t string) {
-			n++
-			raw = append(raw, feature{hash64('t', t), 1})
-			if utf8.RuneCountInString(t) >= 3 {
-				g := "#" + t + "#"
-				// byte offsets of the rune starts, then every 3-rune window.
-				var offs [64]int
-				o := offs[:0]
-				for i := range g {
-					o = append(o, i)
-				}
-				o = append(o, len(g))
-				for i := 0; i+3 < len(o); i++ {
-					raw = append(raw, feature{hash64('c', g[o[i]:o[i+3]]), h.ngramWeight})
-				}
-			}
-		})
-		if n > 1 {
-			raw = append(raw, feature{hash64('i', strings.ToLower(w)), 1})
-		}
-	})
-	slices.SortFunc(raw, func(a, b feature) int { return cmp.Compare(a.h, b.h) })
-	out := raw[:0]
-	for _, f := range raw {
-		if len(out) > 0 && out[len(out)-1].h == f.h {
-			out[len(out)-1].w += f.w
-			continue
-		}
-		out = append(out, f)
+// EncoderEnv is what a factory may need besides the spec.
+type EncoderEnv struct {
+	// Dir is the folder of the index generation, holding fitted state
+	// (hash_state.bin); "" when building a new index.
+	Dir string
+	// Embedder reaches an embeddings endpoint, for encoders of remote models
+	// (nil: such encoders cannot be made).
+	Embedder Embedder
+}
+
+// EncoderFactory makes an encoder from its spec. With env.Dir it loads the
+// fitted state Build saved there; without, it returns a fresh encoder (to be
+// fitted, when it is a Fitter).
+type EncoderFactory func(ctx context.Context, spec EncoderSpec, env EncoderEnv) (Encoder, error)
+
+var (
+	encodersMu sync.RWMutex
+	encoders   = map[string]EncoderFactory{}
+)
+
+// RegisterEncoder makes encoders of a kind available to Build and Open.
+// Adding an encoder is one file that calls it from init; a kind registered
+// twice panics.
+func RegisterEncoder(kind string, f EncoderFactory) {
+	encodersMu.Lock()
+	defer encodersMu.Unlock()
+	if _, dup := encoders[kind]; dup {
+		panic("index: encoder kind " + kind + " registered twice")
 	}
+	encoders[kind] = f
+}
+
+// EncoderKinds lists the registered encoder kinds, sorted.
+func EncoderKinds() []string {
+	encodersMu.RLock()
+	defer encodersMu.RUnlock()
+	var out []string
+	for k := range encoders {
+		out = append(out, k)
+	}
+	slices.Sort(out)
 	return out
 }
 
-// Fit learns document frequencies from the corpus texts (on all cores).
-func (h *HashEncoder) Fit(texts []string) {
-	clear(h.df)
-	h.n = len(texts)
-	workers := runtime.GOMAXPROCS(0)
-	parts := make([][]uint32, workers)
-	var wg sync.WaitGroup
-	for w := range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			df := make([]uint32, dfBuckets)
-			for i := w; i < len(texts); i += workers {
-				for _, f := range h.features(texts[i]) {
-					df[f.h%dfBuckets]++
-				}
-			}
-			parts[w] = df
-		}()
+// ErrUnknownEncoder is wrapped when no factory is registered for a kind.
+var ErrUnknownEncoder = errors.New("unknown encoder kind")
+
+// NewEncoder makes an encoder from its spec with the registered factory.
+func NewEncoder(ctx context.Context, spec EncoderSpec, env EncoderEnv) (Encoder, error) {
+	encodersMu.RLock()
+	f := encoders[spec.Kind]
+	encodersMu.RUnlock()
+	if f == nil {
+		return nil, fmt.Errorf("%w %q (registered: %v)", ErrUnknownEncoder, spec.Kind, EncoderKinds())
 	}
-	wg.Wait()
-	for _, df := range parts {
-		for i, c := range df {
-			h.df[i] += c
-		}
-	}
+	return f(ctx, spec, env)
 }
 
-func (h *HashEncoder) idf(f uint64) float32 {
-	df := float64(h.df[f%dfBuckets])
-	return float32(math.Log((float64(h.n) + 1) / (df + 1)))
+// Fitter is an encoder that learns from the corpus before encoding it (the
+// hash encoder's document frequencies). Build fits it on the rendered
+// documents.
+type Fitter interface {
+	Fit(texts []string)
 }
 
-// EncodeOne embeds one text into dst (len Dim), which it overwrites.
-func (h *HashEncoder) EncodeOne(text string, dst []float32) {
-	clear(dst)
-	for _, ft := range h.features(text) {
-		f, tf := ft.h, ft.w
-		w := (1 + float32(math.Log(float64(tf)+1e-9))) * (h.idf(f) + 0.1)
-		if tf < 1 {
-			w = tf * (h.idf(f) + 0.1)
-		}
-		i := (f >> 1) % uint64(h.dim)
-		if f&1 == 1 {
-			w = -w
-		}
-		dst[i] += w
-	}
-	normalize(dst)
+// StateSaver is an encoder with fitted state to keep next to the vectors;
+// its factory loads the state back from EncoderEnv.Dir.
+type StateSaver interface {
+	// SaveState writes the state into dir and returns the file names.
+	SaveState(dir string) ([]string, error)
 }
 
-// Encode implements Encoder.
-func (h *HashEncoder) Encode(ctx context.Context, texts []string) ([][]float32, error) {
-	out := make([][]float32, len(texts))
-	flat := make([]float32, len(texts)*h.dim)
-	for i, t := range texts {
-		if i%256 == 0 && ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		out[i] = flat[i*h.dim : (i+1)*h.dim : (i+1)*h.dim]
-		h.EncodeOne(t, out[i])
-	}
-	return out, nil
-}
-
-func normalize(v []float32) {
-	var s float64
-	for _, x := range v {
-		s += float64(x) * float64(x)
-	}
-	if s == 0 {
-		return
-	}
-	inv := float32(1 / math.Sqrt(s))
-	for i := range v {
-		v[i] *= inv
-	}
-}
-
-// hash encoder state file: magic, dim, n, then dfBuckets uint32 counts.
-const hashStateMagic = "DKHASH1\n"
-
-// Save writes the fitted state (dimension and document frequencies).
-func (h *HashEncoder) Save(path string) error {
-	b := make([]byte, 0, len(hashStateMagic)+16+4*len(h.df))
-	b = append(b, hashStateMagic...)
-	b = binary.LittleEndian.AppendUint64(b, uint64(h.dim))
-	b = binary.LittleEndian.AppendUint64(b, uint64(h.n))
-	for _, d := range h.df {
-		b = binary.LittleEndian.AppendUint32(b, d)
-	}
-	return dataset.WriteFileAtomic(path, b)
-}
-
-// LoadHashEncoder reads a state written by Save.
-func LoadHashEncoder(path string) (*HashEncoder, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	if len(b) != len(hashStateMagic)+16+4*dfBuckets || string(b[:len(hashStateMagic)]) != hashStateMagic {
-		return nil, &dataset.FileError{Path: path, Row: -1, Err: errors.New("not a hash encoder state file")}
-	}
-	b = b[len(hashStateMagic):]
-	dim := int(binary.LittleEndian.Uint64(b))
-	if dim <= 0 || dim > 1<<16 {
-		return nil, &dataset.FileError{Path: path, Row: -1, Err: fmt.Errorf("bad dimension %d", dim)}
-	}
-	h := NewHashEncoder(dim)
-	h.n = int(binary.LittleEndian.Uint64(b[8:]))
-	b = b[16:]
-	for i := range h.df {
-		h.df[i] = binary.LittleEndian.Uint32(b[4*i:])
-	}
-	return h, nil
+// RowEncoder is an in-process encoder that embeds one text into a given
+// slice; Build calls it from all cores instead of batching.
+type RowEncoder interface {
+	EncodeOne(text string, dst []float32)
 }

@@ -1,138 +1,164 @@
 package index
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"slices"
 
 	"github.com/driftkit/driftkit/dataset"
-	"github.com/driftkit/driftkit/train/head"
+	"github.com/driftkit/driftkit/head"
+	"github.com/driftkit/driftkit/retrieval"
 )
 
 // HeadInfo says which projection head an index applies at query time.
-type HeadInfo struct {
-	ID      string  `json:"id"`
-	Encoder string  `json:"encoder"`
-	InDim   int     `json:"in_dim"`
-	OutDim  int     `json:"out_dim"`
-	Mix     float64 `json:"mix"`
-	// Fallback is true when the head was trained on the offline hash
-	// encoder's embeddings.
-	Fallback bool `json:"encoder_fallback"`
-}
+type HeadInfo = head.Info
 
-func headInfo(h *head.Head) *HeadInfo {
-	return &HeadInfo{ID: h.ID(), Encoder: h.Config.Encoder, InDim: h.Config.InDim, OutDim: h.Config.OutDim,
-		Mix: h.Config.Mix, Fallback: h.Config.EncoderFallback}
-}
+func headInfo(h *head.Head) *HeadInfo { return h.Info() }
 
-// projectedHead holds a loaded head and the projected vectors of the premise
-// candidates. Only candidates are projected: the head was trained to rank
-// premises, and the neighbour vote of mode best keeps the raw embeddings
-// (projecting theorems too measurably hurt ConNF F1@1). Immutable after Open.
-type projectedHead struct {
+// headBackend is the projection head as a wrapper of a dense backend: a
+// request whose documents all have projected vectors (premise candidates:
+// the head was trained to rank premises) is answered from them with the
+// projected query; any other request (the neighbours that vote, which keep
+// the raw embeddings — projecting theorems too measurably hurt ConNF F1@1 —
+// or candidates that include theorems, whose head and raw cosines are not
+// comparable) goes to the raw backend. Immutable, safe for concurrent use.
+type headBackend struct {
+	raw  retrieval.DenseBackend
 	h    *head.Head
 	info *HeadInfo
-	vecs []float32 // len(projected rows) × OutDim
-	row  []int32   // index row → position in vecs, -1 when not projected
+	proj *Store // projected vectors of the premise documents
 }
 
-// loadHead loads WS/head when it exists and fits the index's embeddings.
-// A head trained on other embeddings is an error: silently searching without
-// it would report numbers the user did not ask for.
-func (ix *Index) loadHead(wsDir string) error {
+var _ retrieval.DenseBackend = (*headBackend)(nil)
+
+func (hb *headBackend) Dim() int { return hb.raw.Dim() }
+
+// SearchDense implements retrieval.DenseBackend.
+func (hb *headBackend) SearchDense(ctx context.Context, q []float32, b *retrieval.Batch) ([][]retrieval.Scored, error) {
+	covered := make([]bool, len(b.Requests))
+	for i := range covered {
+		covered[i] = b.Requests[i].K > 0
+	}
+	for doc, c := range b.Class {
+		if c > 0 && int(c) <= len(covered) && covered[c-1] && !hb.proj.Has(doc) {
+			covered[c-1] = false
+		}
+	}
+	out := make([][]retrieval.Scored, len(b.Requests))
+	rawReqs := slices.Clone(b.Requests)
+	anyRaw, anyProj := false, false
+	for i, c := range covered {
+		if c {
+			rawReqs[i].K = 0
+			anyProj = true
+		} else if b.Requests[i].K > 0 {
+			anyRaw = true
+		}
+	}
+	if anyRaw {
+		res, err := hb.raw.SearchDense(ctx, q, &retrieval.Batch{Requests: rawReqs, Class: b.Class})
+		if err != nil {
+			return nil, err
+		}
+		copy(out, res)
+	}
+	if anyProj {
+		qh, err := hb.h.ProjectQuery(q)
+		if err != nil {
+			return nil, fmt.Errorf("project query: %w", err)
+		}
+		tops := b.NewTops()
+		for i, c := range covered {
+			if !c {
+				tops[i] = nil
+			}
+		}
+		hb.proj.scan(qh, b.Class, tops)
+		for i, t := range tops {
+			if t != nil {
+				out[i] = t.Sorted()
+			}
+		}
+	}
+	return out, ctx.Err()
+}
+
+// loadHead wraps raw with WS/head when it exists and fits the index's
+// embeddings. A head trained on other embeddings is an error: silently
+// searching without it would report numbers the user did not ask for.
+func loadHead(wsDir string, m *Manifest, t *retrieval.Table, raw *Store) (*headBackend, error) {
 	dir := filepath.Join(wsDir, dataset.HeadDir)
 	if !head.Exists(dir) {
-		return nil
+		return nil, nil
 	}
 	h, err := head.Load(dir)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	m := ix.Manifest
 	if err := h.Fits(head.EncoderID(m.Encoder, m.Model, m.Dims)); err != nil {
-		return fmt.Errorf("%s: %w (or search without it: --no-head)", dir, err)
+		return nil, fmt.Errorf("%s: %w (or search without it: --no-head)", dir, err)
 	}
-	if h.Config.InDim != ix.dense.Dim {
-		return fmt.Errorf("%s: %w: head takes %d dimensions, index vectors have %d", dir, head.ErrMismatch, h.Config.InDim, ix.dense.Dim)
+	hb, err := newHeadBackend(h, t, raw)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", dir, err)
 	}
-	p := &projectedHead{h: h, info: headInfo(h), row: make([]int32, len(ix.Docs))}
-	in := ix.dense.Dim
-	var rows []int
-	for r := range ix.Docs {
-		p.row[r] = -1
-		if ix.premise[r] {
-			p.row[r] = int32(len(rows))
-			rows = append(rows, r)
+	return hb, nil
+}
+
+// newHeadBackend projects the premise documents of raw through h.
+func newHeadBackend(h *head.Head, t *retrieval.Table, raw *Store) (*headBackend, error) {
+	if h.Config.InDim != raw.Dim() {
+		return nil, fmt.Errorf("%w: head takes %d dimensions, index vectors have %d", head.ErrMismatch, h.Config.InDim, raw.Dim())
+	}
+	in := raw.Dim()
+	var docs []int32
+	for r := range t.Len() {
+		if t.Premise(r) {
+			docs = append(docs, int32(r))
 		}
 	}
-	x := make([]float32, 0, len(rows)*in)
-	for _, r := range rows {
-		x = append(x, ix.dense.Vecs[r*in:(r+1)*in]...)
+	x := make([]float32, 0, len(docs)*in)
+	for _, r := range docs {
+		x = append(x, raw.Vector(int(r))...)
 	}
-	if p.vecs, err = h.ProjectDocuments(x, len(rows)); err != nil {
-		return fmt.Errorf("%s: %w", dir, err)
-	}
-	ix.head = p
-	return nil
-}
-
-// Head describes the projection head applied to dense candidate scores, or nil.
-func (ix *Index) Head() *HeadInfo {
-	if ix.head == nil {
-		return nil
-	}
-	return ix.head.info
-}
-
-// headScan scores candidates with the head (score = (1−λ)·cos_head + λ·cos_raw)
-// and neighbours with the raw embeddings. Callers check headCovers first: a
-// query whose candidates include unprojected rows (theorems, with AllKinds)
-// uses the raw scan, since head and raw cosines are not comparable.
-func (ix *Index) headScan(qraw []float32, n, nn int, mask []uint8) (c, nb []scored, err error) {
-	p := ix.head
-	qh, err := p.h.ProjectQuery(qraw)
+	vecs, err := h.ProjectDocuments(x, len(docs))
 	if err != nil {
+		return nil, err
+	}
+	return &headBackend{raw: raw, h: h, info: headInfo(h), proj: newSubsetStore(vecs, h.Dim(), docs, t.Len())}, nil
+}
+
+// WithHead returns a searcher over the loaded generation whose dense
+// candidate scores go through h instead of the workspace's head (to compare
+// a head being trained with the raw embeddings by the same evaluation
+// code). It pins the generation until release is called.
+func (ix *Index) WithHead(h *head.Head) (s retrieval.Searcher, release func(), err error) {
+	g, release := ix.Pin()
+	if g.raw == nil {
+		release()
+		return nil, nil, retrieval.ErrNoDense
+	}
+	hb, err := newHeadBackend(h, g.table, g.raw)
+	if err != nil {
+		release()
 		return nil, nil, err
 	}
-	lambda := float32(p.h.Config.Mix)
-	qn := head.Normalise(append([]float32(nil), qraw...))
-	tc, tn := newTopK(n), newTopK(max(nn, 1))
-	d, od := ix.dense.Dim, p.h.Dim()
-	for r, m := range mask {
-		switch {
-		case m == 1:
-			pr := p.row[r]
-			s := (1 - lambda) * DotSIMD(qh, p.vecs[int(pr)*od:(int(pr)+1)*od])
-			if lambda > 0 {
-				s += lambda * DotSIMD(qn, ix.dense.Vecs[r*d:(r+1)*d])
-			}
-			tc.add(r, s)
-		case m == 2 && nn > 0:
-			tn.add(r, DotSIMD(qraw, ix.dense.Vecs[r*d:(r+1)*d]))
-		}
-	}
-	if nn == 0 {
-		return tc.sorted(), nil, nil
-	}
-	return tc.sorted(), tn.sorted(), nil
+	return &retrieval.Engine{Table: g.table, Dense: hb, Encoder: g.enc, Lexical: g.engine.Lexical}, release, nil
 }
 
-// headCovers reports whether every candidate of mask has a projected vector.
-func (ix *Index) headCovers(mask []uint8) bool {
-	for r, m := range mask {
-		if m == 1 && ix.head.row[r] < 0 {
-			return false
-		}
-	}
-	return true
-}
-
-// RecordHead notes in WS/index/manifest.json which head search now applies
-// (nil: none), and records the rewrite in the workspace manifest so that the
-// next `driftkit index` does not take the manifest for a foreign file.
+// RecordHead notes in the current generation's manifest.json which head
+// search now applies (nil: none), and records the rewrite in the workspace
+// manifest. The manifest is replaced atomically; it is the one file of a
+// generation that changes after the switch, and no reader depends on it
+// (Open loads the head from WS/head).
 func RecordHead(ws *dataset.Workspace, h *head.Head) error {
-	m, err := readManifest(ws.Path(dataset.IndexDir))
+	gdir, err := CurrentDir(ws.Dir)
+	if err != nil {
+		return err
+	}
+	m, err := readManifest(gdir)
 	if err != nil {
 		return err
 	}
@@ -148,7 +174,7 @@ func RecordHead(ws *dataset.Workspace, h *head.Head) error {
 	if err != nil {
 		return err
 	}
-	path := ws.Path(dataset.IndexDir, ManifestName)
+	path := filepath.Join(gdir, ManifestName)
 	if err := dataset.WriteFileAtomic(path, append(b, '\n')); err != nil {
 		return err
 	}

@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/driftkit/driftkit/dataset"
+	"github.com/driftkit/driftkit/head"
 	"github.com/driftkit/driftkit/index"
-	"github.com/driftkit/driftkit/train/head"
 )
 
 // diagHead is a head of dimension n whose query matrix is the identity and

@@ -1,37 +1,56 @@
 // Package index builds and serves driftkit's premise-retrieval index: one
 // document per declaration, dense vectors from an Encoder (the built-in hash
-// encoder or an OpenAI-compatible /v1/embeddings endpoint), a bleve BM25 index
-// with an identifier-aware analyzer, and the premise-usage graph.
+// encoder or an OpenAI-compatible /v1/embeddings endpoint, rebuilt at Open
+// from the EncoderSpec in the manifest), BM25 over an identifier-aware
+// analyzer (in-memory postings, and a bleve index), and the premise-usage
+// graph. It implements retrieval's interfaces: a Store and the projection
+// head are retrieval.DenseBackends, Postings and the bleve index
+// retrieval.LexicalBackends, and an *Index is a retrieval.Searcher and a
+// retrieval.Corpus.
 //
-// Build writes WS/index/; Open loads it for serving and Index.Search answers
-// queries (dense, BM25 or hybrid). An *Index is safe for concurrent use by
+// Build writes a new generation of WS/index/ and switches to it atomically;
+// Open loads the current one, verified against its manifest; Reload swaps in
+// a newer one under live readers. An *Index is safe for concurrent use by
 // many goroutines until Close.
 //
 // Files in WS/index/:
 //
-//	manifest.json   encoder, dims, rendering version, corpus sha256, counts
-//	docs.parquet    one Doc per row; row i ↔ vectors.npy row i ↔ bleve doc "i"
-//	vectors.npy     float32 (rows, dims), NumPy format 1.0, C order
-//	bm25/           bleve index (BM25 scoring): text, name, kind, premise fields
-//	bm25.postings   the same BM25 index as in-memory postings (used for serving)
-//	usage.parquet   dataset.Usage: premise → declarations whose statement uses it
-//	hash_state.bin  document frequencies of the hash encoder (hash only)
+//	CURRENT          the name of the current generation (replaced by an atomic rename)
+//	gen-…/           one generation, never modified after the switch but for manifest.json's head:
+//	  manifest.json  encoder spec, dims, rendering, corpus sha256, counts, size and sha256 of each file
+//	  docs.parquet   one Doc per row; row i ↔ vectors.npy row i ↔ document i of every backend
+//	  vectors.npy    float32 (rows, dims), NumPy format 1.0, C order (memory-mapped when serving)
+//	  bm25/          bleve index (BM25 scoring): text, name, kind, library fields
+//	  bm25.postings  the same BM25 index as in-memory postings (used for serving)
+//	  usage.parquet  dataset.Usage: premise → declarations whose statement uses it
+//	  hash_state.bin document frequencies of the hash encoder (hash only)
 package index
 
 import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/driftkit/driftkit/dataset"
+	"github.com/driftkit/driftkit/dataset/npy"
+	"github.com/driftkit/driftkit/retrieval"
 )
 
-// File names inside WS/index/.
+// File names inside WS/index/ and a generation folder.
 const (
+	CurrentName   = "CURRENT"
 	ManifestName  = "manifest.json"
 	DocsName      = "docs.parquet"
 	VectorsName   = "vectors.npy"
@@ -41,22 +60,31 @@ const (
 	PostingsName  = "bm25.postings"
 )
 
-// FormatVersion is the layout version of WS/index/.
-const FormatVersion = "driftkit-index/1"
+// generationPrefix starts the name of every generation folder.
+const generationPrefix = "gen-"
 
-// Manifest is WS/index/manifest.json.
+// FormatVersion is the layout version of a generation. Version 1 kept the
+// files directly in WS/index/ (no generations, no file hashes).
+const FormatVersion = "driftkit-index/2"
+
+// Manifest is a generation's manifest.json.
 type Manifest struct {
 	Format      string `json:"format"`
 	ToolVersion string `json:"tool_version"`
 	BuiltAt     string `json:"built_at"`
-	Encoder     string `json:"encoder"`
-	// EncoderFallback is true for the offline hash encoder, so that every
-	// consumer can label results as coming from the fallback.
-	EncoderFallback bool   `json:"encoder_fallback"`
-	Model           string `json:"model,omitempty"`
-	BaseURL         string `json:"base_url,omitempty"`
-	Dims            int    `json:"dims"`
-	Rendering       string `json:"rendering"`
+	// Generation is the name of the folder the manifest belongs to.
+	Generation string `json:"generation"`
+	// Encoder is the encoder kind (EncoderSpec.Kind), EncoderFallback true
+	// for the offline hash encoder, so that every consumer can label results
+	// as coming from the fallback; Model, BaseURL, Dims and MaxChars repeat
+	// EncoderSpec for readers of the manifest.
+	Encoder         string      `json:"encoder"`
+	EncoderFallback bool        `json:"encoder_fallback"`
+	EncoderSpec     EncoderSpec `json:"encoder_spec"`
+	Model           string      `json:"model,omitempty"`
+	BaseURL         string      `json:"base_url,omitempty"`
+	Dims            int         `json:"dims"`
+	Rendering       string      `json:"rendering"`
 	// CorpusSHA256 hashes the rendered documents (names and texts, in order).
 	CorpusSHA256   string         `json:"corpus_sha256"`
 	Docs           int            `json:"docs"`
@@ -64,205 +92,362 @@ type Manifest struct {
 	InformalSource map[string]int `json:"informal_sources"`
 	BM25Analyzer   string         `json:"bm25_analyzer"`
 	MaxChars       int            `json:"max_chars,omitempty"`
+	// Files lists every file of the generation but the manifest and the
+	// bleve folder, with its size and sha256; Open checks the files it loads
+	// against them, so a damaged or foreign file is refused once, at load.
+	Files map[string]FileSum `json:"files"`
 	// Head is the projection head (WS/head) that search applies to dense
 	// candidate scores, recorded by `index` when one fits at build time and
 	// by `train head` when it writes a new one.
 	Head *HeadInfo `json:"head,omitempty"`
 }
 
+// FileSum is the size and sha256 of a file.
+type FileSum struct {
+	Size   int64  `json:"size"`
+	SHA256 string `json:"sha256"`
+}
+
 // ErrNoIndex is returned by Open when the workspace has no index.
 var ErrNoIndex = errors.New("no index in workspace (run `driftkit index --ws WS` first)")
 
-// ErrStale is wrapped when index files disagree with each other.
+// ErrStale is wrapped when index files disagree with each other or with the
+// manifest.
 var ErrStale = errors.New("index files are inconsistent")
 
-func readManifest(dir string) (*Manifest, error) {
-	b, err := os.ReadFile(filepath.Join(dir, ManifestName))
+// currentGeneration reads WS/index/CURRENT.
+func currentGeneration(dir string) (string, error) {
+	b, err := os.ReadFile(filepath.Join(dir, CurrentName))
 	if errors.Is(err, os.ErrNotExist) {
-		return nil, fmt.Errorf("%s: %w", dir, ErrNoIndex)
+		if _, err := os.Stat(filepath.Join(dir, ManifestName)); err == nil {
+			return "", &dataset.FileError{Path: dir, Row: -1,
+				Err: fmt.Errorf("%w: the index has the layout of an older driftkit (files directly in index/, no generations); rebuild it with `driftkit index --ws WS`", ErrStale)}
+		}
+		return "", fmt.Errorf("%s: %w", dir, ErrNoIndex)
 	}
+	if err != nil {
+		return "", err
+	}
+	id := strings.TrimSpace(string(b))
+	if !strings.HasPrefix(id, generationPrefix) || strings.ContainsAny(id, `/\`) || id != filepath.Base(id) {
+		return "", &dataset.FileError{Path: filepath.Join(dir, CurrentName), Row: -1,
+			Err: fmt.Errorf("%w: %q is not a generation name; rebuild with `driftkit index --ws WS`", ErrStale, id)}
+	}
+	return id, nil
+}
+
+func readManifest(genDir string) (*Manifest, error) {
+	path := filepath.Join(genDir, ManifestName)
+	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
 	var m Manifest
 	if err := json.Unmarshal(b, &m); err != nil {
-		return nil, &dataset.FileError{Path: filepath.Join(dir, ManifestName), Row: -1,
+		return nil, &dataset.FileError{Path: path, Row: -1,
 			Err: fmt.Errorf("%w: malformed index manifest (JSON: %v); rebuild with `driftkit index --ws WS`", ErrStale, err)}
 	}
 	if m.Format != FormatVersion {
-		return nil, &dataset.FileError{Path: filepath.Join(dir, ManifestName), Row: -1,
-			Err: fmt.Errorf("%w: format %q, this driftkit reads %q", ErrStale, m.Format, FormatVersion)}
+		return nil, &dataset.FileError{Path: path, Row: -1,
+			Err: fmt.Errorf("%w: format %q, this driftkit reads %q; rebuild with `driftkit index --ws WS`", ErrStale, m.Format, FormatVersion)}
+	}
+	if m.Generation != filepath.Base(genDir) {
+		return nil, &dataset.FileError{Path: path, Row: -1,
+			Err: fmt.Errorf("%w: manifest of generation %q found in %s", ErrStale, m.Generation, filepath.Base(genDir))}
 	}
 	return &m, nil
 }
 
-// Index is a loaded retrieval index. Its methods are safe for concurrent use
-// by any number of goroutines until Close; the exported fields are read-only
-// after Open. Close releases the bleve index and must be called once, after
-// every Search has returned; the Index must not be used afterwards.
-type Index struct {
-	Dir      string
-	Manifest Manifest
-	Docs     []Doc
-	byName   map[string]int
-	dense    *DenseStore
-	bm25     *bm25Index
-	post     *Postings
-	enc      Encoder
-	// usage[p] = rows of the docs whose statement uses premise p (by name).
-	usage map[string][]string
-	// suffix maps the last component(s) of names to rows, for mentions.
-	suffix map[string][]int
-	// concept maps a lower-cased last name component to premise rows.
-	concept map[string][]int32
-	// depRows[row] are the rows of the row's statement dependencies.
-	depRows [][]int32
-	// priorOrder lists the rows of used declarations by usage count, descending.
-	priorOrder []int
-	// premise[row] says whether the row is a premise candidate by default.
-	premise []bool
-	// head, when the workspace has a trained projection head, re-scores
-	// dense candidates (see head.go).
-	head *projectedHead
+// ReadManifest reads the manifest of the workspace's current index
+// generation.
+func ReadManifest(wsDir string) (*Manifest, error) {
+	dir := filepath.Join(wsDir, dataset.IndexDir)
+	id, err := currentGeneration(dir)
+	if err != nil {
+		return nil, err
+	}
+	return readManifest(filepath.Join(dir, id))
+}
+
+// CurrentDir is the folder of the workspace's current index generation.
+func CurrentDir(wsDir string) (string, error) {
+	dir := filepath.Join(wsDir, dataset.IndexDir)
+	id, err := currentGeneration(dir)
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(dir, id), nil
+}
+
+// sumFile hashes a file.
+func sumFile(path string) (FileSum, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return FileSum{}, err
+	}
+	defer f.Close()
+	h := sha256.New()
+	n, err := io.Copy(h, f)
+	if err != nil {
+		return FileSum{}, err
+	}
+	return FileSum{Size: n, SHA256: hex.EncodeToString(h.Sum(nil))}, nil
+}
+
+// verifyFile checks a generation's file against its manifest entry.
+func verifyFile(genDir string, m *Manifest, name string) error {
+	path := filepath.Join(genDir, name)
+	want, ok := m.Files[name]
+	if !ok {
+		return &dataset.FileError{Path: path, Row: -1, Err: fmt.Errorf("%w: not listed in the manifest", ErrStale)}
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		return err
+	}
+	if st.Size() != want.Size {
+		return &dataset.FileError{Path: path, Row: -1, Err: fmt.Errorf("%w: %d bytes, the manifest says %d (truncated or replaced; rebuild with `driftkit index --ws WS`)", ErrStale, st.Size(), want.Size)}
+	}
+	got, err := sumFile(path)
+	if err != nil {
+		return err
+	}
+	if got.SHA256 != want.SHA256 {
+		return &dataset.FileError{Path: path, Row: -1, Err: fmt.Errorf("%w: sha256 %.12s, the manifest says %.12s (the file is damaged or not this generation's; rebuild with `driftkit index --ws WS`)", ErrStale, got.SHA256, want.SHA256)}
+	}
+	return nil
 }
 
 // OpenOptions configure Open.
 type OpenOptions struct {
-	// Encoder encodes queries. Nil means the saved hash encoder for a hash
-	// index; an openai index needs one (an OpenAIEncoder over the same model,
-	// see Manifest.Model) unless NoDense is set.
+	// Encoder encodes queries. Nil means the encoder the manifest's
+	// EncoderSpec describes, made by its registered factory (the saved hash
+	// encoder; an OpenAI encoder over Embedder). A given encoder must be
+	// compatible with the spec.
 	Encoder Encoder
+	// Embedder reaches the embeddings endpoint for an index built with an
+	// encoder of a remote model, when Encoder is nil.
+	Embedder Embedder
 	// NoDense skips loading vectors (BM25-only serving, less memory).
 	NoDense bool
 	// BleveBM25 answers BM25 from the bleve index instead of the in-memory
-	// postings (same analyzer and scoring; much slower on large corpora).
+	// postings (same analyzer, bleve's variant of BM25 — see bleveBackend;
+	// much slower on large corpora).
 	BleveBM25 bool
 	// NoHead ignores WS/head: dense scores come from the raw embeddings even
 	// when the workspace has a trained projection head.
 	NoHead bool
+	// WrapDense, when not nil, is given the dense backend Open made (the
+	// in-memory store, wrapped by the projection head) and returns the one
+	// search uses: an external vector store, an instrumented or test
+	// backend.
+	WrapDense func(retrieval.DenseBackend) (retrieval.DenseBackend, error)
 }
 
-// Open loads WS/index for serving. When the workspace has a trained
-// projection head (WS/head, from `driftkit train head`) that fits the index's
-// embeddings, dense candidate scores go through it (see Index.Head). The
-// caller must Close the index.
-func Open(wsDir string, opts *OpenOptions) (*Index, error) {
-	if opts == nil {
-		opts = &OpenOptions{}
+// Generation is one loaded generation of an index: documents, vectors,
+// lexical index and encoder that belong together. It is immutable; its
+// vectors stay valid while it is pinned (Index.Pin).
+type Generation struct {
+	refs    atomic.Int64
+	id, dir string
+	man     Manifest
+	table   *retrieval.Table
+	vectors *npy.Matrix // nil with NoDense
+	raw     *Store
+	head    *headBackend
+	post    *Postings
+	bleve   *bleveBackend
+	enc     Encoder
+	engine  *retrieval.Engine
+}
+
+// ID is the generation's folder name.
+func (g *Generation) ID() string { return g.id }
+
+// Dir is the generation's folder.
+func (g *Generation) Dir() string { return g.dir }
+
+// Manifest returns the generation's manifest.
+func (g *Generation) Manifest() Manifest { return g.man }
+
+// Table is the generation's corpus (documents by id, usage graph).
+func (g *Generation) Table() *retrieval.Table { return g.table }
+
+// Vectors is the raw document vectors (nil when opened with NoDense); valid
+// while the generation is pinned.
+func (g *Generation) Vectors() *Store { return g.raw }
+
+// Mapped reports whether the vectors are memory-mapped.
+func (g *Generation) Mapped() bool { return g.vectors != nil && g.vectors.Mapped }
+
+// tryAcquire takes a reference unless the generation is already released
+// for good.
+func (g *Generation) tryAcquire() bool {
+	for {
+		n := g.refs.Load()
+		if n <= 0 {
+			return false
+		}
+		if g.refs.CompareAndSwap(n, n+1) {
+			return true
+		}
 	}
-	dir := filepath.Join(wsDir, dataset.IndexDir)
+}
+
+func (g *Generation) release() {
+	if g.refs.Add(-1) == 0 {
+		g.close()
+	}
+}
+
+func (g *Generation) close() error {
+	var errs []error
+	if g.bleve != nil {
+		errs = append(errs, g.bleve.Close())
+	}
+	if g.vectors != nil {
+		errs = append(errs, g.vectors.Close())
+	}
+	return errors.Join(errs...)
+}
+
+// docCols are the docs.parquet columns serving reads (not the text).
+type docCols struct {
+	Name              string   `parquet:"name"`
+	Kind              string   `parquet:"kind,dict"`
+	Module            string   `parquet:"module,dict"`
+	Library           string   `parquet:"library,dict"`
+	Signature         string   `parquet:"signature"`
+	InformalName      string   `parquet:"informal_name"`
+	InformalStatement string   `parquet:"informal_statement"`
+	InformalSource    string   `parquet:"informal_source,dict"`
+	Deps              []string `parquet:"deps,list"`
+}
+
+// openGeneration loads and verifies one generation.
+func openGeneration(wsDir, id string, opts *OpenOptions) (_ *Generation, err error) {
+	dir := filepath.Join(wsDir, dataset.IndexDir, id)
 	m, err := readManifest(dir)
 	if err != nil {
 		return nil, err
 	}
-	ix := &Index{Dir: dir, Manifest: *m, byName: map[string]int{}, usage: map[string][]string{}, suffix: map[string][]int{}}
-	ix.Docs, err = dataset.ReadTable[Doc](filepath.Join(dir, DocsName))
-	if err != nil {
-		return nil, err
-	}
-	if len(ix.Docs) != m.Docs {
-		return nil, fmt.Errorf("%s: %w: manifest says %d docs, docs.parquet has %d", dir, ErrStale, m.Docs, len(ix.Docs))
-	}
-	ix.premise = make([]bool, len(ix.Docs))
-	for i, d := range ix.Docs {
-		ix.byName[d.Name] = i
-		ix.premise[i] = dataset.IsPremiseKind(d.Kind)
-		parts := strings.Split(d.Name, ".")
-		for j := 1; j < len(parts); j++ {
-			s := strings.Join(parts[j:], ".")
-			ix.suffix[s] = append(ix.suffix[s], i)
+	g := &Generation{id: id, dir: dir, man: *m}
+	defer func() {
+		if err != nil {
+			g.close()
+		}
+	}()
+	// The core files must be listed; the others are the encoder's state.
+	// Every file this Open loads is checked (not the vectors and the
+	// encoder's state without dense retrieval, nor the postings when bleve
+	// answers BM25).
+	core := []string{DocsName, UsageName, VectorsName, PostingsName}
+	names := slices.Clone(core)
+	for _, n := range slices.Sorted(maps.Keys(m.Files)) {
+		if !slices.Contains(core, n) {
+			names = append(names, n)
 		}
 	}
-	if !opts.NoDense {
-		vecs, rows, cols, err := ReadNPY(filepath.Join(dir, VectorsName))
-		if err != nil {
+	for _, n := range names {
+		dense := n == VectorsName || !slices.Contains(core, n)
+		if dense && opts.NoDense || n == PostingsName && opts.BleveBM25 {
+			continue
+		}
+		if err := verifyFile(dir, m, n); err != nil {
 			return nil, err
 		}
-		if rows != len(ix.Docs) || cols != m.Dims {
-			return nil, fmt.Errorf("%s: %w: vectors.npy is (%d, %d), manifest says (%d, %d)", dir, ErrStale, rows, cols, m.Docs, m.Dims)
-		}
-		ix.dense = &DenseStore{Vecs: vecs, Rows: rows, Dim: cols}
-		ix.enc = opts.Encoder
-		if ix.enc == nil {
-			switch m.Encoder {
-			case EncoderHash:
-				h, err := LoadHashEncoder(filepath.Join(dir, HashStateName))
-				if err != nil {
-					return nil, err
-				}
-				if h.Dim() != m.Dims {
-					return nil, fmt.Errorf("%s: %w: hash state dim %d, manifest %d", dir, ErrStale, h.Dim(), m.Dims)
-				}
-				ix.enc = h
-			default:
-				return nil, fmt.Errorf("index was built with encoder %s (model %q): a query encoder for it is needed", m.Encoder, m.Model)
-			}
-		}
-		if ix.enc.Dim() != m.Dims {
-			return nil, fmt.Errorf("%w: query encoder %s has dim %d, index has %d", ErrStale, ix.enc.Name(), ix.enc.Dim(), m.Dims)
-		}
-		if !opts.NoHead {
-			if err := ix.loadHead(wsDir); err != nil {
-				return nil, err
-			}
-		}
 	}
-	if err := dataset.EachRow(filepath.Join(dir, UsageName), func(u *dataset.Usage) error {
-		ix.usage[strings.Clone(u.Premise)] = cloneStrings(u.UsedBy)
+	var entries []retrieval.Entry
+	if err := dataset.EachRow(filepath.Join(dir, DocsName), func(d *docCols) error {
+		entries = append(entries, retrieval.Entry{Name: strings.Clone(d.Name), Kind: strings.Clone(d.Kind), Module: strings.Clone(d.Module),
+			Library: strings.Clone(d.Library), Signature: strings.Clone(d.Signature), InformalName: strings.Clone(d.InformalName),
+			InformalStatement: strings.Clone(d.InformalStatement), InformalSource: strings.Clone(d.InformalSource), StatementDeps: cloneStrings(d.Deps)})
 		return nil
 	}); err != nil {
 		return nil, err
 	}
-	ix.concept = map[string][]int32{}
-	for i, d := range ix.Docs {
-		if ix.premise[i] {
-			last := d.Name[strings.LastIndex(d.Name, ".")+1:]
-			k := strings.ToLower(last)
-			ix.concept[k] = append(ix.concept[k], int32(i))
-		}
+	if len(entries) != m.Docs {
+		return nil, fmt.Errorf("%s: %w: manifest says %d docs, docs.parquet has %d", dir, ErrStale, m.Docs, len(entries))
 	}
-	ix.depRows = make([][]int32, len(ix.Docs))
-	for i, d := range ix.Docs {
-		for _, dep := range d.Deps {
-			if r, ok := ix.byName[dep]; ok {
-				ix.depRows[i] = append(ix.depRows[i], int32(r))
-			}
-		}
-	}
-	for p, u := range ix.usage {
-		if r, ok := ix.byName[p]; ok && len(u) > 0 {
-			ix.priorOrder = append(ix.priorOrder, r)
-		}
-	}
-	slices.SortFunc(ix.priorOrder, func(a, b int) int {
-		if c := len(ix.usage[ix.Docs[b].Name]) - len(ix.usage[ix.Docs[a].Name]); c != 0 {
-			return c
-		}
-		return a - b
-	})
-	for _, rows := range ix.concept {
-		slices.SortFunc(rows, func(a, b int32) int {
-			if c := len(ix.usage[ix.Docs[b].Name]) - len(ix.usage[ix.Docs[a].Name]); c != 0 {
-				return c
-			}
-			return int(a - b)
-		})
-	}
-	ix.bm25, err = openBM25(filepath.Join(dir, BM25Name))
-	if err != nil {
+	usedBy := map[string][]string{}
+	if err := dataset.EachRow(filepath.Join(dir, UsageName), func(u *dataset.Usage) error {
+		usedBy[strings.Clone(u.Premise)] = cloneStrings(u.UsedBy)
+		return nil
+	}); err != nil {
 		return nil, err
 	}
-	if !opts.BleveBM25 {
-		if ix.post, err = LoadPostings(filepath.Join(dir, PostingsName)); err != nil {
-			ix.bm25.Close()
+	g.table = retrieval.NewTable(entries, usedBy)
+	g.engine = &retrieval.Engine{Table: g.table}
+	if !opts.NoDense {
+		if g.vectors, err = npy.Open(filepath.Join(dir, VectorsName)); err != nil {
 			return nil, err
 		}
-		if ix.post.n != len(ix.Docs) {
-			ix.bm25.Close()
-			return nil, fmt.Errorf("%s: %w: postings cover %d docs, docs.parquet has %d", dir, ErrStale, ix.post.n, len(ix.Docs))
+		if g.vectors.Rows != len(entries) || g.vectors.Cols != m.Dims {
+			return nil, fmt.Errorf("%s: %w: vectors.npy is (%d, %d), manifest says (%d, %d)", dir, ErrStale, g.vectors.Rows, g.vectors.Cols, m.Docs, m.Dims)
+		}
+		g.raw = NewStore(g.vectors.Data, g.vectors.Rows, g.vectors.Cols)
+		if g.enc, err = queryEncoder(dir, m, opts); err != nil {
+			return nil, err
+		}
+		var dense retrieval.DenseBackend = g.raw
+		if !opts.NoHead {
+			if g.head, err = loadHead(wsDir, m, g.table, g.raw); err != nil {
+				return nil, err
+			}
+			if g.head != nil {
+				dense = g.head
+			}
+		}
+		if opts.WrapDense != nil {
+			if dense, err = opts.WrapDense(dense); err != nil {
+				return nil, err
+			}
+		}
+		g.engine.Dense, g.engine.Encoder = dense, g.enc
+	}
+	if opts.BleveBM25 {
+		if g.bleve, err = openBM25(filepath.Join(dir, BM25Name)); err != nil {
+			return nil, err
+		}
+		n, err := g.bleve.DocCount()
+		if err != nil {
+			return nil, err
+		}
+		if int(n) != len(entries) {
+			return nil, fmt.Errorf("%s: %w: the bleve index has %d documents, docs.parquet %d", dir, ErrStale, n, len(entries))
+		}
+		g.engine.Lexical = g.bleve
+	} else {
+		if g.post, err = LoadPostings(filepath.Join(dir, PostingsName)); err != nil {
+			return nil, err
+		}
+		if g.post.n != len(entries) {
+			return nil, fmt.Errorf("%s: %w: postings cover %d docs, docs.parquet has %d", dir, ErrStale, g.post.n, len(entries))
+		}
+		g.engine.Lexical = g.post
+	}
+	g.refs.Store(1)
+	return g, nil
+}
+
+// queryEncoder makes the generation's query encoder: the one given, checked
+// against the manifest's spec, or the spec's registered factory's.
+func queryEncoder(dir string, m *Manifest, opts *OpenOptions) (Encoder, error) {
+	spec := m.EncoderSpec
+	enc := opts.Encoder
+	if enc == nil {
+		var err error
+		if enc, err = NewEncoder(context.Background(), spec, EncoderEnv{Dir: dir, Embedder: opts.Embedder}); err != nil {
+			return nil, err
 		}
 	}
-	return ix, nil
+	if enc.Dim() != m.Dims {
+		return nil, fmt.Errorf("%w: query encoder %s has dim %d, index has %d", ErrStale, enc.Name(), enc.Dim(), m.Dims)
+	}
+	if err := spec.Compatible(enc.Spec()); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrStale, err)
+	}
+	return enc, nil
 }
 
 func cloneStrings(s []string) []string {
@@ -273,38 +458,183 @@ func cloneStrings(s []string) []string {
 	return out
 }
 
-// Close releases the BM25 index. Call it once, after the last Search has
-// returned.
-func (ix *Index) Close() error {
-	if ix.bm25 != nil {
-		return ix.bm25.Close()
+// Index is a loaded retrieval index: the workspace's current generation,
+// swapped for a newer one by Reload. Its methods are safe for concurrent use
+// by any number of goroutines until Close; a search runs entirely on the
+// generation it started on, so a reader never pairs new documents with old
+// vectors.
+type Index struct {
+	ws   string
+	opts OpenOptions
+	cur  atomic.Pointer[Generation]
+	// mu serialises Reload and Close.
+	mu     sync.Mutex
+	closed bool
+}
+
+var (
+	_ retrieval.Searcher = (*Index)(nil)
+	_ retrieval.Corpus   = (*Index)(nil)
+)
+
+// Open loads the workspace's current index generation for serving,
+// verifying every file it loads against the manifest (sizes and sha256:
+// once per generation, not per query). When the workspace has a trained
+// projection head (WS/head, from `driftkit train head`) that fits the index's
+// embeddings, dense candidate scores go through it (see Index.Head). The
+// caller must Close the index.
+func Open(wsDir string, opts *OpenOptions) (*Index, error) {
+	if opts == nil {
+		opts = &OpenOptions{}
 	}
+	ix := &Index{ws: wsDir, opts: *opts}
+	g, err := ix.openCurrent()
+	if err != nil {
+		return nil, err
+	}
+	ix.cur.Store(g)
+	return ix, nil
+}
+
+// openCurrent opens the generation CURRENT names. A build may switch
+// CURRENT and remove the old generation while it is being opened: then the
+// new one is opened instead.
+func (ix *Index) openCurrent() (*Generation, error) {
+	dir := filepath.Join(ix.ws, dataset.IndexDir)
+	for attempt := 0; ; attempt++ {
+		id, err := currentGeneration(dir)
+		if err != nil {
+			return nil, err
+		}
+		g, err := openGeneration(ix.ws, id, &ix.opts)
+		if err == nil {
+			return g, nil
+		}
+		if attempt < 3 && errors.Is(err, fs.ErrNotExist) {
+			if now, _ := currentGeneration(dir); now != id {
+				continue
+			}
+		}
+		return nil, err
+	}
+}
+
+// acquire pins the current generation for one operation.
+func (ix *Index) acquire() *Generation {
+	for {
+		g := ix.cur.Load()
+		if g.tryAcquire() {
+			return g
+		}
+		// Released between Load and tryAcquire: Reload has stored a newer
+		// one (or the index is closed, and g stays released).
+		if ix.cur.Load() == g {
+			return nil
+		}
+	}
+}
+
+// Pin returns the current generation and keeps its files loaded until
+// release is called (once). Use it to read vectors and documents that must
+// belong together across several calls. It must not be called after Close.
+func (ix *Index) Pin() (g *Generation, release func()) {
+	g = ix.acquire()
+	if g == nil {
+		return ix.cur.Load(), func() {}
+	}
+	var once sync.Once
+	return g, func() { once.Do(g.release) }
+}
+
+// Reload switches to the workspace's current generation if it is not the
+// one loaded, and reports whether it did. Searches running on the old
+// generation finish on it; its files are released after the last one. On
+// error the loaded generation stays in use.
+func (ix *Index) Reload() (bool, error) {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	if ix.closed {
+		return false, errors.New("index: Reload after Close")
+	}
+	old := ix.cur.Load()
+	id, err := currentGeneration(filepath.Join(ix.ws, dataset.IndexDir))
+	if err != nil {
+		return false, err
+	}
+	if id == old.id {
+		return false, nil
+	}
+	g, err := ix.openCurrent()
+	if err != nil {
+		return false, err
+	}
+	ix.cur.Store(g)
+	old.release()
+	return true, nil
+}
+
+// Close releases the index; searches still running finish first on their
+// generation. Call it once; the Index must not be used afterwards.
+func (ix *Index) Close() error {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	if ix.closed {
+		return nil
+	}
+	ix.closed = true
+	ix.cur.Load().release()
 	return nil
 }
 
-// Encoder returns the query encoder (nil when opened with NoDense).
-func (ix *Index) Encoder() Encoder { return ix.enc }
-
-// Lookup returns the document of a declaration name.
-func (ix *Index) Lookup(name string) (*Doc, bool) {
-	i, ok := ix.byName[name]
-	if !ok {
-		return nil, false
+// Search implements retrieval.Searcher on the current generation.
+func (ix *Index) Search(ctx context.Context, q retrieval.Query) ([]retrieval.Hit, error) {
+	g := ix.acquire()
+	if g == nil {
+		return nil, errors.New("index: Search after Close")
 	}
-	return &ix.Docs[i], true
+	defer g.release()
+	return g.engine.Search(ctx, q)
+}
+
+// Generation is the name of the loaded generation.
+func (ix *Index) Generation() string { return ix.cur.Load().id }
+
+// Manifest returns the loaded generation's manifest.
+func (ix *Index) Manifest() Manifest { return ix.cur.Load().man }
+
+// Encoder returns the query encoder (nil when opened with NoDense).
+func (ix *Index) Encoder() Encoder { return ix.cur.Load().enc }
+
+// Len is the number of documents (retrieval.Corpus).
+func (ix *Index) Len() int { return ix.cur.Load().table.Len() }
+
+// Lookup returns what the index knows about a declaration
+// (retrieval.Corpus). The entry's slices are shared: do not modify them.
+func (ix *Index) Lookup(name string) (retrieval.Entry, bool) { return ix.cur.Load().table.Lookup(name) }
+
+// UsedBy lists, sorted by name, the declarations whose statement uses
+// premise (retrieval.Corpus; from usage.parquet). The slice is shared: do
+// not modify it.
+func (ix *Index) UsedBy(premise string) []string { return ix.cur.Load().table.UsedBy(premise) }
+
+// ModuleMembers lists the theorems (non-premise declarations) of a module,
+// for the hold-out-module protocol (eval.ModuleLister).
+func (ix *Index) ModuleMembers(module string) []string {
+	return ix.cur.Load().table.ModuleMembers(module, true)
 }
 
 // UsageCount is how many declarations' statements use premise, not counting
 // the declarations in exclude.
 func (ix *Index) UsageCount(premise string, exclude []string) int {
-	u := ix.usage[premise]
-	n := len(u)
-	for _, e := range exclude {
-		if _, found := slices.BinarySearch(u, e); found {
-			n--
-		}
+	return ix.cur.Load().table.UsageCount(premise, exclude)
+}
+
+// Head describes the projection head applied to dense candidate scores, or nil.
+func (ix *Index) Head() *HeadInfo {
+	if h := ix.cur.Load().head; h != nil {
+		return h.info
 	}
-	return n
+	return nil
 }
 
 func sortUsage(u []dataset.Usage) {
@@ -312,9 +642,4 @@ func sortUsage(u []dataset.Usage) {
 	for i := range u {
 		slices.Sort(u[i].UsedBy)
 	}
-}
-
-// ReadManifest reads WS/index/manifest.json.
-func ReadManifest(wsDir string) (*Manifest, error) {
-	return readManifest(filepath.Join(wsDir, dataset.IndexDir))
 }

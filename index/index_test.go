@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
-	"github.com/driftkit/driftkit/retrieval"
 	"os"
 	"path/filepath"
 	"slices"
@@ -16,6 +15,8 @@ import (
 
 	"github.com/driftkit/driftkit/dataset"
 	"github.com/driftkit/driftkit/index"
+	"github.com/driftkit/driftkit/retrieval"
+	"github.com/driftkit/driftkit/retrieval/eval"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -45,30 +46,13 @@ func names(h []index.Hit) []string {
 	return out
 }
 
-func TestRender(t *testing.T) {
-	d := &dataset.Declaration{Kind: "definition", Name: "Foo.bar", Signature: "(n : Nat)\n   : Nat", Docstring: str("Doc text.")}
-	tests := []struct {
-		name string
-		inf  *dataset.Informal
-		want string
-		src  string
-	}{
-		{"informal", &dataset.Informal{InformalName: "Bar", InformalStatement: "The bar of n.", Provider: "template"}, "definition Foo.bar (n : Nat) : Nat\nBar: The bar of n.", "template"},
-		{"no informal name", &dataset.Informal{InformalStatement: "The bar.", Provider: "rauto"}, "definition Foo.bar (n : Nat) : Nat\nThe bar.", "rauto"},
-		{"docstring fallback", nil, "definition Foo.bar (n : Nat) : Nat\nDoc text.", "docstring"},
+func genDir(t *testing.T, ws string) string {
+	t.Helper()
+	d, err := index.CurrentDir(ws)
+	if err != nil {
+		t.Fatal(err)
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			got, src := index.Render(d, tc.inf)
-			if got != tc.want || src != tc.src {
-				t.Errorf("got %q (%s), want %q (%s)", got, src, tc.want, tc.src)
-			}
-		})
-	}
-	bare := &dataset.Declaration{Kind: "axiom", Name: "A"}
-	if got, src := index.Render(bare, nil); got != "axiom A" || src != "" {
-		t.Errorf("bare: %q %q", got, src)
-	}
+	return d
 }
 
 func TestBuildWritesIndex(t *testing.T) {
@@ -77,10 +61,23 @@ func TestBuildWritesIndex(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.Encoder != "hash" || !m.EncoderFallback || m.Dims != 64 || m.Rendering != index.RenderingVersion || m.Docs != 12 || m.PremiseDocs != 7 || len(m.CorpusSHA256) != 64 {
+	if m.Encoder != "hash" || !m.EncoderFallback || m.Dims != 64 || m.Rendering != dataset.RenderingVersion || m.Docs != 12 || m.PremiseDocs != 7 || len(m.CorpusSHA256) != 64 {
 		t.Errorf("manifest %+v", m)
 	}
-	u, err := dataset.ReadTable[dataset.Usage](filepath.Join(dir, "index", index.UsageName))
+	if s := m.EncoderSpec; s.Kind != "hash" || s.Dims != 64 || !s.Fallback || s.Normalize != "l2" || s.Rendering != dataset.RenderingVersion || len(s.State) != 64 {
+		t.Errorf("encoder spec %+v", s)
+	}
+	gen := genDir(t, dir)
+	if filepath.Base(gen) != m.Generation {
+		t.Errorf("CURRENT names %s, its manifest %s", filepath.Base(gen), m.Generation)
+	}
+	for _, n := range []string{index.DocsName, index.VectorsName, index.UsageName, index.PostingsName, index.HashStateName} {
+		st, err := os.Stat(filepath.Join(gen, n))
+		if f, ok := m.Files[n]; err != nil || !ok || f.Size != st.Size() || len(f.SHA256) != 64 {
+			t.Errorf("%s: manifest entry %+v, stat %v", n, f, err)
+		}
+	}
+	u, err := dataset.ReadTable[dataset.Usage](filepath.Join(gen, index.UsageName))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,20 +86,65 @@ func TestBuildWritesIndex(t *testing.T) {
 			t.Errorf("usage of cloud: %+v", x)
 		}
 	}
-	_, rows, cols, err := index.ReadNPY(filepath.Join(dir, "index", index.VectorsName))
+	_, rows, cols, err := index.ReadNPY(filepath.Join(gen, index.VectorsName))
 	if err != nil || rows != 12 || cols != 64 {
 		t.Fatalf("vectors: %v %d×%d", err, rows, cols)
 	}
-	// The workspace manifest records the run; a rebuild is allowed.
+	// The workspace manifest records the run; a rebuild is a new generation
+	// and the old one is removed.
 	ws := &dataset.Workspace{Dir: dir}
 	if _, err := index.Build(context.Background(), ws, index.BuildOptions{HashDim: 64}); err != nil {
 		t.Fatalf("rebuild: %v", err)
 	}
-	// A hand-edited output is refused.
-	os.WriteFile(filepath.Join(dir, "index", index.DocsName), []byte("x"), 0o644)
+	if g2 := genDir(t, dir); g2 == gen {
+		t.Error("rebuild kept the generation name")
+	} else if _, err := os.Stat(gen); !os.IsNotExist(err) {
+		t.Errorf("old generation %s left: %v", gen, err)
+	}
+	ents, _ := os.ReadDir(filepath.Join(dir, "index"))
+	if len(ents) != 2 {
+		t.Errorf("index/ holds %d entries, want CURRENT and one generation", len(ents))
+	}
+	// A hand-edited CURRENT is refused.
+	os.WriteFile(filepath.Join(dir, "index", index.CurrentName), []byte("gen-x\n"), 0o644)
 	if _, err := index.Build(context.Background(), ws, index.BuildOptions{HashDim: 64}); !errors.Is(err, dataset.ErrForeignOutput) {
 		t.Fatalf("err = %v, want ErrForeignOutput", err)
 	}
+}
+
+// An index in the layout before generations (files directly in index/) is
+// refused with a clear message, and a build replaces it.
+func TestOldLayout(t *testing.T) {
+	dir := fixtureWS(t)
+	gen := genDir(t, dir)
+	idx := filepath.Join(dir, "index")
+	for _, n := range []string{index.ManifestName, index.DocsName, index.VectorsName, index.UsageName} {
+		if err := os.Rename(filepath.Join(gen, n), filepath.Join(idx, n)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	os.RemoveAll(gen)
+	os.Remove(filepath.Join(idx, index.CurrentName))
+	_, err := index.Open(dir, nil)
+	if !errors.Is(err, index.ErrStale) || !strings.Contains(err.Error(), "rebuild it with `driftkit index") {
+		t.Fatalf("old layout: err %v, want ErrStale saying to rebuild", err)
+	}
+	if _, err := index.ReadManifest(dir); !errors.Is(err, index.ErrStale) {
+		t.Errorf("ReadManifest of the old layout: %v", err)
+	}
+	if _, err := index.Build(context.Background(), &dataset.Workspace{Dir: dir}, index.BuildOptions{HashDim: 64, Force: true}); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []string{index.ManifestName, index.DocsName, index.VectorsName, index.UsageName} {
+		if _, err := os.Stat(filepath.Join(idx, n)); !os.IsNotExist(err) {
+			t.Errorf("old-layout %s left after a build: %v", n, err)
+		}
+	}
+	ix, err := index.Open(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix.Close()
 }
 
 func TestBuildCancelledKeepsOldIndex(t *testing.T) {
@@ -223,7 +265,7 @@ func TestBuildRefusesConcurrentBuild(t *testing.T) {
 }
 
 func snapshotManifest(t *testing.T, dir string) string {
-	b, err := os.ReadFile(filepath.Join(dir, "index", index.ManifestName))
+	b, err := os.ReadFile(filepath.Join(genDir(t, dir), index.ManifestName))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -235,7 +277,8 @@ func TestOpenErrors(t *testing.T) {
 		t.Errorf("empty workspace: %v", err)
 	}
 	dir := fixtureWS(t)
-	if err := index.WriteNPY(filepath.Join(dir, "index", index.VectorsName), make([]float32, 6), 3, 2); err != nil {
+	gen := genDir(t, dir)
+	if err := index.WriteNPY(filepath.Join(gen, index.VectorsName), make([]float32, 6), 3, 2); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := index.Open(dir, nil); !errors.Is(err, index.ErrStale) {
@@ -244,12 +287,50 @@ func TestOpenErrors(t *testing.T) {
 	if _, err := index.Open(dir, &index.OpenOptions{NoDense: true}); err != nil {
 		t.Errorf("NoDense should not read vectors: %v", err)
 	}
-	mp := filepath.Join(dir, "index", index.ManifestName)
+	mp := filepath.Join(gen, index.ManifestName)
 	os.WriteFile(mp, []byte(`{"format":`), 0o644)
 	_, err := index.Open(dir, nil)
 	var fe *dataset.FileError
 	if !errors.As(err, &fe) || fe.Path != mp || !errors.Is(err, index.ErrStale) || !strings.Contains(err.Error(), "driftkit index") {
 		t.Errorf("truncated manifest: err %v, want a FileError naming it, wrapping ErrStale, saying how to rebuild", err)
+	}
+	os.WriteFile(filepath.Join(dir, "index", index.CurrentName), []byte("../elsewhere\n"), 0o644)
+	if _, err := index.Open(dir, nil); !errors.Is(err, index.ErrStale) {
+		t.Errorf("CURRENT naming a path: %v", err)
+	}
+}
+
+// A damaged file of a generation is refused at Open, naming it: issue 14
+// found that one flipped bit in vectors.npy loaded as NaN rows and
+// searched with exit status 0.
+func TestOpenRefusesDamagedFiles(t *testing.T) {
+	for _, name := range []string{index.VectorsName, index.DocsName, index.UsageName, index.PostingsName, index.HashStateName} {
+		t.Run(name, func(t *testing.T) {
+			dir := fixtureWS(t)
+			p := filepath.Join(genDir(t, dir), name)
+			b, err := os.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The exponent bits of a float in the middle of the data: a
+			// NaN in vectors.npy.
+			i := len(b) - len(b)/3
+			i -= i % 4
+			b[i+3] ^= 0x7f
+			if err := os.WriteFile(p, b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, err = index.Open(dir, nil)
+			var fe *dataset.FileError
+			if !errors.Is(err, index.ErrStale) || !errors.As(err, &fe) || fe.Path != p || !strings.Contains(err.Error(), "sha256") {
+				t.Errorf("damaged %s: err %v, want ErrStale naming the file and its checksum", name, err)
+			}
+			// A truncated file says so by its size.
+			os.WriteFile(p, b[:len(b)-1], 0o644)
+			if _, err := index.Open(dir, nil); !errors.Is(err, index.ErrStale) || !strings.Contains(err.Error(), "bytes") {
+				t.Errorf("truncated %s: err %v", name, err)
+			}
+		})
 	}
 }
 
@@ -343,14 +424,16 @@ func TestNeighborsExcludeSelf(t *testing.T) {
 
 func TestEvalRetrievalGolden(t *testing.T) {
 	ix := openFixture(t)
-	items, err := index.ReadBenchFile("testdata/bench.jsonl")
+	items, err := eval.ReadBenchFile("testdata/bench.jsonl")
 	if err != nil {
 		t.Fatal(err)
 	}
 	var per bytes.Buffer
 	enc := json.NewEncoder(&per)
-	rep, err := index.EvalRetrieval(context.Background(), ix, items, index.EvalOptions{Ks: []int{1, 5}, BenchLabel: "bench.jsonl",
-		PerItem: func(p index.PerItem) error {
+	m := ix.Manifest()
+	rep, err := eval.Retrieval(context.Background(), ix, ix, items, eval.Options{Ks: []int{1, 5}, BenchLabel: "bench.jsonl",
+		Encoder: m.Encoder, EncoderFallback: m.EncoderFallback, Head: ix.Head(),
+		PerItem: func(p eval.PerItem) error {
 			if slices.Contains(p.Ranked, p.FullName) {
 				t.Errorf("%s ranked itself", p.FullName)
 			}
@@ -370,8 +453,8 @@ func TestEvalRetrievalGolden(t *testing.T) {
 func TestMetrics(t *testing.T) {
 	// Perfect ranking at k = |gold| gives 1 everywhere.
 	ix := openFixture(t)
-	items := []index.BenchItem{{InformalStmt: "`ConNF.cloud`", Gold: []string{"ConNF.cloud"}, FullName: "X"}}
-	rep, err := index.EvalRetrieval(context.Background(), ix, items, index.EvalOptions{Ks: []int{1, 2}, Weights: &index.Weights{Mention: 1, RRFK: 1, Depth: 5}})
+	items := []eval.BenchItem{{InformalStmt: "`ConNF.cloud`", Gold: []string{"ConNF.cloud"}, FullName: "X"}}
+	rep, err := eval.Retrieval(context.Background(), ix, ix, items, eval.Options{Ks: []int{1, 2}, Weights: &index.Weights{Mention: 1, RRFK: 1, Depth: 5}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -399,25 +482,6 @@ func TestAssocSignal(t *testing.T) {
 	for _, h := range hits {
 		if h.Kind == "theorem" {
 			t.Errorf("theorem %s returned", h.Name)
-		}
-	}
-}
-
-func TestDenseBatchMatchesSearch(t *testing.T) {
-	ix := openFixture(t)
-	ctx := context.Background()
-	qs := []string{"the cloud of tangles", "litter set of a litter", "natural numbers"}
-	batch, err := ix.DenseBatch(ctx, qs, 4, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i, q := range qs {
-		one, err := ix.Search(ctx, index.Query{Text: q, Mode: index.ModeDense, K: 4})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !slices.Equal(names(one), names(batch[i])) {
-			t.Errorf("%q: batch %v, single %v", q, names(batch[i]), names(one))
 		}
 	}
 }
@@ -471,14 +535,14 @@ func TestConcurrentSearch(t *testing.T) {
 
 func TestEvalHoldOutModule(t *testing.T) {
 	ix := openFixture(t)
-	items := []index.BenchItem{{InformalStmt: "The cloud of the empty set of tangles is empty", Gold: []string{"ConNF.cloud"}, FullName: "ConNF.cloud_empty"}}
+	items := []eval.BenchItem{{InformalStmt: "The cloud of the empty set of tangles is empty", Gold: []string{"ConNF.cloud"}, FullName: "ConNF.cloud_empty"}}
 	// Only neighbour votes: with the sibling cloud_nonempty held out, nothing votes.
 	w := &index.Weights{Neighbors: 1, RRFK: 10, Depth: 10, NeighborDocs: 5}
-	open, err := index.EvalRetrieval(context.Background(), ix, items, index.EvalOptions{Ks: []int{10}, Weights: w})
+	open, err := eval.Retrieval(context.Background(), ix, ix, items, eval.Options{Ks: []int{10}, Weights: w})
 	if err != nil {
 		t.Fatal(err)
 	}
-	held, err := index.EvalRetrieval(context.Background(), ix, items, index.EvalOptions{Ks: []int{10}, Weights: w, HoldOutModule: true})
+	held, err := eval.Retrieval(context.Background(), ix, ix, items, eval.Options{Ks: []int{10}, Weights: w, HoldOutModule: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -97,6 +97,29 @@ func (o *OpenAIEncoder) BaseURL() string { return o.cfg.BaseURL }
 // MaxChars is the truncation length.
 func (o *OpenAIEncoder) MaxChars() int { return o.cfg.MaxChars }
 
+// Spec implements Encoder.
+func (o *OpenAIEncoder) Spec() EncoderSpec {
+	return EncoderSpec{Kind: EncoderOpenAI, Model: o.cfg.Model, Dims: o.cfg.Dim, BaseURL: o.cfg.BaseURL, Normalize: "l2",
+		MaxChars: o.cfg.MaxChars, Truncation: "chars"}
+}
+
+func init() { RegisterEncoder(EncoderOpenAI, newOpenAIFromSpec) }
+
+// ErrNoEmbedder is wrapped when an encoder of a remote model is needed but no
+// embeddings client was given.
+var ErrNoEmbedder = errors.New("an embeddings endpoint is needed")
+
+// newOpenAIFromSpec is the OpenAI encoder's factory: the embeddings client
+// comes from env (the caller wires retries, rate limits and the endpoint);
+// the model, dimension and truncation from the spec.
+func newOpenAIFromSpec(ctx context.Context, spec EncoderSpec, env EncoderEnv) (Encoder, error) {
+	if env.Embedder == nil {
+		return nil, fmt.Errorf("%w: the index was built with encoder %s (model %q): give a query encoder for it (OPENAI_BASE_URL serving %s)",
+			ErrNoEmbedder, spec.Kind, spec.Model, spec.Model)
+	}
+	return NewOpenAIEncoder(ctx, env.Embedder, OpenAIConfig{Model: spec.Model, BaseURL: spec.BaseURL, MaxChars: spec.MaxChars, Dim: spec.Dims})
+}
+
 // Truncate cuts s to at most n characters (runes), on a rune boundary.
 func Truncate(s string, n int) string {
 	if len(s) <= n {

@@ -184,21 +184,45 @@ func TestBuildWithOpenAIEncoder(t *testing.T) {
 	if m.Encoder != "openai" || m.EncoderFallback || m.Model != "bge-m3" || m.Dims != 12 {
 		t.Errorf("manifest %+v", m)
 	}
-	if _, err := os.Stat(filepath.Join(dir, "index", index.HashStateName)); !os.IsNotExist(err) {
-		t.Errorf("stale hash state left: %v", err)
+	if m.EncoderSpec.Kind != "openai" || m.EncoderSpec.Model != "bge-m3" || m.EncoderSpec.Dims != 12 || m.EncoderSpec.MaxChars != 8000 ||
+		m.EncoderSpec.Rendering != dataset.RenderingVersion || m.EncoderSpec.BaseURL != srv.BaseURL() {
+		t.Errorf("encoder spec %+v", m.EncoderSpec)
 	}
-	if _, err := index.Open(dir, nil); err == nil || !strings.Contains(err.Error(), "bge-m3") {
+	gdir, _ := index.CurrentDir(dir)
+	if _, err := os.Stat(filepath.Join(gdir, index.HashStateName)); !os.IsNotExist(err) {
+		t.Errorf("hash state in an openai generation: %v", err)
+	}
+	if _, err := index.Open(dir, nil); !errors.Is(err, index.ErrNoEmbedder) || !strings.Contains(err.Error(), "bge-m3") {
 		t.Errorf("open without a query encoder: %v", err)
 	}
-	ix, err := index.Open(dir, &index.OpenOptions{Encoder: enc})
+	// A query encoder of another model is refused.
+	other, err := index.NewOpenAIEncoder(ctx, llmEmbedder(t, srv.BaseURL(), time.Second, 2), index.OpenAIConfig{Model: "e5", Dim: 12})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := index.Open(dir, &index.OpenOptions{Encoder: other}); !errors.Is(err, index.ErrStale) {
+		t.Errorf("open with an e5 query encoder for a bge-m3 index: %v", err)
+	}
+	// The manifest's spec is enough to rebuild the encoder over an endpoint.
+	ix, err := index.Open(dir, &index.OpenOptions{Embedder: llmEmbedder(t, srv.BaseURL(), time.Second, 2)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer ix.Close()
+	ws := &dataset.Workspace{Dir: dir}
 	// The fake's vectors are deterministic per text: a document's own text
 	// is its nearest neighbour.
-	doc, _ := ix.Lookup("ConNF.litterSet")
-	hits, err := ix.Search(ctx, index.Query{Text: doc.Text, Mode: index.ModeDense, K: 1})
+	docs, err := dataset.LoadDocuments(ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text string
+	for _, d := range docs {
+		if d.Name == "ConNF.litterSet" {
+			text = d.Text
+		}
+	}
+	hits, err := ix.Search(ctx, index.Query{Text: text, Mode: index.ModeDense, K: 1})
 	if err != nil || len(hits) != 1 || hits[0].Name != "ConNF.litterSet" {
 		t.Fatalf("hits %+v, err %v", hits, err)
 	}

@@ -10,32 +10,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
-)
 
-func TestSubTokens(t *testing.T) {
-	tests := []struct {
-		in   string
-		want []string
-	}{
-		{"ConNF.StructApprox.completeAtomMap", []string{"con", "nf", "struct", "approx", "complete", "atom", "map"}},
-		{"Set.Nonempty.cloud", []string{"set", "nonempty", "cloud"}},
-		{"toNearLitter_mem", []string{"to", "near", "litter", "mem"}},
-		{"HTTPServer", []string{"http", "server"}},
-		{"Fin2x", []string{"fin", "2", "x"}},
-		{"ι", []string{"ι"}},
-		{"Λ_succ'", []string{"λ", "succ"}},
-	}
-	for _, tc := range tests {
-		var got []string
-		SubTokens(tc.in, func(s string) { got = append(got, s) })
-		if !slices.Equal(got, tc.want) {
-			t.Errorf("SubTokens(%q) = %v, want %v", tc.in, got, tc.want)
-		}
-	}
-	if got := Tokens("the `ConNF.cloud` of s."); !slices.Equal(got, []string{"the", "con", "nf", "cloud", "connf.cloud", "of", "s"}) {
-		t.Errorf("Tokens = %v", got)
-	}
-}
+	"github.com/driftkit/driftkit/retrieval"
+)
 
 func TestNPYHeaderBytes(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "v.npy")
@@ -111,42 +88,6 @@ func FuzzReadNPY(f *testing.F) {
 	})
 }
 
-func FuzzReadBench(f *testing.F) {
-	b, _ := os.ReadFile("testdata/bench.jsonl")
-	f.Add(string(b))
-	f.Add(`{"informal_stmt": 3}`)
-	f.Fuzz(func(t *testing.T, s string) {
-		items, err := ReadBench(strings.NewReader(s), "f.jsonl")
-		if err != nil {
-			var be *BenchError
-			if !errors.As(err, &be) || !errors.Is(err, ErrBench) || be.Line < 1 {
-				t.Fatalf("untyped error %v", err)
-			}
-			return
-		}
-		for _, it := range items {
-			if strings.TrimSpace(it.InformalStmt) == "" {
-				t.Fatal("item without statement accepted")
-			}
-		}
-	})
-}
-
-func TestReadBenchErrorLine(t *testing.T) {
-	_, err := ReadBench(strings.NewReader("{\"informal_stmt\":\"a\"}\n\n{\"full_name\":\"x\"}\n"), "b.jsonl")
-	var be *BenchError
-	if !errors.As(err, &be) || be.Line != 3 || !strings.Contains(err.Error(), "b.jsonl:3") {
-		t.Fatalf("err = %v", err)
-	}
-	// A file without items is an error, not an empty benchmark scoring zero.
-	for _, s := range []string{"", "\n\n  \n"} {
-		_, err := ReadBench(strings.NewReader(s), "e.jsonl")
-		if !errors.As(err, &be) || !errors.Is(err, ErrBench) || be.Line < 1 || !strings.Contains(err.Error(), "no items") {
-			t.Errorf("%q: err = %v, want a BenchError saying there are no items", s, err)
-		}
-	}
-}
-
 func TestHashEncoder(t *testing.T) {
 	corpus := []string{
 		"definition ConNF.cloud (s : Set Tangle) : Set NearLitter\nThe cloud map.",
@@ -215,10 +156,93 @@ func TestDotSIMDMatchesLoop(t *testing.T) {
 	}
 }
 
-func TestDenseSearchBatch(t *testing.T) {
-	d := &DenseStore{Rows: 4, Dim: 2, Vecs: []float32{1, 0, 0, 1, 0.7, 0.7, -1, 0}}
-	got := d.SearchBatch([][]float32{{1, 0}, {0, 1}}, 2, func(r int) bool { return r != 2 })
-	if got[0][0].row != 0 || got[0][1].row != 1 || got[1][0].row != 1 || len(got[1]) != 2 {
-		t.Errorf("got %+v", got)
+func TestStoreSearchDense(t *testing.T) {
+	s := NewStore([]float32{1, 0, 0, 1, 0.7, 0.7, -1, 0, 1, 0}, 5, 2)
+	// Two requests in one pass: class 1 = docs 0, 1, 4; class 2 = doc 3;
+	// doc 2 belongs to neither.
+	b := &retrieval.Batch{Requests: []retrieval.Request{{K: 2}, {K: 5}}, Class: []uint8{1, 1, 0, 2, 1}}
+	got, err := s.SearchDense(context.Background(), []float32{1, 0}, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Docs 0 and 4 tie at 1: the lower id first.
+	want := [][]retrieval.Scored{{{Doc: 0, Score: 1}, {Doc: 4, Score: 1}}, {{Doc: 3, Score: -1}}}
+	if len(got) != 2 || !slices.Equal(got[0], want[0]) || !slices.Equal(got[1], want[1]) {
+		t.Errorf("got %+v, want %+v", got, want)
+	}
+	// A request with K 0 asks for nothing.
+	b.Requests[1].K = 0
+	if got, _ := s.SearchDense(context.Background(), []float32{1, 0}, b); got[1] != nil {
+		t.Errorf("K 0 answered %v", got[1])
+	}
+}
+
+// The hash encoder weighs features by IDF learned from the corpus: a word
+// every document has ("set") counts for little, a rare one ("gamma") for
+// much, so the query goes to the one document sharing its rare word even
+// though others share more of its common words.
+func TestHashEncoderIDF(t *testing.T) {
+	common := "set group ring map element "
+	corpus := []string{
+		strings.Repeat(common, 4) + "alpha", strings.Repeat(common, 2) + "beta", common + "delta", common + "gamma",
+		common + "alpha beta", common + "beta delta", common + "delta alpha", common + "alpha beta delta",
+	}
+	h := NewHashEncoder(512)
+	h.Fit(corpus)
+	query := strings.Repeat(common, 4) + "gamma"
+	vs, err := h.Encode(context.Background(), append(slices.Clone(corpus), query))
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := vs[len(corpus)]
+	best, bi := float32(-2), -1
+	for i := range corpus {
+		if s := DotLoop(q, vs[i]); s > best {
+			best, bi = s, i
+		}
+	}
+	if bi != 3 {
+		t.Errorf("query closest to %q, want %q (the rare word must outweigh the common ones)", corpus[max(bi, 0)], corpus[3])
+	}
+	// Unfitted (all IDF equal), the common words win: the test above
+	// depends on the fit.
+	u := NewHashEncoder(512)
+	uv, _ := u.Encode(context.Background(), []string{corpus[0], corpus[3], query})
+	if DotLoop(uv[2], uv[0]) <= DotLoop(uv[2], uv[1]) {
+		t.Fatal("without IDF the rare word already wins: the corpus no longer tests IDF")
+	}
+}
+
+// Postings scores textbook BM25 (k1 1.2, b 0.75, the true mean length) in
+// bleve's query form: each query token adds idf²·tf-weight, times the
+// coordination factor matched tokens / query tokens. Checked against the
+// formula written out.
+func TestPostingsBM25(t *testing.T) {
+	docs := []string{"alpha beta", "alpha alpha alpha gamma delta", "beta gamma", "delta"}
+	p, err := BuildPostings(context.Background(), docs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[int]float64{}
+	p.Score("alpha beta beta", func(d int, s float32) { got[d] = float64(s) })
+	n := 4.0
+	lens := []float64{2, 5, 2, 1}
+	avg := (2 + 5 + 2 + 1) / n
+	idf := func(df float64) float64 { return math.Log(1 + (n-df+0.5)/(df+0.5)) }
+	w := func(tf, l float64) float64 { return tf * 2.2 / (tf + 1.2*(1-0.75+0.75*l/avg)) }
+	ia, ib := idf(2), idf(2)
+	// Query tokens: alpha ×1, beta ×2 (3 in all).
+	want := map[int]float64{
+		0: (ia*ia*w(1, lens[0]) + 2*ib*ib*w(1, lens[0])) * 3 / 3, // all three tokens match
+		1: (ia * ia * w(3, lens[1])) * 1 / 3,                     // only alpha
+		2: (2 * ib * ib * w(1, lens[2])) * 2 / 3,                 // beta twice
+	}
+	if len(got) != len(want) {
+		t.Fatalf("scored %v, want documents %v", got, want)
+	}
+	for d, ws := range want {
+		if math.Abs(got[d]-ws) > 1e-4*ws {
+			t.Errorf("doc %d: score %v, want %v", d, got[d], ws)
+		}
 	}
 }

@@ -77,18 +77,46 @@ func TestTemplateGolden(t *testing.T) {
 	}
 }
 
-func TestTemplateLabelsEveryRow(t *testing.T) {
-	var in Input
-	in.Name, in.Kind = "x", dataset.KindTheorem
-	r, err := Template{}.Informalize(context.Background(), &in)
+// The template fallback is labelled as such in every row it writes and in
+// the run's manifest, and gives every declaration — of every kind, with or
+// without a signature or docstring — a non-empty name and statement, so a
+// downstream index never mistakes template text for a model's.
+func TestTemplateRunLabelsEveryRow(t *testing.T) {
+	dir := t.TempDir()
+	ds := synthDecls(40, 7)
+	bare := []dataset.Declaration{
+		{Library: "lib", Name: "Lib.bare", Kind: dataset.KindAxiom, Module: "Lib.M0"},
+		{Library: "lib", Name: "x", Kind: dataset.KindTheorem, Module: "Lib.M0"},
+		{Library: "lib", Name: "Lib.Ind.mk", Kind: dataset.KindConstructor, Module: "Lib.M1", Signature: ": Lib.Ind"},
+	}
+	writeFixture(t, dir, append(ds, bare...))
+	ws := &dataset.Workspace{Dir: dir}
+	if _, err := Run(context.Background(), ws, quietOpts(Template{})); err != nil {
+		t.Fatal(err)
+	}
+	rows := readInformal(t, dir)
+	if len(rows) != len(ds)+len(bare) {
+		t.Fatalf("%d informal rows for %d declarations", len(rows), len(ds)+len(bare))
+	}
+	for _, r := range rows {
+		if r.Provider != "template" || r.PromptVersion != TemplateVersion || strings.TrimSpace(r.InformalName) == "" || strings.TrimSpace(r.InformalStatement) == "" {
+			t.Errorf("row %+v", r)
+		}
+	}
+	m, err := ws.ReadManifest()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.InformalName == "" || r.InformalStatement == "" {
-		t.Errorf("empty template output for a bare declaration: %+v", r)
+	run := m.LastRun("informalize")
+	if run == nil {
+		t.Fatal("no informalize run in the manifest")
 	}
-	if got := (Template{}).Name(); got != "template" {
-		t.Errorf("provider name %q, want template (the fallback label of every row)", got)
+	labelled := false
+	for _, n := range run.Notes {
+		labelled = labelled || strings.Contains(n, "template")
+	}
+	if !labelled {
+		t.Errorf("the manifest's run does not say the text is the template fallback: notes %q", run.Notes)
 	}
 }
 

@@ -4,6 +4,12 @@
 // editing them. It holds no engine: package index implements these
 // interfaces over the workspace's files.
 //
+// Below the vocabulary it holds the engine-neutral parts of search: the
+// DenseBackend and LexicalBackend interfaces (backend.go), the corpus Table,
+// the signals and fusion as functions over ranked lists (signals.go), the
+// per-profile choice of signals and weights (profile.go), and Engine, which
+// combines them into a Searcher (engine.go).
+//
 // Layering: retrieval imports only the standard library and dataset; the
 // stages and runners import retrieval, never the other way round.
 package retrieval
@@ -72,7 +78,8 @@ type Filter struct {
 	// AllKinds makes every declaration a candidate.
 	AllKinds bool `json:"all_kinds,omitempty"`
 	// Library, when set, restricts candidates to one library of the corpus
-	// (declarations.parquet's library column).
+	// (declarations.parquet's library column), and the declarations that
+	// vote for them to the same library.
 	Library string `json:"library,omitempty"`
 	// Exclude lists names never returned, never used as neighbours and not
 	// counted in the usage prior: for a benchmark, the query's own

@@ -9,8 +9,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/driftkit/driftkit/head"
 	"github.com/driftkit/driftkit/internal/progress"
-	"github.com/driftkit/driftkit/train/head"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas32"
 	"gorgonia.org/tensor"

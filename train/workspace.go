@@ -9,9 +9,9 @@ import (
 	"time"
 
 	"github.com/driftkit/driftkit/dataset"
+	"github.com/driftkit/driftkit/head"
 	"github.com/driftkit/driftkit/index"
 	"github.com/driftkit/driftkit/internal/progress"
-	"github.com/driftkit/driftkit/train/head"
 )
 
 // WorkspaceOptions configure TrainWorkspace.
@@ -60,18 +60,22 @@ func TrainWorkspace(ctx context.Context, ws *dataset.Workspace, ix *index.Index,
 	if !ws.Has(dataset.PairsFile) {
 		return nil, fmt.Errorf("%s: no pairs (run `driftkit mine --ws %s` first)", ws.Path(dataset.PairsFile), ws.Dir)
 	}
+	// One generation for documents, vectors and encoder, even if the index
+	// is rebuilt meanwhile.
+	g, release := ix.Pin()
+	defer release()
 	enc := ix.Encoder()
-	if enc == nil {
+	if enc == nil || g.Vectors() == nil {
 		return nil, fmt.Errorf("index opened without dense vectors: the head needs them")
 	}
-	man := ix.Manifest
+	man := g.Manifest()
 	res := &WorkspaceResult{Dir: ws.Path(dataset.HeadDir), Encoder: EncoderID(&man), EncoderFallback: man.EncoderFallback}
 	params := map[string]any{"out_dim": opts.OutDim, "tied": opts.Tied, "temperature": opts.Temperature, "lr": opts.LearnRate,
 		"batch_size": opts.BatchSize, "group_size": opts.GroupSize, "epochs": opts.Epochs, "patience": opts.Patience,
 		"eval_every": opts.EvalEvery, "k": opts.K, "valid_max": opts.ValidMax, "seed": opts.Seed, "all_kinds": opts.AllKinds,
 		"encoder": res.Encoder}
 	run := ws.StartRun("train head", params)
-	for _, n := range []string{dataset.PairsFile, filepath.Join(dataset.IndexDir, index.ManifestName), filepath.Join(dataset.IndexDir, index.VectorsName)} {
+	for _, n := range []string{dataset.PairsFile, filepath.Join(g.Dir(), index.ManifestName), filepath.Join(g.Dir(), index.VectorsName)} {
 		if err := run.Input(n); err != nil {
 			return nil, err
 		}
@@ -79,25 +83,22 @@ func TrainWorkspace(ctx context.Context, ws *dataset.Workspace, ix *index.Index,
 
 	// Documents: the index's raw vectors of the candidates.
 	t0 := time.Now()
-	vecs, rows, dim, err := index.ReadNPY(ws.Path(dataset.IndexDir, index.VectorsName))
-	if err != nil {
-		return nil, err
-	}
-	if rows != len(ix.Docs) || dim != enc.Dim() {
-		return nil, fmt.Errorf("%s: (%d, %d) vectors for %d documents and a %d-dimensional encoder: %w",
-			ws.Path(dataset.IndexDir, index.VectorsName), rows, dim, len(ix.Docs), enc.Dim(), index.ErrStale)
+	vecs, table := g.Vectors(), g.Table()
+	dim := vecs.Dim()
+	if dim != enc.Dim() {
+		return nil, fmt.Errorf("%s: %d-dimensional vectors and a %d-dimensional encoder: %w", g.Dir(), dim, enc.Dim(), index.ErrStale)
 	}
 	d := &Data{InDim: dim}
 	docIdx := map[string]int32{}
-	for r, doc := range ix.Docs {
+	for r := range table.Len() {
+		doc := table.Entry(r)
 		if !opts.AllKinds && !dataset.IsPremiseKind(doc.Kind) {
 			continue
 		}
 		docIdx[doc.Name] = int32(d.NumDocs)
-		d.Docs = append(d.Docs, vecs[r*dim:(r+1)*dim]...)
+		d.Docs = append(d.Docs, vecs.Vector(r)...)
 		d.NumDocs++
 	}
-	vecs = nil
 	res.Docs = d.NumDocs
 
 	// Queries.

@@ -12,8 +12,8 @@ import (
 	"github.com/driftkit/driftkit/dataset"
 	"github.com/driftkit/driftkit/dataset/mine"
 	"github.com/driftkit/driftkit/dataset/mine/minetest"
+	"github.com/driftkit/driftkit/head"
 	"github.com/driftkit/driftkit/index"
-	"github.com/driftkit/driftkit/train/head"
 )
 
 func TestTrainWorkspace(t *testing.T) {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/driftkit/driftkit/dataset"
 	"github.com/driftkit/driftkit/index"
+	"github.com/driftkit/driftkit/retrieval/eval"
 )
 
 func init() {
@@ -28,6 +29,8 @@ func runEvalRetrieval(ctx context.Context, env *Env, args []string) error {
 	allKinds := fs.Bool("all-kinds", false, "rank theorems and instances too")
 	useFormal := fs.Bool("use-formal", false, "also give the searcher formal_stmt (not available when autoformalizing)")
 	holdOut := fs.Bool("hold-out-module", false, "stricter: also exclude the other theorems of the query's own module (siblings)")
+	unseen := fs.String("unseen", "", "inductive protocol: exclude every theorem of this benchmark JSONL (its full_names, normally --bench itself)\nfrom every query, as if all were new (default: leave-one-out)")
+	split := fs.String("split", "", "score one half of the benchmark: tune or held-out ("+eval.SplitRule+"); default all")
 	weights := fs.String("weights", "", "JSON weights for mode best (advanced)")
 	engine := fs.String("bm25-engine", "mem", "BM25 engine: mem (in-memory postings, fast) or bleve (the bleve index)")
 	noHead := fs.Bool("no-head", false, "ignore the workspace's trained projection head (WS/head): raw dense scores")
@@ -57,16 +60,35 @@ func runEvalRetrieval(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	items, err := index.ReadBenchFile(*bench)
+	half, err := eval.ParseSplit(*split)
+	if err != nil {
+		return fmt.Errorf("%w: --split: %v", errUsage, err)
+	}
+	items, err := eval.ReadBenchFile(*bench)
 	if err != nil {
 		return err
+	}
+	items = eval.Split(items, half)
+	var unseenNames []string
+	if *unseen != "" {
+		u, err := eval.ReadBenchFile(*unseen)
+		if err != nil {
+			return err
+		}
+		for _, it := range u {
+			if it.FullName != "" {
+				unseenNames = append(unseenNames, it.FullName)
+			}
+		}
 	}
 	ix, closeIx, err := openIndexWith(ctx, *wsDir, index.OpenOptions{NoDense: m == index.ModeBM25, BleveBM25: *engine == "bleve", NoHead: *noHead})
 	if err != nil {
 		return err
 	}
 	defer closeIx()
-	opts := index.EvalOptions{Ks: kl, Mode: m, AllKinds: *allKinds, UseFormal: *useFormal, HoldOutModule: *holdOut, Weights: w, BenchLabel: *bench}
+	man := ix.Manifest()
+	opts := eval.Options{Ks: kl, Mode: m, AllKinds: *allKinds, UseFormal: *useFormal, HoldOutModule: *holdOut, Unseen: unseenNames,
+		Weights: w, BenchLabel: *bench, Split: half, Encoder: man.Encoder, EncoderFallback: man.EncoderFallback, Head: ix.Head()}
 	var pf *dataset.AtomicFile
 	if *perItem != "" {
 		pf, err = dataset.CreateAtomic(*perItem)
@@ -75,9 +97,9 @@ func runEvalRetrieval(ctx context.Context, env *Env, args []string) error {
 		}
 		defer pf.Abort()
 		enc := json.NewEncoder(pf)
-		opts.PerItem = func(p index.PerItem) error { return enc.Encode(p) }
+		opts.PerItem = func(p eval.PerItem) error { return enc.Encode(p) }
 	}
-	rep, err := index.EvalRetrieval(ctx, ix, items, opts)
+	rep, err := eval.Retrieval(ctx, ix, ix, items, opts)
 	if err != nil {
 		return err
 	}

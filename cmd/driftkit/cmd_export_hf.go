@@ -7,11 +7,10 @@ import (
 
 	"github.com/driftkit/driftkit/dataset"
 	"github.com/driftkit/driftkit/dataset/export"
-	"github.com/driftkit/driftkit/train"
 )
 
-func trainRecipe(model string) train.Recipe {
-	r := train.DRIFTRecipe()
+func trainRecipe(model string) export.Recipe {
+	r := export.DRIFTRecipe()
 	if model != "" {
 		r.Model = model
 	}

@@ -93,8 +93,8 @@ func init() {
 				return err
 			}
 			defer closeIx()
-			label := ix.Manifest.Encoder
-			if ix.Manifest.EncoderFallback {
+			label := ix.Manifest().Encoder
+			if ix.Manifest().EncoderFallback {
 				label += " (fallback)"
 			}
 			opts.Ranker = mine.IndexRanker{Searcher: ix, Mode: m, AllKinds: *allKinds, Label: label}

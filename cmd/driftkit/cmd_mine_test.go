@@ -8,8 +8,8 @@ import (
 
 	"github.com/driftkit/driftkit/dataset"
 	"github.com/driftkit/driftkit/dataset/mine/minetest"
+	"github.com/driftkit/driftkit/head"
 	"github.com/driftkit/driftkit/internal/progress"
-	"github.com/driftkit/driftkit/train/head"
 )
 
 // TestMineExportTrainCommands runs issue 6's commands through the CLI on the

@@ -80,10 +80,10 @@ func runSearch(ctx context.Context, env *Env, args []string) error {
 	if *asJSON {
 		enc := json.NewEncoder(env.Stdout)
 		enc.SetIndent("", "  ")
-		return enc.Encode(map[string]any{"query": q.Text, "mode": m, "encoder": ix.Manifest.Encoder,
-			"encoder_fallback": ix.Manifest.EncoderFallback, "head": ix.Head(), "hits": hits})
+		return enc.Encode(map[string]any{"query": q.Text, "mode": m, "encoder": ix.Manifest().Encoder,
+			"encoder_fallback": ix.Manifest().EncoderFallback, "head": ix.Head(), "hits": hits})
 	}
-	if ix.Manifest.EncoderFallback && m != index.ModeBM25 {
+	if ix.Manifest().EncoderFallback && m != index.ModeBM25 {
 		fmt.Fprintln(env.Stdout, "# dense vectors from the offline hash encoder (fallback)")
 	}
 	if h := ix.Head(); h != nil && m != index.ModeBM25 {

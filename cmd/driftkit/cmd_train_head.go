@@ -7,9 +7,9 @@ import (
 	"strings"
 
 	"github.com/driftkit/driftkit/dataset"
+	"github.com/driftkit/driftkit/head"
 	"github.com/driftkit/driftkit/index"
 	"github.com/driftkit/driftkit/train"
-	"github.com/driftkit/driftkit/train/head"
 )
 
 func init() {
@@ -60,9 +60,9 @@ func init() {
 		if *encName != "" && *encName != index.EncoderHash && *encName != index.EncoderOpenAI {
 			return fmt.Errorf("%w: --encoder %q (hash or openai)", errUsage, *encName)
 		}
-		if *encName != "" && !strings.HasPrefix(ix.Manifest.Encoder, *encName) {
+		if *encName != "" && !strings.HasPrefix(ix.Manifest().Encoder, *encName) {
 			return fmt.Errorf("the index was built with the %s encoder, not %s: run `driftkit index --ws %s --encoder %s` first",
-				ix.Manifest.Encoder, *encName, ws.Dir, *encName)
+				ix.Manifest().Encoder, *encName, ws.Dir, *encName)
 		}
 		evalBenches := func(h *head.Head) error {
 			for _, b := range benches {
@@ -79,8 +79,8 @@ func init() {
 			if err != nil {
 				return err
 			}
-			if h.Config.Encoder != train.EncoderID(&ix.Manifest) {
-				fmt.Fprintf(env.Stdout, "warning: head trained on %s embeddings, index has %s\n", h.Config.Encoder, train.EncoderID(&ix.Manifest))
+			if m := ix.Manifest(); h.Config.Encoder != train.EncoderID(&m) {
+				fmt.Fprintf(env.Stdout, "warning: head trained on %s embeddings, index has %s\n", h.Config.Encoder, train.EncoderID(&m))
 			}
 			return evalBenches(h)
 		}

@@ -15,7 +15,6 @@ import (
 
 	"github.com/driftkit/driftkit/dataset"
 	"github.com/driftkit/driftkit/dataset/mine/minetest"
-	"github.com/driftkit/driftkit/index"
 	"github.com/driftkit/driftkit/internal/progress"
 )
 
@@ -92,7 +91,7 @@ func TestFlagEmbedding(t *testing.T) {
 	if st.Train != wantTrain || st.Valid != wantValid || st.Skipped != 0 {
 		t.Fatalf("stats %+v, want %d train %d valid", st, wantTrain, wantValid)
 	}
-	docs, _ := index.LoadCorpus(ws)
+	docs, _ := dataset.LoadDocuments(ws)
 	text := map[string]string{}
 	premiseTexts := map[string]bool{}
 	for _, d := range docs {

@@ -2,7 +2,7 @@
 // FlagEmbedding's fine-tuning JSONL (with the fine-tune script) and a Hugging
 // Face dataset folder (dataset card and Parquet shards).
 //
-// Documents are rendered by index.Render through index.LoadCorpus, so the
+// Documents are rendered by dataset.Render through dataset.LoadDocuments, so the
 // passages a model is fine-tuned on are exactly the texts the index embeds.
 package export
 
@@ -19,8 +19,6 @@ import (
 	"time"
 
 	"github.com/driftkit/driftkit/dataset"
-	"github.com/driftkit/driftkit/index"
-	"github.com/driftkit/driftkit/train"
 )
 
 // File names inside WS/export/flagembedding/.
@@ -52,8 +50,8 @@ type FlagOptions struct {
 	// candidates (dataset.IsPremiseKind).
 	AllKinds bool
 	// Recipe is the fine-tune recipe written to finetune.sh (default
-	// train.DRIFTRecipe()).
-	Recipe *train.Recipe
+	// DRIFTRecipe()).
+	Recipe *Recipe
 	Force  bool
 }
 
@@ -139,7 +137,7 @@ func FlagEmbedding(ctx context.Context, ws *dataset.Workspace, opts FlagOptions)
 		opts.MinNegatives = 3
 	}
 	if opts.Recipe == nil {
-		r := train.DRIFTRecipe()
+		r := DRIFTRecipe()
 		opts.Recipe = &r
 	}
 	rel := func(n string) string { return filepath.ToSlash(filepath.Join(dataset.ExportDir, FlagDir, n)) }
@@ -158,7 +156,7 @@ func FlagEmbedding(ctx context.Context, ws *dataset.Workspace, opts FlagOptions)
 	run := ws.StartRun("export flagembedding", map[string]any{"prompt": opts.Prompt, "type": opts.Type,
 		"min_negatives": opts.MinNegatives, "seed": opts.Seed, "all_kinds": opts.AllKinds})
 	t0 := time.Now()
-	docs, err := index.LoadCorpus(ws)
+	docs, err := dataset.LoadDocuments(ws)
 	if err != nil {
 		return nil, err
 	}

@@ -49,8 +49,13 @@ func TestDuckDBReadsRealWorkspace(t *testing.T) {
 			}
 		}
 	}
-	for _, want := range []string{dataset.DeclarationsFile, dataset.ModulesFile, dataset.InformalFile, "index/docs.parquet", "index/usage.parquet"} {
-		if _, ok := rows[want]; !ok {
+	gen, err := index.CurrentDir(ws.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gen, _ = filepath.Rel(ws.Dir, gen)
+	for _, want := range []string{dataset.DeclarationsFile, dataset.ModulesFile, dataset.InformalFile, gen + "/docs.parquet", gen + "/usage.parquet"} {
+		if _, ok := rows[filepath.ToSlash(want)]; !ok {
 			t.Errorf("manifest records no %s (has %v)", want, rows)
 		}
 	}

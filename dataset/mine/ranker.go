@@ -3,16 +3,15 @@ package mine
 import (
 	"context"
 
-	"github.com/driftkit/driftkit/index"
 	"github.com/driftkit/driftkit/retrieval"
 )
 
-// IndexRanker ranks with a workspace index (index.Searcher), as hn_mine ranks
-// with the model being fine-tuned. It is safe for concurrent use when the
-// searcher is.
+// IndexRanker ranks with any retrieval.Searcher (the workspace index, or
+// another backend), as hn_mine ranks with the model being fine-tuned. It is
+// safe for concurrent use when the searcher is.
 type IndexRanker struct {
-	Searcher index.Searcher
-	Mode     index.Mode // "" is the index default
+	Searcher retrieval.Searcher
+	Mode     retrieval.Mode // "" is the searcher's default
 	// AllKinds ranks every declaration, not only premise candidates.
 	AllKinds bool
 	// Label names the index in the manifest (e.g. its encoder).
@@ -21,7 +20,7 @@ type IndexRanker struct {
 
 // Rank implements Ranker.
 func (r IndexRanker) Rank(ctx context.Context, query, exclude string, k int) ([]string, error) {
-	hits, err := r.Searcher.Search(ctx, index.Query{Text: query, K: k, Mode: r.Mode, Filter: retrieval.Filter{AllKinds: r.AllKinds, Exclude: []string{exclude}}})
+	hits, err := r.Searcher.Search(ctx, retrieval.Query{Text: query, K: k, Mode: r.Mode, Filter: retrieval.Filter{AllKinds: r.AllKinds, Exclude: []string{exclude}}})
 	if err != nil {
 		return nil, err
 	}
@@ -38,7 +37,7 @@ func (r IndexRanker) Rank(ctx context.Context, query, exclude string, k int) ([]
 func (r IndexRanker) Name() string {
 	m := string(r.Mode)
 	if m == "" {
-		m = string(index.ModeBest)
+		m = string(retrieval.ModeBest)
 	}
 	if r.Label != "" {
 		return "index:" + m + "/" + r.Label

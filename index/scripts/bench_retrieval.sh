@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Reproduces the retrieval numbers of issue 4 (hash encoder, offline):
+# Reproduces the retrieval numbers of the README (hash encoder, offline):
 # ConNF dev over the imported RAutoformalizer library, ProofNet valid over
 # Mathlib 59fdb6b0 extracted by driftkit (docstrings as informal text), every
 # mode, then the Mathlib-scale speed benchmarks.
@@ -33,6 +33,16 @@ for spec in "connf:$BENCH_DIR/connf/benchmark-dev.jsonl" "mathlib:$BENCH_DIR/pro
   echo "== $ws bm25, all kinds (theorems too)"
   "$BIN" eval retrieval --ws "$OUT/$ws" --bench "$bench" --mode bm25 --all-kinds 2>/dev/null
 done
+
+# The README's table: the held-out half (retrieval/eval.SplitRule) under
+# each protocol.
+C=$BENCH_DIR/connf/benchmark-dev.jsonl P=$BENCH_DIR/proofnet/valid.jsonl
+for proto in "" "--hold-out-module" "--unseen $C" "--unseen $C --hold-out-module"; do
+  echo "== connf best, held-out half, protocol: ${proto:-leave-one-out}"
+  "$BIN" eval retrieval --ws "$OUT/connf" --bench "$C" --split held-out $proto 2>/dev/null
+done
+echo "== mathlib best, held-out half, leave-one-out (= unseen: no ProofNet theorem is in Mathlib)"
+"$BIN" eval retrieval --ws "$OUT/mathlib" --bench "$P" --split held-out 2>/dev/null
 
 DRIFTKIT_BENCH_WS="$OUT/mathlib" DRIFTKIT_BENCH_FILE="$BENCH_DIR/proofnet/valid.jsonl" \
   go test ./index -run '^$' -bench 'WorkspaceSearch|Dot|DenseScan' -cpu 1 -benchtime 178x -v 2>/dev/null | grep -E "ns/op|heap"

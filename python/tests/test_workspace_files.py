@@ -32,11 +32,17 @@ def ws(tmp_path_factory):
     return ws
 
 
+def index_dir(ws):
+    """The current index generation: index/CURRENT names its folder."""
+    return ws / "index" / (ws / "index" / "CURRENT").read_text().strip()
+
+
 def test_every_parquet_file_loads(ws):
     files = sorted(ws.rglob("*.parquet"))
     names = {f.relative_to(ws).as_posix() for f in files}
+    gen = index_dir(ws).relative_to(ws).as_posix()
     for want in ["declarations.parquet", "modules.parquet", "informal.parquet",
-                 "index/docs.parquet", "index/usage.parquet"]:
+                 f"{gen}/docs.parquet", f"{gen}/usage.parquet"]:
         assert want in names, f"{want} missing; have {sorted(names)}"
     manifest = json.loads((ws / "manifest.json").read_text())
     recorded = {o["path"]: o.get("rows") for r in manifest["runs"] for o in r["outputs"]}
@@ -70,18 +76,21 @@ def test_informal_labelled_as_template(ws):
 
 
 def test_vectors_npy_loads_in_numpy(ws):
-    vec = np.load(ws / "index" / "vectors.npy")
-    docs = pq.read_table(ws / "index" / "docs.parquet")
+    gen = index_dir(ws)
+    vec = np.load(gen / "vectors.npy")
+    docs = pq.read_table(gen / "docs.parquet")
     assert vec.dtype == np.float32 and vec.ndim == 2
     assert vec.flags["C_CONTIGUOUS"]
     assert vec.shape[0] == docs.num_rows
     norms = np.linalg.norm(vec, axis=1)
     assert np.allclose(norms[norms > 0], 1.0, atol=1e-4), "hash vectors are L2-normalised"
-    manifest = json.loads((ws / "index" / "manifest.json").read_text())
+    manifest = json.loads((gen / "manifest.json").read_text())
     assert vec.shape == (manifest["docs"], manifest["dims"])
-    mm = np.load(ws / "index" / "vectors.npy", mmap_mode="r")  # FAISS users often memory-map
+    assert manifest["encoder_spec"]["kind"] == "hash" and manifest["encoder_spec"]["fallback"]
+    mm = np.load(gen / "vectors.npy", mmap_mode="r")  # FAISS users often memory-map
     assert np.array_equal(mm[:5], vec[:5])
-    assert {"name", "kind", "text", "deps"} <= set(docs.column_names)
+    assert {"name", "kind", "library", "text", "signature", "informal_name", "informal_statement",
+            "informal_source", "deps"} <= set(docs.column_names)
 
 
 def test_notebook_runs_on_the_workspace(ws, monkeypatch, capsys):

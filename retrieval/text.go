@@ -1,4 +1,4 @@
-package index
+package retrieval
 
 import (
 	"strings"

@@ -86,6 +86,24 @@ func EncoderID(encoder, model string, dims int) string {
 	return fmt.Sprintf("%s:%d", id, dims)
 }
 
+// Info says which head is applied, for index manifests and reports.
+type Info struct {
+	ID      string  `json:"id"`
+	Encoder string  `json:"encoder"`
+	InDim   int     `json:"in_dim"`
+	OutDim  int     `json:"out_dim"`
+	Mix     float64 `json:"mix"`
+	// Fallback is true when the head was trained on the offline hash
+	// encoder's embeddings.
+	Fallback bool `json:"encoder_fallback"`
+}
+
+// Info describes the head.
+func (h *Head) Info() *Info {
+	return &Info{ID: h.ID(), Encoder: h.Config.Encoder, InDim: h.Config.InDim, OutDim: h.Config.OutDim,
+		Mix: h.Config.Mix, Fallback: h.Config.EncoderFallback}
+}
+
 // Head is a loaded projection head. It is immutable after Load or New and safe
 // for concurrent use.
 type Head struct {

@@ -1,4 +1,9 @@
-package index
+// Package eval scores any retrieval.Searcher on a benchmark of statements
+// with gold premises: P@k, R@k, F1@k, nDCG@k and MRR, under a named
+// protocol (leave-one-out, hold-out-module, unseen), so that every backend
+// is measured by the same code. It also holds the frozen tune/held-out
+// split of the shared benchmarks (split.go).
+package eval
 
 import (
 	"bufio"
@@ -11,6 +16,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/driftkit/driftkit/head"
 	"github.com/driftkit/driftkit/internal/progress"
 	"github.com/driftkit/driftkit/retrieval"
 )
@@ -91,29 +97,32 @@ type Metrics struct {
 	NDCG float64 `json:"ndcg"`
 }
 
-// Report is the result of EvalRetrieval.
+// Report is the result of Retrieval.
 type Report struct {
 	Bench     string    `json:"bench"`
 	Queries   int       `json:"queries"`
 	Skipped   int       `json:"skipped_no_gold"`
 	GoldTotal int       `json:"gold_total"`
 	GoldInIdx int       `json:"gold_in_index"`
-	Config    EvalConf  `json:"config"`
+	Config    Config    `json:"config"`
 	MRR       float64   `json:"mrr"`
 	AtK       []Metrics `json:"at_k"`
 }
 
-// EvalConf records what an evaluation used.
-type EvalConf struct {
-	Encoder         string   `json:"encoder"`
-	EncoderFallback bool     `json:"encoder_fallback"`
-	Mode            Mode     `json:"mode"`
-	Candidates      string   `json:"candidates"`
-	Inputs          string   `json:"inputs"`
-	Protocol        string   `json:"protocol,omitempty"`
-	Weights         *Weights `json:"weights,omitempty"`
+// Config records what an evaluation used.
+type Config struct {
+	Encoder         string             `json:"encoder"`
+	EncoderFallback bool               `json:"encoder_fallback"`
+	Mode            retrieval.Mode     `json:"mode"`
+	Candidates      string             `json:"candidates"`
+	Inputs          string             `json:"inputs"`
+	Protocol        string             `json:"protocol,omitempty"`
+	Weights         *retrieval.Weights `json:"weights,omitempty"`
 	// Head is the projection head applied to dense candidate scores, if any.
-	Head *HeadInfo `json:"head,omitempty"`
+	Head *head.Info `json:"head,omitempty"`
+	// Split names the half of the benchmark scored ("tune", "held-out"),
+	// "" for all of it.
+	Split string `json:"split,omitempty"`
 }
 
 // PerItem is one line of --per-item output.
@@ -124,27 +133,70 @@ type PerItem struct {
 	Misses   []string `json:"misses"`
 }
 
-// EvalOptions configure EvalRetrieval.
-type EvalOptions struct {
+// ModuleLister is implemented by corpora that can list a module's theorems
+// (its declarations that are not premise candidates), which the
+// hold-out-module protocol excludes.
+type ModuleLister interface {
+	ModuleMembers(module string) []string
+}
+
+// Options configure Retrieval.
+type Options struct {
 	Ks        []int
-	Mode      Mode
+	Mode      retrieval.Mode
 	AllKinds  bool
 	UseFormal bool // pass formal_stmt as Query.Formal (not a realistic input for autoformalization)
 	// HoldOutModule is a stricter protocol: the other theorems (non-premise
 	// declarations) of the query's own module (file) are excluded too, so
 	// neither neighbour votes nor the usage prior see the query's siblings,
-	// as if the query opened a new file. Premises stay candidates.
+	// as if the query opened a new file. Premises stay candidates. The
+	// corpus must be a ModuleLister.
 	HoldOutModule bool
-	Weights       *Weights
-	PerItem       func(PerItem) error
-	BenchLabel    string
+	// Unseen is the inductive protocol: every benchmark theorem named here
+	// (normally all of the benchmark's full_names) is excluded from every
+	// query — never returned, never a voting neighbour, not counted in the
+	// usage prior — as if all of them were new theorems. The default,
+	// leave-one-out, excludes only the query's own declaration, so a
+	// benchmark theorem can vote for another's premises (ConNF's library
+	// holds all its benchmark theorems, and most share gold sets).
+	Unseen  []string
+	Weights *retrieval.Weights
+	PerItem func(PerItem) error
+	// BenchLabel names the benchmark in the report; Split its half.
+	BenchLabel string
+	Split      string
+	// Encoder, EncoderFallback and Head describe the searcher for the
+	// report (the caller knows what it opened).
+	Encoder         string
+	EncoderFallback bool
+	Head            *head.Info
+	// Progress, when not nil, is told of each item done (nil: a progress
+	// bar on the terminal).
+	Progress func(done int)
 }
 
-// EvalRetrieval runs every benchmark item as a query (excluding the item's own
-// declaration, which is never returned nor counted) and averages P@k, R@k,
-// F1@k, nDCG@k and MRR over the items with at least one gold premise. The gold
-// is never passed to the searcher.
-func EvalRetrieval(ctx context.Context, ix *Index, items []BenchItem, o EvalOptions) (*Report, error) {
+// Protocol names the evaluation protocol of o.
+func (o *Options) Protocol() string {
+	var p []string
+	switch {
+	case len(o.Unseen) > 0:
+		p = append(p, "unseen: every benchmark theorem removed from the voting pool and the usage graph")
+	default:
+		p = append(p, "leave-one-out: the query's own declaration excluded")
+	}
+	if o.HoldOutModule {
+		p = append(p, "theorems of the query's module held out")
+	}
+	return strings.Join(p, "; ")
+}
+
+// Retrieval runs every benchmark item as a query on s (excluding the item's
+// own declaration, which is never returned nor counted, and whatever the
+// protocol excludes) and averages P@k, R@k, F1@k, nDCG@k and MRR over the
+// items with at least one gold premise. The gold is never passed to the
+// searcher. c is the corpus s ranks (for the gold coverage count and the
+// hold-out-module protocol).
+func Retrieval(ctx context.Context, s retrieval.Searcher, c retrieval.Corpus, items []BenchItem, o Options) (*Report, error) {
 	if len(o.Ks) == 0 {
 		o.Ks = []int{1, 5, 10, 20, 100}
 	}
@@ -153,12 +205,12 @@ func EvalRetrieval(ctx context.Context, ix *Index, items []BenchItem, o EvalOpti
 		maxK = max(maxK, k)
 	}
 	rep := &Report{Bench: o.BenchLabel, AtK: make([]Metrics, len(o.Ks))}
-	rep.Config = EvalConf{Encoder: ix.Manifest.Encoder, EncoderFallback: ix.Manifest.EncoderFallback, Mode: o.Mode,
-		Candidates: "premise kinds (no theorems, no instances)", Inputs: "informal_stmt", Weights: o.Weights, Head: ix.Head()}
+	rep.Config = Config{Encoder: o.Encoder, EncoderFallback: o.EncoderFallback, Mode: o.Mode,
+		Candidates: "premise kinds (no theorems, no instances)", Inputs: "informal_stmt", Weights: o.Weights, Head: o.Head, Split: o.Split}
 	if o.Mode == "" {
-		rep.Config.Mode = ModeBest
+		rep.Config.Mode = retrieval.ModeBest
 	}
-	if rep.Config.Mode == ModeBest && o.Weights == nil {
+	if rep.Config.Mode == retrieval.ModeBest && o.Weights == nil {
 		w := retrieval.DefaultWeights()
 		rep.Config.Weights = &w
 	}
@@ -168,14 +220,23 @@ func EvalRetrieval(ctx context.Context, ix *Index, items []BenchItem, o EvalOpti
 	if o.UseFormal {
 		rep.Config.Inputs = "informal_stmt + formal_stmt"
 	}
+	rep.Config.Protocol = o.Protocol()
+	var modules ModuleLister
 	if o.HoldOutModule {
-		rep.Config.Protocol = "theorems of the query's module held out"
+		var ok bool
+		if modules, ok = c.(ModuleLister); !ok {
+			return nil, fmt.Errorf("the hold-out-module protocol needs a corpus that lists module members (%T does not)", c)
+		}
 	}
 	for i := range o.Ks {
 		rep.AtK[i].K = o.Ks[i]
 	}
-	bar := progress.New("eval retrieval", int64(len(items)))
-	defer bar.Finish()
+	progressFn := o.Progress
+	if progressFn == nil {
+		bar := progress.New("eval retrieval", int64(len(items)))
+		defer bar.Finish()
+		progressFn = bar.Add
+	}
 	for _, it := range items {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -183,20 +244,21 @@ func EvalRetrieval(ctx context.Context, ix *Index, items []BenchItem, o EvalOpti
 		gold := dedupe(it.Gold, it.FullName)
 		if len(gold) == 0 {
 			rep.Skipped++
-			bar.Add(1)
+			progressFn(1)
 			continue
 		}
-		q := Query{Text: it.InformalStmt, K: maxK, Mode: o.Mode, Filter: retrieval.Filter{AllKinds: o.AllKinds}, Weights: o.Weights}
+		q := retrieval.Query{Text: it.InformalStmt, K: maxK, Mode: o.Mode, Filter: retrieval.Filter{AllKinds: o.AllKinds}, Weights: o.Weights}
 		if it.FullName != "" {
 			q.Filter.Exclude = []string{it.FullName}
-			if d, ok := ix.Lookup(it.FullName); ok && o.HoldOutModule && d.Module != "" {
-				q.Filter.Exclude = append(q.Filter.Exclude, ix.moduleRows(d.Module)...)
+			if d, ok := c.Lookup(it.FullName); ok && o.HoldOutModule && d.Module != "" {
+				q.Filter.Exclude = append(q.Filter.Exclude, modules.ModuleMembers(d.Module)...)
 			}
 		}
+		q.Filter.Exclude = append(q.Filter.Exclude, o.Unseen...)
 		if o.UseFormal {
 			q.Formal = it.FormalStmt
 		}
-		hits, err := ix.Search(ctx, q)
+		hits, err := s.Search(ctx, q)
 		if err != nil {
 			return nil, fmt.Errorf("item at line %d (%s): %w", it.Line, it.FullName, err)
 		}
@@ -209,7 +271,7 @@ func EvalRetrieval(ctx context.Context, ix *Index, items []BenchItem, o EvalOpti
 		rep.Queries++
 		rep.GoldTotal += len(gold)
 		for _, g := range gold {
-			if _, ok := ix.byName[g]; ok {
+			if _, ok := c.Lookup(g); ok {
 				rep.GoldInIdx++
 			}
 		}
@@ -249,7 +311,7 @@ func EvalRetrieval(ctx context.Context, ix *Index, items []BenchItem, o EvalOpti
 				return nil, err
 			}
 		}
-		bar.Add(1)
+		progressFn(1)
 	}
 	if rep.Queries > 0 {
 		n := float64(rep.Queries)
@@ -316,20 +378,12 @@ func (r *Report) WriteTable(w io.Writer) {
 	if r.Config.Protocol != "" {
 		fmt.Fprintf(w, "protocol: %s\n", r.Config.Protocol)
 	}
+	if r.Config.Split != "" {
+		fmt.Fprintf(w, "split: %s half (%s)\n", r.Config.Split, SplitRule)
+	}
 	fmt.Fprintf(w, "%6s %8s %8s %8s %8s\n", "k", "P@k", "R@k", "F1@k", "nDCG@k")
 	for _, m := range r.AtK {
 		fmt.Fprintf(w, "%6d %8.2f %8.2f %8.2f %8.2f\n", m.K, 100*m.P, 100*m.R, 100*m.F1, 100*m.NDCG)
 	}
 	fmt.Fprintf(w, "MRR %.4f\n", r.MRR)
-}
-
-// moduleRows lists the names of a module's non-premise declarations.
-func (ix *Index) moduleRows(module string) []string {
-	var out []string
-	for i, d := range ix.Docs {
-		if d.Module == module && !ix.premise[i] {
-			out = append(out, d.Name)
-		}
-	}
-	return out
 }

@@ -1,0 +1,107 @@
+package index
+
+import (
+	"context"
+
+	"github.com/viterin/vek/vek32"
+
+	"github.com/driftkit/driftkit/retrieval"
+)
+
+// Store is the in-memory dense backend: row-major float32 vectors, on the
+// heap or memory-mapped from vectors.npy, searched exactly. Its scan is the
+// one dense scoring loop of driftkit: raw vectors, the projection head's
+// vectors and brute-force evaluation all go through it. A Store is
+// immutable and safe for concurrent use; a memory-mapped one is valid until
+// the generation that mapped it is closed.
+type Store struct {
+	vecs []float32
+	rows int
+	dim  int
+	// docs[i] is the document id of row i when the store holds a subset of
+	// the corpus (the projection head's premise rows); nil: row i is doc i.
+	docs []int32
+	// row[doc] is doc's row, -1 when absent (subset stores only).
+	row []int32
+}
+
+var _ retrieval.DenseBackend = (*Store)(nil)
+
+// NewStore wraps rows × dim vectors, row i being document i. It keeps vecs.
+func NewStore(vecs []float32, rows, dim int) *Store {
+	return &Store{vecs: vecs[:rows*dim], rows: rows, dim: dim}
+}
+
+// newSubsetStore wraps vectors of some documents: row i is document docs[i]
+// of a corpus of numDocs documents.
+func newSubsetStore(vecs []float32, dim int, docs []int32, numDocs int) *Store {
+	s := &Store{vecs: vecs, rows: len(docs), dim: dim, docs: docs, row: make([]int32, numDocs)}
+	for i := range s.row {
+		s.row[i] = -1
+	}
+	for i, d := range docs {
+		s.row[d] = int32(i)
+	}
+	return s
+}
+
+// Dim implements retrieval.DenseBackend.
+func (s *Store) Dim() int { return s.dim }
+
+// Rows is the number of vectors.
+func (s *Store) Rows() int { return s.rows }
+
+// Has reports whether the store holds a vector for doc.
+func (s *Store) Has(doc int) bool {
+	return s.docs == nil && doc < s.rows || s.docs != nil && doc < len(s.row) && s.row[doc] >= 0
+}
+
+// Vector returns doc's vector (shared, read-only), or nil.
+func (s *Store) Vector(doc int) []float32 {
+	r := doc
+	if s.docs != nil {
+		if doc >= len(s.row) || s.row[doc] < 0 {
+			return nil
+		}
+		r = int(s.row[doc])
+	} else if doc >= s.rows {
+		return nil
+	}
+	return s.vecs[r*s.dim : (r+1)*s.dim : (r+1)*s.dim]
+}
+
+// SearchDense implements retrieval.DenseBackend.
+func (s *Store) SearchDense(ctx context.Context, q []float32, b *retrieval.Batch) ([][]retrieval.Scored, error) {
+	tops := b.NewTops()
+	s.scan(q, b.Class, tops)
+	return retrieval.SortedAll(tops), ctx.Err()
+}
+
+// scan scores q against every stored document whose class names a request
+// with a TopK, once per document.
+func (s *Store) scan(q []float32, class []uint8, tops []*retrieval.TopK) {
+	dim, n := s.dim, uint8(len(tops))
+	for r := 0; r < s.rows; r++ {
+		doc := r
+		if s.docs != nil {
+			doc = int(s.docs[r])
+		}
+		c := class[doc]
+		if c == 0 || c > n || tops[c-1] == nil {
+			continue
+		}
+		tops[c-1].Add(doc, vek32.Dot(q, s.vecs[r*dim:(r+1)*dim:(r+1)*dim]))
+	}
+}
+
+// DotSIMD is the dot product used by search (viterin/vek, AVX2 when available).
+func DotSIMD(a, b []float32) float32 { return vek32.Dot(a, b) }
+
+// DotLoop is a plain Go loop, kept as the baseline of BenchmarkDot.
+func DotLoop(a, b []float32) float32 {
+	var s float32
+	for i := range a {
+		s += a[i] * b[i]
+	}
+	return s
+}

@@ -1,0 +1,46 @@
+package eval
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// The tune/held-out split of the shared benchmarks is frozen: the committed
+// lists (made by the rule when it was set) must still follow from the rule,
+// so that no change moves an item from the held-out half into the half
+// weights are tuned on.
+func TestSplitListsFollowTheRule(t *testing.T) {
+	files, _ := filepath.Glob("testdata/splits/*.txt")
+	if len(files) != 4 {
+		t.Fatalf("%d split lists, want 4 (connf-dev and proofnet-valid, tune and held-out)", len(files))
+	}
+	for _, f := range files {
+		half := SplitTune
+		if strings.HasSuffix(f, ".held-out.txt") {
+			half = SplitHeldOut
+		}
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		names := strings.Fields(string(b))
+		if len(names) < 80 {
+			t.Errorf("%s: only %d names", f, len(names))
+		}
+		for _, n := range names {
+			if HalfOf(n) != half {
+				t.Errorf("%s: %s now falls in the %s half", f, n, HalfOf(n))
+			}
+		}
+	}
+	items := []BenchItem{{FullName: "a"}, {FullName: "b"}, {FullName: "c"}, {FullName: "d"}}
+	tune, held := Split(items, SplitTune), Split(items, SplitHeldOut)
+	if len(tune)+len(held) != len(items) || len(Split(items, "")) != len(items) {
+		t.Errorf("halves of %d items: %d + %d", len(items), len(tune), len(held))
+	}
+	if _, err := ParseSplit("train"); err == nil {
+		t.Error("--split train accepted")
+	}
+}

@@ -1,0 +1,72 @@
+package retrieval
+
+import (
+	"slices"
+)
+
+// A profile decides what ModeBest fuses: which signals, in which order, with
+// which default weights. This file is the one place where that is chosen;
+// a new profile (theorem search, say) is one more entry of profiles.
+
+// signal is one list of the fusion of ModeBest.
+type signal struct {
+	name string
+	// weight reads the list's weight from the query's weights.
+	weight func(w *Weights) float64
+	// rank makes the list; it may return nil (nothing to add).
+	rank func(s *searchState) []int
+}
+
+// profileSpec is a profile's signals, in fusion order, and its defaults.
+type profileSpec struct {
+	signals  []signal
+	defaults func() Weights
+}
+
+// premiseSignals are the lists premise retrieval fuses, in this order (the
+// order only matters for ties of floating-point sums).
+var premiseSignals = []signal{
+	{"bm25", func(w *Weights) float64 { return w.BM25 }, func(s *searchState) []int { return DocsOf(s.lexC) }},
+	{"dense", func(w *Weights) float64 { return w.Dense }, func(s *searchState) []int { return DocsOf(s.denseC) }},
+	{"neighbors", func(w *Weights) float64 { return w.Neighbors }, (*searchState).neighbors},
+	{"assoc", func(w *Weights) float64 { return w.Assoc }, (*searchState).assoc},
+	{"concept", func(w *Weights) float64 { return w.Concept }, func(s *searchState) []int {
+		return s.t.Concepts(s.q.Text, s.cand, s.uses, s.depth, s.w.ConceptTop)
+	}},
+	{"mention", func(w *Weights) float64 { return w.Mention }, func(s *searchState) []int {
+		return s.t.Mentions(s.q.Text+"\n"+s.q.Formal, s.cand)
+	}},
+	{"prior", func(w *Weights) float64 { return w.Prior }, func(s *searchState) []int {
+		return s.t.Prior(s.cand, s.uses, s.depth)
+	}},
+}
+
+// profiles maps each profile to its signals and default weights. Theorem
+// search has no tuned profile of its own yet: it ranks like premise
+// retrieval until one is added here.
+var profiles = map[Profile]profileSpec{
+	ProfilePremise: {signals: premiseSignals, defaults: DefaultWeights},
+	ProfileTheorem: {signals: premiseSignals, defaults: DefaultWeights},
+}
+
+// ResolveProfile turns ProfileAuto into the profile a query's filter asks
+// for: theorem search when theorems are candidates, premise retrieval
+// otherwise.
+func ResolveProfile(q *Query) Profile {
+	if q.Profile != ProfileAuto {
+		return q.Profile
+	}
+	if q.Filter.AllKinds || slices.Contains(q.Filter.Kinds, "theorem") {
+		return ProfileTheorem
+	}
+	return ProfilePremise
+}
+
+// ProfileWeights returns the default weights of a profile (ProfileAuto:
+// premise retrieval's).
+func ProfileWeights(p Profile) Weights {
+	if spec, ok := profiles[p]; ok {
+		return spec.defaults()
+	}
+	return DefaultWeights()
+}

@@ -1,0 +1,293 @@
+package retrieval
+
+import (
+	"math"
+	"slices"
+	"strings"
+)
+
+// The signals of ModeBest: each turns the query, the backends' ranked lists
+// and the corpus Table into one more ranked list of candidate documents,
+// which Fuse combines. They never see vectors or postings, so they work over
+// any backend. cand reports whether a document may be returned.
+
+// Voters is a ranked list of documents that vote for their statement
+// dependencies, each vote weighing Scale/(rank+decay).
+type Voters struct {
+	List  []Scored
+	Scale float64
+}
+
+// NeighborVotes ranks candidates by the votes of similar declarations (the
+// backends' neighbour lists, and optionally their best candidates) for their
+// statement dependencies; decay ≤ 0 means 5.
+func (t *Table) NeighborVotes(voters []Voters, cand func(int) bool, decay float64, n int) []int {
+	if decay <= 0 {
+		decay = 5
+	}
+	votes := map[int]float64{}
+	for _, v := range voters {
+		for rank, s := range v.List {
+			wt := v.Scale / (float64(rank) + decay)
+			for _, r := range t.deps[s.Doc] {
+				if cand(int(r)) {
+					votes[int(r)] += wt
+				}
+			}
+		}
+	}
+	return TopDocs(votes, n)
+}
+
+// Mentions finds declaration names written in the query: exact full names
+// first, then unambiguous-enough name suffixes (≤ 3 declarations), then the
+// candidate prefixes of mentioned names (Set.Nonempty of Set.Nonempty.cloud).
+// Only words that look like identifiers count (backquoted, or containing '.',
+// '_' or an upper-case letter).
+func (t *Table) Mentions(text string, cand func(int) bool) []int {
+	var exact, suffix, prefix []int
+	seen := map[int]bool{}
+	add := func(dst *[]int, r int) {
+		if !seen[r] && cand(r) {
+			seen[r] = true
+			*dst = append(*dst, r)
+		}
+	}
+	Words(text, func(w string, start, end int) {
+		quoted := start > 0 && text[start-1] == '`'
+		if !quoted && !strings.ContainsAny(w, "._") && strings.ToLower(w) == w {
+			return
+		}
+		if r, ok := t.byName[w]; ok {
+			add(&exact, r)
+		} else if rs := t.suffix[w]; len(rs) > 0 && len(rs) <= 3 && (quoted || strings.ContainsAny(w, "._")) {
+			for _, r := range rs {
+				add(&suffix, r)
+			}
+		}
+		parts := strings.Split(w, ".")
+		for j := len(parts) - 1; j >= 1; j-- {
+			if r, ok := t.byName[strings.Join(parts[:j], ".")]; ok {
+				add(&prefix, r)
+			}
+		}
+	})
+	return append(append(exact, suffix...), prefix...)
+}
+
+// UsageCount is how many declarations' statements use premise, not counting
+// the declarations in exclude.
+func (t *Table) UsageCount(premise string, exclude []string) int {
+	u := t.usedBy[premise]
+	n := len(u)
+	for _, e := range exclude {
+		if _, found := slices.BinarySearch(u, e); found {
+			n--
+		}
+	}
+	return n
+}
+
+// UsesWithout returns how many declarations' statements use each document,
+// not counting the declarations in exclude: the usage graph with the
+// excluded declarations removed, as if they were not in the corpus (the
+// query's own declaration; every benchmark theorem under the unseen
+// protocol).
+func (t *Table) UsesWithout(exclude []string) func(doc int) int {
+	var adj map[int32]int
+	seen := map[int]bool{}
+	for _, e := range exclude {
+		if i, ok := t.byName[e]; ok && !seen[i] {
+			seen[i] = true
+			if adj == nil {
+				adj = map[int32]int{}
+			}
+			for _, r := range t.deps[i] {
+				adj[r]++
+			}
+		}
+	}
+	if adj == nil {
+		return func(doc int) int { return int(t.uses[doc]) }
+	}
+	return func(doc int) int { return int(t.uses[doc]) - adj[int32(doc)] }
+}
+
+// Prior ranks the candidates by uses (Table.UsesWithout), most used first.
+// The precomputed order by corpus-wide uses is walked only until no later
+// document can enter the top n (exclusions only lower a count).
+func (t *Table) Prior(cand func(int) bool, uses func(int) int, n int) []int {
+	m := map[int]float64{}
+	top := NewTopK(n)
+	kept := 0
+	for i, r := range t.priorOrder {
+		if cand(r) {
+			if u := uses(r); u > 0 {
+				m[r] = float64(u)
+				top.Add(r, float32(u))
+				kept++
+			}
+		}
+		if kept >= n && i+1 < len(t.priorOrder) && top.h[0].Score > float32(t.uses[t.priorOrder[i+1]]) {
+			break
+		}
+	}
+	return TopDocs(m, n)
+}
+
+// Concepts matches plain query words to premise names (see Weights.Concept):
+// a word of four letters or more, its plural stripped and with "is"
+// prepended, is looked up among lower-cased last name components; each
+// word keeps its top most used candidates (top ≤ 0 means 3), by uses.
+func (t *Table) Concepts(text string, cand func(int) bool, uses func(int) int, n, top int) []int {
+	if top <= 0 {
+		top = 3
+	}
+	m := map[int]float64{}
+	Words(text, func(w string, _, _ int) {
+		if len(w) < 4 || strings.ContainsAny(w, "._") {
+			return
+		}
+		lw := strings.ToLower(w)
+		keys := []string{lw, "is" + lw}
+		if strings.HasSuffix(lw, "s") {
+			keys = append(keys, lw[:len(lw)-1], "is"+lw[:len(lw)-1])
+		}
+		for _, k := range keys {
+			// t.concept[k] is sorted by corpus-wide uses; exclusions may
+			// reorder it.
+			docs := t.concept[k]
+			if len(docs) > 1 {
+				docs = slices.Clone(docs)
+				slices.SortStableFunc(docs, func(a, b int32) int { return uses(int(b)) - uses(int(a)) })
+			}
+			kept := 0
+			for _, r := range docs {
+				if kept == top {
+					break
+				}
+				if cand(int(r)) {
+					m[int(r)] = float64(uses(int(r)))
+					kept++
+				}
+			}
+		}
+	})
+	return TopDocs(m, n)
+}
+
+// Assoc ranks candidates by term–premise association (see Weights.Assoc):
+// every selected document containing a query term votes for its candidate
+// statement dependencies with idf(term)/(df(term)+smooth). class is the
+// candidates' Batch.Class (1: candidate, 0: neither candidate nor voter).
+func (t *Table) Assoc(terms []TermPostings, numDocs int, class []uint8, uses func(int) int, w Weights, n int) []int {
+	maxDF := w.AssocMaxDF
+	if maxDF <= 0 {
+		maxDF = 0.2
+	}
+	score := map[int]float32{}
+	for _, tp := range terms {
+		df := len(tp.Docs)
+		if float64(df) > maxDF*float64(numDocs) {
+			continue
+		}
+		v := tp.IDF / (float32(df) + float32(w.AssocSmooth))
+		for _, d := range tp.Docs {
+			if class[d] == 0 {
+				continue // excluded (the query's own declaration) or filtered out
+			}
+			for _, r := range t.deps[d] {
+				if class[r] == 1 {
+					score[int(r)] += v
+				}
+			}
+		}
+	}
+	m := make(map[int]float64, len(score))
+	for r, s := range score {
+		sc := float64(s)
+		if w.AssocBeta > 0 {
+			sc /= math.Pow(float64(uses(r)+1), w.AssocBeta)
+		}
+		m[r] = sc
+	}
+	return TopDocs(m, n)
+}
+
+// TopDocs returns the n documents of m with the highest values, equal values
+// in increasing doc order.
+func TopDocs(m map[int]float64, n int) []int {
+	rows := make([]int, 0, len(m))
+	for r := range m {
+		rows = append(rows, r)
+	}
+	slices.SortFunc(rows, func(a, b int) int {
+		if m[a] != m[b] {
+			if m[a] > m[b] {
+				return -1
+			}
+			return 1
+		}
+		return a - b
+	})
+	if len(rows) > n {
+		rows = rows[:n]
+	}
+	return rows
+}
+
+// Ranked is one list of a fusion: documents best first, under a signal name
+// and weight.
+type Ranked struct {
+	Signal string
+	Weight float64
+	Docs   []int
+}
+
+// DocsOf returns the documents of a backend list, in order.
+func DocsOf(s []Scored) []int {
+	out := make([]int, len(s))
+	for i, x := range s {
+		out[i] = x.Doc
+	}
+	return out
+}
+
+// Fuse combines ranked lists by weighted reciprocal-rank fusion,
+// score(d) = Σ_list w_list / (k + rank_list(d)), and returns the n best
+// documents as hits (Signals: each list's 1-based rank of the document).
+func (t *Table) Fuse(lists []Ranked, k float64, n int) []Hit {
+	score := map[int]float64{}
+	sig := map[int]map[string]int{}
+	for _, l := range lists {
+		for rank, r := range l.Docs {
+			score[r] += l.Weight / (k + float64(rank+1))
+			if sig[r] == nil {
+				sig[r] = map[string]int{}
+			}
+			sig[r][l.Signal] = rank + 1
+		}
+	}
+	rows := TopDocs(score, n)
+	out := make([]Hit, len(rows))
+	for i, r := range rows {
+		e := &t.entries[r]
+		out[i] = Hit{Rank: i + 1, Name: e.Name, Kind: e.Kind, Module: e.Module, Score: round6(score[r]), Signals: sig[r]}
+	}
+	return out
+}
+
+// Hits turns one backend list into at most n hits under one signal name.
+func (t *Table) Hits(s []Scored, n int, signal string) []Hit {
+	if len(s) > n {
+		s = s[:n]
+	}
+	out := make([]Hit, len(s))
+	for i, x := range s {
+		e := &t.entries[x.Doc]
+		out[i] = Hit{Rank: i + 1, Name: e.Name, Kind: e.Kind, Module: e.Module, Score: round6(float64(x.Score)), Signals: map[string]int{signal: i + 1}}
+	}
+	return out
+}
+
+func round6(x float64) float64 { return math.Round(x*1e6) / 1e6 }
