@@ -73,7 +73,7 @@ func TestReadRealBenchmarks(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, it := range items {
-			if it.Self == "" || it.Reference == "" || it.Header == "" || len(it.Gold) == 0 {
+			if it.Self == "" || it.Reference == "" || it.Header == "" || it.Gold == nil {
 				t.Fatalf("%s:%d: incomplete item %+v", p, it.Line, it)
 			}
 		}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/driftkit/driftkit/lean"
+	"github.com/driftkit/driftkit/llm"
 	"github.com/driftkit/driftkit/retrieval"
 )
 
@@ -45,8 +46,8 @@ func (c *memCorpus) Lookup(name string) (retrieval.Entry, bool) {
 }
 func (c *memCorpus) UsedBy(p string) []string { return c.usedBy[p] }
 
-func def(name, sig, informal string) retrieval.Entry {
-	return retrieval.Entry{Name: name, Kind: "definition", Signature: sig, InformalStatement: informal}
+func def(name, sig, informal string, deps ...string) retrieval.Entry {
+	return retrieval.Entry{Name: name, Kind: "definition", Signature: sig, InformalStatement: informal, StatementDeps: deps}
 }
 
 func thm(name, sig, informal string, deps ...string) retrieval.Entry {
@@ -183,3 +184,16 @@ func (f *fakeBEq) Equivalent(ctx context.Context, header, ref, cand string) (Equ
 }
 
 var _ = fmt.Sprint
+
+// pathChatter sends every request to another base URL (a misconfigured
+// endpoint) through a real client.
+type pathChatter struct{ url string }
+
+func (p pathChatter) Chat(ctx context.Context, r llm.ChatRequest) (llm.ChatResponse, error) {
+	c, err := llm.New(llm.Config{BaseURLs: []string{p.url}, Model: "m", MaxRetries: 1, BackoffBase: time.Millisecond})
+	if err != nil {
+		return llm.ChatResponse{}, err
+	}
+	defer c.Close()
+	return c.Chat(ctx, r)
+}
