@@ -40,9 +40,11 @@ type RunOptions struct {
 	Dir string
 	// Bench labels the benchmark in the summary.
 	Bench string
-	// Jobs is the number of items in flight (default 8). The chat client's
-	// own limits (concurrency, RPM, TPM) still apply across all of them;
-	// set Jobs near the client's concurrency to keep it busy.
+	// Jobs is the number of items in flight (default 16). The chat
+	// client's own limits (concurrency, RPM, TPM) still apply across all of
+	// them; about twice the client's concurrency keeps every request slot
+	// busy, since an item holds its job while it retrieves, verifies and is
+	// journalled, not only while it waits for the endpoint.
 	Jobs int
 	// Settings are what must not change between a run and its resumption
 	// (model, flags, prompt version, benchmark hash, index); they are
@@ -69,7 +71,7 @@ var ErrSettingsChanged = errors.New("the output folder holds a run with differen
 func Run(ctx context.Context, p *Pipeline, items []Item, o RunOptions) (*Summary, error) {
 	start := time.Now()
 	if o.Jobs <= 0 {
-		o.Jobs = 8
+		o.Jobs = 16
 	}
 	if o.Out == nil {
 		o.Out = io.Discard
