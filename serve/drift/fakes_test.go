@@ -59,6 +59,7 @@ func thm(name, sig, informal string, deps ...string) retrieval.Entry {
 type wordSearcher struct {
 	c             *memCorpus
 	ignoreExclude bool
+	allKinds      bool // rank theorems too, whatever the filter says
 	queries       atomic.Int64
 	mu            sync.Mutex
 	seen          []retrieval.Query
@@ -86,7 +87,7 @@ func (s *wordSearcher) Search(ctx context.Context, q retrieval.Query) ([]retriev
 	var hits []retrieval.Hit
 	for _, name := range s.c.order {
 		e := s.c.entries[name]
-		if !q.Filter.AllKinds && e.Kind == "theorem" {
+		if !q.Filter.AllKinds && !s.allKinds && e.Kind == "theorem" {
 			continue
 		}
 		if !s.ignoreExclude && slices.Contains(q.Filter.Exclude, name) {

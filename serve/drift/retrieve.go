@@ -39,12 +39,8 @@ func declText(kind, name, sig string) string {
 	case "":
 		kw = "constant"
 	}
-	sig = strings.TrimSpace(sig)
-	if sig == "" {
+	if sig = strings.TrimSpace(sig); sig == "" {
 		return kw + " " + name
-	}
-	if strings.HasPrefix(sig, ":") {
-		return kw + " " + name + " " + sig
 	}
 	return kw + " " + name + " " + sig
 }
