@@ -67,71 +67,89 @@ func Illustrate(c retrieval.Corpus, premises []string, o IllustrateOptions) []Il
 		}
 	}
 	words := (len(prem) + 63) / 64
-	type cand struct {
-		name string
-		e    retrieval.Entry
-		cov  []uint64
-	}
-	cands := map[string]*cand{}
-	rejected := map[string]bool{}
+	excluded := make(map[string]bool, len(o.Exclude))
 	for _, x := range o.Exclude {
-		rejected[x] = true
+		excluded[x] = true
 	}
+	// Coverage of every user of a premise, by name only: on Mathlib a
+	// popular premise has tens of thousands of users, so entries are looked
+	// up lazily, only for candidates that tie for the best gain.
+	users := make([][]string, len(prem))
+	total := 0
 	for i, p := range prem {
-		for _, u := range c.UsedBy(p) {
-			if rejected[u] {
-				continue
-			}
-			cd := cands[u]
-			if cd == nil {
-				e, ok := c.Lookup(u)
-				if !ok || !slices.Contains(o.Kinds, e.Kind) {
-					rejected[u] = true
-					continue
-				}
-				cd = &cand{name: u, e: e, cov: make([]uint64, words)}
-				cands[u] = cd
-			}
-			cd.cov[i/64] |= 1 << (i % 64)
-		}
+		users[i] = c.UsedBy(p)
+		total += len(users[i])
 	}
-	list := make([]*cand, 0, len(cands))
-	for _, cd := range cands {
-		list = append(list, cd)
-	}
+	cands, cov := mergeUsers(users, words, excluded, total)
+	// state: 0 not looked up, 1 may illustrate, -1 may not (wrong kind,
+	// unknown to the corpus, or already picked).
+	state := make([]int8, len(cands))
+	ndeps := make([]int32, len(cands)) // statement dependencies, once looked up
 	covered := make([]uint64, words)
-	gain := func(cd *cand) int {
+	gain := func(j int) int {
 		n := 0
-		for w := range cd.cov {
-			n += bits.OnesCount64(cd.cov[w] &^ covered[w])
+		for w := 0; w < words; w++ {
+			n += bits.OnesCount64(cov[j*words+w] &^ covered[w])
 		}
 		return n
 	}
-	better := func(a *cand, ga int, b *cand, gb int) bool {
-		if ga != gb {
-			return ga > gb
-		}
-		if la, lb := len(a.e.StatementDeps), len(b.e.StatementDeps); la != lb {
-			return la < lb
-		}
-		return a.name < b.name
-	}
 	var out []Illustration
+	gains := make([]int32, len(cands))
+	count := make([]int, len(prem)+2)
+	order := make([]int32, len(cands))
 	for len(out) < o.Max {
-		bi, bg := -1, 0
-		for i, cd := range list {
-			if g := gain(cd); g > 0 && (bi < 0 || better(cd, g, list[bi], bg)) {
-				bi, bg = i, g
+		// Counting sort of the candidates by gain, best first, so that one
+		// pass per round finds the best gain whose ties include a candidate
+		// of the right kind.
+		clear(count)
+		for j := range cands {
+			g := 0
+			if state[j] >= 0 {
+				g = gain(j)
 			}
+			gains[j] = int32(g)
+			count[len(prem)-g+1]++
 		}
-		if bi < 0 {
+		for k := 1; k < len(count); k++ {
+			count[k] += count[k-1]
+		}
+		for j := range cands {
+			k := len(prem) - int(gains[j])
+			order[count[k]] = int32(j)
+			count[k]++
+		}
+		best := -1
+		for a := 0; a < len(order) && best < 0; {
+			g := gains[order[a]]
+			if g == 0 {
+				break
+			}
+			b := a
+			for ; b < len(order) && gains[order[b]] == g; b++ {
+				j := int(order[b])
+				if state[j] == 0 {
+					e, ok := c.Lookup(cands[j])
+					if ok && slices.Contains(o.Kinds, e.Kind) {
+						state[j], ndeps[j] = 1, int32(len(e.StatementDeps))
+					} else {
+						state[j] = -1
+						continue
+					}
+				}
+				if state[j] > 0 && (best < 0 || ndeps[j] < ndeps[best] || ndeps[j] == ndeps[best] && cands[j] < cands[best]) {
+					best = j
+				}
+			}
+			a = b
+		}
+		if best < 0 {
 			break
 		}
-		cd := list[bi]
-		il := Illustration{Name: cd.name, Kind: cd.e.Kind, Signature: cd.e.Signature, Informal: informalOf(cd.e)}
+		e, _ := c.Lookup(cands[best])
+		il := Illustration{Name: cands[best], Kind: e.Kind, Signature: e.Signature, Informal: informalOf(e)}
 		for i, p := range prem {
-			bit := uint64(1) << (i % 64)
-			if cd.cov[i/64]&bit != 0 {
+			w, bit := best*words+i/64, uint64(1)<<(i%64)
+			if cov[w]&bit != 0 {
 				il.Uses = append(il.Uses, p)
 				if covered[i/64]&bit == 0 {
 					il.Covers = append(il.Covers, p)
@@ -139,11 +157,71 @@ func Illustrate(c retrieval.Corpus, premises []string, o IllustrateOptions) []Il
 			}
 		}
 		for w := range covered {
-			covered[w] |= cd.cov[w]
+			covered[w] |= cov[best*words+w]
 		}
+		state[best] = -1
 		out = append(out, il)
-		list[bi] = list[len(list)-1]
-		list = list[:len(list)-1]
 	}
 	return out
+}
+
+// mergeUsers lists every user of the premises once, with the bitset of the
+// premises it uses (words uint64 per candidate). Corpus.UsedBy lists are
+// sorted by name, so a k-way merge finds equal names without hashing tens
+// of thousands of them; a list found out of order falls back to a map.
+func mergeUsers(users [][]string, words int, excluded map[string]bool, total int) ([]string, []uint64) {
+	cands := make([]string, 0, total)
+	cov := make([]uint64, 0, total*words)
+	pos := make([]int, len(users))
+	for {
+		min := ""
+		found := false
+		for i, us := range users {
+			if pos[i] < len(us) && (!found || us[pos[i]] < min) {
+				min, found = us[pos[i]], true
+			}
+		}
+		if !found {
+			return cands, cov
+		}
+		keep := !excluded[min]
+		if keep {
+			cands = append(cands, min)
+			cov = append(cov, make([]uint64, words)...)
+		}
+		for i, us := range users {
+			if pos[i] < len(us) && us[pos[i]] == min {
+				if keep {
+					cov[len(cov)-words+i/64] |= 1 << (i % 64)
+				}
+				pos[i]++
+				if pos[i] < len(us) && us[pos[i]] <= min {
+					return mergeUsersMap(users, words, excluded, total)
+				}
+			}
+		}
+	}
+}
+
+// mergeUsersMap is mergeUsers for lists not sorted by name.
+func mergeUsersMap(users [][]string, words int, excluded map[string]bool, total int) ([]string, []uint64) {
+	at := make(map[string]int, total)
+	var cands []string
+	var cov []uint64
+	for i, us := range users {
+		for _, u := range us {
+			if excluded[u] {
+				continue
+			}
+			j, ok := at[u]
+			if !ok {
+				j = len(cands)
+				at[u] = j
+				cands = append(cands, u)
+				cov = append(cov, make([]uint64, words)...)
+			}
+			cov[j*words+i/64] |= 1 << (i % 64)
+		}
+	}
+	return cands, cov
 }

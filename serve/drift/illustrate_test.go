@@ -1,6 +1,7 @@
 package drift
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 
@@ -174,5 +175,37 @@ func TestIllustrateManyPremises(t *testing.T) {
 	}
 	if len(got[1].Covers) != 60 || len(got[1].Uses) != 60 {
 		t.Errorf("Rest covers %d, uses %d; want 60, 60", len(got[1].Covers), len(got[1].Uses))
+	}
+}
+
+// BenchmarkIllustrate runs the greedy selection on a Mathlib-shaped usage
+// graph: five premises with 20,000, 5,000, 1,000, 200 and 50 users (a
+// Set-like premise next to specific ones), theorems sharing some of them.
+func BenchmarkIllustrate(b *testing.B) {
+	prem := []string{"Set", "Finset", "Group", "Subgroup.index", "Subgroup.Normal"}
+	sizes := []int{20000, 5000, 1000, 200, 50}
+	var es []retrieval.Entry
+	for _, p := range prem {
+		es = append(es, def(p, "", ""))
+	}
+	for t := 0; t < 20000; t++ {
+		var deps []string
+		for i, n := range sizes {
+			if t%(20000/n) == 0 {
+				deps = append(deps, prem[i])
+			}
+		}
+		kind := "theorem"
+		if t%5 == 0 {
+			kind = "definition"
+		}
+		es = append(es, retrieval.Entry{Name: fmt.Sprintf("T%05d", t), Kind: kind, StatementDeps: deps})
+	}
+	c := newCorpus(es...)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if got := Illustrate(c, prem, IllustrateOptions{}); len(got) == 0 {
+			b.Fatal("nothing picked")
+		}
 	}
 }
