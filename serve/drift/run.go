@@ -17,6 +17,7 @@ import (
 	"github.com/driftkit/driftkit/dataset"
 	"github.com/driftkit/driftkit/internal/journal"
 	"github.com/driftkit/driftkit/internal/progress"
+	"github.com/driftkit/driftkit/lean"
 	"github.com/driftkit/driftkit/llm"
 )
 
@@ -213,8 +214,13 @@ feed:
 }
 
 // fatal reports failures that would repeat for every item: the endpoint
-// rejects the key (401/403) or does not know the model or path (404).
+// rejects the key (401/403) or does not know the model or path (404), or
+// the Lean backend stopped working (lean.ErrUnavailable; its workers'
+// single crashes are per-snippet errors, not this).
 func fatal(err error) bool {
+	if errors.Is(err, lean.ErrUnavailable) {
+		return true
+	}
 	var le *llm.Error
 	if errors.As(err, &le) {
 		switch le.Status {

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/driftkit/driftkit/lean"
 	"github.com/driftkit/driftkit/llm/fakeopenai"
 )
 
@@ -218,5 +219,31 @@ func TestRunCancel(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, SummaryFile)); err == nil {
 		t.Error("summary written for an unfinished run")
+	}
+}
+
+// unavailableLean is a backend that stopped working.
+type unavailableLean struct{ fakeLean }
+
+func (u *unavailableLean) Check(ctx context.Context, sn []lean.Snippet) ([]lean.Result, error) {
+	u.calls.Add(1)
+	return nil, fmt.Errorf("kimina at http://x: %w", lean.ErrUnavailable)
+}
+
+func TestRunStopsWhenLeanIsUnavailable(t *testing.T) {
+	s := newScript(t)
+	srv := fakeServer(t, s, fakeopenai.Options{})
+	ul := &unavailableLean{}
+	p := pipeline(t, Parts{Chat: client(t, srv, nil), Lean: ul}, Options{})
+	dir := t.TempDir()
+	_, err := Run(context.Background(), p, manyItems(40), RunOptions{Dir: dir, Jobs: 2})
+	if !errors.Is(err, lean.ErrUnavailable) {
+		t.Fatalf("error %v, want one wrapping lean.ErrUnavailable", err)
+	}
+	if n := ul.calls.Load(); n > 4 {
+		t.Errorf("%d checks after the backend stopped working; the run should stop at once", n)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, RecordsFile)); len(b) != 0 {
+		t.Errorf("items recorded as failed by a dead backend:\n%s", b)
 	}
 }
