@@ -9,19 +9,25 @@ import (
 	"github.com/driftkit/driftkit/lean"
 )
 
-// Verdict is the outcome of BEq+ between a reference and a candidate.
+// Verdict is the outcome of BEq+ between a reference and a candidate
+// (lean.BEqOutcome's values).
 type Verdict string
 
 // BEq+ verdicts: both implications proved, only one, neither.
 const (
-	Equivalent   Verdict = "equivalent"
-	OneDirection Verdict = "one-direction"
-	NotProved    Verdict = "not-proved"
+	Equivalent   = Verdict(lean.Equivalent)
+	OneDirection = Verdict(lean.OneDirection)
+	NotProved    = Verdict(lean.NotProved)
 )
 
 // Equivalence is one BEq+ judgement.
 type Equivalence struct {
 	Verdict Verdict `json:"verdict,omitempty"`
+	// RefToCand: the candidate was proved from the reference; CandToRef
+	// the converse. Note says how (BEq+'s strategies) or why not.
+	RefToCand bool   `json:"ref_to_cand,omitempty"`
+	CandToRef bool   `json:"cand_to_ref,omitempty"`
+	Note      string `json:"note,omitempty"`
 	// Error says the pair could not be judged at all (backend failure);
 	// Verdict is then empty.
 	Error   string  `json:"error,omitempty"`
