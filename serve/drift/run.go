@@ -71,6 +71,9 @@ var ErrSettingsChanged = errors.New("the output folder holds a run with differen
 // the journal cannot be written).
 func Run(ctx context.Context, p *Pipeline, items []Item, o RunOptions) (*Summary, error) {
 	start := time.Now()
+	if p.llm == nil {
+		return nil, errors.New("drift: a run needs a chat client (Parts.Chat)")
+	}
 	if o.Jobs <= 0 {
 		o.Jobs = 16
 	}

@@ -247,3 +247,10 @@ func TestRunStopsWhenLeanIsUnavailable(t *testing.T) {
 		t.Errorf("items recorded as failed by a dead backend:\n%s", b)
 	}
 }
+
+func TestRunNeedsChat(t *testing.T) {
+	p := pipeline(t, Parts{}, Options{})
+	if _, err := Run(context.Background(), p, testItems(), RunOptions{Dir: t.TempDir()}); err == nil || !strings.Contains(err.Error(), "chat client") {
+		t.Errorf("error %v", err)
+	}
+}
