@@ -14,7 +14,6 @@ import (
 	"github.com/driftkit/driftkit/index"
 	"github.com/driftkit/driftkit/lean"
 	"github.com/driftkit/driftkit/llm"
-	"github.com/driftkit/driftkit/retrieval"
 	"github.com/driftkit/driftkit/serve/drift"
 )
 
@@ -107,11 +106,9 @@ func runDrift(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	defer closeIx()
-	corpus, ok := any(ix).(retrieval.Corpus)
-	if !ok {
-		return fmt.Errorf("this build's index does not serve the usage graph and entries (retrieval.Corpus) that DRIFT needs yet")
-	}
-	parts := drift.Parts{Search: ix, Corpus: corpus}
+	// The index is both the searcher (the ranking and head of `driftkit
+	// search`) and the corpus (entries and the usage graph).
+	parts := drift.Parts{Search: ix, Corpus: ix}
 	labels := func(w io.Writer) {
 		if ix.Manifest().EncoderFallback && md != index.ModeBM25 {
 			fmt.Fprintln(w, "# dense vectors from the offline hash encoder (fallback)")

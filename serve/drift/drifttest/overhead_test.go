@@ -10,7 +10,6 @@ import (
 	"github.com/driftkit/driftkit/internal/cpu"
 	"github.com/driftkit/driftkit/internal/progress"
 	"github.com/driftkit/driftkit/llm"
-	"github.com/driftkit/driftkit/retrieval"
 	"github.com/driftkit/driftkit/serve/drift"
 	"github.com/driftkit/driftkit/serve/drift/drifttest"
 )
@@ -19,12 +18,6 @@ func TestMain(m *testing.M) {
 	drifttest.ServeIfChild()
 	progress.Quiet = true
 	os.Exit(m.Run())
-}
-
-// corpusOf is the index's retrieval.Corpus view.
-var corpusOf = func(ix *index.Index) (retrieval.Corpus, bool) {
-	c, ok := any(ix).(retrieval.Corpus)
-	return c, ok
 }
 
 // BenchmarkRunnerOverhead measures the runner's own time per item on a
@@ -46,10 +39,6 @@ func BenchmarkRunnerOverhead(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer ix.Close()
-	corpus, ok := corpusOf(ix)
-	if !ok {
-		b.Skip("this build's index does not implement retrieval.Corpus")
-	}
 	items, err := drift.ReadBenchFile(bench)
 	if err != nil {
 		b.Fatal(err)
@@ -64,7 +53,7 @@ func BenchmarkRunnerOverhead(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer c.Close()
-	p, err := drift.New(drift.Parts{Search: ix, Corpus: corpus, Chat: c}, drift.Options{})
+	p, err := drift.New(drift.Parts{Search: ix, Corpus: ix, Chat: c}, drift.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
