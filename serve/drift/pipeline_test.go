@@ -362,3 +362,23 @@ func TestAblations(t *testing.T) {
 		t.Error("contradictory ablations accepted")
 	}
 }
+
+// Options.Exclude (--exclude-bench) holds names out of every item's
+// retrieval and illustration.
+func TestExcludeHoldsOut(t *testing.T) {
+	s := newScript(t)
+	srv := fakeServer(t, s, fakeopenai.Options{})
+	p := pipeline(t, Parts{Chat: client(t, srv, nil)}, Options{Exclude: []string{"Lib.prime_dvd_mul", "Lib.Dvd"}})
+	rec, err := p.Formalize(context.Background(), testItems()[0])
+	if err != nil || rec.Status != "ok" {
+		t.Fatal(err, rec)
+	}
+	for _, pr := range rec.Premises {
+		if pr.Name == "Lib.Dvd" {
+			t.Error("held-out premise retrieved")
+		}
+	}
+	if got := names(rec.Illustrations); slices.Contains(got, "Lib.prime_dvd_mul") || slices.Contains(got, "Lib.Bench.thm1") {
+		t.Errorf("illustrations %v", got)
+	}
+}
