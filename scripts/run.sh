@@ -58,6 +58,11 @@ if built search; then
   "$BIN" search --ws "$WS" "$EXAMPLE"
 else missing+=("search (issue 4)"); fi
 
+if built drift; then
+  step "DRIFT formalization context for the example statement (offline: no LLM)"
+  "$BIN" drift --ws "$WS" --context-only "$EXAMPLE"
+else missing+=("drift (issue 10)"); fi
+
 if [ ${#missing[@]} -gt 0 ]; then
   printf '\nNot built yet, skipped: %s\n' "$(IFS=', '; echo "${missing[*]}")"
 fi

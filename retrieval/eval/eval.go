@@ -12,7 +12,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"strings"
 
@@ -88,14 +87,9 @@ func ReadBenchFile(path string) ([]BenchItem, error) {
 }
 
 // Metrics at one cutoff k, averaged over queries (macro). F1 is the mean of
-// the per-query F1 values (0 when a query has no hit in its top k).
-type Metrics struct {
-	K    int     `json:"k"`
-	P    float64 `json:"precision"`
-	R    float64 `json:"recall"`
-	F1   float64 `json:"f1"`
-	NDCG float64 `json:"ndcg"`
-}
+// the per-query F1 values (0 when a query has no hit in its top k). The
+// scorer is retrieval.ScoreAt, shared with the DRIFT runner.
+type Metrics = retrieval.Metrics
 
 // Report is the result of Retrieval.
 type Report struct {
@@ -327,40 +321,11 @@ func Retrieval(ctx context.Context, s retrieval.Searcher, c retrieval.Corpus, it
 }
 
 // dedupe removes repeats and the query's own name from the gold list.
-func dedupe(gold []string, self string) []string {
-	seen := map[string]bool{self: self != ""}
-	out := []string{}
-	for _, g := range gold {
-		if !seen[g] {
-			seen[g] = true
-			out = append(out, g)
-		}
-	}
-	return out
-}
+func dedupe(gold []string, self string) []string { return retrieval.GoldPremises(gold, self) }
 
 // scoreAt computes one query's metrics at cutoff k.
 func scoreAt(ranked []string, gold map[string]bool, k int) Metrics {
-	hit := 0
-	var dcg float64
-	for i := 0; i < k && i < len(ranked); i++ {
-		if gold[ranked[i]] {
-			hit++
-			dcg += 1 / math.Log2(float64(i+2))
-		}
-	}
-	var idcg float64
-	for i := 0; i < k && i < len(gold); i++ {
-		idcg += 1 / math.Log2(float64(i+2))
-	}
-	m := Metrics{K: k, P: float64(hit) / float64(k), R: float64(hit) / float64(len(gold))}
-	if m.P+m.R > 0 {
-		m.F1 = 2 * m.P * m.R / (m.P + m.R)
-	}
-	if idcg > 0 {
-		m.NDCG = dcg / idcg
-	}
-	return m
+	return retrieval.ScoreAt(ranked, gold, k)
 }
 
 // WriteTable prints the report as an aligned text table (percentages).
