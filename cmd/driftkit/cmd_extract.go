@@ -18,7 +18,8 @@ func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
 func (m *multiFlag) Set(s string) error { *m = append(*m, s); return nil }
 
 // tablesLock is the workspace lock of the stages that write
-// declarations.parquet and modules.parquet (extract, import rauto).
+// declarations.parquet and modules.parquet (extract, import rauto, import
+// jixia, import lean4export).
 const tablesLock = "declarations"
 
 func init() {
