@@ -222,3 +222,28 @@ func TestCancel(t *testing.T) {
 }
 
 func itoa(i int) string { b, _ := json.Marshal(i); return string(b) }
+
+// TestSharedSample imports lean4export's example export kept outside the
+// repository (../shared/samples/extractors, format 3.0.0); machines without
+// it skip.
+func TestSharedSample(t *testing.T) {
+	p := filepath.Join("..", "..", "..", "..", "shared", "samples", "extractors", "lean4export_Nat.add_succ.ndjson")
+	if _, err := os.Stat(p); err != nil {
+		t.Skipf("sample not on this machine: %v", err)
+	}
+	st, m := importFile(t, p)
+	if st.WarningCount != 0 || st.Meta.Format.Version != "3.0.0" || len(m) != 21 {
+		t.Fatalf("%d rows, stats %+v", len(m), st)
+	}
+	thm := m["Nat.add_succ"]
+	if !slices.Equal(thm.StatementDeps, []string{"Nat", "Eq", "HAdd.hAdd", "instHAdd", "instAddNat", "Nat.succ"}) ||
+		thm.Signature != "(n : Nat) (m : Nat) : Eq (HAdd.hAdd n (Nat.succ m)) (Nat.succ (HAdd.hAdd n m))" {
+		t.Errorf("Nat.add_succ %+v", thm)
+	}
+	if m["Add"].Kind != "class" || m["Add.add"].Kind != "projection" || m["instAddNat"].Kind != "instance" {
+		t.Errorf("kinds: Add %s, Add.add %s, instAddNat %s", m["Add"].Kind, m["Add.add"].Kind, m["instAddNat"].Kind)
+	}
+	if _, ok := m["Nat.rec"]; ok {
+		t.Error("a recursor became a row")
+	}
+}
