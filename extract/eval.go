@@ -223,7 +223,8 @@ func Eval(declsPath, refPath string, opt EvalOptions) (*EvalReport, error) {
 // Statement dependencies: for each reference row in scope that we extracted,
 // the gold set is its premises; the predicted set is our statement_deps
 // restricted to names that are rows of the reference, because the reference
-// can only name premises it holds as rows. Counts are micro-averaged.
+// can only name premises it holds as rows (for a workspace reference the
+// gold set is restricted the same way). Counts are micro-averaged.
 // StmtDepsRes additionally drops gold premises absent from our table (e.g.
 // Lean core when its sources are not given).
 func EvalReference(declsPath string, ref *Reference, opt EvalOptions) (*EvalReport, error) {
@@ -383,7 +384,10 @@ func EvalReference(declsPath string, ref *Reference, opt EvalOptions) (*EvalRepo
 		rep.StmtRows++
 		gold := map[string]bool{}
 		for _, p := range r.Premises {
-			if p != r.Name {
+			// a sampled reference's premises are rows by construction; a
+			// workspace's may name constants it has no row for (Lean core,
+			// packages not imported), which neither side can be scored on
+			if _, in := refNames[p]; p != r.Name && (ref.Sampled || in) {
 				gold[p] = true
 			}
 		}
@@ -427,7 +431,7 @@ func EvalReference(declsPath string, ref *Reference, opt EvalOptions) (*EvalRepo
 		if ref.HasProofDeps {
 			pg := map[string]bool{}
 			for _, p := range r.ProofDeps {
-				if p != r.Name {
+				if _, in := refNames[p]; p != r.Name && in {
 					pg[p] = true
 				}
 			}
