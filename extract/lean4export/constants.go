@@ -3,6 +3,7 @@ package lean4export
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	"github.com/driftkit/driftkit/dataset"
 	"github.com/driftkit/driftkit/extract/elab"
@@ -362,17 +363,36 @@ func (im *importer) isAux(id uint32) bool {
 	return aux
 }
 
-// display is the row name of a constant.
+// display is the row name of a constant (memoised: dependency lists ask for
+// the same constants again and again).
 func (im *importer) display(id uint32) string {
+	if s, ok := im.disp[id]; ok {
+		return s
+	}
 	n, _ := elab.Normalize(im.names.full(id))
+	im.disp[id] = n
 	return n
 }
 
+// names2 turns resolved constant ids (already distinct) into row names;
+// two private constants can share a display name, so it dedupes again.
 func (im *importer) names2(ids []uint32) []string {
 	out := make([]string, 0, len(ids))
-	seen := make(map[string]bool, len(ids))
+	var seen map[string]bool // only for long lists
 	for _, id := range ids {
 		n := im.display(id)
+		if seen == nil && len(out) < 32 {
+			if !slices.Contains(out, n) {
+				out = append(out, n)
+			}
+			continue
+		}
+		if seen == nil {
+			seen = make(map[string]bool, 2*len(ids))
+			for _, m := range out {
+				seen[m] = true
+			}
+		}
 		if !seen[n] {
 			seen[n] = true
 			out = append(out, n)

@@ -163,7 +163,8 @@ type importer struct {
 	aux      map[uint32][]uint32 // auxiliary constant → the non-auxiliary constants it stands for
 	auxState []uint8             // 0 unknown, 1 auxiliary, 2 not
 	explicit map[uint32]explicitArgs
-	declared map[uint32]bool // constants read so far
+	disp     map[uint32]string // row names of constants
+	declared map[uint32]bool   // constants read so far
 
 	// structure-like inductives, written at the end once their projections
 	// said whether they are classes
@@ -180,7 +181,7 @@ func newImporter(path string, opts Options, sink rowSink) *importer {
 	}
 	return &importer{path: path, opts: opts, sink: sink, names: newNameTable(), levels: newLevelTable(),
 		ex:  exprTable{letBody: map[uint32]uint32{}},
-		aux: map[uint32][]uint32{}, explicit: map[uint32]explicitArgs{}, declared: map[uint32]bool{},
+		aux: map[uint32][]uint32{}, explicit: map[uint32]explicitArgs{}, disp: map[uint32]string{}, declared: map[uint32]bool{},
 		pendingIdx: map[uint32]int{}, classes: map[uint32]bool{}, hasFields: map[uint32]bool{}}
 }
 

@@ -302,27 +302,47 @@ func Large(w io.Writer, decls, typeSize, valueSize int, seed uint64) (int64, err
 	}
 	sortE := newExpr(`"sort":1`)
 	bv := newExpr(`"bvar":0`)
-	var constNames []uint32 // declared constants
-	var constExpr []uint32  // their const expressions
-	var pool []uint32       // expressions to share
+	var constExpr []uint32 // const expressions of the declared constants
+	// pool holds small shared subterms (instance arguments, types: what
+	// hash-consing shares across a real library); the spine of each term is
+	// its own, so what one declaration reaches stays the size of its term.
+	var pool []uint32
+	small := func() uint32 {
+		e := bv
+		if len(constExpr) > 0 {
+			e = constExpr[r.IntN(len(constExpr))]
+		}
+		for j := r.IntN(4); j > 0; j-- {
+			if len(constExpr) > 0 && r.IntN(2) == 0 {
+				e = newExpr(`"app":{"fn":%d,"arg":%d}`, constExpr[r.IntN(len(constExpr))], e)
+			} else {
+				e = newExpr(`"app":{"fn":%d,"arg":%d}`, e, bv)
+			}
+		}
+		return e
+	}
 	build := func(size int) uint32 {
 		e := bv
 		for i := 0; i < size; i++ {
 			switch k := r.IntN(10); {
-			case k < 4 && len(constExpr) > 0:
+			case k < 3 && len(constExpr) > 0:
 				e = newExpr(`"app":{"fn":%d,"arg":%d}`, constExpr[r.IntN(len(constExpr))], e)
-			case k < 6 && len(pool) > 0:
-				e = newExpr(`"app":{"fn":%d,"arg":%d}`, e, pool[r.IntN(len(pool))])
+			case k < 6:
+				var arg uint32
+				if len(pool) > 0 && r.IntN(4) > 0 {
+					arg = pool[r.IntN(len(pool))]
+				} else {
+					arg = small()
+					pool = append(pool, arg)
+					if len(pool) > 4096 {
+						pool = pool[len(pool)-4096:]
+					}
+				}
+				e = newExpr(`"app":{"fn":%d,"arg":%d}`, e, arg)
 			case k < 8:
 				e = newExpr(`"lam":{"name":%d,"type":%d,"body":%d,"binderInfo":"default"}`, x, sortE, e)
 			default:
 				e = newExpr(`"app":{"fn":%d,"arg":%d}`, e, bv)
-			}
-			if r.IntN(8) == 0 {
-				pool = append(pool, e)
-				if len(pool) > 4096 {
-					pool = pool[len(pool)-4096:]
-				}
 			}
 		}
 		return e
@@ -336,7 +356,6 @@ func Large(w io.Writer, decls, typeSize, valueSize int, seed uint64) (int64, err
 		} else {
 			emit(`{"def":{"name":%d,"levelParams":[],"type":%d,"value":%d,"hints":{"regular":1},"safety":"safe","all":[%d]}}`+"\n", n, typ, val, n)
 		}
-		constNames = append(constNames, n)
 		constExpr = append(constExpr, newExpr(`"const":{"name":%d,"us":[]}`, n))
 	}
 	if err := bw.Flush(); err != nil {
