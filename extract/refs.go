@@ -59,6 +59,7 @@ var termKeywords = map[string]bool{
 	"termination_by": true, "decreasing_by": true, "only": true, "generalizing": true, "extends": true,
 	"structure": true, "class": true, "instance": true, "Type*": true, "Sort*": true, "_": true, "to": true,
 	"open": true, "set_option": true, "says": true, "try": true, "at?": true, "mod_cast": true, "hiding": true,
+	"using!": true, "sorry": true, "admit": true,
 }
 
 // tacticWords are tactic names that coincide with declarations; they are
@@ -88,7 +89,7 @@ var tacticWords = map[string]bool{
 var binderSymbols = map[string]bool{
 	"λ": true, "∀": true, "∃": true, "∃!": true, "Π": true, "Σ": true, "Σ'": true, "∑": true, "∏": true,
 	"⋃": true, "⋂": true, "⨆": true, "⨅": true, "∫": true, "∮": true, "⨁": true, "∐": true, "∫⁻": true,
-	"⋃₀": true, "∑ᶠ": true, "∏ᶠ": true,
+	"⋃₀": true, "∑ᶠ": true, "∏ᶠ": true, "∀ᶠ": true, "∃ᶠ": true, "∀ᵐ": true, "∃ᵐ": true,
 }
 
 // nameIntro tactics/terms bind the identifiers that follow them up to the end
@@ -99,6 +100,7 @@ var nameIntro = map[string]bool{
 	"rcases": true, "funext": true, "by_cases": true, "generalize": true, "set": true, "lift": true,
 	"induction'": true, "cases'": true, "with": true, "have": true, "haveI": true, "let": true, "letI": true,
 	"suffices": true, "refine_lift": true, "peel": true, "contrapose!": true, "push_neg": false, "filter_upwards": false,
+	"replace": true, "observe": true, "choose!": true, "obtain!": false,
 }
 
 // anywhereIntro bind names wherever they occur (terms, not only tactics).
@@ -186,6 +188,10 @@ func (f *file) collectRefs(i, j int, loc *locals, out []ref) []ref {
 						pendRecv, pendAt = f.groupReceiver(o, k, loc), k+2
 					}
 				}
+			case s == "[" && k+1 < j && f.toks[k+1].Kind == TokIdent && f.toks[k+1].Start == t.End:
+				// notation led by a bracket and a word: a ≡ b [ZMOD n]; the word
+				// is read on its own only if no such notation resolves
+				out = append(out, ref{name: "[" + f.text(k+1), sym: true, recv: symLong})
 			case binderSymbols[s]:
 				if e := f.scanBinders(k+1, j, loc); e > binderEnd {
 					binderEnd = e
@@ -255,8 +261,8 @@ func (f *file) collectRefs(i, j int, loc *locals, out []ref) []ref {
 		if f.is(k+1, ":=") && (f.is(k-1, "(") || f.is(k-1, ",") || f.is(k-1, "{") || t.Flags&FlagLineStart != 0) {
 			continue // named argument or structure-instance field
 		}
-		if t.Flags&FlagLineStart != 0 && f.fieldWithBinders(k+1, j) {
-			continue // `map_add' x y := …` in a structure instance
+		if (t.Flags&FlagLineStart != 0 || f.is(k-1, "{") || f.is(k-1, ",")) && f.fieldWithBinders(k+1, j) {
+			continue // `map_add' x y := …`, `{ toFun p := …` in a structure instance
 		}
 		if tacticWords[s] && (t.Flags&FlagLineStart != 0 || f.is(k-1, "by") || f.is(k-1, "·") || f.is(k-1, ";") || f.is(k-1, "<;>") || f.is(k-1, "=>")) {
 			continue
@@ -285,10 +291,11 @@ func (f *file) collectRefs(i, j int, loc *locals, out []ref) []ref {
 			loc.add(s, "")
 			continue
 		}
-		if k+1 < j && f.is(k+1, "[") && f.toks[k+1].Start == t.End {
-			// notation that starts with a word: H[X ; μ], 𝓝[s] x; the word
-			// is read on its own only if no such notation resolves
-			out = append(out, ref{name: s + "[", sym: true, recv: symLong})
+		if k+1 < j && (f.is(k+1, "[") || f.is(k+1, "(")) && f.toks[k+1].Start == t.End {
+			// notation that starts with a word: H[X ; μ], 𝓝[s] x, SL(2, ℤ)
+			// (application needs a space); the word is read on its own only
+			// if no such notation resolves
+			out = append(out, ref{name: s + f.text(k+1), sym: true, recv: symLong})
 		}
 		out = append(out, ref{name: s})
 	}
@@ -563,6 +570,7 @@ func (f *file) scanIntroIn(k, j int, loc *locals, pattern bool) {
 				if depth < 0 {
 					return
 				}
+				colon = false // ⟨e : T, he⟩: the ascription ends with its component
 				continue
 			}
 			if depth == 0 && (s == ":=" || s == ":" || s == "=>" || s == "|" && !pattern || s == ";" || s == "<;>") {
@@ -570,6 +578,9 @@ func (f *file) scanIntroIn(k, j int, loc *locals, pattern bool) {
 			}
 			if s == ":" {
 				colon = true
+			}
+			if s == "," || s == "|" {
+				colon = false
 			}
 			continue
 		}

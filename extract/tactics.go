@@ -55,6 +55,20 @@ func (f *file) tacticSkips(i, j int) []bool {
 			}
 			mark(k)
 			w := f.text(k)
+			if w == "first" {
+				// first | tac | tac: every alternative starts a tactic
+				line, d := f.toks[k].Line, 0
+				for m := k + 1; m < j && f.toks[m].Line == line; m++ {
+					switch s := f.text(m); {
+					case isOpener(s):
+						d++
+					case isCloser(s):
+						d--
+					case d == 0 && s == "|" && m+1 < j:
+						mark(m + 1)
+					}
+				}
+			}
 			if !tacticCombinators[w] {
 				return
 			}
@@ -114,6 +128,12 @@ func (f *file) tacticSkips(i, j int) []bool {
 			continue
 		}
 		if t.Kind == TokIdent && f.text(k) == "by" && k+1 < j {
+			if (f.is(k+1, "{") || f.is(k+1, "(")) && k+2 < j {
+				// by { tac; tac } and by (tac): the block is inside the brackets
+				blocks = append(blocks, block{col: f.charCol(k + 2), depth: depth + 1})
+				head(k + 2)
+				continue
+			}
 			blocks = append(blocks, block{col: f.charCol(k + 1), depth: depth})
 			head(k + 1)
 		}

@@ -10,8 +10,6 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
-
-	"github.com/driftkit/driftkit/dataset"
 )
 
 // unresolvedUse is one identifier that did not resolve, in the declaration
@@ -267,13 +265,60 @@ func classifyUnresolved(u unresolvedUse, missing []string) (class, pkg string) {
 	if u.decl != nil {
 		code = u.decl.row.Code
 	}
-	if !strings.Contains(u.name, ".") && bindsIn(code, u.name) {
+	if !strings.Contains(u.name, ".") && (bindsIn(code, u.name) || looksLocal(u.name)) {
 		return UnresolvedBinder, ""
+	}
+	if syntaxWord(code, u.name) {
+		return UnresolvedSyntax, ""
 	}
 	if len(missing) > 0 {
 		return UnresolvedMissingPackage, strings.Join(missing, ",")
 	}
 	return UnresolvedUnknown, ""
+}
+
+// looksLocal reports hypothesis names (h, hx, h₁, hab', h_card): Mathlib's
+// naming convention keeps them for local hypotheses, so an unresolved one is
+// a binder the reader lost, whatever packages are missing.
+func looksLocal(name string) bool {
+	rs := []rune(name)
+	if len(rs) == 0 || rs[0] != 'h' || len(rs) > 8 {
+		return false
+	}
+	for _, r := range rs[1:] {
+		if !(r == '_' || r == '\'' || unicode.IsLetter(r) && r < 0x80 || unicode.IsDigit(r) || isSubScriptAlnum(r)) {
+			return false
+		}
+	}
+	// hom, hash, head, hyp… are words, not hypothesis names: h plus a word
+	// longer than three letters is left to the other rules
+	return len(rs) <= 4 || strings.ContainsAny(name, "_'₀₁₂₃₄₅₆₇₈₉0123456789")
+}
+
+// syntaxKeywords are words of Lean syntax that are never constants.
+var syntaxKeywords = map[string]bool{"unsafe": true, "partial": true, "mutual": true, "noncomputable": true,
+	"private": true, "protected": true, "deriving": true, "instance": true, "termination_by": true,
+	"decreasing_by": true, "nofun": true, "nomatch": true}
+
+// syntaxWord reports whether name is syntax rather than a reference: a
+// tactic name the reader knows (left where its block tracking lost the
+// tactic position), a keyword, or the word of a bracket-led notation such
+// as [ZMOD n] (written right after the bracket).
+func syntaxWord(code, name string) bool {
+	if tacticWords[name] || nameIntro[name] || syntaxKeywords[name] || tacticCombinators[name] {
+		return true
+	}
+	for off := 0; ; {
+		i := strings.Index(code[off:], name)
+		if i < 0 {
+			return false
+		}
+		i += off
+		off = i + len(name)
+		if wordAt(code, i, len(name)) && i > 0 && code[i-1] == '[' && strings.ToUpper(name) == name {
+			return true // [ZMOD n], [PMOD p]: notation words are upper case (simp [foo] lists are not)
+		}
+	}
 }
 
 // binderOpeners introduce names bound up to the next ',' '↦' '=>' or ':'.
@@ -339,9 +384,24 @@ func boundAt(code string, i, n int) bool {
 	j := 0
 	for j < len(after) && j < 200 {
 		r, w := utf8.DecodeRuneInString(after[j:])
-		switch {
-		case r == ' ' || r == '\t' || isIdentRune(r) || r == '⟩' || r == ')' && false:
+		if r == ' ' || r == '\t' {
 			j += w
+			continue
+		}
+		if isIdentRune(r) {
+			// another name of the same group; a keyword (fun, by) ends it
+			e := j
+			for e < len(after) {
+				r2, w2 := utf8.DecodeRuneInString(after[e:])
+				if !isIdentRune(r2) {
+					break
+				}
+				e += w2
+			}
+			if termKeywords[after[j:e]] {
+				return false
+			}
+			j = e
 			continue
 		}
 		break
@@ -481,5 +541,3 @@ func (rep *UnresolvedReport) WriteSummary(w io.Writer, modules, idents int) {
 		fmt.Fprintf(w, "  %5d  %s (%s)\n", m.Unresolved, m.Module, strings.Join(parts, ", "))
 	}
 }
-
-var _ = dataset.KindTheorem
