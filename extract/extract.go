@@ -193,6 +193,17 @@ func walkSource(s *Source) ([]srcFile, error) {
 		out = append(out, srcFile{src: s, abs: abs, rel: rel, module: ModuleName(rel)})
 		return nil
 	})
+	if err == nil && s.root != "" {
+		// …/Std next to Std.lean: the library's root file (its module Std
+		// imports the whole library, and others import it)
+		if abs, aerr := filepath.Abs(s.Dir); aerr == nil && filepath.Dir(abs) == s.root {
+			rootFile := filepath.Join(s.root, filepath.Base(abs)+".lean")
+			if fi, serr := os.Stat(rootFile); serr == nil && !fi.IsDir() {
+				rel := filepath.Base(rootFile)
+				out = append(out, srcFile{src: s, abs: rootFile, rel: rel, module: ModuleName(rel)})
+			}
+		}
+	}
 	sort.Slice(out, func(i, j int) bool { return out[i].rel < out[j].rel })
 	return out, err
 }
