@@ -54,6 +54,7 @@ func TestPorting(t *testing.T) {
 		{"a field's own binders are locals", !has(m["Porting.Uniformish.eq_of_mem"].StatementDeps, "Porting.x")},
 		{"… in the structure's row too", !has(m["Porting.Uniformish"].StatementDeps, "Porting.x")},
 		{"Cyc(n) resolves to its notation", has(m["Porting.cyc_notation"].StatementDeps, "Porting.Cyclic")},
+		{"→SL[σ] resolves, SL is not a name", has(m["Porting.semilinear_notation"].StatementDeps, "Porting.SemilinearMap'")},
 	} {
 		if !c.ok {
 			t.Errorf("%s", c.what)

@@ -59,7 +59,7 @@ var termKeywords = map[string]bool{
 	"termination_by": true, "decreasing_by": true, "only": true, "generalizing": true, "extends": true,
 	"structure": true, "class": true, "instance": true, "Type*": true, "Sort*": true, "_": true, "to": true,
 	"open": true, "set_option": true, "says": true, "try": true, "at?": true, "mod_cast": true, "hiding": true,
-	"using!": true, "sorry": true, "admit": true,
+	"using!": true, "sorry": true, "admit": true, "protected": true, "private": true,
 }
 
 // tacticWords are tactic names that coincide with declarations; they are
@@ -290,6 +290,10 @@ func (f *file) collectRefs(i, j int, loc *locals, out []ref) []ref {
 			// with a namespace still resolve)
 			loc.add(s, "")
 			continue
+		}
+		if k > i && k+1 < j && f.is(k+1, "[") && f.toks[k+1].Start == t.End && f.toks[k-1].End == t.Start &&
+			f.toks[k-1].Kind == TokSymbol && f.text(k-1)[0] >= 0x80 {
+			continue // E →SL[σ] F: the word inside a symbol-led notation, read with it
 		}
 		if k+1 < j && (f.is(k+1, "[") || f.is(k+1, "(")) && f.toks[k+1].Start == t.End {
 			// notation that starts with a word: H[X ; μ], 𝓝[s] x, SL(2, ℤ)

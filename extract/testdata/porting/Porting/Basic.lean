@@ -61,3 +61,15 @@ end Porting
 /-- A root namespace with the same last name, so that `open Porting Measure`
 must open both `Measure` and `Porting.Measure`. -/
 theorem Measure.root_lemma : True := trivial
+
+namespace Porting
+
+/-- Semilinear maps, written `E →SL[σ] F`: the word `SL` belongs to the
+notation, not to the names to resolve. -/
+def SemilinearMap' (σ E F : Type u) : Type u := E → F
+
+notation:25 E " →SL[" σ "] " F => SemilinearMap' σ E F
+
+theorem semilinear_notation (σ E : Type u) (f : E →SL[σ] E) : f = f := rfl
+
+end Porting
