@@ -114,3 +114,34 @@ func TestElaboratedImportsThroughPipeline(t *testing.T) {
 }
 
 func io0() *bytes.Buffer { return &bytes.Buffer{} }
+
+// TestImportCommandErrors: bad invocations exit 2 before touching a
+// workspace; a malformed export exits 1 naming file and line.
+func TestImportCommandErrors(t *testing.T) {
+	progress.Quiet = true
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.ndjson")
+	os.WriteFile(bad, []byte(`{"meta":{"exporter":{"name":"lean4export","version":"3.1.0"},"format":{"version":"3.1.0"},"lean":{"githash":"0","version":"4"}}}`+"\n"+`{"ie":0,"app":{"fn":7,"arg":8}}`+"\n"), 0o644)
+	decl := filepath.Join(dir, "M.decl.json")
+	os.WriteFile(decl, []byte("[]"), 0o644)
+	ws := filepath.Join(dir, "ws")
+	for _, c := range []struct {
+		args []string
+		code int
+		msg  string
+	}{
+		{[]string{"import", "jixia", "--ws", ws}, 2, "required"},
+		{[]string{"import", "jixia", "--ws", ws, "--library", "x", "--decl", decl}, 2, "1 --decl files but 0 --sym"},
+		{[]string{"import", "lean4export", "--ws", ws, "--library", "x"}, 2, "one export file"},
+		{[]string{"import", "lean4export", "--ws", ws, "--library", "x", filepath.Join(dir, "nope.ndjson")}, 1, "no such file"},
+		{[]string{"import", "lean4export", "--ws", ws, "--library", "x", "--quiet", bad}, 1, bad + ":2:"},
+	} {
+		var stderr bytes.Buffer
+		if code := run(c.args, io0(), &stderr); code != c.code || !strings.Contains(stderr.String(), c.msg) {
+			t.Errorf("%v: exit %d, stderr %q; want %d and %q", c.args, code, stderr.String(), c.code, c.msg)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(ws, dataset.DeclarationsFile)); err == nil {
+		t.Error("a failed import wrote a table")
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"runtime/debug"
 
 	"github.com/driftkit/driftkit/dataset"
 	"github.com/driftkit/driftkit/extract/lean4export"
@@ -34,6 +35,13 @@ func runImportLean4export(ctx context.Context, env *Env, args []string) error {
 	path := fs.Arg(0)
 	if _, err := os.Stat(path); err != nil {
 		return err // before creating the workspace
+	}
+	if os.Getenv("GOGC") == "" {
+		// The expression tables are most of the heap and never garbage:
+		// collecting at half the default growth keeps peak RSS near them
+		// (560 MB instead of 730 MB on a 24.6M-expression export) for a few
+		// percent more CPU. The binary decides this, not the package.
+		defer debug.SetGCPercent(debug.SetGCPercent(50))
 	}
 	ws, err := dataset.Open(*wsDir)
 	if err != nil {

@@ -467,7 +467,7 @@ func (m *module) declaration(d *declaration, line, index int) error {
 			row.Opens = append(row.Opens, string(o.Simple.Namespace))
 		}
 	}
-	m.deps(row)
+	m.depsAt(row, line, index)
 	m.add(row)
 	m.st.Written++
 	for ci := range d.Constructors {
@@ -498,7 +498,7 @@ func (m *module) declaration(d *declaration, line, index int) error {
 		} else if c.Signature.PP != nil {
 			cr.Signature = strings.TrimSpace(*c.Signature.PP)
 		}
-		m.deps(cr)
+		m.depsAt(cr, line, index)
 		m.add(cr)
 		m.st.Written++
 	}
@@ -515,10 +515,19 @@ func (m *module) add(d *dataset.Declaration) {
 }
 
 // deps fills a row's dependencies from its symbol.
-func (m *module) deps(d *dataset.Declaration) {
+func (m *module) deps(d *dataset.Declaration) { m.depsAt(d, 0, -1) }
+
+// depsAt is deps for a row from the declaration file's element at line and
+// index, which a missing symbol is reported against.
+func (m *module) depsAt(d *dataset.Declaration, line, index int) {
 	s := m.syms[d.Name]
 	if s == nil {
-		m.warn(fmt.Errorf("%s: declaration %s has no symbol in %s (no dependencies)", m.pair.Decl, d.Name, m.pair.Sym))
+		if line > 0 {
+			m.warn(&elab.RecordError{Path: m.pair.Decl, Line: line, Record: index,
+				Err: fmt.Errorf("declaration %s has no symbol in %s (no dependencies)", d.Name, m.pair.Sym)})
+		} else {
+			m.warn(fmt.Errorf("%s: declaration %s has no symbol in %s (no dependencies)", m.pair.Decl, d.Name, m.pair.Sym))
+		}
 		d.StatementDeps, d.ProofDeps = []string{}, []string{}
 		return
 	}
