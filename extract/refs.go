@@ -292,7 +292,7 @@ func (f *file) collectRefs(i, j int, loc *locals, out []ref) []ref {
 			continue
 		}
 		if k > i && k+1 < j && f.is(k+1, "[") && f.toks[k+1].Start == t.End && f.toks[k-1].End == t.Start &&
-			f.toks[k-1].Kind == TokSymbol && f.text(k-1)[0] >= 0x80 {
+			f.toks[k-1].Kind == TokSymbol && f.text(k - 1)[0] >= 0x80 {
 			continue // E →SL[σ] F: the word inside a symbol-led notation, read with it
 		}
 		if k+1 < j && (f.is(k+1, "[") || f.is(k+1, "(")) && f.toks[k+1].Start == t.End {
