@@ -44,6 +44,12 @@ instance {α : Type u} {β : Type v} (f : α → β) (g : β → α) : Finiteish
 
 instance {α : Type u} {β : Type v} : Finiteish (α × β) := ⟨trivial⟩
 
+/-- A class of functions, for an instance on a composition. -/
+class Nice (f : Nat → Nat) : Prop where
+  nice : True
+
+instance (f g : Nat → Nat) : Nice (f ∘ g) := ⟨trivial⟩
+
 /-- A field with strict-implicit binders between named hypotheses: the
 reader still takes `hx` for a constant (reported as a binder). -/
 structure Uniformish (s : Nat → Prop) : Prop where

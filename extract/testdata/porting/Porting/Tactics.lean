@@ -69,7 +69,8 @@ theorem this_field (a b : Nat) (h : a = b) : b = a := by
 
 theorem replace_and_choose (h : ∀ n : Nat, ∃ m, n < m) : True := by
   replace h' : ∀ n : Nat, ∃ m, n < m := h
-  choose! f hf using h'
+  observe h'' : ∀ n : Nat, ∃ m, n < m
+  choose! f hf using h''
   exact trivial
 
 theorem universe_names {α : Type u_1} {β : Type u_2} (a : α) (b : β) : (a, b).1 = a := rfl
