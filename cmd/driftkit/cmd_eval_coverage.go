@@ -7,7 +7,7 @@ import (
 
 	"github.com/driftkit/driftkit/dataset"
 	"github.com/driftkit/driftkit/extract"
-	"github.com/driftkit/driftkit/index"
+	"github.com/driftkit/driftkit/retrieval/eval"
 )
 
 func init() {
@@ -33,7 +33,7 @@ func runEvalCoverage(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	items, err := index.ReadBenchFile(*bench)
+	items, err := eval.ReadBenchFile(*bench)
 	if err != nil {
 		return err
 	}
