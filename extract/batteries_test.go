@@ -55,19 +55,32 @@ def Coprime (m n : Nat) : Prop := gcd m n = 1
 
 end Nat
 `})
+	writeTree(t, filepath.Join(root, "proj"), map[string]string{
+		"Proj/Use.lean": "import Mathlib.Data.Coprime\n\ntheorem Proj.t : zzzTypo = 0 := sorry\n",
+	})
+	proj := Source{Dir: filepath.Join(root, "proj"), Library: "proj", Revision: "p"}
 	mathlib := Source{Dir: filepath.Join(root, "mathlib", "Mathlib"), Library: "mathlib", Revision: "m"}
 	batteries := Source{Dir: filepath.Join(root, "batteries", "Batteries"), Library: "batteries", Revision: "b"}
 
 	ws, _ := dataset.Open(t.TempDir())
-	res, err := Run(context.Background(), ws, Options{Report: true, Sources: []Source{mathlib}})
+	res, err := Run(context.Background(), ws, Options{Report: true, Sources: []Source{proj, mathlib}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(res.Report.MissingPackages) != 1 || res.Report.MissingPackages[0].Package != "Batteries" {
 		t.Fatalf("missing packages %+v", res.Report.MissingPackages)
 	}
-	if l := res.Report.Libraries[0]; l.ByClass[UnresolvedMissingPackage] != 1 || l.Unresolved != 1 {
-		t.Errorf("alone: %+v", l)
+	libs := map[string]LibraryUnresolved{}
+	for _, l := range res.Report.Libraries {
+		libs[l.Library] = l
+	}
+	if l := libs["mathlib"]; l.ByClass[UnresolvedMissingPackage] != 1 || l.Unresolved != 1 {
+		t.Errorf("mathlib alone: %+v", l)
+	}
+	// the project sees Batteries only through Mathlib: its typo is not
+	// blamed on Batteries
+	if l := libs["proj"]; l.ByClass[UnresolvedUnknown] != 1 || l.Unresolved != 1 {
+		t.Errorf("project: %+v", l)
 	}
 	mods, _ := dataset.ReadTable[dataset.Module](ws.Path(dataset.ModulesFile))
 	if !slices.ContainsFunc(mods, func(m dataset.Module) bool { return m.Name == "Mathlib" }) {
