@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -16,12 +17,39 @@ import (
 // PremiseMarker follows each premise in a RAutoformalizer library header.
 const PremiseMarker = rauto.PremiseMarker
 
-// RefRow is one row of a RAutoformalizer library.jsonl, with its premises
-// resolved from row indices to names.
+// RefRow is one declaration of an elaborated reference, whatever its
+// format: a RAutoformalizer library row, or a row of a workspace made by an
+// importer of elaborated exports (import jixia, import lean4export).
 type RefRow struct {
-	rauto.Row
-	premiseNames  []string
-	normalizedKnd string
+	Name string
+	Kind string
+	// Source is the row's library (RAutoformalizer's code_src: con-nf,
+	// mathlib4, lean4; a workspace row's library).
+	Source string
+	// Path is the source file (def_path); Lines its 1-based line span, zero
+	// when the reference does not know it (lean4export).
+	Path  string
+	Lines [2]int
+	// Premises are the gold statement dependencies; ProofDeps the gold proof
+	// dependencies when the reference has them (workspace references).
+	Premises  []string
+	ProofDeps []string
+}
+
+// Reference is an elaborated account of a library that a source extraction
+// is scored against.
+type Reference struct {
+	Label string
+	Rows  []RefRow
+	// Sampled: the reference holds a sample of each library, not every
+	// declaration (RAutoformalizer's library), so precision is measured only
+	// on our rows whose lines overlap a reference row's.
+	Sampled bool
+	// HasProofDeps: the rows carry proof dependencies worth scoring.
+	HasProofDeps bool
+	// Scope is the default set of sources whose rows are scored for
+	// dependencies.
+	Scope []string
 }
 
 // auxRe matches compiler-generated auxiliary declarations.
@@ -32,7 +60,7 @@ var ErrReference = errors.New("malformed reference")
 
 // ReadReference reads a RAutoformalizer library.jsonl with the same reader
 // as `import rauto`, so both agree on what the file says.
-func ReadReference(path string) ([]RefRow, error) {
+func ReadReference(path string) (*Reference, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -42,19 +70,58 @@ func ReadReference(path string) ([]RefRow, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrReference, err)
 	}
-	rows := make([]RefRow, len(lib.Rows))
+	ref := &Reference{Label: path, Sampled: true, Rows: make([]RefRow, len(lib.Rows))}
 	for i, r := range lib.Rows {
-		rows[i] = RefRow{Row: r, normalizedKnd: rauto.Kind(r.PType)}
-	}
-	for i := range rows {
-		for _, p := range rows[i].UsedPremises {
-			if p < 0 || p >= len(rows) {
+		rr := RefRow{Name: r.FullName, Kind: rauto.Kind(r.PType), Source: r.CodeSrc, Path: r.DefPath}
+		if len(r.Pos) == 2 {
+			rr.Lines = [2]int{r.Pos[0], r.Pos[1]}
+		}
+		for _, p := range r.UsedPremises {
+			if p < 0 || p >= len(lib.Rows) {
 				return nil, fmt.Errorf("%s: row %d: %w: premise index %d out of range", path, i+1, ErrReference, p)
 			}
-			rows[i].premiseNames = append(rows[i].premiseNames, rows[p].FullName)
+			rr.Premises = append(rr.Premises, lib.Rows[p].FullName)
+		}
+		ref.Rows[i] = rr
+	}
+	seen := map[string]bool{}
+	for _, r := range ref.Rows {
+		if r.Source != "mathlib4" && r.Source != "lean4" && !seen[r.Source] {
+			seen[r.Source] = true
+			ref.Scope = append(ref.Scope, r.Source)
 		}
 	}
-	return rows, nil
+	sort.Strings(ref.Scope)
+	return ref, nil
+}
+
+// ReadReferenceTable reads the declarations.parquet of a workspace made by
+// an importer of elaborated exports (or any workspace) as a reference: every
+// row with its statement and proof dependencies.
+func ReadReferenceTable(declsPath string) (*Reference, error) {
+	ref := &Reference{Label: declsPath, HasProofDeps: true}
+	seen := map[string]bool{}
+	err := dataset.EachRow(declsPath, func(d *dataset.Declaration) error {
+		r := RefRow{Name: strings.Clone(d.Name), Kind: strings.Clone(d.Kind), Source: strings.Clone(d.Library),
+			Path: strings.Clone(d.Path), Premises: slices.Clone(d.StatementDeps), ProofDeps: slices.Clone(d.ProofDeps)}
+		if d.LineStart > 0 {
+			r.Lines = [2]int{int(d.LineStart), int(d.LineEnd)}
+		}
+		if !seen[r.Source] {
+			seen[r.Source] = true
+			ref.Scope = append(ref.Scope, r.Source)
+		}
+		ref.Rows = append(ref.Rows, r)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrReference, err)
+	}
+	if len(ref.Rows) == 0 {
+		return nil, fmt.Errorf("%s: %w: no declarations", declsPath, ErrReference)
+	}
+	sort.Strings(ref.Scope)
+	return ref, nil
 }
 
 // KindScore is name recall/precision for one kind.
@@ -105,9 +172,17 @@ type EvalReport struct {
 	NamesBySrc  map[string]KindScore `json:"names_by_source"`
 	StmtDeps    PRF                  `json:"statement_deps"`
 	StmtDepsRes PRF                  `json:"statement_deps_resolvable"`
-	StmtRows    int                  `json:"statement_rows"`
-	MissingName []string             `json:"missing_names_sample"`
-	WorstDeps   []DepDiff            `json:"dependency_differences_sample"`
+	// StmtDepsPremise keeps only premises of premise kinds (definitions,
+	// structures, classes, …; not theorems or instances) on both sides: the
+	// part of an elaborated type a reader of the source can name.
+	StmtDepsPremise PRF `json:"statement_deps_premise_kinds"`
+	// ProofDeps is scored when the reference has proof dependencies
+	// (workspace references): ours against the constants of the elaborated
+	// proof, restricted to reference names.
+	ProofDeps   *PRF      `json:"proof_deps,omitempty"`
+	StmtRows    int       `json:"statement_rows"`
+	MissingName []string  `json:"missing_names_sample"`
+	WorstDeps   []DepDiff `json:"dependency_differences_sample"`
 }
 
 // DepDiff shows one row's dependency differences.
@@ -119,33 +194,40 @@ type DepDiff struct {
 
 // EvalOptions configure Eval.
 type EvalOptions struct {
-	// Sources restricts the statement-dependency comparison to reference rows
-	// of these code_src values (default: the reference's own project, i.e.
-	// every source except mathlib4 and lean4).
+	// Sources restricts the dependency comparison to reference rows of these
+	// sources (default: the reference's Scope; for RAutoformalizer's library
+	// every code_src except mathlib4 and lean4; for a workspace, its
+	// libraries that our table also has).
 	Sources []string
 	// Samples bounds the sample lists in the report.
 	Samples int
 }
 
 // Eval compares declarations.parquet with a RAutoformalizer library.
-//
-// Names: recall is over every reference row (by reference kind); precision is
-// over our written (non-generated) rows that are comparable with the
-// reference: rows whose file is a reference def_path and whose lines overlap
-// a reference row's pos range there, since the reference holds a sample of
-// each library, not every declaration.
-//
-// Statement dependencies: for each reference row of the project sources that
-// we extracted, the gold set is its marked premises; the predicted set is our
-// statement_deps restricted to names that are rows of the reference, because
-// the reference can only mark premises it holds as rows. Counts are micro-
-// averaged. StmtDepsRes additionally drops gold premises absent from our
-// table (e.g. Lean core when its sources are not given).
 func Eval(declsPath, refPath string, opt EvalOptions) (*EvalReport, error) {
 	ref, err := ReadReference(refPath)
 	if err != nil {
 		return nil, err
 	}
+	return EvalReference(declsPath, ref, opt)
+}
+
+// EvalReference compares declarations.parquet with an elaborated reference.
+//
+// Names: recall is over every reference row (by reference kind); precision is
+// over our written (non-generated) rows that are comparable with the
+// reference: for a sampled reference, rows whose file is a reference path and
+// whose lines overlap a reference row's there; for a complete one, every
+// written row of the sources in scope.
+//
+// Statement dependencies: for each reference row in scope that we extracted,
+// the gold set is its premises; the predicted set is our statement_deps
+// restricted to names that are rows of the reference, because the reference
+// can only name premises it holds as rows (for a workspace reference the
+// gold set is restricted the same way). Counts are micro-averaged.
+// StmtDepsRes additionally drops gold premises absent from our table (e.g.
+// Lean core when its sources are not given).
+func EvalReference(declsPath string, ref *Reference, opt EvalOptions) (*EvalReport, error) {
 	rows, err := dataset.ReadTable[dataset.Declaration](declsPath)
 	if err != nil {
 		return nil, err
@@ -154,35 +236,39 @@ func Eval(declsPath, refPath string, opt EvalOptions) (*EvalReport, error) {
 		opt.Samples = 20
 	}
 	ours := make(map[string]*dataset.Declaration, len(rows))
+	ourLibs := map[string]bool{}
 	for i := range rows {
 		if _, dup := ours[rows[i].Name]; !dup {
 			ours[rows[i].Name] = &rows[i]
 		}
+		ourLibs[rows[i].Library] = true
 	}
-	refNames := map[string]bool{}
-	for _, r := range ref {
-		refNames[r.FullName] = true
+	refNames := make(map[string]string, len(ref.Rows)) // name → kind
+	for _, r := range ref.Rows {
+		refNames[r.Name] = r.Kind
 	}
-	rep := &EvalReport{Reference: refPath, RefRows: len(ref), NamesBySrc: map[string]KindScore{}}
+	rep := &EvalReport{Reference: ref.Label, RefRows: len(ref.Rows), NamesBySrc: map[string]KindScore{}}
 	proj := map[string]bool{}
-	if len(opt.Sources) > 0 {
-		for _, s := range opt.Sources {
-			proj[s] = true
-		}
-		rep.Scope = strings.Join(opt.Sources, ",")
-	} else {
-		for _, r := range ref {
-			if r.CodeSrc != "mathlib4" && r.CodeSrc != "lean4" {
-				proj[r.CodeSrc] = true
+	scope := opt.Sources
+	if len(scope) == 0 {
+		scope = ref.Scope
+		if !ref.Sampled {
+			// a workspace reference: the libraries both tables have
+			var both []string
+			for _, s := range ref.Scope {
+				if ourLibs[s] {
+					both = append(both, s)
+				}
+			}
+			if len(both) > 0 {
+				scope = both
 			}
 		}
-		var ks []string
-		for k := range proj {
-			ks = append(ks, k)
-		}
-		sort.Strings(ks)
-		rep.Scope = strings.Join(ks, ",")
 	}
+	for _, s := range scope {
+		proj[s] = true
+	}
+	rep.Scope = strings.Join(scope, ",")
 
 	// name recall by kind and by source
 	byKind := map[string]*KindScore{}
@@ -197,34 +283,37 @@ func Eval(declsPath, refPath string, opt EvalOptions) (*EvalReport, error) {
 		top, _, _ := strings.Cut(rows[i].Path, "/")
 		tops[top] = true
 	}
-	for _, r := range ref {
-		ks := get(r.normalizedKnd)
+	for _, r := range ref.Rows {
+		ks := get(r.Kind)
 		ks.RefRows++
-		top, _, _ := strings.Cut(r.DefPath, "/")
-		extractable := tops[top] && !auxRe.MatchString(r.FullName)
+		extractable := !auxRe.MatchString(r.Name)
+		if r.Path != "" {
+			top, _, _ := strings.Cut(r.Path, "/")
+			extractable = extractable && tops[top]
+		}
 		if extractable {
 			ks.SrcRows++
-			if ours[r.FullName] != nil {
+			if ours[r.Name] != nil {
 				ks.SrcFound++
 			}
 		}
-		src := rep.NamesBySrc[r.CodeSrc]
-		src.Kind = r.CodeSrc
+		src := rep.NamesBySrc[r.Source]
+		src.Kind = r.Source
 		src.RefRows++
-		if ours[r.FullName] != nil {
+		if ours[r.Name] != nil {
 			ks.Found++
 			src.Found++
-		} else if len(rep.MissingName) < opt.Samples && r.CodeSrc != "lean4" {
-			rep.MissingName = append(rep.MissingName, r.FullName)
+		} else if len(rep.MissingName) < opt.Samples && r.Source != "lean4" {
+			rep.MissingName = append(rep.MissingName, r.Name)
 		}
-		rep.NamesBySrc[r.CodeSrc] = src
+		rep.NamesBySrc[r.Source] = src
 	}
 	// precision over comparable rows
 	type span struct{ a, b int }
 	spans := map[string][]span{}
-	for _, r := range ref {
-		if len(r.Pos) == 2 {
-			spans[r.DefPath] = append(spans[r.DefPath], span{r.Pos[0], r.Pos[1]})
+	for _, r := range ref.Rows {
+		if r.Lines[0] > 0 && r.Path != "" {
+			spans[r.Path] = append(spans[r.Path], span{r.Lines[0], r.Lines[1]})
 		}
 	}
 	for i := range rows {
@@ -233,11 +322,15 @@ func Eval(declsPath, refPath string, opt EvalOptions) (*EvalReport, error) {
 			continue
 		}
 		ok := false
-		for _, s := range spans[d.Path] {
-			if int(d.LineStart) <= s.b && int(d.LineEnd) >= s.a {
-				ok = true
-				break
+		if ref.Sampled || len(spans) > 0 {
+			for _, s := range spans[d.Path] {
+				if int(d.LineStart) <= s.b && int(d.LineEnd) >= s.a {
+					ok = true
+					break
+				}
 			}
+		} else {
+			ok = proj[d.Library]
 		}
 		if !ok {
 			continue
@@ -247,7 +340,7 @@ func Eval(declsPath, refPath string, opt EvalOptions) (*EvalReport, error) {
 			continue // the reference holds no rows of this kind (e.g. instances)
 		}
 		ks.Ours++
-		if refNames[d.Name] {
+		if _, in := refNames[d.Name]; in {
 			ks.Matched++
 		}
 	}
@@ -272,33 +365,40 @@ func Eval(declsPath, refPath string, opt EvalOptions) (*EvalReport, error) {
 		rep.NamesBySrc[k] = s
 	}
 
-	// statement dependencies
+	// dependencies
 	type diffRow struct {
 		d     DepDiff
 		score int
 	}
 	var diffs []diffRow
-	for _, r := range ref {
-		if !proj[r.CodeSrc] {
+	var proof PRF
+	premiseKind := func(n string) bool { return dataset.IsPremiseKind(refNames[n]) }
+	for _, r := range ref.Rows {
+		if !proj[r.Source] {
 			continue
 		}
-		d := ours[r.FullName]
+		d := ours[r.Name]
 		if d == nil {
 			continue
 		}
 		rep.StmtRows++
 		gold := map[string]bool{}
-		for _, p := range r.premiseNames {
-			gold[p] = true
+		for _, p := range r.Premises {
+			// a sampled reference's premises are rows by construction; a
+			// workspace's may name constants it has no row for (Lean core,
+			// packages not imported), which neither side can be scored on
+			if _, in := refNames[p]; p != r.Name && (ref.Sampled || in) {
+				gold[p] = true
+			}
 		}
 		pred := map[string]bool{}
 		for _, p := range d.StatementDeps {
-			if refNames[p] && p != r.FullName {
+			if _, in := refNames[p]; in && p != r.Name {
 				pred[p] = true
 			}
 		}
 		var dd DepDiff
-		dd.Name = r.FullName
+		dd.Name = r.Name
 		for p := range gold {
 			_, known := ours[p]
 			if pred[p] {
@@ -311,12 +411,41 @@ func Eval(declsPath, refPath string, opt EvalOptions) (*EvalReport, error) {
 			if known {
 				rep.StmtDepsRes.Gold++
 			}
+			if premiseKind(p) {
+				rep.StmtDepsPremise.Gold++
+				if pred[p] {
+					rep.StmtDepsPremise.TP++
+				}
+			}
 		}
 		for p := range pred {
 			rep.StmtDeps.Predicted++
 			rep.StmtDepsRes.Predicted++
+			if premiseKind(p) {
+				rep.StmtDepsPremise.Predicted++
+			}
 			if !gold[p] {
 				dd.Extra = append(dd.Extra, p)
+			}
+		}
+		if ref.HasProofDeps {
+			pg := map[string]bool{}
+			for _, p := range r.ProofDeps {
+				if _, in := refNames[p]; p != r.Name && in {
+					pg[p] = true
+				}
+			}
+			proof.Gold += len(pg)
+			seen := map[string]bool{}
+			for _, p := range d.ProofDeps {
+				if _, in := refNames[p]; !in || p == r.Name || seen[p] {
+					continue
+				}
+				seen[p] = true
+				proof.Predicted++
+				if pg[p] {
+					proof.TP++
+				}
 			}
 		}
 		if len(dd.Missing)+len(dd.Extra) > 0 {
@@ -327,7 +456,17 @@ func Eval(declsPath, refPath string, opt EvalOptions) (*EvalReport, error) {
 	}
 	rep.StmtDeps.finish()
 	rep.StmtDepsRes.finish()
-	sort.SliceStable(diffs, func(i, j int) bool { return diffs[i].score > diffs[j].score })
+	rep.StmtDepsPremise.finish()
+	if ref.HasProofDeps {
+		proof.finish()
+		rep.ProofDeps = &proof
+	}
+	sort.SliceStable(diffs, func(i, j int) bool {
+		if diffs[i].score != diffs[j].score {
+			return diffs[i].score > diffs[j].score
+		}
+		return diffs[i].d.Name < diffs[j].d.Name
+	})
 	for i := 0; i < len(diffs) && i < opt.Samples; i++ {
 		rep.WorstDeps = append(rep.WorstDeps, diffs[i].d)
 	}
@@ -358,6 +497,12 @@ func (rep *EvalReport) WriteText(w io.Writer) {
 	fmt.Fprintf(w, "  precision %.2f%%  recall %.2f%%  F1 %.2f%%   (tp %d, predicted %d, gold %d)\n", 100*p.Precision, 100*p.Recall, 100*p.F1, p.TP, p.Predicted, p.Gold)
 	p = rep.StmtDepsRes
 	fmt.Fprintf(w, "  gold limited to names in our table: precision %.2f%%  recall %.2f%%  F1 %.2f%%  (gold %d)\n", 100*p.Precision, 100*p.Recall, 100*p.F1, p.Gold)
+	p = rep.StmtDepsPremise
+	fmt.Fprintf(w, "  premise kinds only (no theorems, instances): precision %.2f%%  recall %.2f%%  F1 %.2f%%  (tp %d, predicted %d, gold %d)\n", 100*p.Precision, 100*p.Recall, 100*p.F1, p.TP, p.Predicted, p.Gold)
+	if rep.ProofDeps != nil {
+		p = *rep.ProofDeps
+		fmt.Fprintf(w, "\nproof dependencies (against the constants of the elaborated proofs)\n  precision %.2f%%  recall %.2f%%  F1 %.2f%%   (tp %d, predicted %d, gold %d)\n", 100*p.Precision, 100*p.Recall, 100*p.F1, p.TP, p.Predicted, p.Gold)
+	}
 	if len(rep.MissingName) > 0 {
 		fmt.Fprintf(w, "\nmissing names (sample): %s\n", strings.Join(rep.MissingName, ", "))
 	}

@@ -56,6 +56,9 @@ type Options struct {
 	Progress bool
 	// MaxErrors bounds how many parse errors are kept in Result.Errors (0 = 100).
 	MaxErrors int
+	// Report asks for Result.Unresolved's classified report (per library
+	// and module: missing packages, binders, syntax, unknown names).
+	Report bool
 }
 
 // Result summarises an extraction.
@@ -71,6 +74,8 @@ type Result struct {
 	DuplicatesDropped int
 	Phases            map[string]time.Duration
 	Sources           []Source // with detected revisions and libraries
+	// Report classifies the unresolved identifiers (with Options.Report).
+	Report *UnresolvedReport
 }
 
 // ErrNoSources is returned when no source root is given.
@@ -188,6 +193,17 @@ func walkSource(s *Source) ([]srcFile, error) {
 		out = append(out, srcFile{src: s, abs: abs, rel: rel, module: ModuleName(rel)})
 		return nil
 	})
+	if err == nil && s.root != "" {
+		// …/Std next to Std.lean: the library's root file (its module Std
+		// imports the whole library, and others import it)
+		if abs, aerr := filepath.Abs(s.Dir); aerr == nil && filepath.Dir(abs) == s.root {
+			rootFile := filepath.Join(s.root, filepath.Base(abs)+".lean")
+			if fi, serr := os.Stat(rootFile); serr == nil && !fi.IsDir() {
+				rel := filepath.Base(rootFile)
+				out = append(out, srcFile{src: s, abs: rootFile, rel: rel, module: ModuleName(rel)})
+			}
+		}
+	}
 	sort.Slice(out, func(i, j int) bool { return out[i].rel < out[j].rel })
 	return out, err
 }
@@ -406,9 +422,11 @@ func Run(ctx context.Context, ws *dataset.Workspace, opts Options) (*Result, err
 				fr.mod.Errors++
 			}
 		}()
+		r.unres = &fr.unres
 		for _, d := range fr.decls {
 			bad += r.resolveDecl(d, t.vis[i])
 		}
+		r.unres = nil
 		fr.mod.Unresolved = int32(bad)
 		if bar != nil {
 			bar.Add(1)
@@ -434,6 +452,14 @@ func Run(ctx context.Context, ws *dataset.Workspace, opts Options) (*Result, err
 	sub("fixups", t0)
 	if debugUnresolved {
 		printUnresolved(os.Stderr, 60)
+	}
+	if opts.Report {
+		res.Report = buildUnresolvedReport(t, results, 20)
+		for _, l := range res.Report.Libraries {
+			for _, c := range UnresolvedClasses {
+				rec.Count("unresolved_"+c+"_"+l.Library, l.ByClass[c])
+			}
+		}
 	}
 	res.Phases["resolve"] = time.Since(tRes)
 

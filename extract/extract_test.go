@@ -259,6 +259,9 @@ func TestGuessAdditiveName(t *testing.T) {
 	for in, want := range map[string]string{
 		"mul_one": "add_zero", "prod_inv": "sum_neg", "Monoid": "AddMonoid", "npow_succ": "nsmul_succ",
 		"IsSquare": "Even", "CommMonoid": "AddCommMonoid", "smul_comm": "vadd_comm", "FaithfulSMul": "FaithfulVAdd", "one_div": "zero_sub",
+		// to_additive's order abbreviations, and mabs (PFR used these names)
+		"mabs_of_lt_one": "abs_of_neg", "mabs_of_one_le": "abs_of_nonneg", "mabs_of_le_one": "abs_of_nonpos",
+		"mabs_of_one_lt": "abs_of_pos", "le_mabs_self": "le_abs_self", "inv_le_mabs": "neg_le_abs",
 	} {
 		if got := GuessAdditiveName(in); got != want {
 			t.Errorf("GuessAdditiveName(%q) = %q, want %q", in, got, want)

@@ -107,6 +107,14 @@ func (p *fileParser) decl(d *declSyntax, c Command) {
 	if structural {
 		for _, fl := range d.fields {
 			loc.add(fl.name, "")
+			// binders of the fields themselves (eq_of_mem ⦃x⦄ (hx : s x))
+			for _, g := range f.parseBinders(fl.sigStart, fl.sigEnd) {
+				for _, n := range g.names {
+					if !own[n] {
+						loc.add(n, g.head)
+					}
+				}
+			}
 		}
 		loc.binderEnd = d.valEnd
 		pd.sigRefs = f.collectRefs(d.sigStart, d.valEnd, loc, nil)
@@ -193,6 +201,12 @@ func (p *fileParser) decl(d *declSyntax, c Command) {
 			}
 			for _, o := range d.fields {
 				floc.add(o.name, "")
+			}
+			// the field's own binders: eq_of_mem ⦃x⦄ (hx : s x) : …
+			for _, g := range f.parseBinders(fl.sigStart, fl.sigEnd) {
+				for _, n := range g.names {
+					floc.add(n, g.head)
+				}
 			}
 			floc.binderEnd = fl.sigEnd
 			refs := append(append([]ref(nil), self...), f.collectRefs(fl.sigStart, fl.sigEnd, floc, nil)...)
@@ -446,6 +460,12 @@ func (f *file) instanceName(d *declSyntax) string {
 			s = lastComponent(s)
 		case f.is(j, "→"):
 			s = "ForAll"
+		case f.is(j, "∘"):
+			s = "Comp" // Function.comp
+		case f.is(j, "×"):
+			s = "Prod"
+		case f.is(j, "⊕"):
+			s = "Sum"
 		case f.is(j, "ℕ"):
 			s = "Nat"
 		case f.is(j, "ℤ"):
@@ -594,6 +614,40 @@ var additiveWords = map[string]string{
 	"divs": "subs", "sMul": "vAdd", "hSMul": "hVAdd", "sMulWithZero": "sMulWithZero", "ones": "zeros", "invs": "negs", "mulEquiv": "addEquiv", "mulHom": "addHom",
 	"monoidHom": "addMonoidHom", "orderOf": "addOrderOf", "exponent": "exponent", "zmultiples": "zmultiples",
 	"zpowers": "zmultiples", "powers": "multiples", "coset": "coset", "period": "period", "quotient": "quotient",
+	"mabs": "abs",
+}
+
+// orderAbbreviations are to_additive's fixes of translated word pairs
+// (mabs_of_lt_one → abs_of_lt_zero → abs_of_neg).
+var orderAbbreviations = []struct{ a, b, to string }{
+	{"zero", "le", "nonneg"}, {"zero", "lt", "pos"}, {"le", "zero", "nonpos"}, {"lt", "zero", "neg"},
+}
+
+// fixAbbreviations applies orderAbbreviations to the words of a name.
+func fixAbbreviations(s string) string {
+	if !strings.Contains(s, "zero") {
+		return s
+	}
+	words := strings.Split(s, "_")
+	out := words[:0:0]
+	for i := 0; i < len(words); i++ {
+		if i+1 < len(words) {
+			done := false
+			for _, ab := range orderAbbreviations {
+				if words[i] == ab.a && words[i+1] == ab.b {
+					out = append(out, ab.to)
+					i++
+					done = true
+					break
+				}
+			}
+			if done {
+				continue
+			}
+		}
+		out = append(out, words[i])
+	}
+	return strings.Join(out, "_")
 }
 
 // translateNamespace translates a namespace component (Monoid → AddMonoid).
@@ -616,6 +670,9 @@ func GuessAdditiveName(s string) string {
 		return "even"
 	}
 	out := translateWords(s, additiveWords)
+	if out != s {
+		out = fixAbbreviations(out)
+	}
 	// Mathlib writes AddCommMonoid, not CommAddMonoid
 	out = strings.ReplaceAll(out, "CommAdd", "AddComm")
 	return strings.ReplaceAll(out, "commAdd", "addComm")

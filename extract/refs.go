@@ -27,6 +27,16 @@ type locals struct {
 	// binderEnd: parenthesised groups before this token index are binders,
 	// not ascriptions (the binders of a signature).
 	binderEnd int
+	// skip holds token indices that are pattern syntax, not references
+	// (rfl in rcases patterns)
+	skip map[int]bool
+}
+
+func (l *locals) skipTok(k int) {
+	if l.skip == nil {
+		l.skip = map[int]bool{}
+	}
+	l.skip[k] = true
 }
 
 func newLocals(nvars int) *locals {
@@ -49,6 +59,7 @@ var termKeywords = map[string]bool{
 	"termination_by": true, "decreasing_by": true, "only": true, "generalizing": true, "extends": true,
 	"structure": true, "class": true, "instance": true, "Type*": true, "Sort*": true, "_": true, "to": true,
 	"open": true, "set_option": true, "says": true, "try": true, "at?": true, "mod_cast": true, "hiding": true,
+	"using!": true, "sorry": true, "admit": true, "protected": true, "private": true,
 }
 
 // tacticWords are tactic names that coincide with declarations; they are
@@ -78,7 +89,7 @@ var tacticWords = map[string]bool{
 var binderSymbols = map[string]bool{
 	"λ": true, "∀": true, "∃": true, "∃!": true, "Π": true, "Σ": true, "Σ'": true, "∑": true, "∏": true,
 	"⋃": true, "⋂": true, "⨆": true, "⨅": true, "∫": true, "∮": true, "⨁": true, "∐": true, "∫⁻": true,
-	"⋃₀": true, "∑ᶠ": true, "∏ᶠ": true,
+	"⋃₀": true, "∑ᶠ": true, "∏ᶠ": true, "∀ᶠ": true, "∃ᶠ": true, "∀ᵐ": true, "∃ᵐ": true,
 }
 
 // nameIntro tactics/terms bind the identifiers that follow them up to the end
@@ -89,6 +100,7 @@ var nameIntro = map[string]bool{
 	"rcases": true, "funext": true, "by_cases": true, "generalize": true, "set": true, "lift": true,
 	"induction'": true, "cases'": true, "with": true, "have": true, "haveI": true, "let": true, "letI": true,
 	"suffices": true, "refine_lift": true, "peel": true, "contrapose!": true, "push_neg": false, "filter_upwards": false,
+	"replace": true, "observe": true, "choose!": true, "obtain!": false,
 }
 
 // anywhereIntro bind names wherever they occur (terms, not only tactics).
@@ -137,6 +149,7 @@ func (f *file) collectRefs(i, j int, loc *locals, out []ref) []ref {
 	var ascRanges [][2]int     // (colon, close) of ascriptions (e : T)
 	pendRecv, pendAt := "", -1 // receiver of the field after `(…).`
 	marked, prevAsc := len(out), false
+	tactic := f.tacticSkips(i, j) // tactic names and options (tactics.go)
 	for k := i; k < j; k++ {
 		// references appended in the previous step get its ascription flag
 		for ; marked < len(out); marked++ {
@@ -164,6 +177,9 @@ func (f *file) collectRefs(i, j int, loc *locals, out []ref) []ref {
 						ascRanges = append(ascRanges, [2]int{colon, c})
 					}
 				}
+				if s == "{" {
+					f.setBuilder(k, j, loc)
+				}
 			case s == ")" || s == "}":
 				if len(groups) > 0 {
 					o := groups[len(groups)-1]
@@ -172,6 +188,10 @@ func (f *file) collectRefs(i, j int, loc *locals, out []ref) []ref {
 						pendRecv, pendAt = f.groupReceiver(o, k, loc), k+2
 					}
 				}
+			case s == "[" && k+1 < j && f.toks[k+1].Kind == TokIdent && f.toks[k+1].Start == t.End:
+				// notation led by a bracket and a word: a ≡ b [ZMOD n]; the word
+				// is read on its own only if no such notation resolves
+				out = append(out, ref{name: "[" + f.text(k+1), sym: true, recv: symLong})
 			case binderSymbols[s]:
 				if e := f.scanBinders(k+1, j, loc); e > binderEnd {
 					binderEnd = e
@@ -182,23 +202,6 @@ func (f *file) collectRefs(i, j int, loc *locals, out []ref) []ref {
 				}
 			case s == "=>":
 				pattern = false
-			case s == "{":
-				// set-builder / subtype: {x | …}, {x : T // …}, {x ∈ s | …}
-				if k+2 < j && f.toks[k+1].Kind == TokIdent && (f.is(k+2, "|") || f.is(k+2, "//") || f.is(k+2, ":") || f.is(k+2, "∈")) {
-					if !strings.Contains(f.text(k+1), ".") {
-						loc.add(f.text(k+1), "")
-					}
-				} else if f.is(k+1, "(") || f.is(k+1, "⟨") {
-					// {(x, y) | …}
-					c := f.matchBracket(k + 1)
-					if c+1 < j && f.is(c+1, "|") {
-						for m := k + 2; m < c; m++ {
-							if f.toks[m].Kind == TokIdent {
-								loc.add(f.text(m), "")
-							}
-						}
-					}
-				}
 			case len(s) > 0 && (s[0] >= 0x80 || s == "#"):
 				// notation may span adjacent tokens (≃L[): try the longer form first
 				long := false
@@ -229,7 +232,7 @@ func (f *file) collectRefs(i, j int, loc *locals, out []ref) []ref {
 			f.scanIntro(k, j, loc)
 			continue
 		}
-		if termKeywords[s] {
+		if termKeywords[s] || tactic != nil && tactic[k-i] || loc.skip[k] {
 			continue
 		}
 		if k > i {
@@ -258,13 +261,16 @@ func (f *file) collectRefs(i, j int, loc *locals, out []ref) []ref {
 		if f.is(k+1, ":=") && (f.is(k-1, "(") || f.is(k-1, ",") || f.is(k-1, "{") || t.Flags&FlagLineStart != 0) {
 			continue // named argument or structure-instance field
 		}
-		if t.Flags&FlagLineStart != 0 && f.fieldWithBinders(k+1, j) {
-			continue // `map_add' x y := …` in a structure instance
+		if (t.Flags&FlagLineStart != 0 || f.is(k-1, "{") || f.is(k-1, ",")) && f.fieldWithBinders(k+1, j) {
+			continue // `map_add' x y := …`, `{ toFun p := …` in a structure instance
 		}
 		if tacticWords[s] && (t.Flags&FlagLineStart != 0 || f.is(k-1, "by") || f.is(k-1, "·") || f.is(k-1, ";") || f.is(k-1, "<;>") || f.is(k-1, "=>")) {
 			continue
 		}
 		head, rest := firstComponent(s)
+		if head == "this" && rest != "" {
+			continue // a field of the anonymous `have :`: a local of unknown type
+		}
 		if li, ok := loc.m[head]; ok {
 			if li.varIdx >= 0 {
 				loc.used[li.varIdx] = true
@@ -285,9 +291,75 @@ func (f *file) collectRefs(i, j int, loc *locals, out []ref) []ref {
 			loc.add(s, "")
 			continue
 		}
+		if k > i && k+1 < j && f.is(k+1, "[") && f.toks[k+1].Start == t.End && f.toks[k-1].End == t.Start &&
+			f.toks[k-1].Kind == TokSymbol && f.text(k - 1)[0] >= 0x80 {
+			continue // E →SL[σ] F: the word inside a symbol-led notation, read with it
+		}
+		if k+1 < j && (f.is(k+1, "[") || f.is(k+1, "(")) && f.toks[k+1].Start == t.End {
+			// notation that starts with a word: H[X ; μ], 𝓝[s] x, SL(2, ℤ)
+			// (application needs a space); the word is read on its own only
+			// if no such notation resolves
+			out = append(out, ref{name: s + f.text(k+1), sym: true, recv: symLong})
+		}
 		out = append(out, ref{name: s})
 	}
 	return out
+}
+
+// setBuilder registers the names a set-builder or subtype brace at k binds:
+// {x | …}, {x : T // …}, {x ∈ s | …}, {(x, y) | …}. (It was a second
+// `case "{"` after the one for groups, which Go never reached.)
+func (f *file) setBuilder(k, j int, loc *locals) {
+	if k <= loc.binderEnd {
+		return // {x : α} binder groups of the signature
+	}
+	if k+2 < j && f.toks[k+1].Kind == TokIdent && (f.is(k+2, "|") || f.is(k+2, "//") || f.is(k+2, "∈") ||
+		f.is(k+2, ":") && f.braceHasBar(k, j)) {
+		// {x : α} alone is an implicit binder, not a set: only with a `|` or `//`
+		if n := f.text(k + 1); !strings.Contains(n, ".") {
+			if _, bound := loc.m[n]; !bound {
+				loc.add(n, "")
+			}
+		}
+	} else if f.is(k+1, "(") || f.is(k+1, "⟨") {
+		c := f.matchBracket(k + 1)
+		if c+1 < j && f.is(c+1, "|") {
+			for m := k + 2; m < c; m++ {
+				if f.toks[m].Kind == TokIdent {
+					loc.add(f.text(m), "")
+				}
+			}
+		}
+	}
+}
+
+// braceHasBar reports whether the brace group opened at k has a `|` or `//`
+// at its top level (a set-builder or subtype, not a binder group).
+func (f *file) braceHasBar(k, j int) bool {
+	c := f.matchBracket(k)
+	if c <= k || c > j {
+		c = j
+	}
+	depth := 0
+	for m := k + 1; m < c; m++ {
+		s := f.text(m)
+		switch {
+		case f.toks[m].Kind != TokSymbol:
+		case isOpener(s):
+			depth++
+		case isCloser(s):
+			depth--
+		case depth == 0 && (s == "|" || s == "//"):
+			return true
+		}
+	}
+	return false
+}
+
+// isNameIntroStop: a token that ends an intro form rather than continuing
+// its names on the next line.
+func isNameIntroStop(s string) bool {
+	return s == ":=" || s == "·" || s == "|" || s == "=>" || s == "}" || s == ")"
 }
 
 // fieldWithBinders reports whether tokens from k on the same line are
@@ -449,8 +521,30 @@ func (f *file) scanBinders(k, j int, loc *locals) int {
 // obtain/with: identifiers up to the end of the line, or to ':' / ':=' /
 // 'using' at depth 0.
 func (f *file) scanIntro(k, j int, loc *locals) {
+	f.scanIntroIn(k, j, loc, false)
+}
+
+// rcasesPatterns are the intro forms whose patterns have alternatives
+// (rcases h with rfl | hx, obtain ⟨x, hx⟩ | h := …).
+var rcasesPatterns = map[string]bool{"rcases": true, "obtain": true, "rintro": true}
+
+// continuedIntro are the intro tactics whose names may start on the next,
+// more indented line (not `with` of a structure instance or a match, not
+// have/let, whose next line is a value).
+var continuedIntro = map[string]bool{"intro": true, "intros": true, "rintro": true, "obtain": true, "rcases": true,
+	"choose": true, "ext": true, "funext": true, "cases'": true, "induction'": true, "rename_i": true, "introv": true}
+
+func (f *file) scanIntroIn(k, j int, loc *locals, pattern bool) {
 	kw := f.text(k)
+	pattern = pattern || rcasesPatterns[kw]
 	line := f.toks[k].Line
+	if (pattern || continuedIntro[kw]) && k+1 < j && f.toks[k+1].Line != line && !isNameIntroStop(f.text(k+1)) &&
+		f.charCol(k+1) > f.lineIndent(k) {
+		// the names continue on a more indented next line (rcases h with
+		// ⟨x, hx⟩ broken after `with`); a line at the same indentation is
+		// the next tactic
+		line = f.toks[k+1].Line
+	}
 	depth := 0
 	colon := false
 	for m := k + 1; m < j; m++ {
@@ -480,13 +574,17 @@ func (f *file) scanIntro(k, j int, loc *locals) {
 				if depth < 0 {
 					return
 				}
+				colon = false // ⟨e : T, he⟩: the ascription ends with its component
 				continue
 			}
-			if depth == 0 && (s == ":=" || s == ":" || s == "=>" || s == "|" || s == ";" || s == "<;>") {
+			if depth == 0 && (s == ":=" || s == ":" || s == "=>" || s == "|" && !pattern || s == ";" || s == "<;>") {
 				return
 			}
 			if s == ":" {
 				colon = true
+			}
+			if s == "," || s == "|" {
+				colon = false
 			}
 			continue
 		}
@@ -496,7 +594,7 @@ func (f *file) scanIntro(k, j int, loc *locals) {
 		if s == "using" || s == "with" || s == "at" || s == "generalizing" {
 			if kw == "rcases" || kw == "obtain" || kw == "cases'" || kw == "induction'" || kw == "set" {
 				if s == "with" {
-					f.scanIntro(m, j, loc)
+					f.scanIntroIn(m, j, loc, true)
 				}
 			}
 			return
@@ -520,8 +618,22 @@ func (f *file) scanIntro(k, j int, loc *locals) {
 				continue
 			}
 		}
+		if s == "rfl" && !colon {
+			// rfl in a pattern substitutes: it binds nothing, and it is no
+			// reference to the constant rfl either
+			loc.skipTok(m)
+			continue
+		}
 		if !colon && !strings.Contains(s, ".") && !termKeywords[s] {
 			loc.add(s, "")
 		}
 	}
+}
+
+// lineIndent is the character column of the first token on token k's line.
+func (f *file) lineIndent(k int) int32 {
+	for k > 0 && f.toks[k].Flags&FlagLineStart == 0 && f.toks[k-1].Line == f.toks[k].Line {
+		k--
+	}
+	return f.charCol(k)
 }

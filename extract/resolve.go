@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"unicode"
 )
 
 // entry is one declaration in the global name table.
@@ -203,6 +204,7 @@ func (t *Table) opensOf(ctx *scopeCtx) []resolvedOpen {
 	var out []resolvedOpen
 	for _, o := range ctx.opens {
 		found := false
+		prev := len(out) // opens before this one
 		for ns := o.atNs; ; ns = parentNs(ns) {
 			c := joinNs(ns, o.name)
 			if t.namespaces[c] || t.names[c] != nil {
@@ -213,13 +215,13 @@ func (t *Table) opensOf(ctx *scopeCtx) []resolvedOpen {
 				break
 			}
 		}
-		if !found {
-			// open Lean Meta: relative to namespaces opened before
-			for i := len(out) - 1; i >= 0 && !found; i-- {
-				if c := joinNs(out[i].ns, o.name); t.namespaces[c] {
-					out = append(out, resolvedOpen{ns: c, only: o.only, hiding: o.hiding, scoped: o.scoped})
-					found = true
-				}
+		// open Lean Meta: relative to the namespaces opened before, as well
+		// (Lean's resolveNamespace returns both kinds of match: with a root
+		// namespace Measure and `open MeasureTheory Measure`, both open)
+		for i := prev - 1; i >= 0; i-- {
+			if c := joinNs(out[i].ns, o.name); t.namespaces[c] && !openedAt(out[prev:], c) {
+				out = append(out, resolvedOpen{ns: c, only: o.only, hiding: o.hiding, scoped: o.scoped})
+				found = true
 			}
 		}
 		if !found {
@@ -228,6 +230,15 @@ func (t *Table) opensOf(ctx *scopeCtx) []resolvedOpen {
 	}
 	t.openCache.Store(ctx, out)
 	return out
+}
+
+func openedAt(os []resolvedOpen, ns string) bool {
+	for _, o := range os {
+		if o.ns == ns {
+			return true
+		}
+	}
+	return false
 }
 
 // rctx is the resolution context of one declaration.
@@ -410,6 +421,10 @@ type resolver struct {
 	cache map[cacheKey]string
 	cctx  *scopeCtx
 	cns   string
+	// unres, when set, collects the identifiers that do not resolve, with
+	// cur, the declaration being resolved (see unresolved.go)
+	unres *[]unresolvedUse
+	cur   *pdecl
 }
 
 const unresolvedMark = "\x00"
@@ -514,11 +529,15 @@ func (r *resolver) chain(x ref) []string {
 }
 
 // isAutoBound reports names Lean would auto-bind as implicit arguments
-// (single letters with optional subscripts/primes/digits).
+// (single letters with optional subscripts/primes/digits), and the
+// universe names Lean itself generates (u_1, u_2).
 func isAutoBound(s string) bool {
 	rs := []rune(s)
 	if len(rs) == 0 {
 		return false
+	}
+	if len(rs) > 2 && rs[1] == '_' && unicode.IsLetter(rs[0]) {
+		rs = append(rs[:1:1], rs[2:]...) // u_1 → u1
 	}
 	for _, c := range rs[1:] {
 		if !(isSubScriptAlnum(c) || c == '\'' || ('0' <= c && c <= '9')) {
@@ -554,6 +573,12 @@ func (r *resolver) deps(self string, out []string, seen map[string]bool, refs []
 			}
 			continue
 		}
+		if skipNext && x.recv == "" {
+			// the word of a word-led notation (H[…]) that resolved
+			skipNext = false
+			continue
+		}
+		skipNext = false
 		if x.recv != "" && x.recv != "?" {
 			for _, n := range r.chain(x) {
 				if n != self && !seen[n] {
@@ -566,6 +591,9 @@ func (r *resolver) deps(self string, out []string, seen map[string]bool, refs []
 		n, un := r.one(x)
 		if un {
 			bad++
+			if r.unres != nil {
+				*r.unres = append(*r.unres, unresolvedUse{name: x.name, decl: r.cur})
+			}
 		}
 		if n == "" || n == self || seen[n] {
 			continue
@@ -578,6 +606,7 @@ func (r *resolver) deps(self string, out []string, seen map[string]bool, refs []
 
 func (r *resolver) resolveDecl(d *pdecl, vis bitset) int {
 	r.setContext(d, d.row.Path, vis)
+	r.cur = d
 	seen := make(map[string]bool, 16)
 	var bad, b int
 	d.sigDeps, b = r.deps(d.row.Name, nil, seen, d.sigRefs, true)

@@ -115,6 +115,7 @@ type fileResult struct {
 	attrCmds  []*attrCmd
 	errs      []error
 	source    *Source
+	unres     []unresolvedUse // identifiers that did not resolve
 }
 
 // ParseError is a parse problem at a position of a file.

@@ -15,20 +15,22 @@ func init() {
 }
 
 func runEvalExtract(ctx context.Context, env *Env, args []string) error {
-	fs := env.newFlags("eval extract", "--ws WS --reference FILE [--json]",
-		"Compares declarations.parquet with an elaborated reference in RAutoformalizer's library format:\n"+
-			"declaration-name recall and precision per kind, and statement-dependency precision/recall/F1\n"+
-			"against the premises marked in each header.")
+	fs := env.newFlags("eval extract", "--ws WS (--reference FILE | --reference-ws ELAB) [--json]",
+		"Compares declarations.parquet with an elaborated reference: RAutoformalizer's library format\n"+
+			"(--reference library.jsonl, premises marked in each header), or a workspace made by `import jixia` or\n"+
+			"`import lean4export` (--reference-ws). Reports declaration-name recall and precision per kind, and\n"+
+			"statement-dependency precision/recall/F1 (plus proof dependencies against a workspace reference).")
 	wsDir := fs.String("ws", "", "workspace folder")
-	refPath := fs.String("reference", "", "reference library.jsonl")
+	refPath := fs.String("reference", "", "reference library.jsonl (RAutoformalizer)")
+	refWS := fs.String("reference-ws", "", "reference workspace (made by import jixia / import lean4export)")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
-	srcs := fs.String("sources", "", "comma-separated code_src values whose rows are scored for dependencies (default: all but mathlib4, lean4)")
+	srcs := fs.String("sources", "", "comma-separated sources (code_src values, or libraries of a reference workspace) whose rows are scored for dependencies")
 	samples := fs.Int("samples", 20, "rows listed in the samples")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if *wsDir == "" || *refPath == "" {
-		fmt.Fprintln(env.Stderr, "driftkit eval extract: --ws and --reference are required")
+	if *wsDir == "" || (*refPath == "") == (*refWS == "") {
+		fmt.Fprintln(env.Stderr, "driftkit eval extract: --ws and one of --reference, --reference-ws are required")
 		fs.Usage()
 		return errUsage
 	}
@@ -36,11 +38,23 @@ func runEvalExtract(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
+	var ref *extract.Reference
+	if *refPath != "" {
+		ref, err = extract.ReadReference(*refPath)
+	} else {
+		var rws *dataset.Workspace
+		if rws, err = dataset.OpenExisting(*refWS); err == nil {
+			ref, err = extract.ReadReferenceTable(rws.Path(dataset.DeclarationsFile))
+		}
+	}
+	if err != nil {
+		return err
+	}
 	opt := extract.EvalOptions{Samples: *samples}
 	if *srcs != "" {
 		opt.Sources = strings.Split(*srcs, ",")
 	}
-	rep, err := extract.Eval(ws.Path(dataset.DeclarationsFile), *refPath, opt)
+	rep, err := extract.EvalReference(ws.Path(dataset.DeclarationsFile), ref, opt)
 	if err != nil {
 		return err
 	}

@@ -18,7 +18,8 @@ func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
 func (m *multiFlag) Set(s string) error { *m = append(*m, s); return nil }
 
 // tablesLock is the workspace lock of the stages that write
-// declarations.parquet and modules.parquet (extract, import rauto).
+// declarations.parquet and modules.parquet (extract, import rauto, import
+// jixia, import lean4export).
 const tablesLock = "declarations"
 
 func init() {
@@ -41,6 +42,7 @@ func runExtract(ctx context.Context, env *Env, args []string) error {
 	force := fs.Bool("force", false, "replace outputs not written by a recorded run")
 	quiet := fs.Bool("quiet", false, "no progress output")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile (pprof) to this file")
+	report := fs.String("report", "", "write the unresolved identifiers, classified per library and module, to this JSON file (and a summary to stdout)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -66,7 +68,7 @@ func runExtract(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	defer unlock()
-	opts := extract.Options{Workers: *workers, Force: *force, Progress: !*quiet}
+	opts := extract.Options{Workers: *workers, Force: *force, Progress: !*quiet, Report: *report != ""}
 	for i, s := range srcs {
 		src := extract.ParseSourceArg(s)
 		if i == 0 {
@@ -109,5 +111,21 @@ func runExtract(ctx context.Context, env *Env, args []string) error {
 	}
 	fmt.Fprintf(env.Stdout, "  phases: read %.2fs, parse %.2fs, resolve %.2fs, write %.2fs\n", res.Phases["read"].Seconds(),
 		res.Phases["parse"].Seconds(), res.Phases["resolve"].Seconds(), res.Phases["write"].Seconds())
+	if res.Report != nil {
+		f, err := dataset.CreateAtomic(*report)
+		if err != nil {
+			return err
+		}
+		defer f.Abort()
+		if err := res.Report.WriteJSON(f); err != nil {
+			return err
+		}
+		if err := f.Commit(); err != nil {
+			return err
+		}
+		fmt.Fprintln(env.Stdout)
+		res.Report.WriteSummary(env.Stdout, 10, 25)
+		fmt.Fprintf(env.Stdout, "full report: %s\n", *report)
+	}
 	return nil
 }

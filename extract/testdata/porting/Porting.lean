@@ -1,0 +1,3 @@
+import Porting.Basic
+import Porting.Tactics
+import Porting.Uses
