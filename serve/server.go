@@ -84,7 +84,7 @@ type Options struct {
 	Workspaces []*Workspace
 	// Runs starts DRIFT and ToMap runs (nil: the run endpoints answer 503
 	// naming what to configure). See Runs.
-	Runs *RunConfig
+	Runs   *RunConfig
 	Limits Limits
 	// Log receives one line per request (method, route, status, time; never
 	// bodies, query strings or headers) and the server's events. Default:
