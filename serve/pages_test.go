@@ -62,8 +62,8 @@ func TestDeclPage(t *testing.T) {
 	for _, want := range []string{
 		`<span class="name" id="decl-name">Nat.Prime</span>`,
 		`<svg class="graph"`,
-		`<a href="/decl/Nat" class="node-link">`,                 // a statement dependency in the graph
-		`<a href="/decl/Nat.Prime.dvd_mul" class="node-link">`,   // a user in the graph
+		`<a href="/decl/Nat" class="node-link">`,                    // a statement dependency in the graph
+		`<a href="/decl/Nat.Prime.dvd_mul" class="node-link">`,      // a user in the graph
 		`<li><a href="/decl/Nat.Prime.two_le">Nat.Prime.two_le</a>`, // and in the list
 		`Irreducible <span class="unknown">(not in this workspace)</span>`,
 		`provider: LLM gpt-4o`,
