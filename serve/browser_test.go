@@ -124,7 +124,8 @@ func TestBrowserFollowsRun(t *testing.T) {
 	ctx := browser(t)
 	release := make(chan struct{})
 	ts := newTestServer(t, Options{Runs: &RunConfig{Drift: func(ws *Workspace, req *DriftRequest) (Runner, error) {
-		return RunnerFunc(func(ctx context.Context, emit Emit) (any, error) {
+		return RunnerFunc(func(ctx context.Context, rc *RunContext) (any, error) {
+			emit := rc.Emit
 			emit("sub_queries", "decompose", map[string]any{"sub_queries": []map[string]string{{"informal": "a prime number", "formal": "Nat.Prime p"}}})
 			<-release
 			emit("premises", "retrieve", map[string]any{"premises": []map[string]string{{"name": "Nat.Prime", "kind": "definition", "signature": "(p : ℕ) : Prop"}}})

@@ -52,17 +52,30 @@ type Event struct {
 type Emit func(typ, stage string, data any)
 
 // Runner is one run, ready to start: Run works until done or ctx is
-// cancelled, reporting through emit, and returns the run's result (JSON).
-// A run whose ctx was cancelled returns ctx's error.
+// cancelled, reporting through rc.Emit, and returns the run's result
+// (JSON). A run whose ctx was cancelled returns ctx's error.
 type Runner interface {
-	Run(ctx context.Context, emit Emit) (result any, err error)
+	Run(ctx context.Context, rc *RunContext) (result any, err error)
 }
 
 // RunnerFunc adapts a function to Runner.
-type RunnerFunc func(ctx context.Context, emit Emit) (any, error)
+type RunnerFunc func(ctx context.Context, rc *RunContext) (any, error)
 
 // Run implements Runner.
-func (f RunnerFunc) Run(ctx context.Context, emit Emit) (any, error) { return f(ctx, emit) }
+func (f RunnerFunc) Run(ctx context.Context, rc *RunContext) (any, error) { return f(ctx, rc) }
+
+// RunContext is what a running Runner gets from the server: its id, the
+// event sink, and a folder of its own for files.
+type RunContext struct {
+	ID   string
+	Emit Emit
+	dir  func() (string, error)
+}
+
+// Dir returns the run's folder, RunConfig.Dir/<id> or a temporary folder
+// removed when the run ends, creating it on first use. The id is the
+// server's, never a request's.
+func (rc *RunContext) Dir() (string, error) { return rc.dir() }
 
 // RunConfig enables the run endpoints.
 type RunConfig struct {
@@ -223,13 +236,26 @@ func (g *registry) execute(ctx context.Context, r *run, rn Runner) {
 	defer close(r.done)
 	defer r.cancel()
 	r.emit("stage_started", "run", map[string]any{"kind": r.kind, "workspace": r.ws})
+	var dir string
+	var cleanup func()
+	var dirErr error
+	var dirOnce sync.Once
+	rc := &RunContext{ID: r.id, Emit: r.emit, dir: func() (string, error) {
+		dirOnce.Do(func() { dir, cleanup, dirErr = g.outDir(r.id) })
+		return dir, dirErr
+	}}
+	defer func() {
+		if cleanup != nil {
+			cleanup()
+		}
+	}()
 	res, err := func() (res any, err error) {
 		defer func() {
 			if p := recover(); p != nil {
 				err = fmt.Errorf("internal error: %v", p)
 			}
 		}()
-		return rn.Run(ctx, r.emit)
+		return rn.Run(ctx, rc)
 	}()
 	status := StatusDone
 	switch {

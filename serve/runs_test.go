@@ -21,7 +21,7 @@ type stepRunner struct {
 	fail  error
 }
 
-func (r *stepRunner) Run(ctx context.Context, emit Emit) (any, error) {
+func (r *stepRunner) Run(ctx context.Context, rc *RunContext) (any, error) {
 	for {
 		select {
 		case s, ok := <-r.steps:
@@ -31,7 +31,7 @@ func (r *stepRunner) Run(ctx context.Context, emit Emit) (any, error) {
 				}
 				return map[string]string{"statement": "theorem x : True := trivial"}, nil
 			}
-			emit("log", "step", map[string]string{"step": s})
+			rc.Emit("log", "step", map[string]string{"step": s})
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		}
@@ -163,7 +163,7 @@ func TestRunLimitCancelAndFailure(t *testing.T) {
 				return &stepRunner{steps: ch, fail: fails}, nil
 			}
 			if req.Statement == "panic" {
-				return RunnerFunc(func(context.Context, Emit) (any, error) { panic("boom") }), nil
+				return RunnerFunc(func(context.Context, *RunContext) (any, error) { panic("boom") }), nil
 			}
 			return &stepRunner{steps: steps}, nil
 		}}})
