@@ -25,17 +25,29 @@ type Decls struct {
 	pf   *parquet.File
 	id   fileID
 	rows map[string]int64
-	// readers are reusable row readers (a GenericReader is not safe for
-	// concurrent use; seeking one is cheap).
-	readers sync.Pool
+	// docs holds the docstrings (LeanSearch answers one per hit, too often
+	// to decode rows for it).
+	docs map[string]string
+	// readers holds a few reusable row readers (a GenericReader is not safe
+	// for concurrent use; seeking one is cheap). It is bounded: a burst of
+	// lookups makes more, and drops them after, so memory returns to its
+	// baseline.
+	readers chan *parquet.GenericReader[dataset.Declaration]
 
 	mu    sync.Mutex
 	cache map[string]*dataset.Declaration
 	order []string // FIFO of cache keys
 }
 
-// declCacheSize is how many decoded rows a Decls keeps.
-const declCacheSize = 512
+// declCacheSize is how many decoded rows a Decls keeps; declReaders how
+// many row readers it keeps for reuse.
+const (
+	declCacheSize = 512
+	declReaders   = 4
+)
+
+// Docstring returns a declaration's docstring ("" when it has none).
+func (d *Decls) Docstring(name string) string { return d.docs[name] }
 
 // fileID identifies a file's content well enough to notice that an atomic
 // rename replaced it.
@@ -82,21 +94,26 @@ func OpenDecls(path string) (d *Decls, err error) {
 	if err != nil {
 		return nil, &dataset.FileError{Path: path, Row: -1, Err: fmt.Errorf("%w: %v", dataset.ErrCorrupt, err)}
 	}
-	d = &Decls{path: path, f: f, pf: pf, id: id, rows: make(map[string]int64, pf.NumRows()), cache: map[string]*dataset.Declaration{}}
+	d = &Decls{path: path, f: f, pf: pf, id: id, rows: make(map[string]int64, pf.NumRows()), docs: map[string]string{},
+		cache: map[string]*dataset.Declaration{}, readers: make(chan *parquet.GenericReader[dataset.Declaration], declReaders)}
 	var row int64
 	type nameCol struct {
-		Name string `parquet:"name"`
+		Name      string  `parquet:"name"`
+		Docstring *string `parquet:"docstring,optional"`
 	}
 	if err := dataset.EachRow(path, func(c *nameCol) error {
 		if _, dup := d.rows[c.Name]; !dup && c.Name != "" {
-			d.rows[strings.Clone(c.Name)] = row
+			name := strings.Clone(c.Name)
+			d.rows[name] = row
+			if c.Docstring != nil && *c.Docstring != "" {
+				d.docs[name] = strings.Clone(*c.Docstring)
+			}
 		}
 		row++
 		return nil
 	}); err != nil {
 		return nil, err
 	}
-	d.readers.New = func() any { return parquet.NewGenericReader[dataset.Declaration](pf) }
 	return d, nil
 }
 
@@ -124,13 +141,22 @@ func (d *Decls) Lookup(name string) (decl *dataset.Declaration, ok bool, err err
 		return c, true, nil
 	}
 	d.mu.Unlock()
-	r := d.readers.Get().(*parquet.GenericReader[dataset.Declaration])
+	var r *parquet.GenericReader[dataset.Declaration]
+	select {
+	case r = <-d.readers:
+	default:
+		r = parquet.NewGenericReader[dataset.Declaration](d.pf)
+	}
 	defer func() {
 		if p := recover(); p != nil {
 			err = &dataset.FileError{Path: d.path, Row: row, Err: fmt.Errorf("%w: %v", dataset.ErrCorrupt, p)}
 			return // a reader that panicked is not reused
 		}
-		d.readers.Put(r)
+		select {
+		case d.readers <- r:
+		default:
+			r.Close()
+		}
 	}()
 	if err := r.SeekToRow(row); err != nil {
 		return nil, false, &dataset.FileError{Path: d.path, Row: row, Err: err}

@@ -145,11 +145,10 @@ func (s *Server) handleLeanSearch(w http.ResponseWriter, r *http.Request) {
 			le := LeanSearchEntry{Name: SplitName(h.Name), ModuleName: SplitName(h.Module), Kind: h.Kind,
 				Type: LeanType(e.Signature), Signature: e.Signature, DocURL: base + s.declPage(ws, h.Name),
 				InformalName: e.InformalName, InformalDescription: e.InformalStatement}
+			le.Docstring = ws.Decls().Docstring(h.Name)
 			if e.InformalSource == "docstring" {
 				// The index's informal text is the docstring itself.
-				le.Docstring, le.InformalName, le.InformalDescription = e.InformalStatement, "", ""
-			} else if d, ok, _ := ws.Decls().Lookup(h.Name); ok && d.Docstring != nil {
-				le.Docstring = *d.Docstring
+				le.InformalName, le.InformalDescription = "", ""
 			}
 			if le.ModuleName == nil {
 				le.ModuleName = []string{}

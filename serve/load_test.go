@@ -52,6 +52,7 @@ func BenchmarkServeLoad(b *testing.B) {
 	}
 	before := rssKB(pid)
 	heapBefore := heapInUse(b, base)
+	cpuBefore := cpuSeconds(pid)
 	var peak int64
 	stop := make(chan struct{})
 	done := make(chan struct{})
@@ -85,13 +86,22 @@ func BenchmarkServeLoad(b *testing.B) {
 	b.StopTimer()
 	close(stop)
 	<-done
+	cpu := cpuSeconds(pid) - cpuBefore
 	heapPeakAfter := heapInUse(b, base)
-	after := map[string]int64{}
-	for _, wait := range []time.Duration{10 * time.Second, 50 * time.Second, 90 * time.Second} {
-		time.Sleep(wait)
-		after[fmt.Sprint(len(after))] = rssKB(pid)
+	// Go frees the heap at its next collection (forced at the latest every
+	// 2 minutes when idle) and returns pages to the OS gradually: sample
+	// for DRIFTKIT_LOAD_SETTLE (default 5m).
+	settle, _ := time.ParseDuration(envOr("DRIFTKIT_LOAD_SETTLE", "5m"))
+	type sample struct {
+		at        time.Duration
+		rss       int64
+		heapInUse float64
 	}
-	heapAfter := heapInUse(b, base)
+	var after []sample
+	for at := 30 * time.Second; at <= settle; at += 30 * time.Second {
+		time.Sleep(30 * time.Second)
+		after = append(after, sample{at, rssKB(pid), heapInUse(b, base)})
+	}
 	errs := m.Requests - uint64(m.StatusCodes["200"])
 	b.ReportMetric(m.Throughput, "req/s")
 	b.ReportMetric(float64(m.Latencies.P50.Microseconds())/1000, "p50-ms")
@@ -106,9 +116,13 @@ func BenchmarkServeLoad(b *testing.B) {
 			fmt.Fprintf(os.Stderr, "  %-16s %6d requests, p50 %v, p99 %v\n", k, km.Requests, km.Latencies.P50, km.Latencies.P99)
 		}
 	}
-	fmt.Fprintf(os.Stderr, "server RSS: before %.0f MB, peak %.0f MB, +10 s %.0f MB, +60 s %.0f MB, +150 s %.0f MB; Go heap in use before %.0f MB, right after %.0f MB, +150 s %.0f MB\n",
-		float64(before)/1024, float64(peak)/1024, float64(after["0"])/1024, float64(after["1"])/1024, float64(after["2"])/1024,
-		heapBefore/1e6, heapPeakAfter/1e6, heapAfter/1e6)
+	fmt.Fprintf(os.Stderr, "server CPU: %.1f s for %d requests = %.1f ms per request\n", cpu, m.Requests, 1000*cpu/float64(max(m.Requests, 1)))
+	fmt.Fprintf(os.Stderr, "server RSS: before %.0f MB, peak %.0f MB; Go heap in use before %.0f MB, right after %.0f MB\n",
+		float64(before)/1024, float64(peak)/1024, heapBefore/1e6, heapPeakAfter/1e6)
+	for _, s := range after {
+		fmt.Fprintf(os.Stderr, "  +%v: RSS %.0f MB, heap in use %.0f MB\n", s.at, float64(s.rss)/1024, s.heapInUse/1e6)
+	}
+	b.ReportMetric(1000*cpu/float64(max(m.Requests, 1)), "cpu-ms/req")
 	for _, e := range m.Errors {
 		fmt.Fprintf(os.Stderr, "  error: %s\n", e)
 	}
@@ -191,6 +205,23 @@ func loadQueries(b *testing.B, path string) []string {
 		b.Fatalf("%s: no informal_stmt", path)
 	}
 	return out
+}
+
+// cpuSeconds is a process's user + system CPU time (/proc/PID/stat,
+// clock ticks of 1/100 s).
+func cpuSeconds(pid int) float64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	// Fields after the command name (which may hold spaces) close with ')'.
+	f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
+	if len(f) < 13 {
+		return 0
+	}
+	u, _ := strconv.ParseFloat(f[11], 64)
+	s, _ := strconv.ParseFloat(f[12], 64)
+	return (u + s) / 100
 }
 
 // rssKB reads a process's resident set size.
