@@ -8,7 +8,6 @@ import (
 	"html/template"
 	"io/fs"
 	"net/http"
-	"net/url"
 	"strconv"
 	"strings"
 
@@ -352,6 +351,3 @@ func short(s string, n int) string {
 	}
 	return "…" + string(r[len(r)-n+1:])
 }
-
-// pageURL builds a link to the search page for a query.
-func pageURL(q string) string { return "/?q=" + url.QueryEscape(q) }
