@@ -211,14 +211,21 @@ func newTestServer(t testing.TB, o Options) *testServer {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() {
+		ws.Close()
+		ws2.Close()
+	})
+	return &testServer{Server: s, ts: newHTTPTest(t, s), idx: idx, other: other, dir: dir}
+}
+
+// newHTTPTest serves s until the test ends (runs cancelled first).
+func newHTTPTest(t testing.TB, s *Server) *httptest.Server {
 	ts := httptest.NewServer(s.Handler())
 	t.Cleanup(func() {
 		s.Shutdown(context.Background())
 		ts.Close()
-		ws.Close()
-		ws2.Close()
 	})
-	return &testServer{Server: s, ts: ts, idx: idx, other: other, dir: dir}
+	return ts
 }
 
 func (ts *testServer) do(t testing.TB, method, path, contentType, body string) (*http.Response, string) {

@@ -127,10 +127,20 @@ type run struct {
 	finished time.Time
 }
 
+// emit records an event. Its data is encoded now: a runner may change
+// what it reported afterwards, and streams read events later.
 func (r *run) emit(typ, stage string, data any) {
+	var raw any
+	if data != nil {
+		b, err := json.Marshal(data)
+		if err != nil {
+			b, _ = json.Marshal(map[string]string{"unencodable": err.Error()})
+		}
+		raw = json.RawMessage(b)
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.events = append(r.events, Event{Seq: len(r.events) + 1, Time: time.Now().UTC(), Type: typ, Stage: stage, Data: data})
+	r.events = append(r.events, Event{Seq: len(r.events) + 1, Time: time.Now().UTC(), Type: typ, Stage: stage, Data: raw})
 	close(r.changed)
 	r.changed = make(chan struct{})
 }
