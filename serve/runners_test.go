@@ -25,7 +25,9 @@ func TestToMapRunOverHTTP(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	a := func(m string) *tomap.Agent { return &tomap.Agent{Client: c, Model: m, Temperature: 0.7, MaxTokens: 1024} }
+	a := func(m string) *tomap.Agent {
+		return &tomap.Agent{Client: c, Model: m, Temperature: 0.7, MaxTokens: 1024}
+	}
 	ck := &tomapfake.Checker{}
 	ts := newTestServer(t, Options{Runs: &RunConfig{ToMap: ToMapRunners(tomap.Config{
 		Agents: tomap.Agents{Decomposer: a("dec"), Formalizer: a("form"), Prover: a("prov"), Judge: a("judge"), SF: a("sf")}, Checker: ck})}})
