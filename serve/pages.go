@@ -282,14 +282,21 @@ type graph struct {
 	Width, Height int
 	Nodes         []graphNode
 	Edges         []graphEdge
+	Labels        []graphLabel
 	More          []string
+}
+
+type graphLabel struct {
+	X, Y int
+	Text string
 }
 
 const graphMax = 10
 
 func declGraph(d *DeclResponse) graph {
-	const colW, boxW, boxH, gap = 270, 240, 24, 8
+	const colW, boxW, boxH, gap, top = 270, 240, 24, 8, 22
 	g := graph{Width: 3 * colW}
+	g.Labels = append(g.Labels, graphLabel{10, 14, "its statement uses"}, graphLabel{2*colW + 20, 14, "used by (statements)"})
 	col := func(links []Link, x int, rel string) []graphNode {
 		var out []graphNode
 		for i, l := range links {
@@ -297,7 +304,7 @@ func declGraph(d *DeclResponse) graph {
 				g.More = append(g.More, fmt.Sprintf("%d more %s not drawn", len(links)-graphMax, rel))
 				break
 			}
-			out = append(out, graphNode{X: x, Y: 10 + i*(boxH+gap), W: boxW, Name: l.Name, Label: short(l.Name, 34), Href: l.Page, Kind: l.Kind, Relation: rel})
+			out = append(out, graphNode{X: x, Y: top + i*(boxH+gap), W: boxW, Name: l.Name, Label: short(l.Name, 31), Href: l.Page, Kind: l.Kind, Relation: rel})
 		}
 		return out
 	}
@@ -317,9 +324,9 @@ func declGraph(d *DeclResponse) graph {
 		}
 	}
 	rows := max(len(left), len(right), 1)
-	h := 10 + rows*(boxH+gap)
-	cy := h/2 - boxH/2
-	center := graphNode{X: colW + 15, Y: cy, W: boxW, Name: d.Name, Label: short(d.Name, 34), Kind: d.Kind, Center: true}
+	h := top + rows*(boxH+gap)
+	cy := top + (h-top)/2 - boxH/2
+	center := graphNode{X: colW + 15, Y: cy, W: boxW, Name: d.Name, Label: short(d.Name, 31), Kind: d.Kind, Center: true}
 	for _, n := range left {
 		g.Edges = append(g.Edges, graphEdge{n.X + n.W, n.Y + boxH/2, center.X, cy + boxH/2})
 	}
@@ -328,13 +335,14 @@ func declGraph(d *DeclResponse) graph {
 	}
 	g.Nodes = append(append(append(g.Nodes, left...), center), right...)
 	if len(proofOnly) > 0 {
-		y := h + 20
+		y := h + 30
+		g.Labels = append(g.Labels, graphLabel{10, y - 8, "its proof also uses"})
 		for i, l := range proofOnly {
 			if i == 3*graphMax/2 {
 				g.More = append(g.More, fmt.Sprintf("%d more proof dependencies not drawn", len(proofOnly)-i))
 				break
 			}
-			n := graphNode{X: 10 + (i%3)*colW, Y: y + (i/3)*(boxH+gap), W: boxW, Name: l.Name, Label: short(l.Name, 34), Href: l.Page, Kind: l.Kind, Relation: "proof dependency"}
+			n := graphNode{X: 10 + (i%3)*colW, Y: y + (i/3)*(boxH+gap), W: boxW, Name: l.Name, Label: short(l.Name, 31), Href: l.Page, Kind: l.Kind, Relation: "proof dependency"}
 			g.Nodes = append(g.Nodes, n)
 			g.Edges = append(g.Edges, graphEdge{n.X + n.W/2, n.Y, center.X + center.W/2, cy + boxH})
 			h = n.Y + boxH + gap
