@@ -148,11 +148,12 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 	return nil
 }
 
-// serveRuns wires the run endpoints: ToMap through the same agents and Lean
-// backend as `driftkit tomap`; runs are off (with the reason) without a
-// model. The API key stays inside the clients: nothing here prints it.
+// serveRuns wires the run endpoints: DRIFT's offline context always; DRIFT
+// runs through the chat client of --model, ToMap through the same agents,
+// both with the Lean backend of the shared flags, as `driftkit drift` and
+// `driftkit tomap`; runs are off (with the reason) without a model. The API key stays inside the clients: nothing here prints it.
 func serveRuns(ctx context.Context, env *Env, lc llm.Config, af *tomap.AgentFlags, lo lean.Options, dir string) (*serve.RunConfig, func(), error) {
-	rc := &serve.RunConfig{Dir: dir}
+	rc := &serve.RunConfig{Dir: dir, Context: serve.DriftContext()}
 	var closers []func()
 	closeAll := func() {
 		for _, c := range closers {
@@ -181,6 +182,13 @@ func serveRuns(ctx context.Context, env *Env, lc llm.Config, af *tomap.AgentFlag
 		return nil, nil, fmt.Errorf("%v: %w", err, errUsage)
 	}
 	closers = append(closers, closeAgents)
+	chat, err := app.OpenChat(lc)
+	if err != nil {
+		closeAll()
+		return nil, nil, usageOf(err)
+	}
+	closers = append(closers, chat.Close)
+	rc.Drift = serve.DriftRunners(serve.DriftConfig{Chat: chat, Model: lc.Model, Lean: ck})
 	rc.ToMap = serve.ToMapRunners(tomap.Config{Agents: agents, Models: models, Checker: ck, LeanLabel: leanLabel(lo),
 		Log: slog.New(slog.NewTextHandler(env.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))})
 	leanLabel := "none (verification skipped)"
