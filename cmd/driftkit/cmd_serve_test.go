@@ -17,7 +17,10 @@ import (
 	"time"
 
 	"github.com/driftkit/driftkit/internal/progress"
+	"github.com/driftkit/driftkit/llm/fakeopenai"
 	"github.com/driftkit/driftkit/retrieval"
+	"github.com/driftkit/driftkit/serve/drift"
+	"github.com/driftkit/driftkit/serve/drift/drifttest"
 )
 
 // lockedBuffer is a bytes.Buffer safe for a command writing while a test
@@ -231,5 +234,58 @@ func TestServeUsageErrors(t *testing.T) {
 	var errb bytes.Buffer
 	if code := run([]string{"serve", "--ws", dir, "--addr", "127.0.0.1:0"}, io.Discard, &errb); code != 1 || !strings.Contains(errb.String(), "driftkit index") {
 		t.Errorf("no index: exit %d: %s", code, errb.String())
+	}
+}
+
+// TestServeDriftRun: with a model endpoint (a fake one speaking the real
+// wire format), `driftkit serve` runs DRIFT end to end and builds the
+// offline context; the run is recorded in --runs.
+func TestServeDriftRun(t *testing.T) {
+	ws := buildRunWorkspace(t)
+	prompts, err := drift.LoadPrompts(drift.PromptVersion)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fake := fakeopenai.New(fakeopenai.Options{Answer: drifttest.Answer(prompts, 3)})
+	defer fake.Close()
+	runs := t.TempDir()
+	var out, errOut lockedBuffer
+	base := startServe(t, &out, &errOut, "--ws", ws, "--model", "fake-model", "--base-url", fake.BaseURL(), "--runs", runs)
+	resp, err := http.Post(base+"/api/drift/context", "application/json", strings.NewReader(`{"statement": "If p is prime and p divides a product then p divides a factor."}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || !strings.Contains(string(b), `"premises"`) {
+		t.Fatalf("context: %d %s", resp.StatusCode, b)
+	}
+	resp, err = http.Post(base+"/api/drift", "application/json", strings.NewReader(`{"statement": "Every prime number is at least two."}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	var started map[string]string
+	json.Unmarshal(b, &started)
+	if resp.StatusCode != 202 {
+		t.Fatalf("drift: %d %s", resp.StatusCode, b)
+	}
+	var rec string
+	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		_, rec = get(t, base+"/api/runs/"+started["id"])
+		if !strings.Contains(rec, `"status":"running"`) {
+			break
+		}
+	}
+	if !strings.Contains(rec, `"status":"done"`) || !strings.Contains(rec, "fake_statement") || !strings.Contains(rec, `"type":"premises"`) {
+		t.Fatalf("run record: %s", rec)
+	}
+	if fake.Requests() < 2 {
+		t.Errorf("the model got %d requests", fake.Requests())
+	}
+	code, page := get(t, base+"/runs/"+started["id"])
+	if code != 200 || !strings.Contains(page, "status-done") {
+		t.Errorf("run page: %d", code)
 	}
 }
