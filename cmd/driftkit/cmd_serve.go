@@ -121,7 +121,7 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 	fmt.Fprintf(env.Stdout, "serving on %s (search page %s/, API %s/api/openapi.json)\n", url, url, url)
 	fmt.Fprintf(env.Stdout, "for Mathlib's #leansearch: export LEANSEARCHCLIENT_LEANSEARCH_API_URL=%s/search\n", url)
 	if runs.Drift == nil && runs.ToMap == nil {
-		fmt.Fprintf(env.Stdout, "runs: off (%s)\n", runs.Unavailable)
+		fmt.Fprintf(env.Stdout, "DRIFT and ToMap runs: off (%s); the DRIFT context (/api/drift/context, /drift) works offline\n", runs.Unavailable)
 	}
 
 	// SIGHUP reloads; SIGTERM/SIGINT cancel ctx (main) and Serve shuts down.
