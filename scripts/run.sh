@@ -68,3 +68,9 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 echo
 echo "done; outputs in $WS (manifest: $WS/manifest.json)"
+if built serve; then
+  echo
+  echo "next: serve the search page, the API and #leansearch over this workspace:"
+  echo "  $BIN serve --ws $WS --addr :8080"
+  echo "  then open http://localhost:8080/ or: curl 'http://localhost:8080/api/search?q=prime+divides+a+product'"
+fi

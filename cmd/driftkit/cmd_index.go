@@ -3,12 +3,14 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
 
 	"github.com/driftkit/driftkit/dataset"
 	"github.com/driftkit/driftkit/index"
+	"github.com/driftkit/driftkit/internal/app"
 	"github.com/driftkit/driftkit/llm"
 	"github.com/driftkit/driftkit/retrieval"
 )
@@ -95,59 +97,30 @@ func parseWeights(s string) (*index.Weights, error) {
 	return &w, nil
 }
 
-// newOpenAIEncoder wires an llm.Client (retries, rate limits, timeouts) into
-// an index.OpenAIEncoder. dim 0 probes the endpoint.
+// newOpenAIEncoder is app.NewOpenAIEncoder with configuration errors as
+// usage errors (exit 2).
 func newOpenAIEncoder(ctx context.Context, lc llm.Config, batch, maxChars, dim int) (*index.OpenAIEncoder, func(), error) {
-	if err := lc.Finalize(); err != nil {
-		return nil, nil, fmt.Errorf("%w: %v", errUsage, err)
-	}
-	c, err := llm.New(lc)
-	if err != nil {
-		return nil, nil, err
-	}
-	model := lc.Model
-	emb := index.EmbedderFunc(func(ctx context.Context, texts []string) ([][]float32, error) {
-		v, _, err := c.Embed(ctx, model, texts)
-		return v, err
-	})
-	e, err := index.NewOpenAIEncoder(ctx, emb, index.OpenAIConfig{Model: model, BaseURL: strings.Join(c.Config().BaseURLs, ","),
-		BatchSize: batch, Concurrency: c.Config().Concurrency, MaxChars: maxChars, Dim: dim})
-	if err != nil {
-		c.Close()
-		return nil, nil, err
-	}
-	return e, c.Close, nil
+	e, closeFn, err := app.NewOpenAIEncoder(ctx, lc, batch, maxChars, dim)
+	return e, closeFn, usageOf(err)
 }
 
-// openIndex opens WS/index for mine and train head, wiring a query encoder
-// for an openai index from the environment (OPENAI_BASE_URL, OPENAI_API_KEY)
-// and the manifest's model. It ignores WS/head: hard negatives and a new head
-// are made from the raw embeddings, never from a previous head.
+// openIndex opens WS/index for mine and train head (see app.OpenIndex). It
+// ignores WS/head: hard negatives and a new head are made from the raw
+// embeddings, never from a previous head.
 func openIndex(ctx context.Context, wsDir string, noDense bool) (*index.Index, func(), error) {
 	return openIndexWith(ctx, wsDir, index.OpenOptions{NoDense: noDense, NoHead: true})
 }
 
-// openIndexWith is openIndex with all options.
+// openIndexWith is app.OpenIndex with configuration errors as usage errors.
 func openIndexWith(ctx context.Context, wsDir string, o index.OpenOptions) (*index.Index, func(), error) {
-	m, err := index.ReadManifest(wsDir)
-	if err != nil {
-		return nil, nil, err
+	ix, closeFn, err := app.OpenIndex(ctx, wsDir, o)
+	return ix, closeFn, usageOf(err)
+}
+
+// usageOf turns app.ErrConfig into errUsage (exit 2), keeping the message.
+func usageOf(err error) error {
+	if err != nil && errors.Is(err, app.ErrConfig) {
+		return fmt.Errorf("%w: %v", errUsage, strings.TrimPrefix(err.Error(), app.ErrConfig.Error()+": "))
 	}
-	opts := &o
-	closeFn := func() {}
-	if m.Encoder == index.EncoderOpenAI && !o.NoDense && o.Encoder == nil {
-		lc := llm.ConfigFromEnv()
-		lc.Model = m.Model
-		e, c, err := newOpenAIEncoder(ctx, lc, 64, m.MaxChars, m.Dims)
-		if err != nil {
-			return nil, nil, err
-		}
-		opts.Encoder, closeFn = e, c
-	}
-	ix, err := index.Open(wsDir, opts)
-	if err != nil {
-		closeFn()
-		return nil, nil, err
-	}
-	return ix, func() { ix.Close(); closeFn() }, nil
+	return err
 }

@@ -387,6 +387,7 @@ func (p *Pipeline) Formalize(ctx context.Context, it Item) (*Record, error) {
 		if err != nil {
 			return fail(StageDecompose, err)
 		}
+		observe(ctx, "sub_queries", sq)
 	}
 	c, err := p.BuildContext(ctx, Query{Statement: it.Informal, Self: it.Self, Gold: it.Gold}, sq)
 	if err != nil {
@@ -394,6 +395,11 @@ func (p *Pipeline) Formalize(ctx context.Context, it Item) (*Record, error) {
 		return fail(StageRetrieve, err)
 	}
 	rec.SubQueries, rec.Premises, rec.Illustrations = c.SubQueries, c.Premises, c.Illustrations
+	if len(c.SubQueries) > 0 {
+		observe(ctx, "retrieved", c.SubQueries)
+	}
+	observe(ctx, "premises", c.Premises)
+	observe(ctx, "illustrations", c.Illustrations)
 	rec.RetrieveSeconds, rec.IllustrateSeconds = c.RetrieveSeconds, c.IllustrateSeconds
 
 	msgs := p.prompts.FormalizeMessages(FormalizeInput{Statement: it.Informal, Header: header, Premises: c.Premises, Illustrations: c.Illustrations})
@@ -445,12 +451,14 @@ func (p *Pipeline) sample(ctx context.Context, it Item, header string, base []ll
 		a := Attempt{Round: round, Call: call}
 		if err != nil {
 			s.Attempts = append(s.Attempts, a)
+			observe(ctx, "attempt", AttemptEvent{Sample: i, Attempt: a})
 			return s, fmt.Errorf("sample %d: %w", i, err)
 		}
 		stmt, xerr := ExtractStatement(resp.Content)
 		if xerr != nil {
 			a.ExtractError = xerr.Error()
 			s.Attempts = append(s.Attempts, a)
+			observe(ctx, "attempt", AttemptEvent{Sample: i, Attempt: a})
 			msgs = append(append([]llm.Message{}, msgs...), llm.Message{Role: "assistant", Content: resp.Content},
 				p.prompts.FormalizeRepair("", nil, xerr.Error()))
 			continue
@@ -460,15 +468,18 @@ func (p *Pipeline) sample(ctx context.Context, it Item, header string, base []ll
 			ck, err := typecheck(ctx, p.lean, it.Key+"#"+strconv.Itoa(i)+"."+strconv.Itoa(round), header, stmt)
 			if err != nil {
 				s.Attempts = append(s.Attempts, a)
+				observe(ctx, "attempt", AttemptEvent{Sample: i, Attempt: a})
 				return s, fmt.Errorf("sample %d: %w", i, err)
 			}
 			a.Typecheck = ck
 			if ck.Error != "" {
 				s.Attempts = append(s.Attempts, a)
+				observe(ctx, "attempt", AttemptEvent{Sample: i, Attempt: a})
 				return s, fmt.Errorf("sample %d: %w: %s", i, errLeanCheck, ck.Error)
 			}
 		}
 		s.Attempts = append(s.Attempts, a)
+		observe(ctx, "attempt", AttemptEvent{Sample: i, Attempt: a})
 		if a.Typecheck == nil || a.Typecheck.Pass {
 			break
 		}

@@ -1,0 +1,168 @@
+// Package app is the application layer shared by the driftkit command and
+// the server: it opens a workspace's parts the way every command does — the
+// index with its projection head and its query encoder, the chat client,
+// the Lean backend — so that `driftkit search` and `driftkit serve` (and
+// the commands that move here later) wire them identically and rank alike.
+//
+// It holds no process-wide state: no flags, no signals, no globals. The
+// caller owns what it opens and closes it with the returned function.
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/driftkit/driftkit/index"
+	"github.com/driftkit/driftkit/lean"
+	"github.com/driftkit/driftkit/llm"
+)
+
+// ErrConfig is wrapped by errors about a configuration that cannot work (a
+// malformed base URL, a workspace given twice): the command maps it to a
+// usage error (exit 2).
+var ErrConfig = errors.New("bad configuration")
+
+// NewOpenAIEncoder wires an llm.Client (retries, rate limits, timeouts) into
+// an index.OpenAIEncoder for model lc.Model. dim 0 probes the endpoint. The
+// returned function closes the client.
+func NewOpenAIEncoder(ctx context.Context, lc llm.Config, batch, maxChars, dim int) (*index.OpenAIEncoder, func(), error) {
+	if err := lc.Finalize(); err != nil {
+		return nil, nil, fmt.Errorf("%w: %v", ErrConfig, err)
+	}
+	c, err := llm.New(lc)
+	if err != nil {
+		return nil, nil, err
+	}
+	model := lc.Model
+	emb := index.EmbedderFunc(func(ctx context.Context, texts []string) ([][]float32, error) {
+		v, _, err := c.Embed(ctx, model, texts)
+		return v, err
+	})
+	e, err := index.NewOpenAIEncoder(ctx, emb, index.OpenAIConfig{Model: model, BaseURL: strings.Join(c.Config().BaseURLs, ","),
+		BatchSize: batch, Concurrency: c.Config().Concurrency, MaxChars: maxChars, Dim: dim})
+	if err != nil {
+		c.Close()
+		return nil, nil, err
+	}
+	return e, c.Close, nil
+}
+
+// OpenIndex opens WS/index with o. For an index built with an
+// OpenAI-compatible embeddings model, it wires the query encoder from the
+// environment (OPENAI_BASE_URL, OPENAI_API_KEY) and the manifest's model,
+// unless o already has an encoder or skips dense search. The projection
+// head in WS/head is applied unless o.NoHead. The returned function closes
+// the index and the encoder's client; call it after the last search.
+func OpenIndex(ctx context.Context, wsDir string, o index.OpenOptions) (*index.Index, func(), error) {
+	m, err := index.ReadManifest(wsDir)
+	if err != nil {
+		return nil, nil, err
+	}
+	opts := &o
+	closeFn := func() {}
+	if m.Encoder == index.EncoderOpenAI && !o.NoDense && o.Encoder == nil {
+		lc := llm.ConfigFromEnv()
+		lc.Model = m.Model
+		e, c, err := NewOpenAIEncoder(ctx, lc, 64, m.MaxChars, m.Dims)
+		if err != nil {
+			return nil, nil, err
+		}
+		opts.Encoder, closeFn = e, c
+	}
+	ix, err := index.Open(wsDir, opts)
+	if err != nil {
+		closeFn()
+		return nil, nil, err
+	}
+	return ix, func() { ix.Close(); closeFn() }, nil
+}
+
+// WorkspaceSpec names a workspace to serve: --ws DIR or --ws NAME=DIR.
+type WorkspaceSpec struct {
+	Name, Dir string
+}
+
+var specName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
+
+// ParseWorkspaceSpec reads "DIR" (named after the folder) or "NAME=DIR".
+func ParseWorkspaceSpec(s string) (WorkspaceSpec, error) {
+	name, dir, ok := strings.Cut(s, "=")
+	if !ok {
+		dir = s
+		name = filepath.Base(filepath.Clean(s))
+		// A folder name that is not a usable name (".", "/", spaces) gets a
+		// plain one.
+		name = strings.Map(func(r rune) rune {
+			if r == '_' || r == '-' || r == '.' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' {
+				return r
+			}
+			return '-'
+		}, name)
+		if !specName.MatchString(name) {
+			name = "ws"
+		}
+	}
+	if dir == "" {
+		return WorkspaceSpec{}, fmt.Errorf("%w: --ws %q: no folder", ErrConfig, s)
+	}
+	if !specName.MatchString(name) {
+		return WorkspaceSpec{}, fmt.Errorf("%w: --ws %q: the name %q must be letters, digits, '_', '.' or '-' (at most 64)", ErrConfig, s, name)
+	}
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return WorkspaceSpec{}, fmt.Errorf("%w: --ws %q: %s is not a folder", ErrConfig, s, dir)
+	}
+	return WorkspaceSpec{Name: name, Dir: dir}, nil
+}
+
+// ParseWorkspaceSpecs reads several --ws values; names must be unique.
+func ParseWorkspaceSpecs(values []string) ([]WorkspaceSpec, error) {
+	seen := map[string]string{}
+	var out []WorkspaceSpec
+	for _, v := range values {
+		sp, err := ParseWorkspaceSpec(v)
+		if err != nil {
+			return nil, err
+		}
+		if prev, dup := seen[sp.Name]; dup {
+			return nil, fmt.Errorf("%w: two workspaces are named %q (%s and %s): name them with --ws NAME=DIR", ErrConfig, sp.Name, prev, sp.Dir)
+		}
+		seen[sp.Name] = sp.Dir
+		out = append(out, sp)
+	}
+	return out, nil
+}
+
+// ServeIndexOptions are the index options a server uses: every search
+// goes through the in-memory BM25 postings and, unless NoHead, the
+// workspace's projection head, as `driftkit search` does by default.
+func ServeIndexOptions(noHead bool) index.OpenOptions {
+	return index.OpenOptions{NoHead: noHead}
+}
+
+// OpenChat makes the chat client of the model endpoint lc describes (runs
+// use it); it validates the configuration first. lc.Model "" means no
+// endpoint is configured: nil and no error.
+func OpenChat(lc llm.Config) (*llm.Client, error) {
+	if err := lc.Finalize(); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrConfig, err)
+	}
+	if lc.Model == "" {
+		return nil, nil
+	}
+	return llm.New(lc)
+}
+
+// OpenLean starts the Lean backend o describes, or returns nil when no
+// backend flag was given (verification is then skipped and recorded as
+// skipped by the runners).
+func OpenLean(ctx context.Context, o lean.Options) (lean.Checker, error) {
+	if !o.Configured() {
+		return nil, nil
+	}
+	return lean.Open(ctx, o)
+}

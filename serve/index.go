@@ -1,0 +1,24 @@
+package serve
+
+import "github.com/driftkit/driftkit/index"
+
+// IndexOf adapts a loaded *index.Index (opened by internal/app, with its
+// head and query encoder) to the server's Index. Reload switches index
+// generations under live searches (index.Index.Reload).
+func IndexOf(ix *index.Index) Index { return indexAdapter{ix} }
+
+type indexAdapter struct{ *index.Index }
+
+func (a indexAdapter) About() IndexAbout {
+	m := a.Manifest()
+	var size int64
+	for _, f := range m.Files {
+		size += f.Size
+	}
+	ab := IndexAbout{Generation: a.Generation(), Encoder: m.Encoder, EncoderFallback: m.EncoderFallback, Model: m.Model,
+		Docs: m.Docs, PremiseDocs: m.PremiseDocs, InformalSources: m.InformalSource, Bytes: size}
+	if h := a.Head(); h != nil {
+		ab.Head = h
+	}
+	return ab
+}

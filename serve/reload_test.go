@@ -1,0 +1,123 @@
+package serve
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/driftkit/driftkit/dataset"
+	"github.com/driftkit/driftkit/index"
+	"github.com/driftkit/driftkit/internal/progress"
+)
+
+// realWorkspace writes the fixture library as a workspace and builds its
+// hash index.
+func realWorkspace(t testing.TB) (*dataset.Workspace, string) {
+	t.Helper()
+	progress.Quiet = true
+	dir := t.TempDir()
+	ws, err := dataset.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	decls := fixtureDecls()
+	if err := dataset.WriteTable(ws.Path(dataset.DeclarationsFile), decls); err != nil {
+		t.Fatal(err)
+	}
+	var infs []dataset.Informal
+	for _, e := range fixtureEntries(decls) {
+		if e.InformalSource != "" && e.InformalSource != "docstring" {
+			infs = append(infs, dataset.Informal{Name: e.Name, InformalName: e.InformalName, InformalStatement: e.InformalStatement, Provider: e.InformalSource})
+		}
+	}
+	if err := dataset.WriteTable(ws.Path(dataset.InformalFile), infs); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := index.Build(context.Background(), ws, index.BuildOptions{HashDim: 32}); err != nil {
+		t.Fatal(err)
+	}
+	return ws, dir
+}
+
+// TestReloadUnderLoad: searches run without pause while the index is
+// rebuilt (a new generation) and reloaded over and over; none fails, and
+// the server ends on the newest generation.
+func TestReloadUnderLoad(t *testing.T) {
+	ws, dir := realWorkspace(t)
+	ix, err := index.Open(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	w, err := NewWorkspace("real", dir, IndexOf(ix))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	s, err := New(Options{Workspaces: []*Workspace{w}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(s.Handler())
+	defer srv.Close()
+	gen0 := w.Index.About().Generation
+	var stop atomic.Bool
+	var ok, failed atomic.Int64
+	var wg sync.WaitGroup
+	for i := 0; i < 6; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			paths := []string{"/api/search?q=prime+divides&all_kinds=1", "/api/decl/Nat.Prime", "/?q=square+root"}
+			for n := 0; !stop.Load(); n++ {
+				resp, err := srv.Client().Get(srv.URL + paths[(i+n)%len(paths)])
+				if err != nil {
+					failed.Add(1)
+					continue
+				}
+				body, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode != 200 {
+					failed.Add(1)
+					t.Errorf("%s: %d %s", paths[(i+n)%len(paths)], resp.StatusCode, body)
+				} else {
+					ok.Add(1)
+				}
+			}
+		}(i)
+	}
+	var last string
+	for round := 0; round < 4; round++ {
+		if _, err := index.Build(context.Background(), ws, index.BuildOptions{HashDim: 32 + 16*(round%2)}); err != nil {
+			t.Fatal(err)
+		}
+		resp, err := srv.Client().Post(srv.URL+"/api/admin/reload", "", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var res struct {
+			Workspaces map[string]ReloadResult `json:"workspaces"`
+		}
+		json.NewDecoder(resp.Body).Decode(&res)
+		resp.Body.Close()
+		r := res.Workspaces["real"]
+		if resp.StatusCode != http.StatusOK || !r.Changed || r.Generation == last || r.Generation == gen0 {
+			t.Fatalf("reload %d: %d %+v", round, resp.StatusCode, r)
+		}
+		last = r.Generation
+	}
+	stop.Store(true)
+	wg.Wait()
+	if failed.Load() > 0 || ok.Load() < 20 {
+		t.Errorf("%d requests failed, %d succeeded during reloads", failed.Load(), ok.Load())
+	}
+	if g := w.Index.About().Generation; g != last {
+		t.Errorf("serving %s, want the newest %s", g, last)
+	}
+	t.Logf("%d requests during 4 rebuilds and reloads, none failed", ok.Load())
+}

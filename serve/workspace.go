@@ -1,0 +1,124 @@
+package serve
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"sync"
+	"sync/atomic"
+
+	"github.com/driftkit/driftkit/dataset"
+	"github.com/driftkit/driftkit/retrieval"
+)
+
+// Index is one workspace's search index as the server uses it: a searcher,
+// the corpus behind it, what it is built with, and a way to pick up a
+// rebuilt index. internal/app adapts *index.Index to it. Implementations are
+// safe for concurrent use; Reload runs while searches are in flight and must
+// let each finish on the index it started on.
+type Index interface {
+	retrieval.Searcher
+	retrieval.Corpus
+	// About describes the loaded index (result labels, /readyz, metrics).
+	About() IndexAbout
+	// Reload switches to the workspace's newest index if it is not the one
+	// loaded and reports whether it did. On error the loaded one stays.
+	Reload() (bool, error)
+}
+
+// IndexAbout describes a loaded index: what produced its vectors (so every
+// page and answer can label a fallback encoder as one) and its size.
+type IndexAbout struct {
+	// Generation names the loaded index generation ("" for an index
+	// without generations).
+	Generation string `json:"generation,omitempty"`
+	Encoder    string `json:"encoder"`
+	// EncoderFallback is true for the built-in offline hash encoder.
+	EncoderFallback bool   `json:"encoder_fallback"`
+	Model           string `json:"model,omitempty"`
+	// Head is the projection head applied to dense scores, as `driftkit
+	// search --json` prints it (nil: none).
+	Head any `json:"head"`
+	Docs int `json:"docs"`
+	// PremiseDocs is how many documents are premise candidates by default.
+	PremiseDocs int `json:"premise_docs"`
+	// InformalSources counts documents by the provider of their informal
+	// text (template, openai:<model>, docstring, …).
+	InformalSources map[string]int `json:"informal_sources,omitempty"`
+	// Bytes is the size of the index's files on disk (0: unknown).
+	Bytes int64 `json:"bytes,omitempty"`
+}
+
+// Workspace is one served workspace: its name in URLs (?ws=NAME), its
+// index, and the full declaration rows of its declarations.parquet.
+type Workspace struct {
+	Name  string
+	Dir   string
+	Index Index
+
+	decls    atomic.Pointer[Decls]
+	reloadMu sync.Mutex
+	// retired Decls are closed when the server closes (a request may still
+	// be reading one after a reload switched to the next).
+	retired []*Decls
+}
+
+// validName is what a workspace name may be: it appears in URLs and
+// metric labels.
+var validName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
+
+// NewWorkspace opens dir's declarations.parquet for the declaration pages
+// and pairs it with idx. The caller keeps ownership of idx.
+func NewWorkspace(name, dir string, idx Index) (*Workspace, error) {
+	if !validName.MatchString(name) {
+		return nil, fmt.Errorf("workspace name %q: use letters, digits, '_', '.' and '-' (at most 64)", name)
+	}
+	d, err := OpenDecls(filepath.Join(dir, dataset.DeclarationsFile))
+	if err != nil {
+		return nil, fmt.Errorf("workspace %s: %w", name, err)
+	}
+	w := &Workspace{Name: name, Dir: dir, Index: idx}
+	w.decls.Store(d)
+	return w, nil
+}
+
+// Decls returns the current declaration rows.
+func (w *Workspace) Decls() *Decls { return w.decls.Load() }
+
+// Reload picks up a new index generation and, when extract replaced
+// declarations.parquet, the new rows. Requests running keep what they
+// started with.
+func (w *Workspace) Reload() (changed bool, err error) {
+	w.reloadMu.Lock()
+	defer w.reloadMu.Unlock()
+	changed, err = w.Index.Reload()
+	if err != nil {
+		return false, fmt.Errorf("workspace %s: index: %w", w.Name, err)
+	}
+	if old := w.decls.Load(); old.Changed() {
+		d, derr := OpenDecls(old.path)
+		if derr != nil {
+			return changed, fmt.Errorf("workspace %s: %w", w.Name, derr)
+		}
+		w.decls.Store(d)
+		w.retired = append(w.retired, old)
+		changed = true
+	}
+	return changed, nil
+}
+
+// Close releases the declaration files (not the index: its owner closes it).
+func (w *Workspace) Close() error {
+	w.reloadMu.Lock()
+	defer w.reloadMu.Unlock()
+	var errs []error
+	for _, d := range w.retired {
+		errs = append(errs, d.Close())
+	}
+	w.retired = nil
+	if d := w.decls.Load(); d != nil {
+		errs = append(errs, d.Close())
+	}
+	return errors.Join(errs...)
+}
