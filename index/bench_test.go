@@ -63,6 +63,40 @@ func BenchmarkDenseScan(b *testing.B) {
 	})
 }
 
+// BenchmarkDenseScanMany compares five queries scanned one by one with the
+// same five in one SearchDenseMany pass (DRIFT's sub-queries of one
+// statement) over 250k × 256 vectors.
+func BenchmarkDenseScanMany(b *testing.B) {
+	const rows, dim, nq = 250_000, 256, 5
+	vecs := make([]float32, rows*dim)
+	for i := range vecs {
+		vecs[i] = rand.Float32() - 0.5
+	}
+	s := NewStore(vecs, rows, dim)
+	class := make([]uint8, rows)
+	for i := range class {
+		class[i] = uint8(1 + i%5/4)
+	}
+	qs := make([][]float32, nq)
+	bs := make([]*retrieval.Batch, nq)
+	for i := range qs {
+		qs[i] = vecs[i*dim : (i+1)*dim]
+		bs[i] = &retrieval.Batch{Requests: []retrieval.Request{{K: 200}, {K: 20}}, Class: class}
+	}
+	b.Run("one-by-one", func(b *testing.B) {
+		for b.Loop() {
+			for i := range qs {
+				s.SearchDense(context.Background(), qs[i], bs[i])
+			}
+		}
+	})
+	b.Run("one-pass", func(b *testing.B) {
+		for b.Loop() {
+			s.SearchDenseMany(context.Background(), qs, bs)
+		}
+	})
+}
+
 // BenchmarkWorkspaceSearch measures queries against a real index:
 // DRIFTKIT_BENCH_WS=/path/to/ws DRIFTKIT_BENCH_FILE=bench.jsonl go test -bench WorkspaceSearch -cpu 1 ./index
 // It reports p50/p90 latency per mode over the benchmark's informal statements.

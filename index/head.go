@@ -31,54 +31,88 @@ type headBackend struct {
 	proj *Store // projected vectors of the premise documents
 }
 
-var _ retrieval.DenseBackend = (*headBackend)(nil)
+var _ retrieval.MultiDenseBackend = (*headBackend)(nil)
 
 func (hb *headBackend) Dim() int { return hb.raw.Dim() }
 
 // SearchDense implements retrieval.DenseBackend.
 func (hb *headBackend) SearchDense(ctx context.Context, q []float32, b *retrieval.Batch) ([][]retrieval.Scored, error) {
-	covered := make([]bool, len(b.Requests))
-	for i := range covered {
-		covered[i] = b.Requests[i].K > 0
+	res, err := hb.SearchDenseMany(ctx, [][]float32{q}, []*retrieval.Batch{b})
+	if err != nil {
+		return nil, err
 	}
-	for doc, c := range b.Class {
-		if c > 0 && int(c) <= len(covered) && covered[c-1] && !hb.proj.Has(doc) {
-			covered[c-1] = false
+	return res[0], nil
+}
+
+// SearchDenseMany implements retrieval.MultiDenseBackend: the requests the
+// raw vectors answer go to the raw backend in one pass for all queries; the
+// projected vectors (premise documents only) are scanned per query.
+func (hb *headBackend) SearchDenseMany(ctx context.Context, qs [][]float32, bs []*retrieval.Batch) ([][][]retrieval.Scored, error) {
+	if len(qs) != len(bs) {
+		return nil, fmt.Errorf("%d queries, %d batches", len(qs), len(bs))
+	}
+	out := make([][][]retrieval.Scored, len(bs))
+	coveredAll := make([][]bool, len(bs))
+	var rawQs [][]float32
+	var rawBs []*retrieval.Batch
+	var rawOf []int
+	for j, b := range bs {
+		covered := make([]bool, len(b.Requests))
+		for i := range covered {
+			covered[i] = b.Requests[i].K > 0
+		}
+		for doc, c := range b.Class {
+			if c > 0 && int(c) <= len(covered) && covered[c-1] && !hb.proj.Has(doc) {
+				covered[c-1] = false
+			}
+		}
+		coveredAll[j] = covered
+		out[j] = make([][]retrieval.Scored, len(b.Requests))
+		rawReqs := slices.Clone(b.Requests)
+		anyRaw := false
+		for i, c := range covered {
+			if c {
+				rawReqs[i].K = 0
+			} else if b.Requests[i].K > 0 {
+				anyRaw = true
+			}
+		}
+		if anyRaw {
+			rawQs = append(rawQs, qs[j])
+			rawBs = append(rawBs, &retrieval.Batch{Requests: rawReqs, Class: b.Class})
+			rawOf = append(rawOf, j)
 		}
 	}
-	out := make([][]retrieval.Scored, len(b.Requests))
-	rawReqs := slices.Clone(b.Requests)
-	anyRaw, anyProj := false, false
-	for i, c := range covered {
-		if c {
-			rawReqs[i].K = 0
-			anyProj = true
-		} else if b.Requests[i].K > 0 {
-			anyRaw = true
-		}
-	}
-	if anyRaw {
-		res, err := hb.raw.SearchDense(ctx, q, &retrieval.Batch{Requests: rawReqs, Class: b.Class})
+	if len(rawQs) > 0 {
+		res, err := retrieval.SearchDenseMany(ctx, hb.raw, rawQs, rawBs)
 		if err != nil {
 			return nil, err
 		}
-		copy(out, res)
-	}
-	if anyProj {
-		qh, err := hb.h.ProjectQuery(q)
-		if err != nil {
-			return nil, fmt.Errorf("project query: %w", err)
+		for i, j := range rawOf {
+			copy(out[j], res[i])
 		}
+	}
+	for j, b := range bs {
+		anyProj := false
 		tops := b.NewTops()
-		for i, c := range covered {
-			if !c {
+		for i, c := range coveredAll[j] {
+			if c {
+				anyProj = true
+			} else {
 				tops[i] = nil
 			}
+		}
+		if !anyProj {
+			continue
+		}
+		qh, err := hb.h.ProjectQuery(qs[j])
+		if err != nil {
+			return nil, fmt.Errorf("project query: %w", err)
 		}
 		hb.proj.scan(qh, b.Class, tops)
 		for i, t := range tops {
 			if t != nil {
-				out[i] = t.Sorted()
+				out[j][i] = t.Sorted()
 			}
 		}
 	}

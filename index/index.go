@@ -596,6 +596,17 @@ func (ix *Index) Search(ctx context.Context, q retrieval.Query) ([]retrieval.Hit
 	return g.engine.Search(ctx, q)
 }
 
+// SearchMany implements retrieval.MultiSearcher: every query is answered
+// by the same generation, the dense ones in one pass over the vectors.
+func (ix *Index) SearchMany(ctx context.Context, qs []retrieval.Query) ([][]retrieval.Hit, error) {
+	g := ix.acquire()
+	if g == nil {
+		return nil, errors.New("index: Search after Close")
+	}
+	defer g.release()
+	return g.engine.SearchMany(ctx, qs)
+}
+
 // Generation is the name of the loaded generation.
 func (ix *Index) Generation() string { return ix.cur.Load().id }
 

@@ -2,6 +2,7 @@ package index
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/viterin/vek/vek32"
 
@@ -25,7 +26,7 @@ type Store struct {
 	row []int32
 }
 
-var _ retrieval.DenseBackend = (*Store)(nil)
+var _ retrieval.MultiDenseBackend = (*Store)(nil)
 
 // NewStore wraps rows × dim vectors, row i being document i. It keeps vecs.
 func NewStore(vecs []float32, rows, dim int) *Store {
@@ -75,6 +76,48 @@ func (s *Store) SearchDense(ctx context.Context, q []float32, b *retrieval.Batch
 	tops := b.NewTops()
 	s.scan(q, b.Class, tops)
 	return retrieval.SortedAll(tops), ctx.Err()
+}
+
+// SearchDenseMany implements retrieval.MultiDenseBackend: one pass over
+// the vectors for all queries, each row read once and scored against every
+// query whose batch selects it (BenchmarkSearchDenseMany: five queries over
+// Mathlib's vectors cost about a third of five single scans).
+func (s *Store) SearchDenseMany(ctx context.Context, qs [][]float32, bs []*retrieval.Batch) ([][][]retrieval.Scored, error) {
+	if len(qs) != len(bs) {
+		return nil, fmt.Errorf("%d queries, %d batches", len(qs), len(bs))
+	}
+	classes := make([][]uint8, len(bs))
+	tops := make([][]*retrieval.TopK, len(bs))
+	for i, b := range bs {
+		classes[i], tops[i] = b.Class, b.NewTops()
+	}
+	s.scanMany(qs, classes, tops)
+	out := make([][][]retrieval.Scored, len(bs))
+	for i := range tops {
+		out[i] = retrieval.SortedAll(tops[i])
+	}
+	return out, ctx.Err()
+}
+
+// scanMany is scan for several queries, row by row: each row is scored
+// against every query that wants it while it is in cache. The dot products
+// are scan's, so each query's list is bit for bit scan's.
+func (s *Store) scanMany(qs [][]float32, classes [][]uint8, tops [][]*retrieval.TopK) {
+	dim := s.dim
+	for r := 0; r < s.rows; r++ {
+		doc := r
+		if s.docs != nil {
+			doc = int(s.docs[r])
+		}
+		row := s.vecs[r*dim : (r+1)*dim : (r+1)*dim]
+		for j, q := range qs {
+			c := classes[j][doc]
+			if c == 0 || int(c) > len(tops[j]) || tops[j][c-1] == nil {
+				continue
+			}
+			tops[j][c-1].Add(doc, vek32.Dot(q, row))
+		}
+	}
 }
 
 // scan scores q against every stored document whose class names a request

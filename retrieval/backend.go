@@ -3,6 +3,7 @@ package retrieval
 import (
 	"container/heap"
 	"context"
+	"fmt"
 )
 
 // Backends rank documents by one method (dense vectors, lexical matching)
@@ -60,6 +61,35 @@ type DenseBackend interface {
 	// Dim is the dimension of the query vectors it takes.
 	Dim() int
 	SearchDense(ctx context.Context, query []float32, b *Batch) ([][]Scored, error)
+}
+
+// MultiDenseBackend is a DenseBackend that scores several query vectors in
+// one pass over its vectors: result i is exactly SearchDense(queries[i],
+// batches[i]). A scan of a large corpus is bound by memory bandwidth, so
+// the pass costs little more than one query's.
+type MultiDenseBackend interface {
+	DenseBackend
+	SearchDenseMany(ctx context.Context, queries [][]float32, batches []*Batch) ([][][]Scored, error)
+}
+
+// SearchDenseMany asks d for every query: in one pass when d is a
+// MultiDenseBackend, otherwise one SearchDense per query.
+func SearchDenseMany(ctx context.Context, d DenseBackend, queries [][]float32, batches []*Batch) ([][][]Scored, error) {
+	if len(queries) != len(batches) {
+		return nil, fmt.Errorf("%d queries, %d batches", len(queries), len(batches))
+	}
+	if md, ok := d.(MultiDenseBackend); ok && len(queries) > 1 {
+		return md.SearchDenseMany(ctx, queries, batches)
+	}
+	out := make([][][]Scored, len(queries))
+	for i, q := range queries {
+		res, err := d.SearchDense(ctx, q, batches[i])
+		if err != nil {
+			return nil, err
+		}
+		out[i] = res
+	}
+	return out, nil
 }
 
 // LexicalBackend ranks documents by term matching (BM25). Its contract is

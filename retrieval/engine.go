@@ -111,6 +111,60 @@ func contains(s []string, x string) bool {
 
 // Search implements Searcher.
 func (e *Engine) Search(ctx context.Context, q Query) ([]Hit, error) {
+	hits, err := e.SearchMany(ctx, []Query{q})
+	var qe *QueryError
+	if errors.As(err, &qe) {
+		return nil, qe.Err
+	}
+	if err != nil {
+		return nil, err
+	}
+	return hits[0], nil
+}
+
+// SearchMany implements MultiSearcher: the queries' dense vectors are
+// encoded in one Encode call and scored in one pass over the vectors when
+// the dense backend is a MultiDenseBackend (a scan of a large corpus is
+// bound by memory, so five queries cost little more than one); lexical
+// retrieval and fusion run per query. Each query's hits are exactly those
+// Search returns for it. The first query that cannot run fails the call,
+// with Search's error for it wrapped in a *QueryError; a failure of the
+// shared dense pass (the encoder, the backend) is returned as is.
+func (e *Engine) SearchMany(ctx context.Context, qs []Query) ([][]Hit, error) {
+	plans := make([]*plan, len(qs))
+	classes := map[string][]uint8{} // queries with one filter share its compiled classes
+	for i, q := range qs {
+		p, err := e.plan(q, classes)
+		if err != nil {
+			return nil, &QueryError{Query: i, Err: err}
+		}
+		plans[i] = p
+	}
+	if err := e.dense(ctx, plans); err != nil {
+		return nil, err
+	}
+	out := make([][]Hit, len(plans))
+	for i, p := range plans {
+		hits, err := e.finish(ctx, p)
+		if err != nil {
+			return nil, &QueryError{Query: i, Err: err}
+		}
+		out[i] = hits
+	}
+	return out, nil
+}
+
+// plan is one query of a SearchMany call, compiled against the table.
+type plan struct {
+	s                  *searchState
+	spec               profileSpec
+	b                  *Batch
+	needDense, needLex bool
+}
+
+// plan checks q, resolves its profile and weights and compiles its filter,
+// reusing the classes of an earlier query with the same selections.
+func (e *Engine) plan(q Query, classes map[string][]uint8) (*plan, error) {
 	if strings.TrimSpace(q.Text) == "" && strings.TrimSpace(q.Formal) == "" {
 		return nil, ErrEmptyQuery
 	}
@@ -137,38 +191,82 @@ func (e *Engine) Search(ctx context.Context, q Query) ([]Hit, error) {
 		nn = w.NeighborDocs
 	}
 	cand, neigh := e.Table.Selections(q.Filter)
-	all := e.Table.Compile([]Request{{cand, s.depth}, {neigh, max(nn, 1)}})
-	s.class = all.Class
+	reqs := []Request{{cand, s.depth}, {neigh, max(nn, 1)}}
+	key := selectionKey(cand) + "\x00" + selectionKey(neigh)
+	class, ok := classes[key]
+	if !ok {
+		class = e.Table.Compile(reqs).Class
+		classes[key] = class
+	}
+	s.class = class
 	// The neighbour request is made only when neighbours vote; its class
 	// stays in the mask (it tells voters from filtered-out documents).
-	b := &Batch{Requests: all.Requests, Class: all.Class}
+	b := &Batch{Requests: reqs, Class: class}
 	if nn == 0 {
 		b.Requests = b.Requests[:1]
 	}
-	needDense := q.Mode == ModeDense || q.Mode == ModeHybrid || (q.Mode == ModeBest && (w.Dense > 0 || w.Neighbors > 0))
-	needLex := q.Mode == ModeBM25 || q.Mode == ModeHybrid || (q.Mode == ModeBest && (w.BM25 > 0 || w.Neighbors > 0))
-	if needDense {
-		if e.Dense == nil || e.Encoder == nil {
-			return nil, ErrNoDense
+	return &plan{
+		s: s, spec: spec, b: b,
+		needDense: q.Mode == ModeDense || q.Mode == ModeHybrid || (q.Mode == ModeBest && (w.Dense > 0 || w.Neighbors > 0)),
+		needLex:   q.Mode == ModeBM25 || q.Mode == ModeHybrid || (q.Mode == ModeBest && (w.BM25 > 0 || w.Neighbors > 0)),
+	}, nil
+}
+
+// selectionKey identifies a selection's compiled classes (nil Kinds, any
+// kind, differs from empty Kinds, none).
+func selectionKey(s Selection) string {
+	return fmt.Sprintf("%t%q%q%q", s.Kinds == nil, s.Kinds, s.Library, s.Exclude)
+}
+
+// dense answers the dense requests of every plan that needs them: one
+// Encode call, one SearchDenseMany.
+func (e *Engine) dense(ctx context.Context, plans []*plan) error {
+	var texts []string
+	var need []*plan
+	for _, p := range plans {
+		if p.needDense {
+			texts = append(texts, p.s.text)
+			need = append(need, p)
 		}
-		vs, err := e.Encoder.Encode(ctx, []string{s.text})
-		if err != nil {
-			return nil, fmt.Errorf("encode query: %w", err)
-		}
-		if len(vs) != 1 || len(vs[0]) != e.Dense.Dim() {
-			return nil, fmt.Errorf("encode query: %d vectors, want 1 of dimension %d", len(vs), e.Dense.Dim())
-		}
-		res, err := e.Dense.SearchDense(ctx, vs[0], b)
-		if err != nil {
-			return nil, fmt.Errorf("dense: %w", err)
-		}
-		s.denseC, s.denseN = split(res)
 	}
-	if needLex {
+	if len(need) == 0 {
+		return nil
+	}
+	if e.Dense == nil || e.Encoder == nil {
+		return ErrNoDense
+	}
+	vs, err := e.Encoder.Encode(ctx, texts)
+	if err != nil {
+		return fmt.Errorf("encode query: %w", err)
+	}
+	if len(vs) != len(texts) {
+		return fmt.Errorf("encode query: %d vectors for %d texts", len(vs), len(texts))
+	}
+	batches := make([]*Batch, len(need))
+	for i, v := range vs {
+		if len(v) != e.Dense.Dim() {
+			return fmt.Errorf("encode query: a vector of dimension %d, want %d", len(v), e.Dense.Dim())
+		}
+		batches[i] = need[i].b
+	}
+	res, err := SearchDenseMany(ctx, e.Dense, vs, batches)
+	if err != nil {
+		return fmt.Errorf("dense: %w", err)
+	}
+	for i, p := range need {
+		p.s.denseC, p.s.denseN = split(res[i])
+	}
+	return nil
+}
+
+// finish runs p's lexical retrieval and fuses its signals.
+func (e *Engine) finish(ctx context.Context, p *plan) ([]Hit, error) {
+	s, q, w := p.s, p.s.q, p.s.w
+	if p.needLex {
 		if e.Lexical == nil {
 			return nil, ErrNoLexical
 		}
-		res, err := e.Lexical.SearchLexical(ctx, s.text, b)
+		res, err := e.Lexical.SearchLexical(ctx, s.text, p.b)
 		if err != nil {
 			return nil, fmt.Errorf("bm25: %w", err)
 		}
@@ -186,8 +284,8 @@ func (e *Engine) Search(ctx context.Context, q Query) ([]Hit, error) {
 		return nil, fmt.Errorf("unknown mode %q", q.Mode)
 	}
 	var lists []Ranked
-	for _, sg := range spec.signals {
-		if wt := sg.weight(&w); wt > 0 {
+	for _, sg := range p.spec.signals {
+		if wt := sg.weight(w); wt > 0 {
 			lists = append(lists, Ranked{sg.name, wt, sg.rank(s)})
 		}
 	}

@@ -18,6 +18,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 )
 
 // Mode selects the retrieval method.
@@ -170,6 +171,53 @@ var ErrEmptyQuery = errors.New("empty query")
 type Searcher interface {
 	Search(ctx context.Context, q Query) ([]Hit, error)
 }
+
+// MultiSearcher is a Searcher that answers several queries in one call
+// more cheaply than one by one (a dense scan visits each vector once for
+// all of them). SearchMany returns each query's hits exactly as Search
+// would, in order; it fails as a whole when one query cannot run. Safe for
+// concurrent use, like Searcher.
+type MultiSearcher interface {
+	Searcher
+	SearchMany(ctx context.Context, qs []Query) ([][]Hit, error)
+}
+
+// SearchAll answers every query: in one SearchMany call when s is a
+// MultiSearcher, otherwise with one Search per query, concurrently (remote
+// searchers gain from the overlap). The first error in query order wins.
+func SearchAll(ctx context.Context, s Searcher, qs []Query) ([][]Hit, error) {
+	if ms, ok := s.(MultiSearcher); ok {
+		return ms.SearchMany(ctx, qs)
+	}
+	out := make([][]Hit, len(qs))
+	errs := make([]error, len(qs))
+	var wg sync.WaitGroup
+	for i := range qs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			out[i], errs[i] = s.Search(ctx, qs[i])
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			return nil, &QueryError{Query: i, Err: err}
+		}
+	}
+	return out, nil
+}
+
+// QueryError is the failure of one query of a SearchMany or SearchAll call.
+type QueryError struct {
+	Query int // its index in the call's queries
+	Err   error
+}
+
+func (e *QueryError) Error() string { return fmt.Sprintf("query %d: %v", e.Query, e.Err) }
+
+// Unwrap returns the query's error.
+func (e *QueryError) Unwrap() error { return e.Err }
 
 // SearcherFunc adapts a function to Searcher.
 type SearcherFunc func(ctx context.Context, q Query) ([]Hit, error)

@@ -131,14 +131,19 @@ func (s *Server) handleLeanSearch(w http.ResponseWriter, r *http.Request) {
 	if r.TLS != nil {
 		base = "https://" + r.Host
 	}
-	out := make([][]LeanSearchResult, len(queries))
+	qs := make([]retrieval.Query, len(queries))
 	for i, text := range queries {
-		hits, err := ws.Index.Search(r.Context(), retrieval.Query{Text: text, K: n, Mode: retrieval.ModeBest,
-			Profile: retrieval.ProfileAuto, Filter: retrieval.Filter{AllKinds: true}})
-		if err != nil {
-			s.fail(w, r, err)
-			return
-		}
+		qs[i] = retrieval.Query{Text: text, K: n, Mode: retrieval.ModeBest,
+			Profile: retrieval.ProfileAuto, Filter: retrieval.Filter{AllKinds: true}}
+	}
+	// One pass over the dense vectors for the request's queries.
+	all, err := retrieval.SearchAll(r.Context(), ws.Index, qs)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	out := make([][]LeanSearchResult, len(queries))
+	for i, hits := range all {
 		out[i] = make([]LeanSearchResult, 0, len(hits))
 		for _, h := range hits {
 			e, _ := ws.Index.Lookup(h.Name)

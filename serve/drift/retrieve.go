@@ -2,9 +2,9 @@ package drift
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
-	"sync"
 
 	"github.com/driftkit/driftkit/retrieval"
 )
@@ -59,27 +59,24 @@ func (r *retriever) query(text, formal string, k int, exclude []string) retrieva
 }
 
 // subQueries searches every sub-query (q_i and l_i together, as one query)
-// concurrently and keeps its top k hits, never one named in exclude.
+// in one retrieval.SearchAll call (one pass over the dense vectors for all
+// of them when the searcher is an index) and keeps each one's top k hits,
+// never one named in exclude.
 func (r *retriever) subQueries(ctx context.Context, sq []SubQuery, k int, exclude []string) error {
-	var wg sync.WaitGroup
-	errs := make([]error, len(sq))
+	qs := make([]retrieval.Query, len(sq))
 	for i := range sq {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			hits, err := r.search.Search(ctx, r.query(sq[i].Informal, sq[i].Formal, k, exclude))
-			if err != nil {
-				errs[i] = fmt.Errorf("retrieve sub-query %d %q: %w", i, clip(sq[i].Informal, 60), err)
-				return
-			}
-			sq[i].Hits = dropExcluded(hits, exclude, k)
-		}()
+		qs[i] = r.query(sq[i].Informal, sq[i].Formal, k, exclude)
 	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
+	hits, err := retrieval.SearchAll(ctx, r.search, qs)
+	var qe *retrieval.QueryError
+	if errors.As(err, &qe) && qe.Query < len(sq) {
+		return fmt.Errorf("retrieve sub-query %d %q: %w", qe.Query, clip(sq[qe.Query].Informal, 60), qe.Err)
+	}
+	if err != nil {
+		return fmt.Errorf("retrieve sub-queries: %w", err)
+	}
+	for i := range sq {
+		sq[i].Hits = dropExcluded(hits[i], exclude, k)
 	}
 	return nil
 }
