@@ -233,7 +233,9 @@ func TestCacheSpecChangeReusesNothing(t *testing.T) {
 		opts func(t *testing.T) index.BuildOptions
 	}{
 		{"model", srv, func(t *testing.T) index.BuildOptions { return index.BuildOptions{Encoder: cacheEnc(t, srv, "e5")} }},
-		{"dims", srv16, func(t *testing.T) index.BuildOptions { return index.BuildOptions{Encoder: cacheEnc(t, srv16, "bge-m3")} }},
+		{"dims", srv16, func(t *testing.T) index.BuildOptions {
+			return index.BuildOptions{Encoder: cacheEnc(t, srv16, "bge-m3")}
+		}},
 		{"truncation", srv, func(t *testing.T) index.BuildOptions {
 			enc, err := index.NewOpenAIEncoder(context.Background(), llmEmbedder(t, srv.BaseURL(), 5*time.Second, 2),
 				index.OpenAIConfig{Model: "bge-m3", BatchSize: 8, Concurrency: 2, MaxChars: 7999})
