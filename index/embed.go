@@ -45,8 +45,8 @@ type CacheReport struct {
 	Spec string `json:"spec,omitempty"`
 	Docs int    `json:"docs"`
 	// Hits counts documents whose vector came from the cache, Misses those
-	// embedded by this build; Embedded the distinct texts given to the
-	// encoder (documents with equal texts are embedded once).
+	// embedded by this build; Embedded the texts given to the encoder
+	// (documents' texts differ: each names its declaration).
 	Hits     int `json:"hits"`
 	Misses   int `json:"misses"`
 	Embedded int `json:"embedded"`
@@ -149,17 +149,11 @@ func embedDocuments(ctx context.Context, ws *dataset.Workspace, enc Encoder, spe
 	if err != nil {
 		return nil, nil, err
 	}
-	first := make(map[embcache.Key]int, len(keys))
-	var uk []embcache.Key
-	var ur []int
-	for i, k := range keys {
-		if _, ok := first[k]; !ok {
-			first[k] = i
-			uk = append(uk, k)
-			ur = append(ur, i)
-		}
+	rows := make([]int, len(keys))
+	for i := range rows {
+		rows[i] = i
 	}
-	missed, err := tab.Fill(ctx, uk, ur, vecs)
+	missed, err := tab.Fill(ctx, keys, rows, vecs)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -174,12 +168,7 @@ func embedDocuments(ctx context.Context, ws *dataset.Workspace, enc Encoder, spe
 		warned = len(tab.Problems())
 	}
 	warn()
-	todo := make([]int, len(missed))
-	miss := make(map[embcache.Key]bool, len(missed))
-	for j, m := range missed {
-		todo[j] = ur[m]
-		miss[uk[m]] = true
-	}
+	todo := missed // document indices, since rows[i] == i
 	rep.LookupSeconds = time.Since(t0).Seconds()
 
 	var mu sync.Mutex // sink is called from one goroutine; the lock documents it
@@ -216,16 +205,8 @@ func embedDocuments(ctx context.Context, ws *dataset.Workspace, enc Encoder, spe
 	}
 	warn()
 	rep.ShardsWritten, rep.Entries, rep.Bytes = tab.Written(), tab.Len(), tab.Bytes()
-	for i, k := range keys {
-		if f := first[k]; f != i {
-			copy(vecs[i*dim:(i+1)*dim], vecs[f*dim:(f+1)*dim])
-		}
-		if miss[k] {
-			rep.Misses++
-		} else {
-			rep.Hits++
-		}
-	}
+	rep.Misses = len(todo)
+	rep.Hits = len(texts) - rep.Misses
 	return vecs, rep, nil
 }
 

@@ -118,10 +118,10 @@ func printCacheReport(env *Env, r *index.CacheReport) {
 	}
 	switch r.Mode {
 	case index.CacheOn:
-		fmt.Fprintf(env.Stdout, "embedding cache: %d hits, %d misses, %d texts embedded in %d requests; %d entries (%.1f MiB); lookup %.2fs\n",
+		fmt.Fprintf(env.Stdout, "embedding cache: %d hits, %d misses, %d texts embedded in %d request(s); %d entries (%.1f MiB); lookup %.2fs\n",
 			r.Hits, r.Misses, r.Embedded, r.Requests, r.Entries, float64(r.Bytes)/(1<<20), r.LookupSeconds)
 	case index.CacheOff:
-		fmt.Fprintf(env.Stdout, "embedding cache: off (--no-cache); %d texts embedded in %d requests\n", r.Embedded, r.Requests)
+		fmt.Fprintf(env.Stdout, "embedding cache: off (--no-cache); %d texts embedded in %d request(s)\n", r.Embedded, r.Requests)
 	case index.CacheBypass:
 		fmt.Fprintf(env.Stdout, "embedding cache: bypassed (%s)\n", r.Reason)
 	}
