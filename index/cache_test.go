@@ -492,3 +492,33 @@ func TestPruneCache(t *testing.T) {
 		t.Fatalf("prune while the cache is written: %v", err)
 	}
 }
+
+// An interrupted build (Ctrl-C: its context cancelled) keeps the batches
+// that came back before the interruption.
+func TestCacheKeepsBatchesOfAnInterruptedBuild(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	srv := fakeopenai.New(fakeopenai.Options{EmbedDim: 12, Fault: func(r fakeopenai.Request) fakeopenai.Fault {
+		if r.Seq == 6 { // the probe and 5 batches were answered
+			cancel()
+			return fakeopenai.Slow
+		}
+		return fakeopenai.OK
+	}})
+	defer srv.Close()
+	ws := libWS(t, 100)
+	enc, err := index.NewOpenAIEncoder(context.Background(), llmEmbedder(t, srv.BaseURL(), 5*time.Second, -1),
+		index.OpenAIConfig{Model: "bge-m3", BatchSize: 8, Concurrency: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := index.Build(ctx, ws, index.BuildOptions{Encoder: enc, BatchSize: 8, Cache: embcache.Options{FlushRows: 1000}}); !errors.Is(err, context.Canceled) {
+		t.Fatalf("interrupted build: %v", err)
+	}
+	if stored := storedTexts(t, ws, docTexts(t, ws)); len(stored) != 40 {
+		t.Fatalf("%d texts kept, want the 5 answered batches' 40", len(stored))
+	}
+	if st := build(t, ws, index.BuildOptions{Encoder: enc}); st.Cache.Hits != 40 || st.Cache.Misses != 60 {
+		t.Fatalf("rerun: %+v", st.Cache)
+	}
+}
