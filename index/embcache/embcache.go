@@ -100,8 +100,11 @@ type Options struct {
 	// ShardRows is the largest shard Compact and Retain write (default
 	// 16384: 64 MiB at 1024 dims).
 	ShardRows int
-	// CompactShards: Compact merges the shards smaller than ShardRows when
-	// there are at least this many of them (default 16).
+	// SmallRows and CompactShards: Compact merges the shards of fewer than
+	// SmallRows rows (default ShardRows/8) once there are CompactShards of
+	// them (default 64): a build against a slow endpoint writes one every
+	// FlushEvery, a long one thousands. Larger shards cost nothing to keep.
+	SmallRows     int
 	CompactShards int
 }
 
@@ -115,8 +118,11 @@ func (o Options) withDefaults() Options {
 	if o.ShardRows <= 0 {
 		o.ShardRows = 16384
 	}
+	if o.SmallRows <= 0 {
+		o.SmallRows = max(1, o.ShardRows/8)
+	}
 	if o.CompactShards <= 0 {
-		o.CompactShards = 16
+		o.CompactShards = 64
 	}
 	return o
 }

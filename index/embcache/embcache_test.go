@@ -336,7 +336,7 @@ func TestLeftoversRemoved(t *testing.T) {
 func TestCompact(t *testing.T) {
 	const dims = 4
 	dir := t.TempDir()
-	c, tab := open(t, dir, Options{FlushRows: 1, ShardRows: 10, CompactShards: 5}, dims)
+	c, tab := open(t, dir, Options{FlushRows: 1, ShardRows: 10, SmallRows: 5, CompactShards: 5}, dims)
 	a := textsN("a", 23)
 	for s := 0; s < len(a); s += 2 {
 		e := min(s+2, len(a))
@@ -355,7 +355,7 @@ func TestCompact(t *testing.T) {
 		t.Fatalf("after compaction: %d shards, %d entries; want 3 and 23", tab.Shards(), tab.Len())
 	}
 	c.Close()
-	_, tab = open(t, dir, Options{ShardRows: 10, CompactShards: 5}, dims)
+	_, tab = open(t, dir, Options{ShardRows: 10, SmallRows: 5, CompactShards: 5}, dims)
 	if len(shardFiles(t, dir)) != 3 || tab.Len() != 23 {
 		t.Fatalf("on disk: %d shards, %d entries", len(shardFiles(t, dir)), tab.Len())
 	}

@@ -19,6 +19,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unsafe"
 
 	"github.com/driftkit/driftkit/dataset"
 	"github.com/driftkit/driftkit/dataset/npy"
@@ -414,7 +415,15 @@ func (t *Table) Fill(ctx context.Context, keys []Key, rows []int, dst []float32)
 	return missed, nil
 }
 
+// hostLittleEndian: a '<f4' file's bytes are the float32 values.
+var hostLittleEndian = func() bool { x := uint16(1); return *(*byte)(unsafe.Pointer(&x)) == 1 }()
+
+// decode copies little-endian float32 values from b into dst.
 func decode(dst []float32, b []byte) {
+	if hostLittleEndian && len(dst) > 0 {
+		copy(unsafe.Slice((*byte)(unsafe.Pointer(&dst[0])), 4*len(dst)), b)
+		return
+	}
 	for i := range dst {
 		dst[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
 	}
@@ -432,20 +441,27 @@ func (t *Table) readShard(sh *shard, fn func(row int, vec []byte)) error {
 	}
 	defer f.Close()
 	h := sha256.New()
-	r := bufio.NewReaderSize(io.TeeReader(f, h), 1<<20)
 	want := npy.Header(sh.rows, sh.dims)
 	got := make([]byte, len(want))
-	if _, err := io.ReadFull(r, got); err != nil || !bytes.Equal(got, want) {
+	if _, err := io.ReadFull(f, got); err != nil || !bytes.Equal(got, want) {
 		return t.corrupt(name, "header is not that of a (%d, %d) float32 matrix", sh.rows, sh.dims)
 	}
-	row := make([]byte, 4*sh.dims)
-	for i := 0; i < sh.rows; i++ {
-		if _, err := io.ReadFull(r, row); err != nil {
-			return t.corrupt(name, "row %d: %v (truncated?)", i, err)
+	h.Write(got)
+	rowBytes := 4 * sh.dims
+	per := max(1, (1<<20)/rowBytes) // rows per read
+	buf := make([]byte, per*rowBytes)
+	for r := 0; r < sh.rows; {
+		n := min(per, sh.rows-r)
+		if _, err := io.ReadFull(f, buf[:n*rowBytes]); err != nil {
+			return t.corrupt(name, "rows %d–%d: %v (truncated?)", r, r+n-1, err)
 		}
-		fn(i, row)
+		h.Write(buf[:n*rowBytes])
+		for i := range n {
+			fn(r+i, buf[i*rowBytes:(i+1)*rowBytes])
+		}
+		r += n
 	}
-	if n, _ := io.Copy(io.Discard, r); n > 0 {
+	if n, _ := io.Copy(io.Discard, f); n > 0 {
 		return t.corrupt(name, "%d bytes after the last row", n)
 	}
 	if s := hex.EncodeToString(h.Sum(nil)); s != sh.sum {
@@ -509,10 +525,14 @@ func (t *Table) writeShard(keys []Key, vecs []float32) (*shard, error) {
 	h := sha256.New()
 	w := bufio.NewWriterSize(io.MultiWriter(f, h), 1<<20)
 	w.Write(npy.Header(sh.rows, dims))
-	var b [4]byte
-	for _, v := range vecs {
-		binary.LittleEndian.PutUint32(b[:], math.Float32bits(v))
-		w.Write(b[:])
+	if hostLittleEndian && len(vecs) > 0 {
+		w.Write(unsafe.Slice((*byte)(unsafe.Pointer(&vecs[0])), 4*len(vecs)))
+	} else {
+		var b [4]byte
+		for _, v := range vecs {
+			binary.LittleEndian.PutUint32(b[:], math.Float32bits(v))
+			w.Write(b[:])
+		}
 	}
 	if err := w.Flush(); err != nil {
 		return nil, &dataset.FileError{Path: f.Name(), Row: -1, Err: err}
@@ -542,17 +562,17 @@ func (t *Table) writeShard(keys []Key, vecs []float32) (*shard, error) {
 	return sh, nil
 }
 
-// Compact merges the shards smaller than Options.ShardRows into shards of
-// up to ShardRows rows, when there are at least Options.CompactShards of
-// them (an index build against a slow endpoint writes one every
-// FlushEvery). Duplicate keys are dropped. It reports whether it merged.
+// Compact merges the shards of fewer than Options.SmallRows rows into
+// shards of up to ShardRows rows, when there are at least
+// Options.CompactShards of them. Duplicate keys are dropped. It reports
+// whether it merged.
 func (t *Table) Compact() (bool, error) {
 	if err := t.Flush(); err != nil {
 		return false, err
 	}
 	var small []int
 	for i, s := range t.shards {
-		if !s.dead && s.rows < t.c.opts.ShardRows {
+		if !s.dead && s.rows < t.c.opts.SmallRows {
 			small = append(small, i)
 		}
 	}
