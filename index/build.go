@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/driftkit/driftkit/dataset"
+	"github.com/driftkit/driftkit/index/embcache"
 	"github.com/driftkit/driftkit/internal/progress"
 )
 
@@ -29,6 +30,19 @@ type BuildOptions struct {
 	BatchSize int
 	// Force replaces index files the workspace manifest does not know.
 	Force bool
+	// NoCache embeds every document, neither reading nor writing the
+	// embedding cache WS/embeddings/ (--no-cache). Encoders that run in
+	// process (the hash encoder) never use it.
+	NoCache bool
+	// Cache tunes how the embedding cache writes (zero: the defaults).
+	Cache embcache.Options
+	// Warn receives problems that do not stop the build (a damaged cache
+	// file, removed and embedded again); they are in the manifests either
+	// way. nil drops them.
+	Warn func(msg string)
+	// rendering overrides the rendering version recorded in the encoder
+	// spec (tests of the cache key).
+	rendering string
 }
 
 // BuildStats reports what Build did.
@@ -38,8 +52,10 @@ type BuildStats struct {
 	Dims              int
 	// Generation is the name of the generation written.
 	Generation string
-	Phases     map[string]time.Duration
-	bleveTime  time.Duration
+	// Cache is what the build did with the embedding cache.
+	Cache     *CacheReport
+	Phases    map[string]time.Duration
+	bleveTime time.Duration
 }
 
 // Build reads the workspace's declarations (and informal rows when present)
@@ -147,7 +163,7 @@ func Build(ctx context.Context, ws *dataset.Workspace, opts BuildOptions) (*Buil
 		phase("fit_"+enc.Spec().Kind, t0)
 	}
 	spec := enc.Spec()
-	spec.Rendering = dataset.RenderingVersion
+	spec.Rendering = cmp.Or(opts.rendering, dataset.RenderingVersion)
 	man.EncoderSpec, man.Encoder, man.EncoderFallback = spec, spec.Kind, spec.Fallback
 	man.Model, man.BaseURL, man.Dims, man.MaxChars = spec.Model, spec.BaseURL, enc.Dim(), spec.MaxChars
 	if spec.Fallback {
@@ -155,20 +171,20 @@ func Build(ctx context.Context, ws *dataset.Workspace, opts BuildOptions) (*Buil
 	}
 	params["encoder"], params["dims"], params["rendering"], params["encoder_key"] = man.Encoder, man.Dims, dataset.RenderingVersion, spec.Key()
 
-	// Dense vectors.
+	// Dense vectors, from the embedding cache where it has them.
 	t0 = time.Now()
-	bs := opts.BatchSize
-	if bs <= 0 {
-		bs = 256
-	}
-	vecs := make([]float32, len(docs)*enc.Dim())
-	bar := progress.New("encode "+enc.Name(), int64(len(docs)))
-	if err := encodeAll(ctx, enc, texts, bs, vecs, bar); err != nil {
-		bar.Finish()
+	vecs, crep, err := embedDocuments(ctx, ws, enc, spec, texts, opts)
+	if err != nil {
 		return nil, err
 	}
-	bar.Finish()
+	man.EmbeddingCache = crep
+	params["cache"] = crep.Mode
+	recordCache(run, crep)
 	phase("encode", t0)
+	if crep.LookupSeconds > 0 {
+		st.Phases["cache_lookup"] = time.Duration(crep.LookupSeconds * float64(time.Second))
+		run.Phase("cache_lookup", st.Phases["cache_lookup"])
+	}
 	t0 = time.Now()
 	if err := checkFinite(vecs, enc.Dim()); err != nil {
 		return nil, fmt.Errorf("encoder %s: %w", enc.Name(), err)
@@ -256,7 +272,7 @@ func Build(ctx context.Context, ws *dataset.Workspace, opts BuildOptions) (*Buil
 	if err := run.Finish(); err != nil {
 		return nil, err
 	}
-	st.Docs, st.PremiseDocs, st.Encoder, st.Dims, st.Generation = len(docs), man.PremiseDocs, man.Encoder, man.Dims, gen
+	st.Docs, st.PremiseDocs, st.Encoder, st.Dims, st.Generation, st.Cache = len(docs), man.PremiseDocs, man.Encoder, man.Dims, gen, crep
 	return st, nil
 }
 
@@ -316,31 +332,22 @@ func checkFinite(vecs []float32, dim int) error {
 	return nil
 }
 
-// encodeAll fills vecs (row-major) by calling enc on batches of texts, or
-// on every text from all cores for an in-process RowEncoder.
-func encodeAll(ctx context.Context, enc Encoder, texts []string, bs int, vecs []float32, bar *progress.Bar) error {
-	dim := enc.Dim()
-	if re, ok := enc.(RowEncoder); ok {
-		return parallelRows(ctx, len(texts), func(i int) {
-			re.EncodeOne(texts[i], vecs[i*dim:(i+1)*dim])
-		}, bar)
+// recordCache puts the embedding cache's counts into the workspace
+// manifest's entry.
+func recordCache(run *dataset.RunRecorder, r *CacheReport) {
+	run.Count("cache_hits", int64(r.Hits))
+	run.Count("cache_misses", int64(r.Misses))
+	run.Count("embedded", int64(r.Embedded))
+	if r.Requests >= 0 {
+		run.Count("embedding_requests", r.Requests)
 	}
-	for s := 0; s < len(texts); s += bs {
-		e := min(s+bs, len(texts))
-		out, err := enc.Encode(ctx, texts[s:e])
-		if err != nil {
-			return fmt.Errorf("encode documents %d–%d: %w", s, e-1, err)
-		}
-		if len(out) != e-s {
-			return fmt.Errorf("encoder %s returned %d vectors for %d texts", enc.Name(), len(out), e-s)
-		}
-		for i, v := range out {
-			if len(v) != dim {
-				return fmt.Errorf("encoder %s returned a vector of %d dims, want %d", enc.Name(), len(v), dim)
-			}
-			copy(vecs[(s+i)*dim:], v)
-		}
-		bar.Add(e - s)
+	switch r.Mode {
+	case CacheBypass:
+		run.Note("embedding cache bypassed: " + r.Reason)
+	case CacheOff:
+		run.Note("embedding cache " + r.Reason)
 	}
-	return nil
+	for _, p := range r.Problems {
+		run.Note("embedding cache: damaged file removed and its texts embedded again: " + p)
+	}
 }

@@ -96,6 +96,10 @@ type Manifest struct {
 	// bleve folder, with its size and sha256; Open checks the files it loads
 	// against them, so a damaged or foreign file is refused once, at load.
 	Files map[string]FileSum `json:"files"`
+	// EmbeddingCache says where the vectors came from: the embedding
+	// cache's mode, hits, misses and the requests sent (nil in generations
+	// built before the cache existed).
+	EmbeddingCache *CacheReport `json:"embedding_cache,omitempty"`
 	// Head is the projection head (WS/head) that search applies to dense
 	// candidate scores, recorded by `index` when one fits at build time and
 	// by `train head` when it writes a new one.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"golang.org/x/sync/errgroup"
@@ -52,8 +53,9 @@ var ErrEmbedding = errors.New("bad embeddings response")
 // truncates long texts, checks every vector's dimension and finiteness and
 // L2-normalises. Safe for concurrent use.
 type OpenAIEncoder struct {
-	emb Embedder
-	cfg OpenAIConfig
+	emb      Embedder
+	cfg      OpenAIConfig
+	requests atomic.Int64
 }
 
 // NewOpenAIEncoder returns an encoder over emb. When cfg.Dim is 0 it embeds a
@@ -70,6 +72,7 @@ func NewOpenAIEncoder(ctx context.Context, emb Embedder, cfg OpenAIConfig) (*Ope
 	}
 	e := &OpenAIEncoder{emb: emb, cfg: cfg}
 	if cfg.Dim <= 0 {
+		e.requests.Add(1)
 		v, err := emb.Embed(ctx, []string{"dimension probe"})
 		if err != nil {
 			return nil, fmt.Errorf("probe embeddings endpoint: %w", err)
@@ -96,6 +99,15 @@ func (o *OpenAIEncoder) BaseURL() string { return o.cfg.BaseURL }
 
 // MaxChars is the truncation length.
 func (o *OpenAIEncoder) MaxChars() int { return o.cfg.MaxChars }
+
+// Requests is the number of embeddings requests sent so far, the probe
+// included (the Embedder's retries are not counted); it implements
+// RequestCounter.
+func (o *OpenAIEncoder) Requests() int64 { return o.requests.Load() }
+
+// Concurrency is the number of requests one Encode call keeps in flight;
+// Build keeps as many Encode calls in flight (Concurrent).
+func (o *OpenAIEncoder) Concurrency() int { return o.cfg.Concurrency }
 
 // Spec implements Encoder.
 func (o *OpenAIEncoder) Spec() EncoderSpec {
@@ -149,6 +161,7 @@ func (o *OpenAIEncoder) Encode(ctx context.Context, texts []string) ([][]float32
 					in[i] = " " // endpoints reject empty inputs
 				}
 			}
+			o.requests.Add(1)
 			vs, err := o.emb.Embed(gctx, in)
 			if err != nil {
 				return fmt.Errorf("texts %d–%d: %w", s, e-1, err)

@@ -12,6 +12,8 @@ $GO run ./internal/tools/sampletables "$tmp/sample" >/dev/null
 export DRIFTKIT_SAMPLE_DIR="$tmp/sample"
 $GO build -o "$tmp/driftkit" ./cmd/driftkit
 export DRIFTKIT_BIN="$tmp/driftkit"
+$GO build -o "$tmp/fakechat" ./internal/tools/fakechat
+export DRIFTKIT_FAKECHAT="$tmp/fakechat"
 export DRIFTKIT_REPO="$PWD"
 set +e
 "$PYTHON" -m pytest -q python/tests

@@ -34,6 +34,7 @@ func runIndex(ctx context.Context, env *Env, args []string) error {
 	lc.Model = "bge-m3"
 	lc.RegisterFlags(fs)
 	force := fs.Bool("force", false, "replace index files the manifest does not know")
+	noCache := fs.Bool("no-cache", false, "embed every document: neither read nor write the embedding cache WS/embeddings/ (the hash encoder never uses it)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -48,7 +49,8 @@ func runIndex(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	opts := index.BuildOptions{HashDim: *dim, Force: *force, BatchSize: *batch}
+	opts := index.BuildOptions{HashDim: *dim, Force: *force, BatchSize: *batch, NoCache: *noCache,
+		Warn: func(msg string) { fmt.Fprintln(env.Stderr, "driftkit index:", msg) }}
 	switch *enc {
 	case index.EncoderHash:
 	case index.EncoderOpenAI:
@@ -75,6 +77,7 @@ func runIndex(ctx context.Context, env *Env, args []string) error {
 	}
 	fmt.Fprintf(env.Stdout, "indexed %d documents (%d premise candidates), encoder %s, %d dims → %s [%s]\n",
 		st.Docs, st.PremiseDocs, label, st.Dims, ws.Path(dataset.IndexDir), strings.Join(ph, ", "))
+	printCacheReport(env, st.Cache)
 	return nil
 }
 

@@ -103,6 +103,11 @@ type Server struct {
 
 	inflight, maxInflight atomic.Int64
 
+	// embedded counts, per sha256 of an input text, the embeddings
+	// requests that carried it.
+	embedReqs atomic.Int64
+	embedded  map[[32]byte]int
+
 	mu      sync.Mutex
 	keys    map[string]*KeyStats
 	faults  map[Fault]int
@@ -136,7 +141,7 @@ func New(opts Options) *Server {
 	if opts.BatchPolls <= 0 {
 		opts.BatchPolls = 1
 	}
-	s := &Server{opts: opts, keys: map[string]*KeyStats{}, faults: map[Fault]int{},
+	s := &Server{opts: opts, keys: map[string]*KeyStats{}, faults: map[Fault]int{}, embedded: map[[32]byte]int{},
 		files: map[string]*file{}, batches: map[string]*batch{}}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/chat/completions", s.chat)
@@ -194,12 +199,46 @@ func (s *Server) enter() func() {
 // Requests is the number of chat and embeddings requests received.
 func (s *Server) Requests() int64 { return s.seq.Load() }
 
-// ResetStats forgets the per-key and fault counts.
+// ResetStats forgets the per-key, fault and embedded-text counts.
 func (s *Server) ResetStats() {
 	s.mu.Lock()
 	s.keys = map[string]*KeyStats{}
 	s.faults = map[Fault]int{}
+	s.embedded = map[[32]byte]int{}
+	s.embedReqs.Store(0)
 	s.mu.Unlock()
+}
+
+// EmbedStats counts the embeddings requests that arrived (answered or not).
+type EmbedStats struct {
+	Requests int64 `json:"requests"`
+	// Inputs counts texts over all requests, Distinct different texts,
+	// Repeated texts that arrived in more than one request.
+	Inputs   int64 `json:"inputs"`
+	Distinct int   `json:"distinct"`
+	Repeated int   `json:"repeated"`
+}
+
+// EmbedStats returns the embeddings request counts.
+func (s *Server) EmbedStats() EmbedStats {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st := EmbedStats{Requests: s.embedReqs.Load(), Distinct: len(s.embedded)}
+	for _, n := range s.embedded {
+		st.Inputs += int64(n)
+		if n > 1 {
+			st.Repeated++
+		}
+	}
+	return st
+}
+
+// EmbedCount is how many embeddings requests carried text (as sent, after
+// the client's truncation).
+func (s *Server) EmbedCount(text string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.embedded[sha256.Sum256([]byte(text))]
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
@@ -393,6 +432,12 @@ func (s *Server) embeddings(w http.ResponseWriter, r *http.Request) {
 		}
 		inputs = []string{one}
 	}
+	s.embedReqs.Add(1)
+	s.mu.Lock()
+	for _, in := range inputs {
+		s.embedded[sha256.Sum256([]byte(in))]++
+	}
+	s.mu.Unlock()
 	_, f := s.arrive(r.URL.Path, nil)
 	delay := s.opts.Latency
 	if f == Slow {

@@ -4,10 +4,12 @@
 // on the first line of stdout, serves until stdin closes or it gets SIGINT or
 // SIGTERM, then writes what it was asked to -stats as JSON: the number of
 // chat requests, of distinct declarations (the prompt's "Declaration:" line)
-// and of declarations asked more than once.
+// and of declarations asked more than once, and the embeddings requests
+// (requests, texts, distinct texts, texts sent more than once).
 //
 // It is a test fixture, not a model: every answer is the text
-// "<label> statement of <declaration>".
+// "<label> statement of <declaration>", every embedding a deterministic
+// unit vector of the text's sha256 (fakeopenai.Vector), -embed-dim long.
 package main
 
 import (
@@ -30,16 +32,20 @@ type Stats struct {
 	Declarations int      `json:"declarations"`
 	AskedTwice   int      `json:"asked_more_than_once"`
 	Examples     []string `json:"asked_more_than_once_examples,omitempty"`
+	// Embeddings counts the /v1/embeddings requests.
+	Embeddings fakeopenai.EmbedStats `json:"embeddings"`
 }
 
 func main() {
 	label := flag.String("label", "fake", "prefix of every answer, so that runs are told apart")
 	latency := flag.Duration("latency", 0, "added to every answer")
 	stats := flag.String("stats", "", "write request counts here as JSON on exit")
+	dim := flag.Int("embed-dim", 16, "length of the embeddings it answers (1024 for BGE-M3)")
 	flag.Parse()
 	s := fakeopenai.New(fakeopenai.Options{
-		Latency: *latency,
-		Key:     fakeopenai.KeyFromLine("Declaration: "),
+		Latency:  *latency,
+		EmbedDim: *dim,
+		Key:      fakeopenai.KeyFromLine("Declaration: "),
 		Answer: func(r fakeopenai.Request) string {
 			b, _ := json.Marshal(map[string]string{"informal_name": *label + " name of " + r.Key,
 				"informal_statement": *label + " statement of " + r.Key + "."})
@@ -62,7 +68,7 @@ func main() {
 	if *stats == "" {
 		return
 	}
-	st := Stats{Label: *label, Requests: s.Requests()}
+	st := Stats{Label: *label, Requests: s.Requests(), Embeddings: s.EmbedStats()}
 	for k, ks := range s.Stats() {
 		if ks.Requests == 0 {
 			continue
