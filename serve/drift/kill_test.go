@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -60,21 +61,33 @@ func TestSIGKILLResume(t *testing.T) {
 	srv := fakeServer(t, s, fakeopenai.Options{Latency: 50 * time.Millisecond})
 	dir := t.TempDir()
 	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 7))
-	run := func(killAfter time.Duration) (string, bool) {
+	// run starts a run and kills it after killAfter (0: lets it finish), or
+	// as soon as its output contains killOn when that is set (a run must
+	// be given the time to say what it found, however loaded the machine).
+	run := func(killAfter time.Duration, killOn string) (string, bool) {
 		cmd := exec.Command(os.Args[0], "-test.run=^TestHelperDriftRun$", "-test.count=1")
 		cmd.Env = append(os.Environ(), "DRIFTKIT_DRIFT_HELPER=1", "DRIFTKIT_OUT="+dir, "DRIFTKIT_BASE_URL="+srv.BaseURL())
-		var out bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &out
+		out := &lockedBuffer{}
+		cmd.Stdout, cmd.Stderr = out, out
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
 		done := make(chan error, 1)
 		go func() { done <- cmd.Wait() }()
 		if killAfter > 0 {
-			select {
-			case err := <-done:
-				return out.String(), err == nil
-			case <-time.After(killAfter):
+			deadline := time.After(killAfter)
+			tick := time.NewTicker(5 * time.Millisecond)
+			defer tick.Stop()
+			for {
+				select {
+				case err := <-done:
+					return out.String(), err == nil
+				case <-tick.C:
+					if killOn == "" || !strings.Contains(out.String(), killOn) {
+						continue
+					}
+				case <-deadline:
+				}
 				cmd.Process.Signal(syscall.SIGKILL)
 				<-done
 				return out.String(), false
@@ -97,7 +110,14 @@ func TestSIGKILLResume(t *testing.T) {
 	}
 	kills := 0
 	for i := 0; i < 6; i++ {
-		out, finished := run(time.Duration(250+rng.IntN(300)) * time.Millisecond)
+		killAfter, killOn := time.Duration(250+rng.IntN(300))*time.Millisecond, ""
+		if i == 3 {
+			// The run after the torn write: killed once it has reported
+			// the torn line (a kill before that would lose the report
+			// with the line it cut).
+			killAfter, killOn = time.Minute, "torn last line"
+		}
+		out, finished := run(killAfter, killOn)
 		if finished {
 			t.Logf("run %d finished before the kill", i)
 			break
@@ -119,7 +139,7 @@ func TestSIGKILLResume(t *testing.T) {
 			t.Errorf("the run after the torn write did not report it:\n%s", out)
 		}
 	}
-	out, _ := run(0)
+	out, _ := run(0, "")
 	if kills < 2 {
 		t.Fatalf("only %d runs were killed; the test proves nothing", kills)
 	}
@@ -162,4 +182,22 @@ func readRecordsTorn(t *testing.T, path string) []string {
 		}
 	}
 	return keys
+}
+
+// lockedBuffer is a bytes.Buffer safe for a writer and a reader at once.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
