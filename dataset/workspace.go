@@ -77,10 +77,12 @@ type Workspace struct {
 	Dir string
 }
 
+var errNoDir = errors.New("no workspace folder given")
+
 // Open returns the workspace at dir, creating the folder if needed.
 func Open(dir string) (*Workspace, error) {
 	if dir == "" {
-		return nil, errors.New("no workspace given (--ws DIR)")
+		return nil, errNoDir
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
@@ -94,7 +96,7 @@ func Open(dir string) (*Workspace, error) {
 // leaving an empty folder behind.
 func OpenExisting(dir string) (*Workspace, error) {
 	if dir == "" {
-		return nil, errors.New("no workspace given (--ws DIR)")
+		return nil, errNoDir
 	}
 	fi, err := os.Stat(dir)
 	switch {

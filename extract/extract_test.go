@@ -13,7 +13,6 @@ import (
 	"testing"
 
 	"github.com/driftkit/driftkit/dataset"
-	"github.com/driftkit/driftkit/internal/progress"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -314,7 +313,6 @@ func FuzzParseFile(f *testing.F) {
 }
 
 func TestRun(t *testing.T) {
-	progress.Quiet = true
 	src := t.TempDir()
 	must := func(err error) {
 		t.Helper()
@@ -364,7 +362,6 @@ func TestGolden(t *testing.T) {
 	if _, err := os.Stat(root); err != nil {
 		t.Fatalf("bundled library missing: %v", err) // committed with the repository; a skip would hide it
 	}
-	progress.Quiet = true
 	ws, err := dataset.Open(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
@@ -460,7 +457,6 @@ func TestCancelAtEveryPoint(t *testing.T) {
 	if _, err := os.Stat(root); err != nil {
 		t.Fatalf("bundled library missing: %v", err) // committed with the repository; a skip would hide it
 	}
-	progress.Quiet = true
 	ws, err := dataset.Open(t.TempDir())
 	if err != nil {
 		t.Fatal(err)

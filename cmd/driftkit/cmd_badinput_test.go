@@ -9,14 +9,12 @@ import (
 	"testing"
 
 	"github.com/driftkit/driftkit/dataset"
-	"github.com/driftkit/driftkit/internal/progress"
 )
 
 // TestBadInput runs the commands on bad input: each must exit 1 (error) or 2
 // (usage) with a message that names the file (and line) and says what was
 // expected, and must not create a workspace it was not asked to write.
 func TestBadInput(t *testing.T) {
-	progress.Quiet = true
 	tmp := t.TempDir()
 	ws := filepath.Join(tmp, "ws")
 	lib := filepath.Join("..", "..", "dataset", "rauto", "testdata", "small.jsonl")
@@ -86,7 +84,7 @@ func TestBadInput(t *testing.T) {
 		{[]string{"extract", "--src", filepath.Join(tmp, "nosrc"), "--ws", missing}, 1, []string{"nosrc"}},
 		{[]string{"index", "--ws", truncWS}, 1, []string{filepath.Join(truncWS, dataset.DeclarationsFile), "corrupt parquet file"}},
 		{[]string{"informalize", "--ws", truncWS}, 1, []string{filepath.Join(truncWS, dataset.DeclarationsFile), "corrupt parquet file"}},
-		{[]string{"informalize", "--ws", emptyWS}, 1, []string{filepath.Join(emptyWS, dataset.DeclarationsFile), "run `driftkit extract`"}},
+		{[]string{"informalize", "--ws", emptyWS}, 1, []string{filepath.Join(emptyWS, dataset.DeclarationsFile), "run `driftkit extract --ws " + emptyWS}},
 		{[]string{"index", "--ws", emptyWS}, 1, []string{filepath.Join(emptyWS, dataset.DeclarationsFile), "driftkit extract"}},
 		{[]string{"eval", "retrieval", "--ws", ws, "--bench", emptyBench}, 1, []string{emptyBench + ":1:", "no items"}},
 		{[]string{"eval", "retrieval", "--ws", ws, "--bench", badLine}, 1, []string{badLine + ":2:", "want one JSON object per line"}},

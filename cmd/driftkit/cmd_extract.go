@@ -9,6 +9,7 @@ import (
 
 	"github.com/driftkit/driftkit/dataset"
 	"github.com/driftkit/driftkit/extract"
+	"github.com/driftkit/driftkit/internal/progress"
 )
 
 // multiFlag collects a repeatable string flag.
@@ -23,7 +24,9 @@ func (m *multiFlag) Set(s string) error { *m = append(*m, s); return nil }
 const tablesLock = "declarations"
 
 func init() {
-	register(&command{name: "extract", short: "Lean sources → declarations.parquet, modules.parquet", run: runExtract})
+	// Fewer collections while the tables grow, but well under 2 GiB (Mathlib).
+	register(&command{name: "extract", short: "Lean sources → declarations.parquet, modules.parquet", run: runExtract,
+		gc: &gcSetting{percent: 300, limit: 1400 << 20}})
 }
 
 func runExtract(ctx context.Context, env *Env, args []string) error {
@@ -68,7 +71,13 @@ func runExtract(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	defer unlock()
-	opts := extract.Options{Workers: *workers, Force: *force, Progress: !*quiet, Report: *report != ""}
+	opts := extract.Options{Workers: *workers, Force: *force, Report: *report != ""}
+	if *quiet {
+		ctx = progress.WithReporter(ctx, nil)
+	}
+	if os.Getenv("DRIFTKIT_DEBUG_UNRESOLVED") != "" {
+		opts.Debug = env.Stderr
+	}
 	for i, s := range srcs {
 		src := extract.ParseSourceArg(s)
 		if i == 0 {

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/driftkit/driftkit/internal/progress"
 	"os"
 
 	"github.com/driftkit/driftkit/dataset"
@@ -32,6 +33,9 @@ func runImportJixia(ctx context.Context, env *Env, args []string) error {
 	quiet := fs.Bool("quiet", false, "no progress output")
 	if err := parseFlags(fs, args); err != nil {
 		return err
+	}
+	if *quiet {
+		ctx = progress.WithReporter(ctx, nil)
 	}
 	if *wsDir == "" || *lib == "" || (len(decls) == 0 && *dir == "") {
 		fs.Usage()
@@ -67,7 +71,7 @@ func runImportJixia(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	defer unlock()
-	st, err := jixia.Import(ctx, ws, pairs, jixia.Options{Library: *lib, Revision: *rev, Src: *src, Force: *force, Progress: !*quiet})
+	st, err := jixia.Import(ctx, ws, pairs, jixia.Options{Library: *lib, Revision: *rev, Src: *src, Force: *force})
 	if err != nil {
 		return err
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/driftkit/driftkit/internal/progress"
 	"os"
 	"runtime/debug"
 
@@ -28,6 +29,9 @@ func runImportLean4export(ctx context.Context, env *Env, args []string) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
+	if *quiet {
+		ctx = progress.WithReporter(ctx, nil)
+	}
 	if *wsDir == "" || *lib == "" || fs.NArg() != 1 {
 		fs.Usage()
 		return fmt.Errorf("%w: --ws, --library and one export file are required", errUsage)
@@ -52,7 +56,7 @@ func runImportLean4export(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	defer unlock()
-	st, err := lean4export.Import(ctx, ws, path, lean4export.Options{Library: *lib, Revision: *rev, Force: *force, Progress: !*quiet})
+	st, err := lean4export.Import(ctx, ws, path, lean4export.Options{Library: *lib, Revision: *rev, Force: *force})
 	if err != nil {
 		return err
 	}

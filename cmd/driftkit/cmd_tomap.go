@@ -8,7 +8,6 @@ import (
 	"os"
 	"strings"
 
-	"github.com/driftkit/driftkit/internal/progress"
 	"github.com/driftkit/driftkit/lean"
 	"github.com/driftkit/driftkit/llm"
 	"github.com/driftkit/driftkit/serve/tomap"
@@ -121,7 +120,7 @@ func runToMap(ctx context.Context, env *Env, args []string) error {
 		tomap.WriteEstimates(env.Stdout, tomap.EstimateRun(tc, problems))
 		return nil
 	}
-	if !*quiet && !progress.Quiet {
+	if !*quiet {
 		tc.Progress = env.Stderr
 	}
 	if *noLean {

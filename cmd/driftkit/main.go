@@ -12,10 +12,12 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"sort"
 	"strings"
 	"syscall"
 
+	"github.com/driftkit/driftkit/internal/progress"
 	"github.com/driftkit/driftkit/lean"
 )
 
@@ -24,6 +26,32 @@ type command struct {
 	name  string
 	short string // one line for the overview
 	run   func(ctx context.Context, env *Env, args []string) error
+	// gc, when set, is the garbage collector setting main applies for this
+	// command (see tuneGC).
+	gc *gcSetting
+}
+
+// gcSetting trades memory for fewer collections: a batch stage that builds
+// large tables in memory runs faster with a higher GOGC, and the limit keeps
+// it from growing without bound. Only the binary's main applies it — never
+// run (tests, a server embedding a command) and never library code, for a
+// process holding a large index would thrash under a limit set for another
+// job.
+type gcSetting struct {
+	percent int   // GOGC
+	limit   int64 // GOMEMLIMIT in bytes
+}
+
+// tuneGC applies the command's gcSetting unless the user chose GOGC or
+// GOMEMLIMIT.
+func tuneGC(args []string) {
+	if len(args) == 0 || os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
+		return
+	}
+	if c := commands[args[0]]; c != nil && c.gc != nil {
+		debug.SetGCPercent(c.gc.percent)
+		debug.SetMemoryLimit(c.gc.limit)
+	}
 }
 
 // Env is what a command may touch besides its arguments and the workspace:
@@ -70,6 +98,7 @@ func usage(w io.Writer) {
 }
 
 func main() {
+	tuneGC(os.Args[1:])
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
@@ -89,6 +118,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	// Long work reports its progress on stderr (--quiet removes the reporter).
+	ctx = progress.WithReporter(ctx, progress.NewReporter(stderr))
 	err := c.run(ctx, &Env{Stdout: stdout, Stderr: stderr}, args[1:])
 	name := c.name
 	if subs := subcommands[c.name]; subs != nil && len(args) > 1 && subs[args[1]] != nil {
@@ -127,6 +158,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 130
 	}
 	fmt.Fprintf(stderr, "driftkit %s: %v\n", name, err)
+	if a := advice(err, workspaceArg(args)); a != "" {
+		fmt.Fprintf(stderr, "  %s\n", a)
+	}
 	if ctx.Err() != nil {
 		return 130
 	}

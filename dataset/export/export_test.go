@@ -10,17 +10,13 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/driftkit/driftkit/dataset"
 	"github.com/driftkit/driftkit/dataset/mine/minetest"
-	"github.com/driftkit/driftkit/internal/progress"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
-
-func init() { progress.Quiet = true }
 
 func fixture(t *testing.T, pairs bool) *dataset.Workspace {
 	t.Helper()
@@ -213,7 +209,8 @@ func TestFlagEmbeddingFillsNegatives(t *testing.T) {
 
 func TestFlagEmbeddingNoPairs(t *testing.T) {
 	ws := fixture(t, false)
-	if _, err := FlagEmbedding(context.Background(), ws, FlagOptions{}); err == nil || !strings.Contains(err.Error(), "driftkit mine") {
+	var missing *dataset.MissingError
+	if _, err := FlagEmbedding(context.Background(), ws, FlagOptions{}); !errors.As(err, &missing) || missing.Path != ws.Path(dataset.PairsFile) {
 		t.Fatalf("err = %v", err)
 	}
 	if ws.Has(dataset.ExportDir, FlagDir, FlagTrainFile) {

@@ -151,7 +151,7 @@ func FlagEmbedding(ctx context.Context, ws *dataset.Workspace, opts FlagOptions)
 	}
 	pairsPath := ws.Path(dataset.PairsFile)
 	if !ws.Has(dataset.PairsFile) {
-		return nil, fmt.Errorf("%s: no pairs (run `driftkit mine --ws %s` first)", pairsPath, ws.Dir)
+		return nil, ws.Missing(dataset.PairsFile, "pairs")
 	}
 	run := ws.StartRun("export flagembedding", map[string]any{"prompt": opts.Prompt, "type": opts.Type,
 		"min_negatives": opts.MinNegatives, "seed": opts.Seed, "all_kinds": opts.AllKinds})

@@ -43,8 +43,8 @@ type HFStats struct {
 	Shards map[string]int   // config → shard files
 }
 
-// ErrLicense is returned for a missing or malformed --license.
-var ErrLicense = errors.New("a licence identifier is required (--license ID, e.g. apache-2.0)")
+// ErrLicense is returned for a missing or malformed licence identifier.
+var ErrLicense = errors.New("a licence identifier is required, as the Hugging Face Hub spells it (e.g. apache-2.0)")
 
 var licenseRE = regexp.MustCompile(`^[a-z0-9][a-z0-9.+-]*$`)
 
@@ -68,7 +68,7 @@ func HuggingFace(ctx context.Context, ws *dataset.Workspace, opts HFOptions) (*H
 		return nil, err
 	}
 	if !ws.Has(dataset.DeclarationsFile) {
-		return nil, fmt.Errorf("%s: no declarations (run `driftkit extract` first)", ws.Path(dataset.DeclarationsFile))
+		return nil, ws.Missing(dataset.DeclarationsFile, "declarations")
 	}
 	run := ws.StartRun("export hf", map[string]any{"license": opts.License, "shard_rows": opts.ShardRows})
 	final := ws.Path(dataset.ExportDir, HFDir)

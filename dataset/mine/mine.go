@@ -115,6 +115,18 @@ func (o *Options) fill() {
 // ErrNoPairs is returned when no pair could be made.
 var ErrNoPairs = errors.New("no training pairs")
 
+// NoPairsError says why no pair could be made; it wraps ErrNoPairs.
+type NoPairsError struct {
+	Theorems, NoPositives, TemplateExcluded, Decontaminated int
+}
+
+func (e *NoPairsError) Error() string {
+	return fmt.Sprintf("%v: %d theorems, %d without premise positives, %d with only template-provider statements (excluded), %d decontaminated",
+		ErrNoPairs, e.Theorems, e.NoPositives, e.TemplateExcluded, e.Decontaminated)
+}
+
+func (e *NoPairsError) Unwrap() error { return ErrNoPairs }
+
 // theorem is what mining keeps of a theorem declaration.
 type theorem struct {
 	name, module, signature string
@@ -172,7 +184,7 @@ func Mine(ctx context.Context, ws *dataset.Workspace, opts Options) (*Stats, err
 		return nil, err
 	}
 	if !ws.Has(dataset.DeclarationsFile) {
-		return nil, fmt.Errorf("%s: no declarations (run `driftkit extract` first)", ws.Path(dataset.DeclarationsFile))
+		return nil, ws.Missing(dataset.DeclarationsFile, "declarations")
 	}
 	start := time.Now()
 	rankerName := "random (no index)"
@@ -319,13 +331,13 @@ func Mine(ctx context.Context, ws *dataset.Workspace, opts Options) (*Stats, err
 		pairs = kept
 	}
 	if len(pairs) == 0 {
-		return nil, fmt.Errorf("%w: %d theorems, %d without premise positives, %d template queries excluded (--allow-template), %d decontaminated",
-			ErrNoPairs, len(theorems), st.NoPositives, st.TemplateExcluded, st.Decontaminated)
+		return nil, &NoPairsError{Theorems: len(theorems), NoPositives: st.NoPositives, TemplateExcluded: st.TemplateExcluded,
+			Decontaminated: st.Decontaminated}
 	}
 
 	// Hard negatives.
 	t0 = time.Now()
-	bar := progress.New("mine", int64(len(pairs)))
+	bar := progress.Start(ctx, "mine", int64(len(pairs)))
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(opts.Workers)
 	var mu sync.Mutex

@@ -14,10 +14,7 @@ import (
 	"github.com/driftkit/driftkit/dataset"
 	"github.com/driftkit/driftkit/dataset/mine/minetest"
 	"github.com/driftkit/driftkit/index"
-	"github.com/driftkit/driftkit/internal/progress"
 )
-
-func init() { progress.Quiet = true }
 
 func fixture(t *testing.T) *dataset.Workspace {
 	t.Helper()

@@ -165,7 +165,7 @@ type Options struct {
 	EncoderFallback bool
 	Head            *head.Info
 	// Progress, when not nil, is told of each item done (nil: a progress
-	// bar on the terminal).
+	// bar on ctx's progress.Reporter).
 	Progress func(done int)
 }
 
@@ -227,7 +227,7 @@ func Retrieval(ctx context.Context, s retrieval.Searcher, c retrieval.Corpus, it
 	}
 	progressFn := o.Progress
 	if progressFn == nil {
-		bar := progress.New("eval retrieval", int64(len(items)))
+		bar := progress.Start(ctx, "eval retrieval", int64(len(items)))
 		defer bar.Finish()
 		progressFn = bar.Add
 	}
