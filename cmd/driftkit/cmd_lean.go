@@ -224,8 +224,8 @@ func runLeanBEq(ctx context.Context, env *Env, args []string) error {
 	pairsFile := fs.String("pairs", "", "JSONL file of pairs to decide")
 	asJSON := fs.Bool("json", false, "print one JSON result per pair")
 	tryTimeout := fs.Duration("try-timeout", 60*time.Second, "timeout of each BEq+ try (the reference's 60 s)")
-	applyTactics := fs.String("apply-tactics", strings.Join(lean.DefaultApplyTactics, ","), "comma-separated closing tactics after apply/convert")
-	haveTactics := fs.String("have-tactics", strings.Join(lean.DefaultHaveTactics, ","), "comma-separated closing tactics after have")
+	applyTactics := fs.String("apply-tactics", strings.Join(lean.DefaultApplyTactics(), ","), "comma-separated closing tactics after apply/convert")
+	haveTactics := fs.String("have-tactics", strings.Join(lean.DefaultHaveTactics(), ","), "comma-separated closing tactics after have")
 	parallel := fs.Int("parallel", 4, "pairs decided at once (--pairs)")
 	if err := parseFlags(fs, args); err != nil {
 		return err

@@ -53,7 +53,7 @@ func init() {
 		fs.Var(&exclude, "exclude", "benchmark file(s) to decontaminate against (repeatable or comma-separated; ProofNet/ConNF JSONL, ProofFlow JSON)")
 		allowTemplate := fs.Bool("allow-template", false, "also use informal statements from the offline template provider as queries")
 		allKinds := fs.Bool("all-kinds", false, "positives and negatives of any kind (theorems too), not only premise candidates")
-		stoplist := fs.String("stoplist", strings.Join(mine.DefaultStoplist, ","), "premises never used as positives (comma-separated; \"\" for none)")
+		stoplist := fs.String("stoplist", strings.Join(mine.DefaultStoplist(), ","), "premises never used as positives (comma-separated; \"\" for none)")
 		rng := fs.String("range", "2-200", "sample negatives from these index ranks (0-based, upper bound exclusive)")
 		negatives := fs.Int("negatives", 15, "negatives per pair")
 		seed := fs.Uint64("seed", 1, "seed of negative sampling and the module split")

@@ -36,10 +36,13 @@ type Ranker interface {
 	Name() string
 }
 
-// DefaultStoplist are premises never used as positives: logical connectives
-// and number types that every statement mentions through notation and that
-// no benchmark counts as a dependency.
-var DefaultStoplist = []string{"Eq", "Ne", "Iff", "Not", "And", "Or", "Exists", "True", "False", "Nat", "Int", "Rat", "Real", "Complex"}
+// DefaultStoplist returns the premises never used as positives by default:
+// logical connectives and number types that every statement mentions
+// through notation and that no benchmark counts as a dependency. Each call
+// returns a new slice.
+func DefaultStoplist() []string {
+	return []string{"Eq", "Ne", "Iff", "Not", "And", "Or", "Exists", "True", "False", "Nat", "Int", "Rat", "Real", "Complex"}
+}
 
 // Options configure Mine. Zero values take the defaults noted.
 type Options struct {
@@ -99,7 +102,7 @@ func (o *Options) fill() {
 		o.Sources = []string{dataset.QuerySourceInformal, dataset.QuerySourceDocstring}
 	}
 	if o.Stoplist == nil {
-		o.Stoplist = DefaultStoplist
+		o.Stoplist = DefaultStoplist()
 	}
 	if o.RangeHi <= 0 {
 		o.RangeLo, o.RangeHi = 2, 200
