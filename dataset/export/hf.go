@@ -379,7 +379,7 @@ func Card(opts HFOptions, configs []string, splits map[string][]string, p *prove
 
 - **declarations**: one row per Lean declaration: ` + "`library, revision, name, kind, keyword, module, path, line_start, line_end, namespace, opens, modifiers, attributes, docstring, signature, code, statement_deps, proof_deps, generated_from`" + `. ` + "`statement_deps`" + ` are the resolved names the statement (signature) uses.
 - **informal**: an informal name and statement per declaration: ` + "`name, informal_name, informal_statement, provider, prompt_version, input_sha256, prompt_tokens, completion_tokens, created_at`" + `.
-- **pairs**: dependency-retrieval examples: ` + "`query_id, query, query_source, theorem, positives, negatives, split`" + `. The query is an informal statement or a docstring of ` + "`theorem`" + `; positives are the premises its statement uses; negatives are hard negatives ranked by the index, positives removed. Splits are by module (no module is in two splits).
+- **pairs**: dependency-retrieval examples: ` + "`query_id, query, query_source, theorem, positives, negatives, split, negative_sources`" + `. The query is an informal statement or a docstring of ` + "`theorem`" + `; positives are the premises its statement uses; negatives are hard negatives ranked by the index, positives removed, and where too few exist random premise candidates: ` + "`negative_sources`" + ` labels each negative ` + "`mined` or `random`" + `. Splits are by module (no module is in two splits).
 
 ## Loading
 

@@ -14,7 +14,6 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
-	"math/rand/v2"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -425,7 +424,7 @@ func Mine(ctx context.Context, ws *dataset.Workspace, opts Options) (*Stats, err
 // from the query id, then with random premise candidates if too few. It
 // reports whether random candidates were needed.
 func sampleNegatives(p *dataset.Pair, ranked, pool []string, kind map[string]string, opts Options) bool {
-	rng := rand.New(rand.NewPCG(opts.Seed, hash64(p.QueryID)))
+	rng := dataset.NegativeRNG(opts.Seed, p.QueryID)
 	bad := func(n string) bool {
 		return n == p.Theorem || slices.Contains(p.Positives, n) || !(opts.AllKinds || dataset.IsPremiseKind(kind[n]))
 	}
@@ -445,14 +444,15 @@ func sampleNegatives(p *dataset.Pair, ranked, pool []string, kind map[string]str
 			neg = append(neg, cands[j])
 		}
 	}
-	filled := false
-	for tries := 0; len(neg) < opts.Negatives && tries < 10*opts.Negatives && len(pool) > 0; tries++ {
-		n := pool[rng.IntN(len(pool))]
-		if !bad(n) && !slices.Contains(neg, n) {
-			neg = append(neg, n)
-			filled = true
+	mined := len(neg)
+	neg, added := dataset.FillRandomNegatives(rng, neg, opts.Negatives, pool, bad)
+	p.Negatives = neg
+	p.NegativeSources = make([]string, len(neg))
+	for i := range neg {
+		p.NegativeSources[i] = dataset.NegativeMined
+		if i >= mined {
+			p.NegativeSources[i] = dataset.NegativeRandom
 		}
 	}
-	p.Negatives = neg
-	return filled
+	return added > 0
 }
