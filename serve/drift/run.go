@@ -142,7 +142,7 @@ func Run(ctx context.Context, p *Pipeline, items []Item, o RunOptions) (*Summary
 
 	rctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	bar := progress.NewTo(os.Stderr, "drift", int64(len(todo)))
+	bar := progress.Start(ctx, "drift", int64(len(todo)))
 	var mu sync.Mutex
 	var failed int
 	var usage Usage
