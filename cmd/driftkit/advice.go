@@ -11,6 +11,7 @@ import (
 	"github.com/driftkit/driftkit/head"
 	"github.com/driftkit/driftkit/index"
 	"github.com/driftkit/driftkit/lean"
+	"github.com/driftkit/driftkit/serve/drift"
 	"github.com/driftkit/driftkit/train"
 )
 
@@ -49,6 +50,8 @@ func advice(err error, ws string) string {
 		return fmt.Sprintf("mine with a larger --valid-frac (`driftkit mine --ws %s --valid-frac 0.1`)", ws)
 	case errors.Is(err, train.ErrDiverged):
 		return "lower the learning rate (--lr)"
+	case errors.Is(err, drift.ErrSettingsChanged):
+		return "use a new --out folder, or delete that one to start over"
 	case errors.Is(err, lean.ErrBadHeader):
 		return "check the header with `driftkit lean check`"
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/driftkit/driftkit/head"
 	"github.com/driftkit/driftkit/index"
 	"github.com/driftkit/driftkit/lean"
+	"github.com/driftkit/driftkit/serve/drift"
 	"github.com/driftkit/driftkit/train"
 )
 
@@ -38,6 +39,7 @@ func TestAdvice(t *testing.T) {
 		{train.ErrNoData, ""},
 		{wrap(train.ErrDiverged), "--lr"},
 		{lean.ErrBadHeader, "driftkit lean check"},
+		{wrap(drift.ErrSettingsChanged), "use a new --out folder"},
 		{errors.New("something else"), ""},
 	} {
 		got := advice(c.err, ws)

@@ -279,7 +279,7 @@ func checkSettings(path string, settings map[string]any) error {
 	}
 	if len(diff) > 0 {
 		sort.Strings(diff)
-		return fmt.Errorf("%w (%s); use a new --out folder, or delete %s to start over", ErrSettingsChanged, joinMax(diff, 4), filepath.Dir(path))
+		return fmt.Errorf("%s: %w (%s)", filepath.Dir(path), ErrSettingsChanged, joinMax(diff, 4))
 	}
 	return nil
 }
