@@ -57,6 +57,12 @@ type Options struct {
 	// Report asks for Result.Unresolved's classified report (per library
 	// and module: missing packages, binders, syntax, unknown names).
 	Report bool
+	// Naming holds the word tables of to_additive/to_dual twin names (nil:
+	// Mathlib's, DefaultNaming).
+	Naming *Naming
+	// NamingFile is the file Naming was loaded from, recorded in the
+	// manifest ("" for a Naming made in code).
+	NamingFile string
 	// Debug, when not nil, receives the resolver's diagnostics: the time of
 	// each resolution step and the most frequent unresolved identifiers.
 	Debug io.Writer
@@ -224,7 +230,7 @@ func ParseFile(src []byte, path string, lib string) ([]dataset.Declaration, data
 	fr := parseFile(src, string(src), path, ModuleName(path), s, &Options{})
 	t := newTable([]*fileResult{fr})
 	t.prepare([]*fileResult{fr})
-	t.attributeTwins([]*fileResult{fr})
+	t.attributeTwins([]*fileResult{fr}, mathlibNaming())
 	t.inheritFields([]*fileResult{fr})
 	r := &resolver{t: t, cache: map[cacheKey]string{}}
 	var rows []dataset.Declaration
@@ -291,6 +297,10 @@ func Run(ctx context.Context, ws *dataset.Workspace, opts Options) (*Result, err
 	}
 	res.Sources = opts.Sources
 	res.Files = len(files)
+	params["naming"] = "mathlib (built in)"
+	if opts.Naming != nil {
+		params["naming"] = map[string]any{"file": opts.NamingFile, "sha256": opts.Naming.SHA256()}
+	}
 	rec := ws.StartRun("extract", params)
 
 	// read + parse in parallel
@@ -390,7 +400,7 @@ func Run(ctx context.Context, ws *dataset.Workspace, opts Options) (*Result, err
 	sub("table", t0)
 	t0 = time.Now()
 	t.prepare(results)
-	t.attributeTwins(results)
+	t.attributeTwins(results, opts.naming())
 	t.inheritFields(results)
 	sub("prepare", t0)
 	t0 = time.Now()

@@ -972,7 +972,7 @@ func (t *Table) inheritFields(files []*fileResult) {
 
 // attributeTwins creates the twins that `attribute [to_additive] foo`
 // commands ask for, next to the declarations they come from.
-func (t *Table) attributeTwins(files []*fileResult) {
+func (t *Table) attributeTwins(files []*fileResult, naming *Naming) {
 	r := &resolver{t: t, cache: map[cacheKey]string{}}
 	for mi, fr := range files {
 		for _, ac := range fr.attrCmds {
@@ -987,7 +987,7 @@ func (t *Table) attributeTwins(files []*fileResult) {
 				if len(ac.names) > 1 {
 					explicit = ""
 				}
-				tw := makeTwin(e.decl, twinName(ac.attr, explicit, full))
+				tw := makeTwin(e.decl, naming.twinName(ac.attr, explicit, full))
 				if tw == nil || t.names[tw.row.Name] != nil {
 					continue
 				}

@@ -41,6 +41,7 @@ func runExtract(ctx context.Context, env *Env, args []string) error {
 	rev := fs.String("revision", "", "revision of the first source (default: git commit, else a .revision file)")
 	wsDir := fs.String("ws", "", "workspace folder")
 	workers := fs.Int("workers", 0, "parallel workers (default GOMAXPROCS)")
+	naming := fs.String("naming", "", "JSON file of to_additive/to_dual word tables extending (or replacing) Mathlib's (see README)")
 	vars := fs.String("variables", "auto", "section variables in theorem statements: auto (from lean-toolchain), signature, body")
 	force := fs.Bool("force", false, "replace outputs not written by a recorded run")
 	quiet := fs.Bool("quiet", false, "no progress output")
@@ -60,6 +61,13 @@ func runExtract(ctx context.Context, env *Env, args []string) error {
 			return fmt.Errorf("source %s: %w", s, err)
 		}
 	}
+	var names *extract.Naming
+	if *naming != "" { // before the workspace is created
+		var err error
+		if names, err = extract.LoadNaming(*naming); err != nil {
+			return err
+		}
+	}
 	ws, err := dataset.Open(*wsDir)
 	if err != nil {
 		return err
@@ -71,7 +79,7 @@ func runExtract(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	defer unlock()
-	opts := extract.Options{Workers: *workers, Force: *force, Report: *report != ""}
+	opts := extract.Options{Workers: *workers, Force: *force, Report: *report != "", Naming: names, NamingFile: *naming}
 	if *quiet {
 		ctx = progress.WithReporter(ctx, nil)
 	}
