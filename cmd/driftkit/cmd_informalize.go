@@ -29,6 +29,7 @@ func runInformalize(ctx context.Context, env *Env, args []string) error {
 	provider := fs.String("provider", "", "openai or template (default: openai when --model is given, else template)")
 	cfg := llm.ConfigFromEnv()
 	cfg.RegisterFlags(fs)
+	vocab := fs.String("vocabulary", "", "template provider: JSON file of name words, namespaces, class words and types extending (or replacing) Mathlib's (see README)")
 	kinds := fs.String("kinds", "", "comma-separated declaration kinds to informalize (default all)")
 	modules := fs.String("modules", "", "comma-separated module name prefixes to informalize (default all)")
 	limit := fs.Int("limit", 0, "informalize at most this many declarations (0: all)")
@@ -74,15 +75,24 @@ func runInformalize(ctx context.Context, env *Env, args []string) error {
 		RefreshDependents: *refresh, Prices: cfg.Prices, Out: env.Stdout,
 		Params: map[string]any{"provider": *provider, "model": cfg.Model, "kinds": *kinds, "modules": *modules, "limit": *limit,
 			"refresh_dependents": *refresh,
-			"concurrency":        cfg.Concurrency, "batch_out": *batchOut, "batch_in": *batchIn, "submit": *submit},
+			"concurrency":        cfg.Concurrency, "batch_out": *batchOut, "batch_in": *batchIn, "submit": *submit, "vocabulary": *vocab},
 	}
 	switch *provider {
 	case "template":
 		if *batchOut != "" || *batchIn != "" || *submit {
 			return fmt.Errorf("batch mode needs --provider openai and --model: %w", errUsage)
 		}
-		opts.Provider = informalize.Template{}
+		tp := informalize.Template{}
+		if *vocab != "" {
+			if tp.Vocabulary, err = informalize.LoadVocabulary(*vocab); err != nil {
+				return err
+			}
+		}
+		opts.Provider = tp
 	case "openai":
+		if *vocab != "" {
+			return fmt.Errorf("--vocabulary is the template provider's: %w", errUsage)
+		}
 		if cfg.Model == "" {
 			return fmt.Errorf("--provider openai needs --model: %w", errUsage)
 		}
