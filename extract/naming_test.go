@@ -31,7 +31,8 @@ func TestNamingFile(t *testing.T) {
   "additive": {"times": "plus", "unit": "zeroUnit"},
   "additive_names": {"IsCube": "IsTriple"},
   "keep_namespaces": ["Monoid"],
-  "dual": {"floor": "ceil"}
+  "dual": {"floor": "ceil"},
+  "abbreviations": [["zero", "ge", "nonpos"]]
 }`)
 	n, err := LoadNaming(path)
 	if err != nil {
@@ -42,6 +43,8 @@ func TestNamingFile(t *testing.T) {
 		"mul_unit":  "add_zeroUnit",
 		"IsCube":    "IsTriple",
 		"Monoid":    "AddMonoid", // a kept namespace component is still a word
+		"one_ge_x":  "nonpos_x",  // the file's abbreviation
+		"le_one":    "nonpos",    // Mathlib's
 	} {
 		if got := n.GuessAdditive(in); got != want {
 			t.Errorf("GuessAdditive(%q) = %q, want %q", in, got, want)
@@ -108,6 +111,7 @@ func TestNamingFileErrors(t *testing.T) {
 		{`{"additive": {"mul": ""}}`, "non-empty words"},
 		{`{"dual": {"a.b": "c"}}`, "without spaces or dots"},
 		{`{"rewrites": [["", "x"]]}`, "empty pattern"},
+		{`{"abbreviations": [["a", "", "c"]]}`, "none empty"},
 		{`{} {}`, "more than one"},
 		{"{\n\"additive\": {\n", ":3: "},
 	} {
