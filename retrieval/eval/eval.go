@@ -64,6 +64,12 @@ func ReadBench(r io.Reader, path string) ([]BenchItem, error) {
 		if strings.TrimSpace(it.InformalStmt) == "" {
 			return nil, &BenchError{path, line, fmt.Errorf("%w: no informal_stmt", ErrBench)}
 		}
+		if strings.TrimSpace(it.FullName) == "" {
+			// Without it, the item's own declaration is neither excluded
+			// from its results nor from the voting pool: a silently
+			// flattering score.
+			return nil, &BenchError{path, line, fmt.Errorf("%w: no full_name (the item's own declaration, never returned for it)", ErrBench)}
+		}
 		it.Line = line
 		out = append(out, it)
 	}
