@@ -126,6 +126,12 @@ func prepareSource(s *Source, first string) error {
 	if s.Revision == "" {
 		s.Revision = detectRevision(abs)
 	}
+	if s.Revision == "" {
+		// Recorded as unknown, never as "": a later bump compares
+		// revisions, and an empty one would look like a match. The caller
+		// warns (RevisionUnknown).
+		s.Revision = UnknownRevision
+	}
 	rule := s.VariableRule
 	if rule == "" || rule == "auto" {
 		rule = "signature"
@@ -146,6 +152,13 @@ func prepareSource(s *Source, first string) error {
 	s.oldVariableRules = rule == "body"
 	return nil
 }
+
+// UnknownRevision is the revision recorded for a source that is not in a
+// git checkout and has no .revision file (nor --revision).
+const UnknownRevision = "unknown"
+
+// RevisionUnknown reports whether s's revision could not be found.
+func (s Source) RevisionUnknown() bool { return s.Revision == UnknownRevision }
 
 // detectRevision returns the git commit of the checkout containing dir, else
 // the content of a .revision file in dir or a parent, else "".

@@ -561,3 +561,40 @@ end N
 		t.Errorf("missing rows: %v", seen)
 	}
 }
+
+// TestUnknownRevision: a source outside git without a .revision file (or an
+// empty one) is recorded as "unknown", never as "".
+func TestUnknownRevision(t *testing.T) {
+	for _, revFile := range []string{"", "  \n"} {
+		src := t.TempDir()
+		if err := os.MkdirAll(filepath.Join(src, "Lib"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(src, "Lib", "A.lean"), []byte("def a : Nat := 0\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if revFile != "" {
+			if err := os.WriteFile(filepath.Join(src, ".revision"), []byte(revFile), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		ws, err := dataset.Open(t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := Run(context.Background(), ws, Options{Sources: []Source{{Dir: src, Library: "lib"}}, Workers: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !res.Sources[0].RevisionUnknown() {
+			t.Errorf(".revision %q: source revision %q, want %q", revFile, res.Sources[0].Revision, UnknownRevision)
+		}
+		decls, err := dataset.ReadTable[dataset.Declaration](ws.Path(dataset.DeclarationsFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(decls) == 0 || decls[0].Revision != UnknownRevision {
+			t.Errorf(".revision %q: rows %+v, want revision %q", revFile, decls, UnknownRevision)
+		}
+	}
+}
