@@ -66,8 +66,7 @@ func runDrift(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	if *wsDir == "" {
-		fs.Usage()
-		return fmt.Errorf("%w: --ws is required", errUsage)
+		return usagef(fs, "--ws is required")
 	}
 	if *contextOnly == (*bench != "") {
 		return fmt.Errorf("%w: give either --context-only \"statement\" or --bench FILE", errUsage)

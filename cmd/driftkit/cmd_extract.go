@@ -9,7 +9,6 @@ import (
 
 	"github.com/driftkit/driftkit/dataset"
 	"github.com/driftkit/driftkit/extract"
-	"github.com/driftkit/driftkit/internal/progress"
 )
 
 // multiFlag collects a repeatable string flag.
@@ -39,21 +38,24 @@ func runExtract(ctx context.Context, env *Env, args []string) error {
 	fs.Var(&srcs, "src", "source folder, repeatable; DIR or DIR=NAME (e.g. …/Mathlib next to Mathlib.lean)")
 	lib := fs.String("library", "", "library name of the first source (default: its folder name)")
 	rev := fs.String("revision", "", "revision of the first source (default: git commit, else a .revision file)")
-	wsDir := fs.String("ws", "", "workspace folder")
+	var sf stageFlags
+	sf.AddFlags(fs, withWS|withQuiet|withForce, "tables")
 	workers := fs.Int("workers", 0, "parallel workers (default GOMAXPROCS)")
 	naming := fs.String("naming", "", "JSON file of to_additive/to_dual word tables extending (or replacing) Mathlib's (see README)")
 	vars := fs.String("variables", "auto", "section variables in theorem statements: auto (from lean-toolchain), signature, body")
-	force := fs.Bool("force", false, "replace outputs not written by a recorded run")
-	quiet := fs.Bool("quiet", false, "no progress output")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile (pprof) to this file")
 	report := fs.String("report", "", "write the unresolved identifiers, classified per library and module, to this JSON file (and a summary to stdout)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if len(srcs) == 0 || *wsDir == "" {
-		fmt.Fprintln(env.Stderr, "driftkit extract: --src and --ws are required")
-		fs.Usage()
-		return errUsage
+	if len(srcs) == 0 || sf.WS == "" {
+		return usagef(fs, "--src and --ws are required")
+	}
+	if err := noArgs(fs); err != nil {
+		return err
+	}
+	if err := checkOutputFile("--report", *report); err != nil {
+		return err
 	}
 	for _, s := range srcs {
 		// check the sources before creating the workspace
@@ -68,7 +70,7 @@ func runExtract(ctx context.Context, env *Env, args []string) error {
 			return err
 		}
 	}
-	ws, err := dataset.Open(*wsDir)
+	ws, err := dataset.Open(sf.WS)
 	if err != nil {
 		return err
 	}
@@ -79,10 +81,8 @@ func runExtract(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	defer unlock()
-	opts := extract.Options{Workers: *workers, Force: *force, Report: *report != "", Naming: names, NamingFile: *naming}
-	if *quiet {
-		ctx = progress.WithReporter(ctx, nil)
-	}
+	opts := extract.Options{Workers: *workers, Force: sf.Force, Report: *report != "", Naming: names, NamingFile: *naming}
+	ctx = sf.context(ctx)
 	if os.Getenv("DRIFTKIT_DEBUG_UNRESOLVED") != "" {
 		opts.Debug = env.Stderr
 	}
@@ -125,6 +125,10 @@ func runExtract(ctx context.Context, env *Env, args []string) error {
 	}
 	for _, s := range res.Sources {
 		fmt.Fprintf(env.Stdout, "  source %s: library %s, revision %s\n", s.Dir, s.Library, s.Revision)
+		if s.RevisionUnknown() {
+			fmt.Fprintf(env.Stderr, "warning: source %s is not in a git checkout and has no .revision file: its revision is recorded as %q (give --revision)\n",
+				s.Dir, extract.UnknownRevision)
+		}
 	}
 	fmt.Fprintf(env.Stdout, "  phases: read %.2fs, parse %.2fs, resolve %.2fs, write %.2fs\n", res.Phases["read"].Seconds(),
 		res.Phases["parse"].Seconds(), res.Phases["resolve"].Seconds(), res.Phases["write"].Seconds())

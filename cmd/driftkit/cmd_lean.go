@@ -69,8 +69,7 @@ func runLeanCheck(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	if fs.NArg() == 0 {
-		fs.Usage()
-		return fmt.Errorf("%w: give at least one FILE (or - for standard input)", errUsage)
+		return usagef(fs, "give at least one FILE (or - for standard input)")
 	}
 	hdr, err := readHeader(*header, *headerFile)
 	if err != nil {
@@ -264,8 +263,7 @@ func runLeanBEq(ctx context.Context, env *Env, args []string) error {
 			return err
 		}
 	case *ref == "" || *cand == "":
-		fs.Usage()
-		return fmt.Errorf("%w: --ref and --cand (or --pairs) are required", errUsage)
+		return usagef(fs, "--ref and --cand (or --pairs) are required")
 	default:
 		pairs = []lean.BEqPair{{ID: "pair", Ref: *ref, Cand: *cand, Header: hdr, RefHeader: *refHeader, CandHeader: *candHeader}}
 	}

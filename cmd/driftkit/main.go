@@ -77,6 +77,23 @@ func register(c *command) { commands[c.name] = c }
 // errUsage makes main exit with status 2 (bad invocation) instead of 1.
 var errUsage = errors.New("usage")
 
+// usageError is a bad invocation found after parsing (a required flag
+// missing, a bad value): main prints the reason first, then the command's
+// usage when fs is set, both to stderr, and exits 2 — as the go tool does.
+type usageError struct {
+	msg string
+	fs  *flag.FlagSet // nil: the reason alone
+}
+
+func (e *usageError) Error() string        { return e.msg }
+func (e *usageError) Is(target error) bool { return target == errUsage }
+
+// usagef reports a missing or contradictory argument: the reason, then
+// fs's usage.
+func usagef(fs *flag.FlagSet, format string, a ...any) error {
+	return &usageError{msg: fmt.Sprintf(format, a...), fs: fs}
+}
+
 // errNotBuilt is returned by stages whose issue has not landed yet.
 type notBuiltError struct{ stage string }
 
@@ -103,11 +120,13 @@ func main() {
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+	if len(args) == 0 {
+		// A bare `driftkit` is a bad invocation: help goes to stderr.
+		usage(stderr)
+		return 2
+	}
+	if args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		usage(stdout)
-		if len(args) == 0 {
-			return 2
-		}
 		return 0
 	}
 	c, ok := commands[args[0]]
@@ -125,11 +144,20 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if subs := subcommands[c.name]; subs != nil && len(args) > 1 && subs[args[1]] != nil {
 		name += " " + args[1] // eval retrieval, import rauto, …
 	}
+	var ue *usageError
 	switch {
 	case err == nil:
 		return 0
 	case errors.Is(err, flag.ErrHelp):
 		return 0
+	case errors.As(err, &ue):
+		fmt.Fprintf(stderr, "driftkit %s: %s\n", name, ue.msg)
+		if ue.fs != nil {
+			fmt.Fprintln(stderr)
+			ue.fs.SetOutput(stderr)
+			ue.fs.Usage()
+		}
+		return 2
 	case errors.Is(err, errUsage):
 		// A bare errUsage follows the flag package's own message or the
 		// command's usage text; a wrapped one says what was wrong.
@@ -205,26 +233,36 @@ func registerSub(group string, c *command) {
 func group(name, short string) {
 	register(&command{name: name, short: short, run: func(ctx context.Context, env *Env, args []string) error {
 		subs := subcommands[name]
-		if len(args) == 0 || args[0] == "-h" || args[0] == "--help" {
-			fmt.Fprintf(env.Stderr, "Usage: driftkit %s <subcommand> [flags]\n\nSubcommands:\n", name)
-			keys := make([]string, 0, len(subs))
-			for k := range subs {
-				keys = append(keys, k)
-			}
-			sort.Strings(keys)
-			for _, k := range keys {
-				fmt.Fprintf(env.Stderr, "  %-14s %s\n", k, subs[k].short)
-			}
-			if len(args) == 0 {
-				return errUsage
-			}
+		if len(args) == 0 {
+			fmt.Fprintf(env.Stderr, "driftkit %s: a subcommand is required\n\n", name)
+			groupUsage(env.Stderr, name)
+			return errUsage
+		}
+		if args[0] == "-h" || args[0] == "--help" {
+			groupUsage(env.Stderr, name)
 			return flag.ErrHelp
 		}
 		c, ok := subs[args[0]]
 		if !ok {
-			fmt.Fprintf(env.Stderr, "driftkit %s: unknown subcommand %q\n", name, args[0])
+			// A typo (eval retrieve) gets the list of what exists.
+			fmt.Fprintf(env.Stderr, "driftkit %s: unknown subcommand %q\n\n", name, args[0])
+			groupUsage(env.Stderr, name)
 			return errUsage
 		}
 		return c.run(ctx, env, args[1:])
 	}})
+}
+
+// groupUsage lists a group's subcommands.
+func groupUsage(w io.Writer, name string) {
+	subs := subcommands[name]
+	fmt.Fprintf(w, "Usage: driftkit %s <subcommand> [flags]\n\nSubcommands:\n", name)
+	keys := make([]string, 0, len(subs))
+	for k := range subs {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		fmt.Fprintf(w, "  %-14s %s\n", k, subs[k].short)
+	}
 }
