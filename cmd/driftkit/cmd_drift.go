@@ -74,6 +74,11 @@ func runDrift(ctx context.Context, env *Env, args []string) error {
 	if *contextOnly && strings.TrimSpace(strings.Join(fs.Args(), " ")) == "" {
 		return fmt.Errorf("%w: --context-only needs the statement as argument", errUsage)
 	}
+	if *contextOnly {
+		if err := checkOutputFile("--out", *out); err != nil {
+			return err
+		}
+	}
 	if !*contextOnly && fs.NArg() > 0 {
 		return fmt.Errorf("%w: unexpected argument %q (the statements come from --bench)", errUsage, fs.Arg(0))
 	}

@@ -94,13 +94,6 @@ func usagef(fs *flag.FlagSet, format string, a ...any) error {
 	return &usageError{msg: fmt.Sprintf(format, a...), fs: fs}
 }
 
-// errNotBuilt is returned by stages whose issue has not landed yet.
-type notBuiltError struct{ stage string }
-
-func (e notBuiltError) Error() string {
-	return fmt.Sprintf("driftkit %s: this stage is not built yet", e.stage)
-}
-
 func usage(w io.Writer) {
 	fmt.Fprintf(w, "driftkit turns a Lean 4 library into a dependency-retrieval system.\n\nUsage: driftkit <command> [flags]\n\nCommands:\n")
 	names := make([]string, 0, len(commands))
@@ -175,11 +168,6 @@ func run(args []string, stdout, stderr io.Writer) int {
 		// and what to install.
 		fmt.Fprintf(stderr, "driftkit %s: %v\n", name, err)
 		return 3
-	}
-	var nb notBuiltError
-	if errors.As(err, &nb) {
-		fmt.Fprintln(stderr, err)
-		return 2
 	}
 	if ctx.Err() != nil && errors.Is(err, context.Canceled) {
 		fmt.Fprintf(stderr, "driftkit %s: interrupted\n", name)
