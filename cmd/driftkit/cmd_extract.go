@@ -39,7 +39,7 @@ func runExtract(ctx context.Context, env *Env, args []string) error {
 	lib := fs.String("library", "", "library name of the first source (default: its folder name)")
 	rev := fs.String("revision", "", "revision of the first source (default: git commit, else a .revision file)")
 	var sf stageFlags
-	sf.AddFlags(fs, withWS|withQuiet|withForce, "tables")
+	sf.AddFlags(fs, withWS|withQuiet|withForce|withJSON, "tables")
 	workers := fs.Int("workers", 0, "parallel workers (default GOMAXPROCS)")
 	naming := fs.String("naming", "", "JSON file of to_additive/to_dual word tables extending (or replacing) Mathlib's (see README)")
 	vars := fs.String("variables", "auto", "section variables in theorem statements: auto (from lean-toolchain), signature, body")
@@ -118,20 +118,12 @@ func runExtract(ctx context.Context, env *Env, args []string) error {
 	if res.ErrorCount > len(res.Errors) {
 		fmt.Fprintf(env.Stderr, "warning: … %d more parse errors (see modules.parquet errors column)\n", res.ErrorCount-len(res.Errors))
 	}
-	fmt.Fprintf(env.Stdout, "extract: %d files, %d declarations, %d parse errors, %d unresolved identifiers\n",
-		res.Files, res.Declarations, res.ErrorCount, res.Unresolved)
-	if res.DuplicatesDropped > 0 {
-		fmt.Fprintf(env.Stdout, "  %d generated rows dropped: their approximated names collide with another row\n", res.DuplicatesDropped)
-	}
 	for _, s := range res.Sources {
-		fmt.Fprintf(env.Stdout, "  source %s: library %s, revision %s\n", s.Dir, s.Library, s.Revision)
 		if s.RevisionUnknown() {
 			fmt.Fprintf(env.Stderr, "warning: source %s is not in a git checkout and has no .revision file: its revision is recorded as %q (give --revision)\n",
 				s.Dir, extract.UnknownRevision)
 		}
 	}
-	fmt.Fprintf(env.Stdout, "  phases: read %.2fs, parse %.2fs, resolve %.2fs, write %.2fs\n", res.Phases["read"].Seconds(),
-		res.Phases["parse"].Seconds(), res.Phases["resolve"].Seconds(), res.Phases["write"].Seconds())
 	if res.Report != nil {
 		f, err := dataset.CreateAtomic(*report)
 		if err != nil {
@@ -144,6 +136,31 @@ func runExtract(ctx context.Context, env *Env, args []string) error {
 		if err := f.Commit(); err != nil {
 			return err
 		}
+	}
+	if sf.JSON {
+		phases := map[string]float64{}
+		for k, v := range res.Phases {
+			phases[k] = v.Seconds()
+		}
+		var sources []map[string]string
+		for _, s := range res.Sources {
+			sources = append(sources, map[string]string{"dir": s.Dir, "library": s.Library, "revision": s.Revision})
+		}
+		return writeJSON(env.Stdout, map[string]any{"files": res.Files, "declarations": res.Declarations, "modules": res.Modules,
+			"parse_errors": res.ErrorCount, "unresolved": res.Unresolved, "duplicates_dropped": res.DuplicatesDropped,
+			"sources": sources, "phase_seconds": phases, "report": *report})
+	}
+	fmt.Fprintf(env.Stdout, "extract: %d files, %d declarations, %d parse errors, %d unresolved identifiers\n",
+		res.Files, res.Declarations, res.ErrorCount, res.Unresolved)
+	if res.DuplicatesDropped > 0 {
+		fmt.Fprintf(env.Stdout, "  %d generated rows dropped: their approximated names collide with another row\n", res.DuplicatesDropped)
+	}
+	for _, s := range res.Sources {
+		fmt.Fprintf(env.Stdout, "  source %s: library %s, revision %s\n", s.Dir, s.Library, s.Revision)
+	}
+	fmt.Fprintf(env.Stdout, "  phases: read %.2fs, parse %.2fs, resolve %.2fs, write %.2fs\n", res.Phases["read"].Seconds(),
+		res.Phases["parse"].Seconds(), res.Phases["resolve"].Seconds(), res.Phases["write"].Seconds())
+	if res.Report != nil {
 		fmt.Fprintln(env.Stdout)
 		res.Report.WriteSummary(env.Stdout, 10, 25)
 		fmt.Fprintf(env.Stdout, "full report: %s\n", *report)

@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/driftkit/driftkit/dataset"
 )
 
 // TestCommonFlags: every stage that writes has --ws, --force and --quiet,
@@ -65,6 +67,34 @@ func TestCommonFlags(t *testing.T) {
 	}
 	if rep.Docs != 4 || rep.PremiseDocs != 3 || rep.Encoder != "hash" || !rep.EncoderFallback || rep.Dims != 32 || len(rep.Phases) == 0 {
 		t.Errorf("index --json: %+v", rep)
+	}
+}
+
+// TestExtractJSON: extract --json reports what it wrote.
+func TestExtractJSON(t *testing.T) {
+	ws := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"extract", "--src", filepath.Join("..", "..", "testdata", "lean"), "--library", "driftlib", "--ws", ws, "--quiet", "--json"}, &stdout, &stderr); code != 0 {
+		t.Fatalf("extract: exit %d: %s", code, stderr.String())
+	}
+	var rep struct {
+		Files        int   `json:"files"`
+		Declarations int64 `json:"declarations"`
+		Sources      []struct {
+			Library, Revision string
+		} `json:"sources"`
+		Phases map[string]float64 `json:"phase_seconds"`
+	}
+	if err := json.Unmarshal(stdout.Bytes(), &rep); err != nil {
+		t.Fatalf("extract --json: %v\n%s", err, stdout.String())
+	}
+	decls, err := dataset.ReadTable[dataset.Declaration](filepath.Join(ws, dataset.DeclarationsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Files == 0 || rep.Declarations != int64(len(decls)) || len(rep.Sources) != 1 || rep.Sources[0].Library != "driftlib" ||
+		rep.Sources[0].Revision == "" || rep.Phases["parse"] <= 0 {
+		t.Errorf("extract --json: %+v (table has %d rows)", rep, len(decls))
 	}
 }
 
