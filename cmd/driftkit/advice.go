@@ -11,6 +11,7 @@ import (
 	"github.com/driftkit/driftkit/head"
 	"github.com/driftkit/driftkit/index"
 	"github.com/driftkit/driftkit/lean"
+	"github.com/driftkit/driftkit/serve"
 	"github.com/driftkit/driftkit/serve/drift"
 	"github.com/driftkit/driftkit/train"
 )
@@ -36,6 +37,8 @@ func advice(err error, ws string) string {
 		case dataset.PairsFile:
 			return fmt.Sprintf("run `driftkit mine --ws %s` first", dir)
 		}
+	case errors.Is(err, serve.ErrNoDeclarations):
+		return fmt.Sprintf("run `driftkit extract --ws %s` or `driftkit import rauto --ws %s` first", ws, ws)
 	case errors.Is(err, index.ErrNoIndex):
 		return fmt.Sprintf("run `driftkit index --ws %s` first", ws)
 	case errors.Is(err, head.ErrMismatch):

@@ -12,6 +12,7 @@ import (
 	"github.com/driftkit/driftkit/head"
 	"github.com/driftkit/driftkit/index"
 	"github.com/driftkit/driftkit/lean"
+	"github.com/driftkit/driftkit/serve"
 	"github.com/driftkit/driftkit/serve/drift"
 	"github.com/driftkit/driftkit/train"
 )
@@ -29,6 +30,7 @@ func TestAdvice(t *testing.T) {
 		{wrap(&dataset.MissingError{Path: filepath.Join(ws, dataset.PairsFile)}), "run `driftkit mine --ws w/s` first"},
 		{&dataset.MissingError{Path: filepath.Join(ws, dataset.InformalFile)}, "run `driftkit informalize --ws w/s` first"},
 		{wrap(index.ErrNoIndex), "run `driftkit index --ws w/s` first"},
+		{wrap(serve.ErrNoDeclarations), "run `driftkit extract --ws w/s` or `driftkit import rauto --ws w/s` first"},
 		{&dataset.FileError{Path: "x", Row: -1, Err: fmt.Errorf("%w: sha256", index.ErrStale)}, "rebuild it with `driftkit index --ws w/s`"},
 		{wrap(head.ErrMismatch), "--no-head"},
 		{fmt.Errorf("%w: both", errors.Join(head.ErrMismatch, index.ErrStale)), "retrain it with `driftkit train head --ws w/s`"},
