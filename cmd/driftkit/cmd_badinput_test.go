@@ -81,6 +81,7 @@ func TestBadInput(t *testing.T) {
 	}{
 		// A missing argument: the reason, then the usage, on stderr, exit 2.
 		{args: []string{}, code: 2, prefix: "driftkit turns a Lean 4 library", want: []string{"Usage: driftkit <command>", "Commands:"}},
+		{args: []string{"--help"}, code: 0, prefix: "driftkit turns a Lean 4 library", want: []string{"Usage: driftkit <command>", "Commands:"}},
 		{args: []string{"index"}, code: 2, prefix: "driftkit index: --ws is required\n\nUsage: driftkit index"},
 		{args: []string{"search", "--ws", ws}, code: 2, prefix: "driftkit search: --ws and a statement are required\n\nUsage: driftkit search"},
 		{args: []string{"eval", "retrieval", "--ws", ws}, code: 2, prefix: "driftkit eval retrieval: --ws and --bench are required\n\nUsage: driftkit eval retrieval"},

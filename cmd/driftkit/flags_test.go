@@ -119,3 +119,25 @@ func TestQueryFlagsShared(t *testing.T) {
 		}
 	}
 }
+
+// TestHelpStreams: `driftkit help` is output (stdout); --help and a bare
+// driftkit print the same text to stderr, as every command's --help does.
+func TestHelpStreams(t *testing.T) {
+	for _, c := range []struct {
+		args           []string
+		code           int
+		stdout, stderr bool
+	}{
+		{[]string{"help"}, 0, true, false},
+		{[]string{"--help"}, 0, false, true},
+		{[]string{"-h"}, 0, false, true},
+		{[]string{}, 2, false, true},
+		{[]string{"index", "--help"}, 0, false, true},
+	} {
+		var stdout, stderr bytes.Buffer
+		code := run(c.args, &stdout, &stderr)
+		if code != c.code || strings.Contains(stdout.String(), "Usage: driftkit") != c.stdout || strings.Contains(stderr.String(), "Usage: driftkit") != c.stderr {
+			t.Errorf("driftkit %v: exit %d, stdout %q, stderr %q", c.args, code, stdout.String(), stderr.String())
+		}
+	}
+}

@@ -113,12 +113,17 @@ func main() {
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 {
-		// A bare `driftkit` is a bad invocation: help goes to stderr.
+	switch {
+	case len(args) == 0:
+		// A bare `driftkit` is a bad invocation: help goes to stderr, exit 2.
 		usage(stderr)
 		return 2
-	}
-	if args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+	case args[0] == "-h" || args[0] == "--help":
+		// As every command's --help (the flag package's): stderr, exit 0.
+		usage(stderr)
+		return 0
+	case args[0] == "help":
+		// Asked for as output (`driftkit help | grep`), as `go help` does.
 		usage(stdout)
 		return 0
 	}
