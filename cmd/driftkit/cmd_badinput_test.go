@@ -92,6 +92,8 @@ func TestBadInput(t *testing.T) {
 		{args: []string{"export", "hf", "--ws", ws}, code: 2, prefix: "driftkit export hf: a licence identifier is required", want: []string{"Usage: driftkit export hf"}},
 		{args: []string{"train", "head"}, code: 2, prefix: "driftkit train head: --ws is required\n\nUsage: driftkit train head"},
 		{args: []string{"informalize"}, code: 2, prefix: "driftkit informalize: --ws is required\n\nUsage: driftkit informalize"},
+		{args: []string{"cache", "stats"}, code: 2, prefix: "driftkit cache stats: --ws is required\n\nUsage: driftkit cache stats"},
+		{args: []string{"cache", "prune", "--ws", ws, "x"}, code: 2, prefix: "driftkit cache prune: unexpected argument \"x\"\n\nUsage: driftkit cache prune"},
 		{args: []string{"eval"}, code: 2, prefix: "driftkit eval: a subcommand is required\n\nUsage: driftkit eval <subcommand>", want: []string{"retrieval", "coverage"}},
 		// A typo of a subcommand lists the valid ones.
 		{args: []string{"eval", "retrieve"}, code: 2, prefix: `driftkit eval: unknown subcommand "retrieve"`, want: []string{"Subcommands:", "retrieval ", "extract ", "coverage "}},
