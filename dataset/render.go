@@ -1,8 +1,6 @@
 package dataset
 
 import (
-	"errors"
-	"os"
 	"strings"
 )
 
@@ -113,8 +111,7 @@ func LoadDocuments(ws *Workspace) ([]Document, error) {
 		}
 	}
 	if !ws.Has(DeclarationsFile) {
-		return nil, &FileError{Path: ws.Path(DeclarationsFile), Row: -1, Err: errors.Join(os.ErrNotExist,
-			errors.New("run `driftkit extract` or `driftkit import rauto` first"))}
+		return nil, ws.Missing(DeclarationsFile, "declarations")
 	}
 	var docs []Document
 	seen := map[string]bool{}

@@ -169,7 +169,16 @@ type Pair struct {
 	Positives   []string `parquet:"positives,list"`
 	Negatives   []string `parquet:"negatives,list"`
 	Split       string   `parquet:"split,dict"`
+	// NegativeSources says where each of Negatives comes from, in the same
+	// order: NegativeMined (a retriever's hard negative) or NegativeRandom
+	// (a random premise candidate, the fallback). Files written before the
+	// column existed read as empty (see NegativeSourcesOf).
+	NegativeSources []string `parquet:"negative_sources,list"`
 }
+
+// AddedColumns are the columns pairs.parquet gained after its first release
+// (negative_sources): older files read them as empty.
+func (*Pair) AddedColumns() []string { return []string{"negative_sources"} }
 
 // Usage is one row of index/usage.parquet: a premise and the declarations whose
 // statement uses it.

@@ -1,6 +1,7 @@
 package dataset
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -12,6 +13,7 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"slices"
+	"strings"
 	"syscall"
 	"time"
 )
@@ -77,10 +79,12 @@ type Workspace struct {
 	Dir string
 }
 
+var errNoDir = errors.New("no workspace folder given")
+
 // Open returns the workspace at dir, creating the folder if needed.
 func Open(dir string) (*Workspace, error) {
 	if dir == "" {
-		return nil, errors.New("no workspace given (--ws DIR)")
+		return nil, errNoDir
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
@@ -94,7 +98,7 @@ func Open(dir string) (*Workspace, error) {
 // leaving an empty folder behind.
 func OpenExisting(dir string) (*Workspace, error) {
 	if dir == "" {
-		return nil, errors.New("no workspace given (--ws DIR)")
+		return nil, errNoDir
 	}
 	fi, err := os.Stat(dir)
 	switch {
@@ -143,22 +147,45 @@ type Run struct {
 
 // Manifest is manifest.json: every stage run, oldest first.
 type Manifest struct {
-	Runs []Run `json:"runs"`
+	// Format is the manifest's format version (ManifestFormat when this
+	// driftkit writes it; absent in manifests written before it existed).
+	Format int   `json:"format,omitempty"`
+	Runs   []Run `json:"runs"`
 }
+
+// ManifestFormat is the manifest format this driftkit reads and writes. A
+// driftkit that adds a field to the manifest bumps it.
+const ManifestFormat = 1
+
+// ErrNewerManifest is wrapped when manifest.json was written by a newer
+// driftkit: a format version above ManifestFormat, or fields this one does
+// not know. Reading it would silently drop them at the next Record.
+var ErrNewerManifest = errors.New("written by a newer driftkit")
 
 // ReadManifest reads the workspace manifest; a missing one is empty.
 func (w *Workspace) ReadManifest() (*Manifest, error) {
 	b, err := os.ReadFile(w.Path(ManifestFile))
 	if errors.Is(err, os.ErrNotExist) {
-		return &Manifest{}, nil
+		return &Manifest{Format: ManifestFormat}, nil
 	}
 	if err != nil {
 		return nil, err
 	}
 	var m Manifest
-	if err := json.Unmarshal(b, &m); err != nil {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&m); err != nil {
+		if f, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+			err = fmt.Errorf("%w (driftkit %s, format %d): it has the field %s this driftkit does not know, which rewriting would drop",
+				ErrNewerManifest, Version, ManifestFormat, f)
+		}
 		return nil, &FileError{Path: w.Path(ManifestFile), Row: -1, Err: err}
 	}
+	if m.Format > ManifestFormat {
+		return nil, &FileError{Path: w.Path(ManifestFile), Row: -1, Err: fmt.Errorf("%w: format %d, this driftkit (%s) reads up to %d",
+			ErrNewerManifest, m.Format, Version, ManifestFormat)}
+	}
+	m.Format = ManifestFormat // what a rewrite writes
 	return &m, nil
 }
 

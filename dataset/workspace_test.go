@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -116,6 +117,49 @@ func TestCorruptManifest(t *testing.T) {
 	var fe *FileError
 	if !errors.As(err, &fe) || fe.Path != ws.Path(ManifestFile) {
 		t.Fatalf("want FileError naming the manifest, got %v", err)
+	}
+}
+
+// TestNewerManifest: a manifest from a newer driftkit (a higher format, or
+// a field this one does not know) is refused with a message, never read
+// and rewritten without its fields; an older one (no format) is read and
+// rewritten with the current format.
+func TestNewerManifest(t *testing.T) {
+	for name, c := range map[string]struct {
+		text string
+		want string // "" = accepted
+	}{
+		"old":          {`{"runs": [{"stage": "extract", "tool_version": "v0", "started_at": "2026-01-01T00:00:00Z", "wall_seconds": 1, "inputs": null, "outputs": null}]}`, ""},
+		"current":      {`{"format": 1, "runs": []}`, ""},
+		"newer format": {`{"format": 2, "runs": []}`, "format 2, this driftkit"},
+		"new field":    {`{"runs": [], "generations": {}}`, `the field "generations"`},
+		"new run field": {`{"runs": [{"stage": "index", "tool_version": "v9", "started_at": "2026-01-01T00:00:00Z", "wall_seconds": 1, "inputs": null, "outputs": null, "from_the_future": "c1"}]}`,
+			`the field "from_the_future"`},
+	} {
+		ws, _ := Open(t.TempDir())
+		os.WriteFile(ws.Path(ManifestFile), []byte(c.text), 0o644)
+		_, err := ws.ReadManifest()
+		rerr := ws.Record(Run{Stage: "mine"})
+		if c.want == "" {
+			if err != nil || rerr != nil {
+				t.Errorf("%s: %v, %v", name, err, rerr)
+			}
+			b, _ := os.ReadFile(ws.Path(ManifestFile))
+			if !strings.Contains(string(b), `"format": 1`) {
+				t.Errorf("%s: rewritten manifest lacks the format: %s", name, b)
+			}
+			continue
+		}
+		var fe *FileError
+		if !errors.As(err, &fe) || !errors.Is(err, ErrNewerManifest) || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), ws.Path(ManifestFile)) {
+			t.Errorf("%s: err = %v, want ErrNewerManifest naming the file and %q", name, err, c.want)
+		}
+		if !errors.Is(rerr, ErrNewerManifest) {
+			t.Errorf("%s: Record over a newer manifest: %v", name, rerr)
+		}
+		if b, _ := os.ReadFile(ws.Path(ManifestFile)); string(b) != c.text {
+			t.Errorf("%s: the newer manifest was rewritten: %s", name, b)
+		}
 	}
 }
 

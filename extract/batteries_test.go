@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/driftkit/driftkit/dataset"
-	"github.com/driftkit/driftkit/internal/progress"
 )
 
 // writeTree writes files (path → text) under dir.
@@ -33,7 +32,6 @@ func writeTree(t *testing.T, dir string, files map[string]string) {
 // the name is a row of library batteries, Mathlib's statement depends on
 // it, and nothing is unresolved.
 func TestBatteriesNextToMathlib(t *testing.T) {
-	progress.Quiet = true
 	root := t.TempDir()
 	writeTree(t, filepath.Join(root, "mathlib"), map[string]string{
 		"Mathlib.lean": "import Mathlib.Data.Coprime\n",

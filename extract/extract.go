@@ -7,13 +7,13 @@ import (
 	"errors"
 	"fmt"
 	"github.com/driftkit/driftkit/internal/leantext"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"runtime"
-	"runtime/debug"
 	"sort"
 	"strconv"
 	"strings"
@@ -52,13 +52,20 @@ type Options struct {
 	Workers int
 	// Force replaces outputs not written by a recorded run.
 	Force bool
-	// Progress shows progress on stderr (a bar on a terminal).
-	Progress bool
 	// MaxErrors bounds how many parse errors are kept in Result.Errors (0 = 100).
 	MaxErrors int
 	// Report asks for Result.Unresolved's classified report (per library
 	// and module: missing packages, binders, syntax, unknown names).
 	Report bool
+	// Naming holds the word tables of to_additive/to_dual twin names (nil:
+	// Mathlib's, DefaultNaming).
+	Naming *Naming
+	// NamingFile is the file Naming was loaded from, recorded in the
+	// manifest ("" for a Naming made in code).
+	NamingFile string
+	// Debug, when not nil, receives the resolver's diagnostics: the time of
+	// each resolution step and the most frequent unresolved identifiers.
+	Debug io.Writer
 }
 
 // Result summarises an extraction.
@@ -79,7 +86,7 @@ type Result struct {
 }
 
 // ErrNoSources is returned when no source root is given.
-var ErrNoSources = errors.New("no source given (--src DIR)")
+var ErrNoSources = errors.New("no source folder given")
 
 // ParseSourceArg parses a --src value DIR or DIR=NAME.
 func ParseSourceArg(s string) Source {
@@ -119,6 +126,12 @@ func prepareSource(s *Source, first string) error {
 	if s.Revision == "" {
 		s.Revision = detectRevision(abs)
 	}
+	if s.Revision == "" {
+		// Recorded as unknown, never as "": a later bump compares
+		// revisions, and an empty one would look like a match. The caller
+		// warns (RevisionUnknown).
+		s.Revision = UnknownRevision
+	}
 	rule := s.VariableRule
 	if rule == "" || rule == "auto" {
 		rule = "signature"
@@ -139,6 +152,13 @@ func prepareSource(s *Source, first string) error {
 	s.oldVariableRules = rule == "body"
 	return nil
 }
+
+// UnknownRevision is the revision recorded for a source that is not in a
+// git checkout and has no .revision file (nor --revision).
+const UnknownRevision = "unknown"
+
+// RevisionUnknown reports whether s's revision could not be found.
+func (s Source) RevisionUnknown() bool { return s.Revision == UnknownRevision }
 
 // detectRevision returns the git commit of the checkout containing dir, else
 // the content of a .revision file in dir or a parent, else "".
@@ -223,7 +243,7 @@ func ParseFile(src []byte, path string, lib string) ([]dataset.Declaration, data
 	fr := parseFile(src, string(src), path, ModuleName(path), s, &Options{})
 	t := newTable([]*fileResult{fr})
 	t.prepare([]*fileResult{fr})
-	t.attributeTwins([]*fileResult{fr})
+	t.attributeTwins([]*fileResult{fr}, mathlibNaming())
 	t.inheritFields([]*fileResult{fr})
 	r := &resolver{t: t, cache: map[cacheKey]string{}}
 	var rows []dataset.Declaration
@@ -260,11 +280,6 @@ func Run(ctx context.Context, ws *dataset.Workspace, opts Options) (*Result, err
 	if err := ws.GuardOutputs(opts.Force, dataset.DeclarationsFile, dataset.ModulesFile); err != nil {
 		return nil, err
 	}
-	if os.Getenv("GOMEMLIMIT") == "" && os.Getenv("GOGC") == "" {
-		// fewer collections while the tables grow, but stay well under 2 GiB
-		defer debug.SetGCPercent(debug.SetGCPercent(300))
-		defer debug.SetMemoryLimit(debug.SetMemoryLimit(1400 << 20))
-	}
 	workers := opts.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
@@ -295,13 +310,14 @@ func Run(ctx context.Context, ws *dataset.Workspace, opts Options) (*Result, err
 	}
 	res.Sources = opts.Sources
 	res.Files = len(files)
+	params["naming"] = "mathlib (built in)"
+	if opts.Naming != nil {
+		params["naming"] = map[string]any{"file": opts.NamingFile, "sha256": opts.Naming.SHA256()}
+	}
 	rec := ws.StartRun("extract", params)
 
 	// read + parse in parallel
-	var bar *progress.Bar
-	if opts.Progress {
-		bar = progress.New("extract: parse", int64(len(files)))
-	}
+	bar := progress.Start(ctx, "extract: parse", int64(len(files)))
 	results := make([]*fileResult, len(files))
 	hashes := make([][32]byte, len(files))
 	var readDur, parseDur atomic.Int64
@@ -385,16 +401,19 @@ func Run(ctx context.Context, ws *dataset.Workspace, opts Options) (*Result, err
 	// resolve
 	tRes := time.Now()
 	sub := func(name string, t0 time.Time) {
-		if debugUnresolved {
-			fmt.Fprintf(os.Stderr, "  %s %.2fs\n", name, time.Since(t0).Seconds())
+		if opts.Debug != nil {
+			fmt.Fprintf(opts.Debug, "  %s %.2fs\n", name, time.Since(t0).Seconds())
 		}
 	}
 	t0 := time.Now()
 	t := newTable(results)
+	if opts.Debug != nil {
+		t.unresolved = &counter{}
+	}
 	sub("table", t0)
 	t0 = time.Now()
 	t.prepare(results)
-	t.attributeTwins(results)
+	t.attributeTwins(results, opts.naming())
 	t.inheritFields(results)
 	sub("prepare", t0)
 	t0 = time.Now()
@@ -402,9 +421,7 @@ func Run(ctx context.Context, ws *dataset.Workspace, opts Options) (*Result, err
 	for _, fr := range results {
 		ndecl += len(fr.decls)
 	}
-	if opts.Progress {
-		bar = progress.New("extract: resolve", int64(len(results)))
-	}
+	bar = progress.Start(ctx, "extract: resolve", int64(len(results)))
 	parallel(ctx, workers, len(results), func(r *resolver, i int) {
 		for _, d := range results[i].decls {
 			r.resolveInstClasses(d, t.vis[i])
@@ -450,8 +467,8 @@ func Run(ctx context.Context, ws *dataset.Workspace, opts Options) (*Result, err
 	fixups(t, results)
 	res.DuplicatesDropped = dropDuplicates(t, results)
 	sub("fixups", t0)
-	if debugUnresolved {
-		printUnresolved(os.Stderr, 60)
+	if opts.Debug != nil {
+		t.unresolved.print(opts.Debug, 60)
 	}
 	if opts.Report {
 		res.Report = buildUnresolvedReport(t, results, 20)

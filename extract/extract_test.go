@@ -13,7 +13,6 @@ import (
 	"testing"
 
 	"github.com/driftkit/driftkit/dataset"
-	"github.com/driftkit/driftkit/internal/progress"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -314,7 +313,6 @@ func FuzzParseFile(f *testing.F) {
 }
 
 func TestRun(t *testing.T) {
-	progress.Quiet = true
 	src := t.TempDir()
 	must := func(err error) {
 		t.Helper()
@@ -364,7 +362,6 @@ func TestGolden(t *testing.T) {
 	if _, err := os.Stat(root); err != nil {
 		t.Fatalf("bundled library missing: %v", err) // committed with the repository; a skip would hide it
 	}
-	progress.Quiet = true
 	ws, err := dataset.Open(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
@@ -460,7 +457,6 @@ func TestCancelAtEveryPoint(t *testing.T) {
 	if _, err := os.Stat(root); err != nil {
 		t.Fatalf("bundled library missing: %v", err) // committed with the repository; a skip would hide it
 	}
-	progress.Quiet = true
 	ws, err := dataset.Open(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
@@ -563,5 +559,42 @@ end N
 	}
 	if seen["N.F.toInhabited"] != 1 || seen["N.addBar"] != 1 || seen["N.mulBar"] != 1 {
 		t.Errorf("missing rows: %v", seen)
+	}
+}
+
+// TestUnknownRevision: a source outside git without a .revision file (or an
+// empty one) is recorded as "unknown", never as "".
+func TestUnknownRevision(t *testing.T) {
+	for _, revFile := range []string{"", "  \n"} {
+		src := t.TempDir()
+		if err := os.MkdirAll(filepath.Join(src, "Lib"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(src, "Lib", "A.lean"), []byte("def a : Nat := 0\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if revFile != "" {
+			if err := os.WriteFile(filepath.Join(src, ".revision"), []byte(revFile), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		ws, err := dataset.Open(t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := Run(context.Background(), ws, Options{Sources: []Source{{Dir: src, Library: "lib"}}, Workers: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !res.Sources[0].RevisionUnknown() {
+			t.Errorf(".revision %q: source revision %q, want %q", revFile, res.Sources[0].Revision, UnknownRevision)
+		}
+		decls, err := dataset.ReadTable[dataset.Declaration](ws.Path(dataset.DeclarationsFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(decls) == 0 || decls[0].Revision != UnknownRevision {
+			t.Errorf(".revision %q: rows %+v, want revision %q", revFile, decls, UnknownRevision)
+		}
 	}
 }

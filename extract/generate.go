@@ -500,7 +500,7 @@ func (p *fileParser) toAdditive(d *declSyntax, pd *pdecl) *pdecl {
 		if !ok {
 			continue
 		}
-		if tw := makeTwin(pd, twinName(a.name, explicit, pd.row.Name)); tw != nil {
+		if tw := makeTwin(pd, p.opts.naming().twinName(a.name, explicit, pd.row.Name)); tw != nil {
 			p.res.decls = append(p.res.decls, tw)
 			twins = append(twins, tw)
 		}
@@ -539,10 +539,10 @@ func (f *file) twinSpec(a attrSyntax) (string, bool) {
 // twinName is the name of the to_additive/to_dual twin of src: the explicit
 // name replaces as many trailing components as it has, else the last
 // component is translated word by word; namespaces are translated too.
-func twinName(attr, explicit, src string) string {
-	guess, nsTr := GuessAdditiveName, translateNamespace
+func (n *Naming) twinName(attr, explicit, src string) string {
+	guess, nsTr := n.GuessAdditive, n.translateNamespace
 	if attr == "to_dual" {
-		guess, nsTr = GuessDualName, GuessDualName
+		guess, nsTr = n.GuessDual, n.GuessDual
 	}
 	pre := parentNs(src)
 	parts := []string{}
@@ -578,7 +578,8 @@ func makeTwin(pd *pdecl, name string) *pdecl {
 }
 
 // dualWords translates order-theoretic words to their duals, approximating
-// Mathlib's to_dual name guessing for the common words.
+// Mathlib's to_dual name guessing for the common words (Naming.Dual's
+// default; read-only).
 var dualWords = map[string]string{
 	"bot": "top", "top": "bot", "inf": "sup", "sup": "inf", "iInf": "iSup", "iSup": "iInf", "sInf": "sSup",
 	"sSup": "sInf", "min": "max", "max": "min", "Iio": "Ioi", "Ioi": "Iio", "Iic": "Ici", "Ici": "Iic",
@@ -591,17 +592,9 @@ var dualWords = map[string]string{
 	"le": "ge", "ge": "le", "below": "above", "above": "below", "orderBot": "orderTop", "orderTop": "orderBot",
 }
 
-// GuessDualName translates a name to its order dual word by word
-// (Iio → Ioi, WithBot → WithTop), an approximation of Mathlib's to_dual.
-func GuessDualName(s string) string {
-	if t, ok := dualWords[s]; ok {
-		return t
-	}
-	return translateWords(s, dualWords)
-}
-
 // additiveWords translates multiplicative words to additive ones, following
-// Mathlib's to_additive name guessing for the common words.
+// Mathlib's to_additive name guessing for the common words (Naming.Additive's
+// default; read-only).
 var additiveWords = map[string]string{
 	"mul": "add", "one": "zero", "inv": "neg", "div": "sub", "prod": "sum", "pow": "nsmul", "zpow": "zsmul",
 	"npow": "nsmul", "smul": "vadd", "monoid": "addMonoid", "group": "addGroup", "semigroup": "addSemigroup",
@@ -618,14 +611,15 @@ var additiveWords = map[string]string{
 }
 
 // orderAbbreviations are to_additive's fixes of translated word pairs
-// (mabs_of_lt_one → abs_of_lt_zero → abs_of_neg).
-var orderAbbreviations = []struct{ a, b, to string }{
+// (mabs_of_lt_one → abs_of_lt_zero → abs_of_neg); Naming.Abbreviations'
+// default, read-only.
+var orderAbbreviations = [][3]string{
 	{"zero", "le", "nonneg"}, {"zero", "lt", "pos"}, {"le", "zero", "nonpos"}, {"lt", "zero", "neg"},
 }
 
-// fixAbbreviations applies orderAbbreviations to the words of a name.
-func fixAbbreviations(s string) string {
-	if !strings.Contains(s, "zero") {
+// fixAbbreviations applies n.Abbreviations to the words of a name.
+func (n *Naming) fixAbbreviations(s string) string {
+	if len(n.Abbreviations) == 0 || !strings.Contains(s, "_") {
 		return s
 	}
 	words := strings.Split(s, "_")
@@ -633,9 +627,9 @@ func fixAbbreviations(s string) string {
 	for i := 0; i < len(words); i++ {
 		if i+1 < len(words) {
 			done := false
-			for _, ab := range orderAbbreviations {
-				if words[i] == ab.a && words[i+1] == ab.b {
-					out = append(out, ab.to)
+			for _, ab := range n.Abbreviations {
+				if words[i] == ab[0] && words[i+1] == ab[1] {
+					out = append(out, ab[2])
 					i++
 					done = true
 					break
@@ -648,34 +642,6 @@ func fixAbbreviations(s string) string {
 		out = append(out, words[i])
 	}
 	return strings.Join(out, "_")
-}
-
-// translateNamespace translates a namespace component (Monoid → AddMonoid).
-func translateNamespace(s string) string {
-	switch s {
-	case "Prod", "Pi", "Function", "Set", "Finset", "List", "Multiset", "Nat", "Int", "Fin", "Option":
-		return s
-	}
-	return GuessAdditiveName(s)
-}
-
-// GuessAdditiveName translates a multiplicative name to its additive twin
-// word by word (mul_one → add_zero, Monoid.npow → AddMonoid.nsmul), an
-// approximation of Mathlib's to_additive guessName.
-func GuessAdditiveName(s string) string {
-	switch s {
-	case "IsSquare":
-		return "Even"
-	case "isSquare":
-		return "even"
-	}
-	out := translateWords(s, additiveWords)
-	if out != s {
-		out = fixAbbreviations(out)
-	}
-	// Mathlib writes AddCommMonoid, not CommAddMonoid
-	out = strings.ReplaceAll(out, "CommAdd", "AddComm")
-	return strings.ReplaceAll(out, "commAdd", "addComm")
 }
 
 // translateWords splits a name into words at '_' and lower→upper case

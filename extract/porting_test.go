@@ -11,7 +11,6 @@ import (
 	"testing"
 
 	"github.com/driftkit/driftkit/dataset"
-	"github.com/driftkit/driftkit/internal/progress"
 )
 
 // TestPorting extracts testdata/porting, a library written for these tests
@@ -21,7 +20,6 @@ import (
 // order words), and checks the rows and the unresolved report against
 // testdata/golden/porting*.golden (go test -run TestPorting -update).
 func TestPorting(t *testing.T) {
-	progress.Quiet = true
 	ws, err := dataset.Open(t.TempDir())
 	if err != nil {
 		t.Fatal(err)

@@ -4,7 +4,6 @@ import (
 	_ "embed"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"sort"
 	"strings"
@@ -37,6 +36,8 @@ type Table struct {
 	providers map[string][]string
 	derives   map[string][]string // reverse of providers
 	derivMemo sync.Map            // class -> []string: classes derivable from it
+	// unresolved counts identifiers that do not resolve (nil: not counted)
+	unresolved *counter
 }
 
 // derivable returns the class itself and the classes instances and parent
@@ -482,8 +483,8 @@ func (r *resolver) one(x ref) (name string, unresolved bool) {
 		}
 	}
 	if unresolved {
-		if debugUnresolved {
-			unresolvedCounts.Add(x.name)
+		if r.t.unresolved != nil {
+			r.t.unresolved.Add(x.name)
 		}
 		r.cache[key] = unresolvedMark
 	} else {
@@ -865,10 +866,7 @@ func coreNames() [][2]string {
 	return coreOnce.names
 }
 
-// debugUnresolved (DRIFTKIT_DEBUG_UNRESOLVED=1) makes Run print the most
-// frequent unresolved identifiers: a diagnostic for the resolver.
-var debugUnresolved = os.Getenv("DRIFTKIT_DEBUG_UNRESOLVED") != ""
-
+// counter counts the unresolved identifiers of one run (Options.Debug).
 type counter struct {
 	mu sync.Mutex
 	m  map[string]int
@@ -883,15 +881,14 @@ func (c *counter) Add(s string) {
 	c.mu.Unlock()
 }
 
-var unresolvedCounts counter
-
-func printUnresolved(w io.Writer, n int) {
+// print writes the n most frequent identifiers.
+func (c *counter) print(w io.Writer, n int) {
 	type kv struct {
 		k string
 		v int
 	}
 	var all []kv
-	for k, v := range unresolvedCounts.m {
+	for k, v := range c.m {
 		all = append(all, kv{k, v})
 	}
 	sort.Slice(all, func(i, j int) bool { return all[i].v > all[j].v })
@@ -975,7 +972,7 @@ func (t *Table) inheritFields(files []*fileResult) {
 
 // attributeTwins creates the twins that `attribute [to_additive] foo`
 // commands ask for, next to the declarations they come from.
-func (t *Table) attributeTwins(files []*fileResult) {
+func (t *Table) attributeTwins(files []*fileResult, naming *Naming) {
 	r := &resolver{t: t, cache: map[cacheKey]string{}}
 	for mi, fr := range files {
 		for _, ac := range fr.attrCmds {
@@ -990,7 +987,7 @@ func (t *Table) attributeTwins(files []*fileResult) {
 				if len(ac.names) > 1 {
 					explicit = ""
 				}
-				tw := makeTwin(e.decl, twinName(ac.attr, explicit, full))
+				tw := makeTwin(e.decl, naming.twinName(ac.attr, explicit, full))
 				if tw == nil || t.names[tw.row.Name] != nil {
 					continue
 				}

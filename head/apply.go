@@ -18,7 +18,7 @@ type Encoder interface {
 // (see EncoderID); the error says why not.
 func (h *Head) Fits(encoderID string) error {
 	if h.Config.Encoder != "" && h.Config.Encoder != encoderID {
-		return fmt.Errorf("%w: head %s was trained on %s embeddings, index has %s (retrain with `driftkit train head`)",
+		return fmt.Errorf("%w: head %s was trained on %s embeddings, index has %s",
 			ErrMismatch, h.ID(), h.Config.Encoder, encoderID)
 	}
 	return nil

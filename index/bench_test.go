@@ -13,7 +13,6 @@ import (
 
 	"github.com/driftkit/driftkit/dataset"
 	"github.com/driftkit/driftkit/internal/cpu"
-	"github.com/driftkit/driftkit/internal/progress"
 	"github.com/driftkit/driftkit/retrieval/eval"
 )
 
@@ -167,7 +166,6 @@ func BenchmarkWorkspaceBuild(b *testing.B) {
 	if src == "" {
 		b.Skip("set DRIFTKIT_BENCH_WS")
 	}
-	progress.Quiet = true
 	for b.Loop() {
 		b.StopTimer()
 		dir := b.TempDir()

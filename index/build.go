@@ -145,7 +145,7 @@ func Build(ctx context.Context, ws *dataset.Workspace, opts BuildOptions) (*Buil
 	bleveDone := make(chan error, 1)
 	go func() {
 		t0 := time.Now()
-		bar := progress.New("bm25 (bleve)", int64(len(docs)))
+		bar := progress.Start(ctx, "bm25 (bleve)", int64(len(docs)))
 		err := buildBM25(bctx, filepath.Join(stage, BM25Name), docs, bar.Add)
 		bar.Finish()
 		st.bleveTime = time.Since(t0)

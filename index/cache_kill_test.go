@@ -16,7 +16,6 @@ import (
 	"github.com/driftkit/driftkit/dataset"
 	"github.com/driftkit/driftkit/index"
 	"github.com/driftkit/driftkit/index/embcache"
-	"github.com/driftkit/driftkit/internal/progress"
 	"github.com/driftkit/driftkit/llm/fakeopenai"
 )
 
@@ -27,7 +26,6 @@ func TestHelperCacheBuild(t *testing.T) {
 	if os.Getenv("DRIFTKIT_CACHE_HELPER") != "1" {
 		t.Skip("helper process for TestCacheSIGKILLResume")
 	}
-	progress.Quiet = true
 	ctx := context.Background()
 	enc, err := index.NewOpenAIEncoder(ctx, llmEmbedder(t, os.Getenv("DRIFTKIT_BASE_URL"), 10*time.Second, 2),
 		index.OpenAIConfig{Model: "bge-m3", BatchSize: 8, Concurrency: 2, Dim: 12})

@@ -17,7 +17,6 @@ import (
 	"github.com/driftkit/driftkit/dataset"
 	"github.com/driftkit/driftkit/index"
 	"github.com/driftkit/driftkit/index/embcache"
-	"github.com/driftkit/driftkit/internal/progress"
 	"github.com/driftkit/driftkit/llm/fakeopenai"
 )
 
@@ -40,7 +39,6 @@ func writeDecls(t testing.TB, ws *dataset.Workspace, ds []dataset.Declaration) {
 
 func libWS(t testing.TB, n int) *dataset.Workspace {
 	t.Helper()
-	progress.Quiet = true
 	ws, err := dataset.Open(t.TempDir())
 	if err != nil {
 		t.Fatal(err)

@@ -130,7 +130,7 @@ func embedDocuments(ctx context.Context, ws *dataset.Workspace, enc Encoder, spe
 	}
 	if rep.Mode != CacheOn {
 		rep.Misses, rep.Embedded = len(texts), len(texts)
-		bar := progress.New("encode "+enc.Name(), int64(len(texts)))
+		bar := progress.Start(ctx, "encode "+enc.Name(), int64(len(texts)))
 		err := encodeAll(ctx, enc, texts, bs, par, vecs, bar)
 		bar.Finish()
 		done()
@@ -183,7 +183,7 @@ func embedDocuments(ctx context.Context, ws *dataset.Workspace, enc Encoder, spe
 		}
 		return tab.Add(ks, flat)
 	}
-	bar := progress.New("encode "+enc.Name()+" (cache misses)", int64(len(todo)))
+	bar := progress.Start(ctx, "encode "+enc.Name()+" (cache misses)", int64(len(todo)))
 	encErr := encodeRows(ctx, enc, texts, todo, bs, par, vecs, bar, sink)
 	bar.Finish()
 	// What came back is kept even when the build stops here.

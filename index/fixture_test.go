@@ -6,7 +6,6 @@ import (
 
 	"github.com/driftkit/driftkit/dataset"
 	"github.com/driftkit/driftkit/index"
-	"github.com/driftkit/driftkit/internal/progress"
 )
 
 func str(s string) *string { return &s }
@@ -53,7 +52,6 @@ func fixtureDecls() ([]dataset.Declaration, []dataset.Informal) {
 // fixtureWS writes the fixture workspace and builds its hash index.
 func fixtureWS(t testing.TB) string {
 	t.Helper()
-	progress.Quiet = true
 	dir := t.TempDir()
 	ws, err := dataset.Open(dir)
 	if err != nil {

@@ -132,7 +132,7 @@ func loadHead(wsDir string, m *Manifest, t *retrieval.Table, raw *Store) (*headB
 		return nil, err
 	}
 	if err := h.Fits(head.EncoderID(m.Encoder, m.Model, m.Dims)); err != nil {
-		return nil, fmt.Errorf("%s: %w (or search without it: --no-head)", dir, err)
+		return nil, fmt.Errorf("%s: %w", dir, err)
 	}
 	hb, err := newHeadBackend(h, t, raw)
 	if err != nil {

@@ -113,7 +113,7 @@ type FileSum struct {
 }
 
 // ErrNoIndex is returned by Open when the workspace has no index.
-var ErrNoIndex = errors.New("no index in workspace (run `driftkit index --ws WS` first)")
+var ErrNoIndex = errors.New("no index in workspace")
 
 // ErrStale is wrapped when index files disagree with each other or with the
 // manifest.
@@ -125,7 +125,7 @@ func currentGeneration(dir string) (string, error) {
 	if errors.Is(err, os.ErrNotExist) {
 		if _, err := os.Stat(filepath.Join(dir, ManifestName)); err == nil {
 			return "", &dataset.FileError{Path: dir, Row: -1,
-				Err: fmt.Errorf("%w: the index has the layout of an older driftkit (files directly in index/, no generations); rebuild it with `driftkit index --ws WS`", ErrStale)}
+				Err: fmt.Errorf("%w: the index has the layout of an older driftkit (files directly in index/, no generations)", ErrStale)}
 		}
 		return "", fmt.Errorf("%s: %w", dir, ErrNoIndex)
 	}
@@ -135,7 +135,7 @@ func currentGeneration(dir string) (string, error) {
 	id := strings.TrimSpace(string(b))
 	if !strings.HasPrefix(id, generationPrefix) || strings.ContainsAny(id, `/\`) || id != filepath.Base(id) {
 		return "", &dataset.FileError{Path: filepath.Join(dir, CurrentName), Row: -1,
-			Err: fmt.Errorf("%w: %q is not a generation name; rebuild with `driftkit index --ws WS`", ErrStale, id)}
+			Err: fmt.Errorf("%w: %q is not a generation name", ErrStale, id)}
 	}
 	return id, nil
 }
@@ -149,11 +149,11 @@ func readManifest(genDir string) (*Manifest, error) {
 	var m Manifest
 	if err := json.Unmarshal(b, &m); err != nil {
 		return nil, &dataset.FileError{Path: path, Row: -1,
-			Err: fmt.Errorf("%w: malformed index manifest (JSON: %v); rebuild with `driftkit index --ws WS`", ErrStale, err)}
+			Err: fmt.Errorf("%w: malformed index manifest (JSON: %v)", ErrStale, err)}
 	}
 	if m.Format != FormatVersion {
 		return nil, &dataset.FileError{Path: path, Row: -1,
-			Err: fmt.Errorf("%w: format %q, this driftkit reads %q; rebuild with `driftkit index --ws WS`", ErrStale, m.Format, FormatVersion)}
+			Err: fmt.Errorf("%w: format %q, this driftkit reads %q", ErrStale, m.Format, FormatVersion)}
 	}
 	if m.Generation != filepath.Base(genDir) {
 		return nil, &dataset.FileError{Path: path, Row: -1,
@@ -210,14 +210,14 @@ func verifyFile(genDir string, m *Manifest, name string) error {
 		return err
 	}
 	if st.Size() != want.Size {
-		return &dataset.FileError{Path: path, Row: -1, Err: fmt.Errorf("%w: %d bytes, the manifest says %d (truncated or replaced; rebuild with `driftkit index --ws WS`)", ErrStale, st.Size(), want.Size)}
+		return &dataset.FileError{Path: path, Row: -1, Err: fmt.Errorf("%w: %d bytes, the manifest says %d (truncated or replaced)", ErrStale, st.Size(), want.Size)}
 	}
 	got, err := sumFile(path)
 	if err != nil {
 		return err
 	}
 	if got.SHA256 != want.SHA256 {
-		return &dataset.FileError{Path: path, Row: -1, Err: fmt.Errorf("%w: sha256 %.12s, the manifest says %.12s (the file is damaged or not this generation's; rebuild with `driftkit index --ws WS`)", ErrStale, got.SHA256, want.SHA256)}
+		return &dataset.FileError{Path: path, Row: -1, Err: fmt.Errorf("%w: sha256 %.12s, the manifest says %.12s (the file is damaged or not this generation's)", ErrStale, got.SHA256, want.SHA256)}
 	}
 	return nil
 }

@@ -126,8 +126,8 @@ func TestOldLayout(t *testing.T) {
 	os.RemoveAll(gen)
 	os.Remove(filepath.Join(idx, index.CurrentName))
 	_, err := index.Open(dir, nil)
-	if !errors.Is(err, index.ErrStale) || !strings.Contains(err.Error(), "rebuild it with `driftkit index") {
-		t.Fatalf("old layout: err %v, want ErrStale saying to rebuild", err)
+	if !errors.Is(err, index.ErrStale) || !strings.Contains(err.Error(), "layout of an older driftkit") {
+		t.Fatalf("old layout: err %v, want ErrStale naming the old layout", err)
 	}
 	if _, err := index.ReadManifest(dir); !errors.Is(err, index.ErrStale) {
 		t.Errorf("ReadManifest of the old layout: %v", err)
@@ -291,8 +291,8 @@ func TestOpenErrors(t *testing.T) {
 	os.WriteFile(mp, []byte(`{"format":`), 0o644)
 	_, err := index.Open(dir, nil)
 	var fe *dataset.FileError
-	if !errors.As(err, &fe) || fe.Path != mp || !errors.Is(err, index.ErrStale) || !strings.Contains(err.Error(), "driftkit index") {
-		t.Errorf("truncated manifest: err %v, want a FileError naming it, wrapping ErrStale, saying how to rebuild", err)
+	if !errors.As(err, &fe) || fe.Path != mp || !errors.Is(err, index.ErrStale) || !strings.Contains(err.Error(), "malformed index manifest") {
+		t.Errorf("truncated manifest: err %v, want a FileError naming it, wrapping ErrStale, saying it is malformed", err)
 	}
 	os.WriteFile(filepath.Join(dir, "index", index.CurrentName), []byte("../elsewhere\n"), 0o644)
 	if _, err := index.Open(dir, nil); !errors.Is(err, index.ErrStale) {

@@ -15,12 +15,9 @@ import (
 
 	"github.com/driftkit/driftkit/dataset"
 	"github.com/driftkit/driftkit/internal/journal"
-	"github.com/driftkit/driftkit/internal/progress"
 	"github.com/driftkit/driftkit/llm"
 	"github.com/driftkit/driftkit/llm/fakeopenai"
 )
-
-func init() { progress.Quiet = true }
 
 func strp(s string) *string { return &s }
 

@@ -363,7 +363,7 @@ func (st *state) load() error {
 		return nil
 	})
 	if errors.Is(err, os.ErrNotExist) {
-		return fmt.Errorf("%s: no declarations (run `driftkit extract` or `driftkit import rauto` first): %w", st.ws.Path(dataset.DeclarationsFile), err)
+		return st.ws.Missing(dataset.DeclarationsFile, "declarations")
 	}
 	if err != nil {
 		// A *dataset.FileError names the file (and row); rerunning extract
@@ -408,7 +408,7 @@ func (st *state) load() error {
 		})
 		if err != nil {
 			if !st.opts.Force {
-				return fmt.Errorf("%w (pass --force to start over without it)", err)
+				return fmt.Errorf("%w (the run can start over without it and ask again)", err)
 			}
 			st.log.Warn("ignoring unreadable informal table", "err", err)
 			st.table = map[string]dataset.Informal{}
@@ -580,7 +580,7 @@ func (st *state) schedule(ctx context.Context, h handler) error {
 	if st.opts.DryRun {
 		name = "informalize (dry run)"
 	}
-	bar := progress.New(name, int64(n))
+	bar := progress.Start(ctx, name, int64(n))
 	defer bar.Finish()
 	var fatal error
 	inflight, remaining := 0, n

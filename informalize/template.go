@@ -17,17 +17,33 @@ const TemplateVersion = "template-v1"
 // declaration name and an informal statement from the docstring or a
 // notation-aware reading of the signature. No model, no network; every row
 // says provider=template. Safe for concurrent use.
-type Template struct{}
-
-func (Template) Name() string          { return "template" }
-func (Template) PromptVersion() string { return TemplateVersion }
-func (Template) UsesDeps() bool        { return false }
-
-func (Template) Informalize(_ context.Context, in *Input) (Result, error) {
-	return Result{InformalName: HumanizeName(in.Name), InformalStatement: TemplateStatement(in), Attempts: 1}, nil
+type Template struct {
+	// Vocabulary reads names, namespaces, classes and types (nil:
+	// Mathlib's, DefaultVocabulary). Another vocabulary changes the prompt
+	// version, so rows made with the old one are redone.
+	Vocabulary *Vocabulary
 }
 
-// words maps common Mathlib name parts to English.
+func (Template) Name() string { return "template" }
+
+// PromptVersion is TemplateVersion, with the vocabulary's hash when it is
+// not Mathlib's.
+func (t Template) PromptVersion() string {
+	if sum := t.Vocabulary.SHA256(); sum != mathlibVocabulary().SHA256() {
+		return TemplateVersion + "+vocabulary-" + sum[:12]
+	}
+	return TemplateVersion
+}
+
+func (Template) UsesDeps() bool { return false }
+
+func (t Template) Informalize(_ context.Context, in *Input) (Result, error) {
+	v := t.Vocabulary.orDefault()
+	return Result{InformalName: v.HumanizeName(in.Name), InformalStatement: v.Statement(in), Attempts: 1}, nil
+}
+
+// words maps common Mathlib name parts to English (Vocabulary.Words'
+// default; read-only).
 var words = map[string]string{
 	"le": "less than or equal", "lt": "less than", "ge": "greater than or equal", "gt": "greater than",
 	"eq": "equals", "ne": "not equal", "iff": "if and only if", "imp": "implies", "not": "not",
@@ -62,7 +78,8 @@ var words = map[string]string{
 	"is": "is", "has": "has", "at": "at", "within": "within", "on": "on", "self'": "itself",
 }
 
-// namespaceWords maps namespace parts to the structure they live in.
+// namespaceWords maps namespace parts to the structure they live in
+// (Vocabulary.Namespaces' default; read-only).
 var namespaceWords = map[string]string{
 	"Nat": "natural numbers", "Int": "integers", "Rat": "rational numbers", "Real": "real numbers",
 	"Complex": "complex numbers", "ENNReal": "extended nonnegative reals", "NNReal": "nonnegative reals",
@@ -100,11 +117,11 @@ func splitIdent(s string) []string {
 }
 
 // humanWords turns a name component into English words.
-func humanWords(comp string) string {
+func (v *Vocabulary) humanWords(comp string) string {
 	var ws []string
 	for _, w := range splitIdent(comp) {
 		lw := strings.ToLower(w)
-		if m, ok := words[lw]; ok {
+		if m, ok := v.Words[lw]; ok {
 			ws = append(ws, m)
 		} else if isAcronym(w) {
 			ws = append(ws, w)
@@ -126,9 +143,13 @@ func isAcronym(w string) bool {
 	return n > 1
 }
 
-// HumanizeName turns a Lean name into a readable informal name:
-// Nat.Prime.two_le → "Two less than or equal (natural numbers, prime)".
-func HumanizeName(name string) string {
+// HumanizeName turns a Lean name into a readable informal name with
+// Mathlib's vocabulary: Nat.Prime.two_le → "Two less than or equal (natural
+// numbers, prime)".
+func HumanizeName(name string) string { return mathlibVocabulary().HumanizeName(name) }
+
+// HumanizeName turns a Lean name into a readable informal name.
+func (v *Vocabulary) HumanizeName(name string) string {
 	parts := strings.Split(strings.TrimPrefix(name, "_root_."), ".")
 	// Hygienic or numeric parts (_private, _hyg, 1) say nothing.
 	var keep []string
@@ -141,13 +162,13 @@ func HumanizeName(name string) string {
 	if len(keep) == 0 {
 		return name
 	}
-	last := capitalize(humanWords(keep[len(keep)-1]))
+	last := capitalize(v.humanWords(keep[len(keep)-1]))
 	var ctx []string
 	for _, p := range keep[:len(keep)-1] {
-		if m, ok := namespaceWords[p]; ok {
+		if m, ok := v.Namespaces[p]; ok {
 			ctx = append(ctx, m)
 		} else {
-			ctx = append(ctx, humanWords(p))
+			ctx = append(ctx, v.humanWords(p))
 		}
 	}
 	if len(ctx) == 0 {
@@ -303,19 +324,23 @@ func splitSignature(sig string) (bs []binder, typ string) {
 	return bs, ""
 }
 
+// typeWords name types: ℕ reads "natural number" (Vocabulary.Types'
+// default; read-only).
 var typeWords = map[string][2]string{
 	"ℕ": {"natural number", "natural numbers"}, "ℤ": {"integer", "integers"}, "ℚ": {"rational number", "rational numbers"},
 	"ℝ": {"real number", "real numbers"}, "ℂ": {"complex number", "complex numbers"}, "Nat": {"natural number", "natural numbers"},
 	"Int": {"integer", "integers"}, "Real": {"real number", "real numbers"}, "Prop": {"proposition", "propositions"},
 }
 
-// typeHeads name collections: `Set α` reads "set of α".
+// typeHeads name collections: `Set α` reads "set of α"
+// (Vocabulary.Collections' default; read-only).
 var typeHeads = map[string][2]string{
 	"Set": {"set", "sets"}, "Finset": {"finite set", "finite sets"}, "List": {"list", "lists"},
 	"Multiset": {"multiset", "multisets"}, "Filter": {"filter", "filters"}, "Polynomial": {"polynomial", "polynomials"},
 }
 
-// classWords read class names: AddCommMonoid is an "additive commutative monoid".
+// classWords read class names: AddCommMonoid is an "additive commutative
+// monoid" (Vocabulary.ClassWords' default; read-only).
 var classWords = map[string]string{
 	"add": "additive", "comm": "commutative", "mul": "multiplicative", "with": "with", "zero": "zero", "one": "one",
 	"ordered": "ordered", "linear": "linear", "order": "order", "normed": "normed", "inv": "inverse", "div": "division",
@@ -328,11 +353,11 @@ func isSortType(t string) bool {
 }
 
 // classPhrase reads a class name: AddCommMonoid → "additive commutative monoid".
-func classPhrase(c string) string {
+func (v *Vocabulary) classPhrase(c string) string {
 	var ws []string
 	for _, w := range splitIdent(c) {
 		lw := strings.ToLower(w)
-		if m, ok := classWords[lw]; ok {
+		if m, ok := v.ClassWords[lw]; ok {
 			ws = append(ws, m)
 		} else {
 			ws = append(ws, lw)
@@ -367,7 +392,7 @@ func roleOf(b binder) binderRole {
 
 // objectPhrase renders an object binder: "a natural number n", "sets s, t of
 // α", "a function f from α to β", "x in G".
-func objectPhrase(b binder) string {
+func (v *Vocabulary) objectPhrase(b binder) string {
 	t := strings.TrimSpace(b.typ)
 	names := strings.Join(b.names, ", ")
 	plural := len(b.names) > 1
@@ -377,11 +402,11 @@ func objectPhrase(b binder) string {
 		}
 		return article(w[0]) + " " + w[0] + " " + names
 	}
-	if w, ok := typeWords[t]; ok {
+	if w, ok := v.Types[t]; ok {
 		return pick(w)
 	}
 	if f := strings.Fields(t); len(f) >= 2 {
-		if w, ok := typeHeads[f[0]]; ok {
+		if w, ok := v.Collections[f[0]]; ok {
 			return pick(w) + " of " + RenderExpr(strings.Join(f[1:], " "))
 		}
 	}
@@ -409,13 +434,13 @@ func topLevel(s string, at int) bool {
 	return depth == 0
 }
 
-func instancePhrase(b binder) string {
+func (v *Vocabulary) instancePhrase(b binder) string {
 	fs := strings.Fields(strings.TrimSpace(b.typ))
 	if len(fs) >= 2 {
-		c := classPhrase(fs[0])
+		c := v.classPhrase(fs[0])
 		return strings.Join(fs[1:], " ") + " is " + article(c) + " " + c
 	}
-	return "a " + classPhrase(b.typ) + " instance"
+	return "a " + v.classPhrase(b.typ) + " instance"
 }
 
 func isHypothesis(names []string, t string) bool {
@@ -449,7 +474,7 @@ func article(w string) string {
 
 // renderProp reads a proposition, turning dot-notation predicates into
 // words: p.Prime → "p is prime".
-func renderProp(t string) string {
+func (v *Vocabulary) renderProp(t string) string {
 	f := strings.Fields(t)
 	for i, w := range f {
 		j := strings.IndexByte(w, '.')
@@ -459,14 +484,18 @@ func renderProp(t string) string {
 		first, _ := utf8.DecodeRuneInString(w)
 		r, _ := utf8.DecodeRuneInString(w[j+1:])
 		if unicode.IsLower(first) && unicode.IsUpper(r) && !strings.ContainsAny(w[j+1:], ".()") {
-			f[i] = w[:j] + " is " + humanWords(w[j+1:])
+			f[i] = w[:j] + " is " + v.humanWords(w[j+1:])
 		}
 	}
 	return RenderExpr(strings.Join(f, " "))
 }
 
-// TemplateStatement builds the informal statement of the template provider.
-func TemplateStatement(in *Input) string {
+// TemplateStatement builds the informal statement of the template provider
+// with Mathlib's vocabulary.
+func TemplateStatement(in *Input) string { return mathlibVocabulary().Statement(in) }
+
+// Statement builds the informal statement of the template provider.
+func (v *Vocabulary) Statement(in *Input) string {
 	if d := firstParagraph(in.Docstring); d != "" {
 		return d
 	}
@@ -475,23 +504,23 @@ func TemplateStatement(in *Input) string {
 	for _, b := range bs {
 		switch roleOf(b) {
 		case roleObject:
-			objects = append(objects, objectPhrase(b))
+			objects = append(objects, v.objectPhrase(b))
 		case roleInstance:
-			insts = append(insts, instancePhrase(b))
+			insts = append(insts, v.instancePhrase(b))
 		case roleHyp:
-			hyps = append(hyps, renderProp(b.typ))
+			hyps = append(hyps, v.renderProp(b.typ))
 		}
 	}
 	where := ""
 	if len(insts) > 0 {
 		where = ", where " + strings.Join(insts, " and ")
 	}
-	human := HumanizeName(in.Name)
+	human := v.HumanizeName(in.Name)
 	switch in.Kind {
 	case dataset.KindTheorem, dataset.KindAxiom, "":
-		body := renderProp(typ)
+		body := v.renderProp(typ)
 		if body == "" {
-			body = renderProp(in.Signature)
+			body = v.renderProp(in.Signature)
 		}
 		var s string
 		switch {
@@ -511,7 +540,7 @@ func TemplateStatement(in *Input) string {
 		}
 		return strings.TrimSpace(s+body) + "."
 	case dataset.KindInstance:
-		return "Instance: " + renderProp(typ) + where + "."
+		return "Instance: " + v.renderProp(typ) + where + "."
 	case dataset.KindStructure, dataset.KindClass, dataset.KindInductive:
 		s := "The " + in.Kind + " " + lastComponent(in.Name) + " (" + strings.ToLower(human) + ")"
 		if len(objects) > 0 {
@@ -539,7 +568,7 @@ func TemplateStatement(in *Input) string {
 		s += where
 		if typ != "" {
 			t := RenderExpr(typ)
-			if w, ok := typeWords[strings.TrimSpace(typ)]; ok {
+			if w, ok := v.Types[strings.TrimSpace(typ)]; ok {
 				t = w[0]
 			}
 			s += "; it is " + article(t) + " " + t

@@ -87,21 +87,25 @@ type BEqOptions struct {
 	Parallel int
 }
 
-// DefaultApplyTactics and DefaultHaveTactics are the reference's lists.
-var (
-	DefaultApplyTactics = []string{"tauto", "simp_all_arith!", "noncomm_ring", "exact?"}
-	DefaultHaveTactics  = []string{"tauto", "simp_all_arith!", "exact? using this"}
-)
+// DefaultApplyTactics returns the reference's closing tactics after apply
+// and convert (a new slice each call).
+func DefaultApplyTactics() []string {
+	return []string{"tauto", "simp_all_arith!", "noncomm_ring", "exact?"}
+}
+
+// DefaultHaveTactics returns the reference's closing tactics after have (a
+// new slice each call).
+func DefaultHaveTactics() []string { return []string{"tauto", "simp_all_arith!", "exact? using this"} }
 
 func (o BEqOptions) withDefaults() BEqOptions {
 	if o.Timeout <= 0 {
 		o.Timeout = 60 * time.Second
 	}
 	if len(o.ApplyTactics) == 0 {
-		o.ApplyTactics = DefaultApplyTactics
+		o.ApplyTactics = DefaultApplyTactics()
 	}
 	if len(o.HaveTactics) == 0 {
-		o.HaveTactics = DefaultHaveTactics
+		o.HaveTactics = DefaultHaveTactics()
 	}
 	if o.ConvertDepth <= 0 {
 		o.ConvertDepth = 4

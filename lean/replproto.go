@@ -65,6 +65,9 @@ const maxAnswer = 256 << 20
 
 // Errors of the response stream. A worker that produces them is killed.
 var (
+	// ErrBadHeader: a session's header (imports, opens, definitions) does
+	// not elaborate without errors, so nothing can be checked on it.
+	ErrBadHeader = errors.New("lean: the header does not elaborate without errors")
 	// ErrPartialAnswer: the stream ended in the middle of a response.
 	ErrPartialAnswer = errors.New("REPL output ended in the middle of an answer")
 	// ErrGarbage: a response that is not a JSON object.

@@ -69,7 +69,7 @@ func (c *REPL) Session(ctx context.Context, header string) (*Session, error) {
 	}
 	if !ok {
 		c.release(w)
-		return nil, fmt.Errorf("lean: the header does not elaborate without errors (check it with `driftkit lean check`)")
+		return nil, ErrBadHeader
 	}
 	return &Session{c: c, w: w, header: env}, nil
 }

@@ -146,6 +146,11 @@ func (u urlList) Set(s string) error {
 // --price-completion, --no-json-mode. Call it on a Config from ConfigFromEnv.
 // If --base-url is given, it replaces the URLs from the environment.
 func (c *Config) RegisterFlags(fs *flag.FlagSet) {
+	c.registerCommonFlags(fs)
+	c.registerChatFlags(fs)
+}
+
+func (c *Config) registerCommonFlags(fs *flag.FlagSet) {
 	env := c.BaseURLs
 	c.BaseURLs = nil
 	fs.Var(urlList{&c.BaseURLs}, "base-url", "OpenAI-compatible API root, repeatable or comma-separated for round-robin (default $OPENAI_BASE_URL"+defaultNote(env)+")")
@@ -158,6 +163,16 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.IntVar(&c.MaxRetries, "max-retries", orInt(c.MaxRetries, 6), "retries per request on 429, 5xx, timeouts and dropped connections")
 	fs.DurationVar(&c.RequestTimeout, "timeout", orDur(c.RequestTimeout, 120*time.Second), "timeout of one request attempt")
 	fs.Float64Var(&c.Prices.Prompt, "price-prompt", c.Prices.Prompt, "USD per million prompt tokens (cost accounting)")
+}
+
+// RegisterEmbeddingFlags registers the flags of an embeddings client: those
+// of RegisterFlags without the chat-only ones (completion price, JSON
+// mode), so that an embedding command's --help lists none it ignores.
+func (c *Config) RegisterEmbeddingFlags(fs *flag.FlagSet) {
+	c.registerCommonFlags(fs)
+}
+
+func (c *Config) registerChatFlags(fs *flag.FlagSet) {
 	fs.Float64Var(&c.Prices.Completion, "price-completion", c.Prices.Completion, "USD per million completion tokens (cost accounting)")
 	fs.BoolVar(&c.NoJSONMode, "no-json-mode", c.NoJSONMode, "never send response_format (endpoints without JSON mode)")
 }

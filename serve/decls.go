@@ -66,7 +66,7 @@ func statID(path string) (fileID, error) {
 }
 
 // ErrNoDeclarations is wrapped when a workspace has no declarations.parquet.
-var ErrNoDeclarations = errors.New("no declarations.parquet (run `driftkit extract` or `driftkit import rauto`)")
+var ErrNoDeclarations = errors.New("no declarations.parquet")
 
 // OpenDecls opens path (a declarations.parquet) for lookups by name. A
 // repeated name keeps its first row, as the index does.

@@ -12,14 +12,12 @@ import (
 
 	"github.com/driftkit/driftkit/dataset"
 	"github.com/driftkit/driftkit/index"
-	"github.com/driftkit/driftkit/internal/progress"
 )
 
 // realWorkspace writes the fixture library as a workspace and builds its
 // hash index.
 func realWorkspace(t testing.TB) (*dataset.Workspace, string) {
 	t.Helper()
-	progress.Quiet = true
 	dir := t.TempDir()
 	ws, err := dataset.Open(dir)
 	if err != nil {

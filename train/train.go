@@ -133,6 +133,14 @@ type Result struct {
 // ErrNoData is returned when there is nothing to train or validate on.
 var ErrNoData = errors.New("no training data")
 
+// ErrNoValid (wrapping ErrNoData) is returned when the pairs have no valid
+// split to stop early on.
+var ErrNoValid = fmt.Errorf("%w: no valid queries for early stopping", ErrNoData)
+
+// ErrDiverged is returned when the loss becomes NaN or infinite: the
+// learning rate is too high for the data.
+var ErrDiverged = errors.New("training diverged")
+
 // Train fits a projection head on d. onLog, if not nil, is called for every
 // evaluation (the first is before any step). Cancelling ctx stops training
 // and returns ctx's error.
@@ -173,7 +181,7 @@ func Train(ctx context.Context, d *Data, opt Options, onLog func(LogEntry)) (*Re
 	defer m.close()
 
 	stepsPerEpoch := len(d.Train) / b
-	bar := progress.New("train head", int64(stepsPerEpoch*opt.Epochs))
+	bar := progress.Start(ctx, "train head", int64(stepsPerEpoch*opt.Epochs))
 	defer bar.Finish()
 	evalNow := func(epoch, step int, loss float64) (improved bool) {
 		q, dw := m.weights()
@@ -218,7 +226,7 @@ train:
 				return nil, err
 			}
 			if math.IsNaN(loss) || math.IsInf(loss, 0) {
-				return nil, fmt.Errorf("train: loss became %v at epoch %d step %d (lower --lr?)", loss, epoch, res.Steps+1)
+				return nil, fmt.Errorf("%w: the loss became %v at epoch %d step %d", ErrDiverged, loss, epoch, res.Steps+1)
 			}
 			res.Steps++
 			res.Examples += int64(b)
@@ -276,7 +284,7 @@ func (d *Data) check() error {
 		return fmt.Errorf("%w: no training queries with positives", ErrNoData)
 	}
 	if len(d.Valid) == 0 {
-		return fmt.Errorf("%w: no valid queries for early stopping (raise --valid-frac in mine?)", ErrNoData)
+		return ErrNoValid
 	}
 	for _, ex := range [][]Example{d.Train, d.Valid} {
 		for _, e := range ex {

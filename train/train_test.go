@@ -6,11 +6,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
-
-	"github.com/driftkit/driftkit/internal/progress"
 )
-
-func init() { progress.Quiet = true }
 
 // synthetic makes a corpus where a query is a fixed random linear map of its
 // positive documents plus noise: raw cosine ranks badly, a learned asymmetric

@@ -58,7 +58,7 @@ func TrainWorkspace(ctx context.Context, ws *dataset.Workspace, ix *index.Index,
 		return nil, err
 	}
 	if !ws.Has(dataset.PairsFile) {
-		return nil, fmt.Errorf("%s: no pairs (run `driftkit mine --ws %s` first)", ws.Path(dataset.PairsFile), ws.Dir)
+		return nil, ws.Missing(dataset.PairsFile, "pairs")
 	}
 	// One generation for documents, vectors and encoder, even if the index
 	// is rebuilt meanwhile.
@@ -138,7 +138,7 @@ func TrainWorkspace(ctx context.Context, ws *dataset.Workspace, ix *index.Index,
 	}
 	run.Phase("load", time.Since(t0))
 	t0 = time.Now()
-	bar := progress.New("encode queries", int64(len(texts)))
+	bar := progress.Start(ctx, "encode queries", int64(len(texts)))
 	for s := 0; s < len(texts); s += opts.EncodeBatch {
 		if err := ctx.Err(); err != nil {
 			bar.Finish()

@@ -31,7 +31,8 @@ func TestTrainWorkspace(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ix.Close()
-	if _, err := TrainWorkspace(ctx, ws, ix, WorkspaceOptions{}); err == nil || !strings.Contains(err.Error(), "driftkit mine") {
+	var missing *dataset.MissingError
+	if _, err := TrainWorkspace(ctx, ws, ix, WorkspaceOptions{}); !errors.As(err, &missing) || missing.Path != ws.Path(dataset.PairsFile) {
 		t.Fatalf("no pairs: err = %v", err)
 	}
 	if _, err := mine.Mine(ctx, ws, mine.Options{Ranker: mine.IndexRanker{Searcher: ix}, ValidFrac: 0.3, RangeHi: 30}); err != nil {

@@ -9,14 +9,12 @@ import (
 	"testing"
 
 	"github.com/driftkit/driftkit/dataset"
-	"github.com/driftkit/driftkit/internal/progress"
 )
 
 // TestBadInput runs the commands on bad input: each must exit 1 (error) or 2
 // (usage) with a message that names the file (and line) and says what was
 // expected, and must not create a workspace it was not asked to write.
 func TestBadInput(t *testing.T) {
-	progress.Quiet = true
 	tmp := t.TempDir()
 	ws := filepath.Join(tmp, "ws")
 	lib := filepath.Join("..", "..", "dataset", "rauto", "testdata", "small.jsonl")
@@ -37,10 +35,22 @@ func TestBadInput(t *testing.T) {
 	}
 	emptyBench := write("empty.jsonl", "\n")
 	emptyFile := write("empty0.jsonl", "")
-	badLine := write("badline.jsonl", `{"informal_stmt": "a bar", "mathlib_dependencies": ["Foo.Bar"]}`+"\n"+`{"informal_stmt": "b", "mathlib_dependencies": [1]}`+"\n")
+	badLine := write("badline.jsonl", `{"informal_stmt": "a bar", "mathlib_dependencies": ["Foo.Bar"], "full_name": "a"}`+"\n"+`{"informal_stmt": "b", "mathlib_dependencies": [1]}`+"\n")
 	notArray := write("array.jsonl", "[1, 2]\n")
-	foreign := write("foreign.jsonl", `{"informal_stmt": "a group", "mathlib_dependencies": ["Mathlib.Group"]}`+"\n")
-	noGold := write("nogold.jsonl", `{"informal_stmt": "a group", "mathlib_dependencies": []}`+"\n")
+	foreign := write("foreign.jsonl", `{"informal_stmt": "a group", "mathlib_dependencies": ["Mathlib.Group"], "full_name": "g"}`+"\n")
+	noGold := write("nogold.jsonl", `{"informal_stmt": "a group", "mathlib_dependencies": [], "full_name": "g"}`+"\n")
+	noFullName := write("nofull.jsonl", `{"informal_stmt": "a bar", "mathlib_dependencies": ["Foo.Bar"], "full_name": "a"}`+"\n"+`{"informal_stmt": "a bar", "mathlib_dependencies": ["Foo.Bar"]}`+"\n")
+	dupLib := write("dup.jsonl", `{"full_name": "A.b", "ptype": "def", "def_path": "A.lean"}`+"\n"+`{"full_name": "A.c", "ptype": "def", "def_path": "A.lean"}`+"\n"+`{"full_name": "A.b", "ptype": "theorem", "def_path": "A.lean"}`+"\n")
+	noDir := filepath.Join(tmp, "nodir")
+	// A workspace whose manifest a newer driftkit wrote.
+	newerWS := filepath.Join(tmp, "newer")
+	os.MkdirAll(newerWS, 0o755)
+	newerManifest := `{"format": 99, "runs": []}` + "\n"
+	os.WriteFile(filepath.Join(newerWS, dataset.ManifestFile), []byte(newerManifest), 0o644)
+	// A library outside any git checkout, without a .revision file.
+	norev := filepath.Join(tmp, "norev")
+	os.MkdirAll(filepath.Join(norev, "Lib"), 0o755)
+	os.WriteFile(filepath.Join(norev, "Lib", "A.lean"), []byte("def a : Nat := 0\n"), 0o644)
 	missing := filepath.Join(tmp, "nows")
 	emptyWS := filepath.Join(tmp, "emptyws")
 	os.MkdirAll(emptyWS, 0o755)
@@ -63,41 +73,83 @@ func TestBadInput(t *testing.T) {
 	}
 	defer unlock()
 	for _, c := range []struct {
-		args []string
-		code int
-		want []string // substrings of stderr
+		args   []string
+		code   int
+		want   []string // substrings of stderr
+		prefix string   // stderr starts with it (the reason before the usage)
+		not    []string // not in stderr
 	}{
-		{[]string{"index"}, 2, []string{"driftkit index: --ws is required"}},
-		{[]string{"index", "--ws", ws, "--encoder", "bogus"}, 2, []string{`driftkit index: --encoder "bogus" (hash or openai)`}},
-		{[]string{"index", "--ws", ws, "extra"}, 2, []string{`unexpected argument "extra"`}},
-		{[]string{"search", "--ws", ws}, 2, []string{"--ws and a statement are required"}},
-		{[]string{"search", "--ws", ws, "--bm25-engine", "lucene", "x"}, 2, []string{`--bm25-engine "lucene"`}},
-		{[]string{"search", "--ws", ws, "--weights", "{", "x"}, 2, []string{"--weights"}},
-		{[]string{"search", "--ws", ws, "  "}, 2, []string{"the statement is empty"}},
-		{[]string{"search", "--ws", ws, "--k", "0", "x"}, 2, []string{"--k 0"}},
-		{[]string{"search", "--ws", ws, "--kinds", "lemma", "x"}, 2, []string{`unknown kind "lemma"`}},
-		{[]string{"eval", "retrieval", "--ws", ws, "--bench", emptyBench, "--k", "0"}, 2, []string{`driftkit eval retrieval: --k "0"`}},
-		{[]string{"informalize", "--ws", ws, "--kinds", "lemma"}, 2, []string{`unknown kind "lemma"`}},
-		{[]string{"index", "--ws", missing}, 1, []string{missing, "workspace folder does not exist"}},
-		{[]string{"informalize", "--ws", missing}, 1, []string{missing, "workspace folder does not exist"}},
-		{[]string{"eval", "extract", "--ws", missing, "--reference", lib}, 1, []string{missing, "workspace folder does not exist"}},
-		{[]string{"search", "--ws", missing, "x"}, 1, []string{missing, "no index"}},
-		{[]string{"import", "rauto", "--library", filepath.Join(tmp, "none.jsonl"), "--ws", missing}, 1, []string{"none.jsonl"}},
-		{[]string{"extract", "--src", filepath.Join(tmp, "nosrc"), "--ws", missing}, 1, []string{"nosrc"}},
-		{[]string{"index", "--ws", truncWS}, 1, []string{filepath.Join(truncWS, dataset.DeclarationsFile), "corrupt parquet file"}},
-		{[]string{"informalize", "--ws", truncWS}, 1, []string{filepath.Join(truncWS, dataset.DeclarationsFile), "corrupt parquet file"}},
-		{[]string{"informalize", "--ws", emptyWS}, 1, []string{filepath.Join(emptyWS, dataset.DeclarationsFile), "run `driftkit extract`"}},
-		{[]string{"index", "--ws", emptyWS}, 1, []string{filepath.Join(emptyWS, dataset.DeclarationsFile), "driftkit extract"}},
-		{[]string{"eval", "retrieval", "--ws", ws, "--bench", emptyBench}, 1, []string{emptyBench + ":1:", "no items"}},
-		{[]string{"eval", "retrieval", "--ws", ws, "--bench", badLine}, 1, []string{badLine + ":2:", "want one JSON object per line"}},
-		{[]string{"eval", "retrieval", "--ws", ws, "--bench", notArray}, 1, []string{notArray + ":1:"}},
-		{[]string{"eval", "retrieval", "--ws", ws, "--bench", foreign}, 1, []string{foreign, "none of its 1 gold premises"}},
-		{[]string{"eval", "retrieval", "--ws", ws, "--bench", noGold}, 1, []string{noGold, "no item has gold premises"}},
-		{[]string{"eval", "retrieval", "--ws", ws, "--bench", filepath.Join(tmp, "none.jsonl")}, 1, []string{"none.jsonl"}},
-		{[]string{"extract", "--src", filepath.Join("..", "..", "testdata", "lean"), "--ws", busy.Dir}, 1, []string{busy.Dir, "another run holds its lock"}},
-		{[]string{"import", "rauto", "--library", lib, "--ws", busy.Dir}, 1, []string{busy.Dir, "another run holds its lock"}},
-		{[]string{"import", "rauto", "--library", emptyFile, "--ws", filepath.Join(tmp, "ws2")}, 1, []string{emptyFile + ":1:", "no rows"}},
-		{[]string{"eval", "extract", "--ws", ws, "--reference", emptyFile}, 1, []string{emptyFile + ":1:", "no rows"}},
+		// A missing argument: the reason, then the usage, on stderr, exit 2.
+		{args: []string{}, code: 2, prefix: "driftkit turns a Lean 4 library", want: []string{"Usage: driftkit <command>", "Commands:"}},
+		{args: []string{"--help"}, code: 0, prefix: "driftkit turns a Lean 4 library", want: []string{"Usage: driftkit <command>", "Commands:"}},
+		{args: []string{"index"}, code: 2, prefix: "driftkit index: --ws is required\n\nUsage: driftkit index"},
+		{args: []string{"search", "--ws", ws}, code: 2, prefix: "driftkit search: --ws and a statement are required\n\nUsage: driftkit search"},
+		{args: []string{"eval", "retrieval", "--ws", ws}, code: 2, prefix: "driftkit eval retrieval: --ws and --bench are required\n\nUsage: driftkit eval retrieval"},
+		{args: []string{"extract", "--ws", ws}, code: 2, prefix: "driftkit extract: --src and --ws are required\n\nUsage: driftkit extract"},
+		{args: []string{"import", "rauto", "--ws", ws}, code: 2, prefix: "driftkit import rauto: --library and --ws are required\n\nUsage: driftkit import rauto"},
+		{args: []string{"mine"}, code: 2, prefix: "driftkit mine: --ws is required\n\nUsage: driftkit mine"},
+		{args: []string{"export", "flagembedding"}, code: 2, prefix: "driftkit export flagembedding: --ws is required\n\nUsage: driftkit export flagembedding"},
+		{args: []string{"export", "hf", "--ws", ws}, code: 2, prefix: "driftkit export hf: a licence identifier is required", want: []string{"Usage: driftkit export hf"}},
+		{args: []string{"train", "head"}, code: 2, prefix: "driftkit train head: --ws is required\n\nUsage: driftkit train head"},
+		{args: []string{"informalize"}, code: 2, prefix: "driftkit informalize: --ws is required\n\nUsage: driftkit informalize"},
+		{args: []string{"cache", "stats"}, code: 2, prefix: "driftkit cache stats: --ws is required\n\nUsage: driftkit cache stats"},
+		{args: []string{"cache", "prune", "--ws", ws, "x"}, code: 2, prefix: "driftkit cache prune: unexpected argument \"x\"\n\nUsage: driftkit cache prune"},
+		{args: []string{"eval"}, code: 2, prefix: "driftkit eval: a subcommand is required\n\nUsage: driftkit eval <subcommand>", want: []string{"retrieval", "coverage"}},
+		// A typo of a subcommand lists the valid ones.
+		{args: []string{"eval", "retrieve"}, code: 2, prefix: `driftkit eval: unknown subcommand "retrieve"`, want: []string{"Subcommands:", "retrieval ", "extract ", "coverage "}},
+		// Bad values are rejected naming the value.
+		{args: []string{"index", "--ws", ws, "--dim", "0"}, code: 2, want: []string{"driftkit index: --dim 0 (want at least 1)"}},
+		{args: []string{"index", "--ws", ws, "--dim", "-8"}, code: 2, want: []string{"driftkit index: --dim -8 (want at least 1)"}},
+		{args: []string{"search", "--ws", ws, "--weights", `{"bm25": 1, "dense_weight": 2}`, "x"}, code: 2, want: []string{`--weights: unknown field "dense_weight"`, "known: bm25, dense"}},
+		{args: []string{"eval", "retrieval", "--ws", ws, "--bench", emptyBench, "--k", "0,x"}, code: 2, want: []string{`--k "0,x": "0" is not a cutoff`}},
+		{args: []string{"eval", "retrieval", "--ws", ws, "--bench", emptyBench, "--k", "5,x"}, code: 2, want: []string{`--k "5,x": "x" is not a cutoff`}},
+		// index --help lists the embedding client's flags, none of the chat's.
+		{args: []string{"index", "--help"}, code: 0, want: []string{"-base-url", "-rpm"}, not: []string{"price-completion", "no-json-mode"}},
+		// A source without a revision is warned about and recorded as unknown.
+		{args: []string{"extract", "--src", filepath.Join(norev, "Lib"), "--library", "lib", "--ws", filepath.Join(tmp, "norevws"), "--quiet"}, code: 0,
+			want: []string{"is not in a git checkout and has no .revision file", `recorded as "unknown"`}},
+		// --per-item into a folder that does not exist: an error, no folder made.
+		{args: []string{"eval", "retrieval", "--ws", ws, "--bench", emptyBench, "--per-item", filepath.Join(noDir, "items.jsonl")}, code: 1,
+			want: []string{"--per-item " + filepath.Join(noDir, "items.jsonl"), "the folder " + noDir + " does not exist"}},
+		// A manifest from a newer driftkit is refused, not rewritten without its fields.
+		{args: []string{"import", "rauto", "--library", lib, "--ws", newerWS}, code: 1,
+			want: []string{filepath.Join(newerWS, dataset.ManifestFile), "written by a newer driftkit", "format 99"}},
+		// Duplicate full_names in a library are reported.
+		{args: []string{"import", "rauto", "--library", dupLib, "--ws", filepath.Join(tmp, "dupws")}, code: 0,
+			want: []string{"warning: " + dupLib + `:3: `, `duplicate full_name "A.b" (first on line 1)`}},
+		// A benchmark line without full_name is reported.
+		{args: []string{"eval", "retrieval", "--ws", ws, "--bench", noFullName}, code: 1, want: []string{noFullName + ":2:", "no full_name"}},
+
+		{args: []string{"index", "--ws", ws, "--encoder", "bogus"}, code: 2, want: []string{`driftkit index: --encoder "bogus" (hash or openai)`}},
+		{args: []string{"index", "--ws", ws, "extra"}, code: 2, want: []string{`unexpected argument "extra"`}},
+		{args: []string{"search", "--ws", ws}, code: 2, want: []string{"--ws and a statement are required"}},
+		{args: []string{"search", "--ws", ws, "--bm25-engine", "lucene", "x"}, code: 2, want: []string{`--bm25-engine "lucene"`}},
+		{args: []string{"search", "--ws", ws, "--weights", "{", "x"}, code: 2, want: []string{"--weights"}},
+		{args: []string{"search", "--ws", ws, "  "}, code: 2, want: []string{"the statement is empty"}},
+		{args: []string{"search", "--ws", ws, "--k", "0", "x"}, code: 2, want: []string{"--k 0"}},
+		{args: []string{"search", "--ws", ws, "--kinds", "lemma", "x"}, code: 2, want: []string{`unknown kind "lemma"`}},
+		{args: []string{"eval", "retrieval", "--ws", ws, "--bench", emptyBench, "--k", "0"}, code: 2, want: []string{`driftkit eval retrieval: --k "0"`}},
+		{args: []string{"informalize", "--ws", ws, "--kinds", "lemma"}, code: 2, want: []string{`unknown kind "lemma"`}},
+		{args: []string{"index", "--ws", missing}, code: 1, want: []string{missing, "workspace folder does not exist"}},
+		{args: []string{"informalize", "--ws", missing}, code: 1, want: []string{missing, "workspace folder does not exist"}},
+		{args: []string{"eval", "extract", "--ws", missing, "--reference", lib}, code: 1, want: []string{missing, "workspace folder does not exist"}},
+		{args: []string{"search", "--ws", missing, "x"}, code: 1, want: []string{missing, "no index"}},
+		{args: []string{"import", "rauto", "--library", filepath.Join(tmp, "none.jsonl"), "--ws", missing}, code: 1, want: []string{"none.jsonl"}},
+		{args: []string{"extract", "--src", filepath.Join(tmp, "nosrc"), "--ws", missing}, code: 1, want: []string{"nosrc"}},
+		{args: []string{"index", "--ws", truncWS}, code: 1, want: []string{filepath.Join(truncWS, dataset.DeclarationsFile), "corrupt parquet file"}},
+		{args: []string{"informalize", "--ws", truncWS}, code: 1, want: []string{filepath.Join(truncWS, dataset.DeclarationsFile), "corrupt parquet file"}},
+		{args: []string{"informalize", "--ws", emptyWS}, code: 1, want: []string{filepath.Join(emptyWS, dataset.DeclarationsFile), "run `driftkit extract --ws " + emptyWS}},
+		{args: []string{"index", "--ws", emptyWS}, code: 1, want: []string{filepath.Join(emptyWS, dataset.DeclarationsFile), "driftkit extract"}},
+		{args: []string{"eval", "retrieval", "--ws", ws, "--bench", emptyBench}, code: 1, want: []string{emptyBench + ":1:", "no items"}},
+		{args: []string{"eval", "retrieval", "--ws", ws, "--bench", badLine}, code: 1, want: []string{badLine + ":2:", "want one JSON object per line"}},
+		{args: []string{"eval", "retrieval", "--ws", ws, "--bench", notArray}, code: 1, want: []string{notArray + ":1:"}},
+		{args: []string{"eval", "retrieval", "--ws", ws, "--bench", foreign}, code: 1, want: []string{foreign, "none of its 1 gold premises"}},
+		{args: []string{"eval", "retrieval", "--ws", ws, "--bench", noGold}, code: 1, want: []string{noGold, "no item has gold premises"}},
+		{args: []string{"eval", "retrieval", "--ws", ws, "--bench", filepath.Join(tmp, "none.jsonl")}, code: 1, want: []string{"none.jsonl"}},
+		{args: []string{"extract", "--src", filepath.Join("..", "..", "testdata", "lean"), "--ws", busy.Dir}, code: 1, want: []string{busy.Dir, "another run holds its lock"}},
+		{args: []string{"import", "rauto", "--library", lib, "--ws", busy.Dir}, code: 1, want: []string{busy.Dir, "another run holds its lock"}},
+		{args: []string{"import", "rauto", "--library", emptyFile, "--ws", filepath.Join(tmp, "ws2")}, code: 1, want: []string{emptyFile + ":1:", "no rows"}},
+		{args: []string{"eval", "extract", "--ws", ws, "--reference", emptyFile}, code: 1, want: []string{emptyFile + ":1:", "no rows"}},
 	} {
 		var stderr bytes.Buffer
 		code := run(c.args, io.Discard, &stderr)
@@ -110,8 +162,31 @@ func TestBadInput(t *testing.T) {
 				t.Errorf("driftkit %v: stderr %q lacks %q", c.args, stderr.String(), w)
 			}
 		}
-		if _, err := os.Stat(missing); err == nil {
-			t.Fatalf("driftkit %v created the missing workspace %s", c.args, missing)
+		if !strings.HasPrefix(stderr.String(), c.prefix) {
+			t.Errorf("driftkit %v: stderr %q does not start with %q", c.args, stderr.String(), c.prefix)
 		}
+		for _, w := range c.not {
+			if strings.Contains(stderr.String(), w) {
+				t.Errorf("driftkit %v: stderr %q has %q", c.args, stderr.String(), w)
+			}
+		}
+		for _, d := range []string{missing, noDir} {
+			if _, err := os.Stat(d); err == nil {
+				t.Fatalf("driftkit %v created the missing folder %s", c.args, d)
+			}
+		}
+	}
+	// The refused manifest is left as the newer driftkit wrote it; the
+	// duplicate row is not imported; the unknown revision is in the rows.
+	if b, _ := os.ReadFile(filepath.Join(newerWS, dataset.ManifestFile)); string(b) != newerManifest {
+		t.Errorf("the newer manifest was rewritten: %s", b)
+	}
+	decls, err := dataset.ReadTable[dataset.Declaration](filepath.Join(tmp, "dupws", dataset.DeclarationsFile))
+	if err != nil || len(decls) != 2 {
+		t.Errorf("import of a library with a duplicate: %d declarations, %v; want 2", len(decls), err)
+	}
+	decls, err = dataset.ReadTable[dataset.Declaration](filepath.Join(tmp, "norevws", dataset.DeclarationsFile))
+	if err != nil || len(decls) == 0 || decls[0].Revision != "unknown" {
+		t.Errorf("extract without a revision: rows %+v, %v; want revision unknown", decls, err)
 	}
 }

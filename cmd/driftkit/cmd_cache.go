@@ -19,17 +19,19 @@ func runCacheStats(ctx context.Context, env *Env, args []string) error {
 	fs := env.newFlags("cache stats", "--ws WS [--used] [--json]",
 		"Lists the embedding cache's spec folders (one per encoder configuration): encoder, dims,\n"+
 			"shards, entries, disk size; --used also counts the entries the current documents use.")
-	wsDir := fs.String("ws", "", "workspace folder")
+	var sf stageFlags
+	sf.AddFlags(fs, withWS|withJSON, "")
 	used := fs.Bool("used", false, "count entries the current documents use (renders every document)")
-	asJSON := fs.Bool("json", false, "print JSON")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if *wsDir == "" || fs.NArg() > 0 {
-		fs.Usage()
-		return fmt.Errorf("%w: --ws is required and takes no arguments", errUsage)
+	if err := sf.requireWS(fs); err != nil {
+		return err
 	}
-	ws, err := dataset.OpenExisting(*wsDir)
+	if err := noArgs(fs); err != nil {
+		return err
+	}
+	ws, err := dataset.OpenExisting(sf.WS)
 	if err != nil {
 		return err
 	}
@@ -37,10 +39,8 @@ func runCacheStats(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if *asJSON {
-		b, _ := json.MarshalIndent(st, "", "  ")
-		fmt.Fprintln(env.Stdout, string(b))
-		return nil
+	if sf.JSON {
+		return writeJSON(env.Stdout, st)
 	}
 	if len(st) == 0 {
 		fmt.Fprintf(env.Stdout, "%s: empty\n", ws.Path(index.EmbeddingsDir))
@@ -69,17 +69,21 @@ func runCachePrune(ctx context.Context, env *Env, args []string) error {
 	fs := env.newFlags("cache prune", "--ws WS [--other-specs] [--dry-run]",
 		"Removes from WS/embeddings/ every cached embedding whose text no current document has\n"+
 			"(the documents the next `driftkit index` embeds), in every spec folder.")
-	wsDir := fs.String("ws", "", "workspace folder")
+	var sf stageFlags
+	sf.AddFlags(fs, withWS|withQuiet, "")
 	other := fs.Bool("other-specs", false, "also remove the folders of every spec but the current index's (other models, dims, renderings)")
 	dry := fs.Bool("dry-run", false, "count what would be removed; change nothing")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if *wsDir == "" || fs.NArg() > 0 {
-		fs.Usage()
-		return fmt.Errorf("%w: --ws is required and takes no arguments", errUsage)
+	if err := sf.requireWS(fs); err != nil {
+		return err
 	}
-	ws, err := dataset.OpenExisting(*wsDir)
+	if err := noArgs(fs); err != nil {
+		return err
+	}
+	ctx = sf.context(ctx)
+	ws, err := dataset.OpenExisting(sf.WS)
 	if err != nil {
 		return err
 	}

@@ -6,14 +6,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/driftkit/driftkit/internal/progress"
 	"github.com/driftkit/driftkit/llm/fakeopenai"
 )
 
 // index with the openai encoder twice (the second sends nothing), --no-cache
 // (sends everything), cache stats and prune, through the CLI.
 func TestCacheCommands(t *testing.T) {
-	progress.Quiet = true
 	srv := fakeopenai.New(fakeopenai.Options{EmbedDim: 8})
 	defer srv.Close()
 	t.Setenv("OPENAI_BASE_URL", srv.BaseURL())

@@ -66,14 +66,18 @@ func runDrift(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	if *wsDir == "" {
-		fs.Usage()
-		return fmt.Errorf("%w: --ws is required", errUsage)
+		return usagef(fs, "--ws is required")
 	}
 	if *contextOnly == (*bench != "") {
 		return fmt.Errorf("%w: give either --context-only \"statement\" or --bench FILE", errUsage)
 	}
 	if *contextOnly && strings.TrimSpace(strings.Join(fs.Args(), " ")) == "" {
 		return fmt.Errorf("%w: --context-only needs the statement as argument", errUsage)
+	}
+	if *contextOnly {
+		if err := checkOutputFile("--out", *out); err != nil {
+			return err
+		}
 	}
 	if !*contextOnly && fs.NArg() > 0 {
 		return fmt.Errorf("%w: unexpected argument %q (the statements come from --bench)", errUsage, fs.Arg(0))

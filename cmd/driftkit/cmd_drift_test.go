@@ -10,7 +10,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/driftkit/driftkit/internal/progress"
 	"github.com/driftkit/driftkit/lean/leantest"
 	"github.com/driftkit/driftkit/llm/fakeopenai"
 	"github.com/driftkit/driftkit/serve/drift"
@@ -21,7 +20,6 @@ import (
 // template informalize, hash index) once per test binary.
 func bundledWorkspace(t *testing.T) string {
 	t.Helper()
-	progress.Quiet = true
 	ws := filepath.Join(t.TempDir(), "ws")
 	for _, args := range [][]string{
 		{"extract", "--src", filepath.Join("..", "..", "testdata", "lean"), "--library", "driftlib", "--ws", ws},

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 
 	"github.com/driftkit/driftkit/dataset"
 	"github.com/driftkit/driftkit/extract"
@@ -26,8 +25,7 @@ func runEvalCoverage(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	if *wsDir == "" || *bench == "" {
-		fs.Usage()
-		return fmt.Errorf("%w: --ws and --bench are required", errUsage)
+		return usagef(fs, "--ws and --bench are required")
 	}
 	ws, err := dataset.OpenExisting(*wsDir)
 	if err != nil {

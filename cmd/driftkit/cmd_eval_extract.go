@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"strings"
 
 	"github.com/driftkit/driftkit/dataset"
@@ -30,9 +29,7 @@ func runEvalExtract(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	if *wsDir == "" || (*refPath == "") == (*refWS == "") {
-		fmt.Fprintln(env.Stderr, "driftkit eval extract: --ws and one of --reference, --reference-ws are required")
-		fs.Usage()
-		return errUsage
+		return usagef(fs, "--ws and one of --reference, --reference-ws are required")
 	}
 	ws, err := dataset.OpenExisting(*wsDir)
 	if err != nil {

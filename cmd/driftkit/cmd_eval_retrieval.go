@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/driftkit/driftkit/dataset"
-	"github.com/driftkit/driftkit/index"
 	"github.com/driftkit/driftkit/retrieval/eval"
 )
 
@@ -20,46 +19,39 @@ func runEvalRetrieval(ctx context.Context, env *Env, args []string) error {
 	fs := env.newFlags("eval retrieval", "--ws WS --bench FILE [--k 1,5,10,20,100] [--json] [--per-item FILE]",
 		"Runs each benchmark item's informal_stmt as a query (never returning or counting the item's own\n"+
 			"declaration, full_name) and reports P@k, R@k, F1@k, nDCG@k and MRR against mathlib_dependencies.")
-	wsDir := fs.String("ws", "", "workspace folder")
+	var sf stageFlags
+	sf.AddFlags(fs, withWS|withQuiet|withJSON, "")
+	var qf queryFlags
+	qf.AddFlags(fs)
 	bench := fs.String("bench", "", "benchmark JSONL (informal_stmt, mathlib_dependencies, full_name)")
 	ks := fs.String("k", "1,5,10,20,100", "cutoffs")
-	asJSON := fs.Bool("json", false, "print JSON")
 	perItem := fs.String("per-item", "", "write one JSON line per query to this file")
-	mode := fs.String("mode", string(index.ModeBest), "dense, bm25, hybrid or best")
-	allKinds := fs.Bool("all-kinds", false, "rank theorems and instances too")
 	useFormal := fs.Bool("use-formal", false, "also give the searcher formal_stmt (not available when autoformalizing)")
 	holdOut := fs.Bool("hold-out-module", false, "stricter: also exclude the other theorems of the query's own module (siblings)")
 	unseen := fs.String("unseen", "", "inductive protocol: exclude every theorem of this benchmark JSONL (its full_names, normally --bench itself)\nfrom every query, as if all were new (default: leave-one-out)")
 	split := fs.String("split", "", "score one half of the benchmark: tune or held-out ("+eval.SplitRule+"); default all")
-	weights := fs.String("weights", "", "JSON weights for mode best (advanced)")
-	engine := fs.String("bm25-engine", "mem", "BM25 engine: mem (in-memory postings, fast) or bleve (the bleve index)")
-	noHead := fs.Bool("no-head", false, "ignore the workspace's trained projection head (WS/head): raw dense scores")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if *wsDir == "" || *bench == "" {
-		fs.Usage()
-		return fmt.Errorf("%w: --ws and --bench are required", errUsage)
-	}
-	if *engine != "mem" && *engine != "bleve" {
-		return fmt.Errorf("%w: --bm25-engine %q (mem or bleve)", errUsage, *engine)
+	if sf.WS == "" || *bench == "" {
+		return usagef(fs, "--ws and --bench are required")
 	}
 	var kl []int
-	for _, s := range strings.Split(*ks, ",") {
-		k, err := strconv.Atoi(strings.TrimSpace(s))
+	for _, f := range strings.Split(*ks, ",") {
+		k, err := strconv.Atoi(strings.TrimSpace(f))
 		if err != nil || k <= 0 {
-			return fmt.Errorf("%w: --k %q", errUsage, *ks)
+			return fmt.Errorf("%w: --k %q: %q is not a cutoff (want whole numbers ≥ 1, comma-separated)", errUsage, *ks, f)
 		}
 		kl = append(kl, k)
 	}
-	m, err := index.ParseMode(*mode)
-	if err != nil {
-		return fmt.Errorf("%w: %v", errUsage, err)
+	if err := checkOutputFile("--per-item", *perItem); err != nil {
+		return err
 	}
-	w, err := parseWeights(*weights)
+	qo, err := qf.resolve()
 	if err != nil {
 		return err
 	}
+	m := qo.Mode
 	half, err := eval.ParseSplit(*split)
 	if err != nil {
 		return fmt.Errorf("%w: --split: %v", errUsage, err)
@@ -81,14 +73,15 @@ func runEvalRetrieval(ctx context.Context, env *Env, args []string) error {
 			}
 		}
 	}
-	ix, closeIx, err := openIndexWith(ctx, *wsDir, index.OpenOptions{NoDense: m == index.ModeBM25, BleveBM25: *engine == "bleve", NoHead: *noHead})
+	ctx = sf.context(ctx)
+	ix, closeIx, err := openIndexWith(ctx, sf.WS, qo.Open)
 	if err != nil {
 		return err
 	}
 	defer closeIx()
 	man := ix.Manifest()
-	opts := eval.Options{Ks: kl, Mode: m, AllKinds: *allKinds, UseFormal: *useFormal, HoldOutModule: *holdOut, Unseen: unseenNames,
-		Weights: w, BenchLabel: *bench, Split: half, Encoder: man.Encoder, EncoderFallback: man.EncoderFallback, Head: ix.Head()}
+	opts := eval.Options{Ks: kl, Mode: m, AllKinds: qo.AllKinds, UseFormal: *useFormal, HoldOutModule: *holdOut, Unseen: unseenNames,
+		Weights: qo.Weights, BenchLabel: *bench, Split: half, Encoder: man.Encoder, EncoderFallback: man.EncoderFallback, Head: ix.Head()}
 	var pf *dataset.AtomicFile
 	if *perItem != "" {
 		pf, err = dataset.CreateAtomic(*perItem)
@@ -110,18 +103,12 @@ func runEvalRetrieval(ctx context.Context, env *Env, args []string) error {
 		return fmt.Errorf("%s: no item has gold premises (mathlib_dependencies); %d skipped", *bench, rep.Skipped)
 	case rep.GoldInIdx == 0:
 		return fmt.Errorf("%s: none of its %d gold premises is a declaration indexed in %s (wrong workspace for this benchmark?)",
-			*bench, rep.GoldTotal, *wsDir)
+			*bench, rep.GoldTotal, sf.WS)
 	}
 	if pf != nil {
 		if err := pf.Commit(); err != nil {
 			return err
 		}
 	}
-	if *asJSON {
-		enc := json.NewEncoder(env.Stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(rep)
-	}
-	rep.WriteTable(env.Stdout)
-	return nil
+	return sf.report(env.Stdout, rep, rep.WriteTable)
 }

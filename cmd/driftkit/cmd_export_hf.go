@@ -22,23 +22,29 @@ func init() {
 		fs := env.newFlags("export hf", "--ws WS --license ID",
 			"Writes WS/export/hf/: README.md (dataset card with YAML configs declarations, informal and pairs, the\n"+
 				"licence and provenance) and data/<config>/<split>-NNNNN-of-NNNNN.parquet shards.")
-		wsDir := fs.String("ws", "", "workspace folder")
+		var sf stageFlags
+		sf.AddFlags(fs, withWS|withQuiet|withForce, "an export")
 		license := fs.String("license", "", "licence identifier as the Hub spells it (apache-2.0 for Mathlib); required")
 		name := fs.String("name", "", "card title (default from the library names)")
 		shardRows := fs.Int("shard-rows", 50000, "rows per Parquet shard")
-		force := fs.Bool("force", false, "replace an export the manifest does not know")
 		if err := parseFlags(fs, args); err != nil {
 			return err
 		}
+		if err := sf.requireWS(fs); err != nil {
+			return err
+		}
 		if *license == "" {
-			fmt.Fprintf(env.Stderr, "driftkit export hf: %v\n", export.ErrLicense)
-			return errUsage
+			return usagef(fs, "%v", export.ErrLicense)
 		}
-		ws, err := dataset.Open(*wsDir)
+		if err := noArgs(fs); err != nil {
+			return err
+		}
+		ctx = sf.context(ctx)
+		ws, err := dataset.Open(sf.WS)
 		if err != nil {
-			return fmt.Errorf("%w: %v", errUsage, err)
+			return err
 		}
-		st, err := export.HuggingFace(ctx, ws, export.HFOptions{License: *license, PrettyName: *name, ShardRows: *shardRows, Force: *force})
+		st, err := export.HuggingFace(ctx, ws, export.HFOptions{License: *license, PrettyName: *name, ShardRows: *shardRows, Force: sf.Force})
 		if err != nil {
 			return err
 		}

@@ -10,7 +10,6 @@ import (
 
 	"github.com/driftkit/driftkit/dataset"
 	"github.com/driftkit/driftkit/extract/elab/elabtest"
-	"github.com/driftkit/driftkit/internal/progress"
 )
 
 // TestElaboratedImportsThroughPipeline: the bundled library, extracted from
@@ -19,7 +18,6 @@ import (
 // every later stage: template informalization, index, search, mining, and
 // eval extract scoring the source extraction against the imported workspace.
 func TestElaboratedImportsThroughPipeline(t *testing.T) {
-	progress.Quiet = true
 	lib := filepath.Join("..", "..", "testdata", "lean")
 	src := t.TempDir()
 	if code := run([]string{"extract", "--src", lib, "--library", "driftlib", "--ws", src, "--quiet"}, io0(), io0()); code != 0 {
@@ -118,7 +116,6 @@ func io0() *bytes.Buffer { return &bytes.Buffer{} }
 // TestImportCommandErrors: bad invocations exit 2 before touching a
 // workspace; a malformed export exits 1 naming file and line.
 func TestImportCommandErrors(t *testing.T) {
-	progress.Quiet = true
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "bad.ndjson")
 	os.WriteFile(bad, []byte(`{"meta":{"exporter":{"name":"lean4export","version":"3.1.0"},"format":{"version":"3.1.0"},"lean":{"githash":"0","version":"4"}}}`+"\n"+`{"ie":0,"app":{"fn":7,"arg":8}}`+"\n"), 0o644)

@@ -27,15 +27,17 @@ func runImportJixia(ctx context.Context, env *Env, args []string) error {
 	src := fs.String("src", "", "source root the modules live under (optional)")
 	lib := fs.String("library", "", "library name of the rows")
 	rev := fs.String("revision", "", "revision of the library")
-	wsDir := fs.String("ws", "", "workspace folder")
-	force := fs.Bool("force", false, "replace outputs that the manifest does not know")
-	quiet := fs.Bool("quiet", false, "no progress output")
+	var sf stageFlags
+	sf.AddFlags(fs, withWS|withQuiet|withForce, "tables")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if *wsDir == "" || *lib == "" || (len(decls) == 0 && *dir == "") {
-		fs.Usage()
-		return fmt.Errorf("%w: --ws, --library and --decl/--sym pairs or --dir are required", errUsage)
+	ctx = sf.context(ctx)
+	if sf.WS == "" || *lib == "" || (len(decls) == 0 && *dir == "") {
+		return usagef(fs, "--ws, --library and --decl/--sym pairs or --dir are required")
+	}
+	if err := noArgs(fs); err != nil {
+		return err
 	}
 	if len(decls) != len(syms) {
 		return fmt.Errorf("%w: %d --decl files but %d --sym files (give one of each per module)", errUsage, len(decls), len(syms))
@@ -58,7 +60,7 @@ func runImportJixia(ctx context.Context, env *Env, args []string) error {
 			}
 		}
 	}
-	ws, err := dataset.Open(*wsDir)
+	ws, err := dataset.Open(sf.WS)
 	if err != nil {
 		return err
 	}
@@ -67,7 +69,7 @@ func runImportJixia(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	defer unlock()
-	st, err := jixia.Import(ctx, ws, pairs, jixia.Options{Library: *lib, Revision: *rev, Src: *src, Force: *force, Progress: !*quiet})
+	st, err := jixia.Import(ctx, ws, pairs, jixia.Options{Library: *lib, Revision: *rev, Src: *src, Force: sf.Force})
 	if err != nil {
 		return err
 	}
@@ -78,7 +80,7 @@ func runImportJixia(ctx context.Context, env *Env, args []string) error {
 		fmt.Fprintf(env.Stderr, "warning: … %d more\n", st.WarningCount-len(st.Warnings))
 	}
 	fmt.Fprintf(env.Stdout, "import jixia: %d modules, %d declarations (%d as written, %d generated constants), %d auxiliary references inlined, %d skipped records, into %s\n",
-		st.Modules, st.Declarations, st.Written, st.Generated, st.Auxiliary, st.WarningCount, *wsDir)
+		st.Modules, st.Declarations, st.Written, st.Generated, st.Auxiliary, st.WarningCount, sf.WS)
 	if st.NoSource > 0 {
 		fmt.Fprintf(env.Stdout, "  %d modules without source: their rows have no lines\n", st.NoSource)
 	}

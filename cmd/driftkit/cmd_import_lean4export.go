@@ -22,15 +22,14 @@ func runImportLean4export(ctx context.Context, env *Env, args []string) error {
 			"docstrings or modules: signatures are printed from the kernel types without notation.")
 	lib := fs.String("library", "", "library name of the rows")
 	rev := fs.String("revision", "", "revision of the library")
-	wsDir := fs.String("ws", "", "workspace folder")
-	force := fs.Bool("force", false, "replace outputs that the manifest does not know")
-	quiet := fs.Bool("quiet", false, "no progress output")
+	var sf stageFlags
+	sf.AddFlags(fs, withWS|withQuiet|withForce, "tables")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if *wsDir == "" || *lib == "" || fs.NArg() != 1 {
-		fs.Usage()
-		return fmt.Errorf("%w: --ws, --library and one export file are required", errUsage)
+	ctx = sf.context(ctx)
+	if sf.WS == "" || *lib == "" || fs.NArg() != 1 {
+		return usagef(fs, "--ws, --library and one export file are required")
 	}
 	path := fs.Arg(0)
 	if _, err := os.Stat(path); err != nil {
@@ -43,7 +42,7 @@ func runImportLean4export(ctx context.Context, env *Env, args []string) error {
 		// percent more CPU. The binary decides this, not the package.
 		defer debug.SetGCPercent(debug.SetGCPercent(50))
 	}
-	ws, err := dataset.Open(*wsDir)
+	ws, err := dataset.Open(sf.WS)
 	if err != nil {
 		return err
 	}
@@ -52,7 +51,7 @@ func runImportLean4export(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	defer unlock()
-	st, err := lean4export.Import(ctx, ws, path, lean4export.Options{Library: *lib, Revision: *rev, Force: *force, Progress: !*quiet})
+	st, err := lean4export.Import(ctx, ws, path, lean4export.Options{Library: *lib, Revision: *rev, Force: sf.Force})
 	if err != nil {
 		return err
 	}
@@ -67,7 +66,7 @@ func runImportLean4export(ctx context.Context, env *Env, args []string) error {
 		rate = float64(st.Lines) / s
 	}
 	fmt.Fprintf(env.Stdout, "import lean4export: %d lines (%d expressions, %d names) in %.1fs (%.0f lines/s): %d declarations, %d auxiliary constants inlined, %d unsafe skipped, into %s\n",
-		st.Lines, st.Exprs, st.Names, st.Elapsed.Seconds(), rate, st.Declarations, st.Auxiliary, st.Unsafe, *wsDir)
+		st.Lines, st.Exprs, st.Names, st.Elapsed.Seconds(), rate, st.Declarations, st.Auxiliary, st.Unsafe, sf.WS)
 	fmt.Fprintf(env.Stdout, "  exporter %s %s, format %s, Lean %s\n", st.Meta.Exporter.Name, st.Meta.Exporter.Version, st.Meta.Format.Version, st.Meta.Lean.Version)
 	return nil
 }

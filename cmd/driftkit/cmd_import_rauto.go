@@ -19,19 +19,21 @@ func runImportRauto(ctx context.Context, env *Env, args []string) error {
 			"used_premises, def_path, pos, informalization) into declarations.parquet (statement_deps from the\n"+
 			"markers), informal.parquet (provider rauto) and modules.parquet, so benchmarks run without Lean.")
 	lib := fs.String("library", "", "library.jsonl to import")
-	wsDir := fs.String("ws", "", "workspace folder")
-	force := fs.Bool("force", false, "replace outputs that the manifest does not know")
+	var sf stageFlags
+	sf.AddFlags(fs, withWS|withQuiet|withForce, "tables")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if *lib == "" || *wsDir == "" {
-		fs.Usage()
-		return fmt.Errorf("%w: --library and --ws are required", errUsage)
+	if *lib == "" || sf.WS == "" {
+		return usagef(fs, "--library and --ws are required")
+	}
+	if err := noArgs(fs); err != nil {
+		return err
 	}
 	if _, err := os.Stat(*lib); err != nil {
 		return err // before creating the workspace
 	}
-	ws, err := dataset.Open(*wsDir)
+	ws, err := dataset.Open(sf.WS)
 	if err != nil {
 		return err
 	}
@@ -40,7 +42,7 @@ func runImportRauto(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	defer unlock()
-	st, err := rauto.Import(ws, *lib, *force)
+	st, err := rauto.Import(ws, *lib, sf.Force)
 	if err != nil {
 		return err
 	}
@@ -48,6 +50,6 @@ func runImportRauto(ctx context.Context, env *Env, args []string) error {
 		fmt.Fprintln(env.Stderr, "warning:", w)
 	}
 	fmt.Fprintf(env.Stdout, "imported %d declarations (%d statement-dependency edges), %d informal rows (provider %s), %d modules into %s\n",
-		st.Declarations, st.Premises, st.Informal, rauto.Provider, st.Modules, *wsDir)
+		st.Declarations, st.Premises, st.Informal, rauto.Provider, st.Modules, sf.WS)
 	return nil
 }

@@ -5,7 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
+	"reflect"
+	"sort"
 	"strings"
 
 	"github.com/driftkit/driftkit/dataset"
@@ -25,31 +28,39 @@ func runIndex(ctx context.Context, env *Env, args []string) error {
 			"vectors.npy (float32, NumPy v1), a bleve BM25 index and usage.parquet.\n"+
 			"The default encoder is the built-in offline hash encoder (a fallback, labelled as such);\n"+
 			"--encoder openai uses any OpenAI-compatible /v1/embeddings endpoint (OPENAI_BASE_URL, OPENAI_API_KEY).")
-	wsDir := fs.String("ws", "", "workspace folder")
+	var sf stageFlags
+	sf.AddFlags(fs, withWS|withQuiet|withForce|withJSON, "index files")
 	enc := fs.String("encoder", index.EncoderHash, "hash (built in, offline) or openai")
 	dim := fs.Int("dim", index.DefaultHashDim, "hash encoder dimension")
 	batch := fs.Int("batch", 64, "texts per /v1/embeddings request (openai encoder)")
 	maxChars := fs.Int("max-chars", 8000, "truncate documents to this many characters before embedding (openai encoder)")
 	lc := llm.ConfigFromEnv()
 	lc.Model = "bge-m3"
-	lc.RegisterFlags(fs)
-	force := fs.Bool("force", false, "replace index files the manifest does not know")
+	lc.RegisterEmbeddingFlags(fs)
 	noCache := fs.Bool("no-cache", false, "embed every document: neither read nor write the embedding cache WS/embeddings/ (the hash encoder never uses it)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if *wsDir == "" {
-		fs.Usage()
-		return fmt.Errorf("%w: --ws is required", errUsage)
+	if err := sf.requireWS(fs); err != nil {
+		return err
 	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
+	if err := noArgs(fs); err != nil {
+		return err
 	}
-	ws, err := dataset.OpenExisting(*wsDir)
+	switch {
+	case *dim <= 0:
+		return fmt.Errorf("%w: --dim %d (want at least 1)", errUsage, *dim)
+	case *batch <= 0:
+		return fmt.Errorf("%w: --batch %d (want at least 1)", errUsage, *batch)
+	case *maxChars <= 0:
+		return fmt.Errorf("%w: --max-chars %d (want at least 1)", errUsage, *maxChars)
+	}
+	ctx = sf.context(ctx)
+	ws, err := dataset.OpenExisting(sf.WS)
 	if err != nil {
 		return err
 	}
-	opts := index.BuildOptions{HashDim: *dim, Force: *force, BatchSize: *batch, NoCache: *noCache,
+	opts := index.BuildOptions{HashDim: *dim, Force: sf.Force, BatchSize: *batch, NoCache: *noCache,
 		Warn: func(msg string) { fmt.Fprintln(env.Stderr, "driftkit index:", msg) }}
 	switch *enc {
 	case index.EncoderHash:
@@ -71,14 +82,23 @@ func runIndex(ctx context.Context, env *Env, args []string) error {
 	if st.Encoder == index.EncoderHash {
 		label += " (offline fallback encoder)"
 	}
-	var ph []string
+	phases := map[string]float64{}
 	for k, v := range st.Phases {
-		ph = append(ph, fmt.Sprintf("%s %.1fs", k, v.Seconds()))
+		phases[k] = v.Seconds()
 	}
-	fmt.Fprintf(env.Stdout, "indexed %d documents (%d premise candidates), encoder %s, %d dims → %s [%s]\n",
-		st.Docs, st.PremiseDocs, label, st.Dims, ws.Path(dataset.IndexDir), strings.Join(ph, ", "))
-	printCacheReport(env, st.Cache)
-	return nil
+	rep := map[string]any{"dir": ws.Path(dataset.IndexDir), "generation": st.Generation, "docs": st.Docs, "premise_docs": st.PremiseDocs,
+		"encoder": st.Encoder, "encoder_fallback": st.Encoder == index.EncoderHash, "dims": st.Dims, "phase_seconds": phases,
+		"embedding_cache": st.Cache}
+	return sf.report(env.Stdout, rep, func(w io.Writer) {
+		var ph []string
+		for k, v := range st.Phases {
+			ph = append(ph, fmt.Sprintf("%s %.1fs", k, v.Seconds()))
+		}
+		sort.Strings(ph)
+		fmt.Fprintf(w, "indexed %d documents (%d premise candidates), encoder %s, %d dims → %s [%s]\n",
+			st.Docs, st.PremiseDocs, label, st.Dims, ws.Path(dataset.IndexDir), strings.Join(ph, ", "))
+		printCacheReport(env, st.Cache)
+	})
 }
 
 // parseWeights reads a --weights JSON object over the defaults.
@@ -94,10 +114,28 @@ func parseWeights(s string) (*index.Weights, error) {
 		}
 		s = string(b)
 	}
-	if err := json.Unmarshal([]byte(s), &w); err != nil {
-		return nil, fmt.Errorf("%w: --weights: %v", errUsage, err)
+	// An unknown key (a misspelt signal) would silently keep its default.
+	dec := json.NewDecoder(strings.NewReader(s))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&w); err != nil {
+		return nil, fmt.Errorf("%w: --weights: %v (known: %s)", errUsage, strings.TrimPrefix(err.Error(), "json: "), strings.Join(weightKeys(), ", "))
+	}
+	if dec.More() {
+		return nil, fmt.Errorf("%w: --weights: text after the JSON object", errUsage)
 	}
 	return &w, nil
+}
+
+// weightKeys are the JSON names of retrieval.Weights' fields.
+func weightKeys() []string {
+	var keys []string
+	t := reflect.TypeOf(retrieval.Weights{})
+	for i := range t.NumField() {
+		if name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ","); name != "" && name != "-" {
+			keys = append(keys, name)
+		}
+	}
+	return keys
 }
 
 // newOpenAIEncoder is app.NewOpenAIEncoder with configuration errors as

@@ -7,13 +7,10 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
-
-	"github.com/driftkit/driftkit/internal/progress"
 )
 
 // End to end: import rauto → index → search → eval retrieval, through the CLI.
 func TestRetrievalCommands(t *testing.T) {
-	progress.Quiet = true
 	ws := t.TempDir()
 	lib := filepath.Join("..", "..", "dataset", "rauto", "testdata", "small.jsonl")
 	bench := filepath.Join(t.TempDir(), "bench.jsonl")

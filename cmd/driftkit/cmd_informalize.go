@@ -10,6 +10,7 @@ import (
 
 	"github.com/driftkit/driftkit/dataset"
 	"github.com/driftkit/driftkit/informalize"
+	"github.com/driftkit/driftkit/internal/app"
 	"github.com/driftkit/driftkit/llm"
 )
 
@@ -25,16 +26,17 @@ func runInformalize(ctx context.Context, env *Env, args []string) error {
 			"after the library changed, redoes only declarations whose own prompt inputs or whose statement\n"+
 			"dependencies' formal inputs changed (--refresh-dependents: also those whose dependencies were\n"+
 			"re-worded).")
-	wsDir := fs.String("ws", "", "workspace folder")
+	var sf stageFlags
+	sf.AddFlags(fs, withWS|withQuiet|withForce, "an informal.parquet")
 	provider := fs.String("provider", "", "openai or template (default: openai when --model is given, else template)")
 	cfg := llm.ConfigFromEnv()
 	cfg.RegisterFlags(fs)
+	vocab := fs.String("vocabulary", "", "template provider: JSON file of name words, namespaces, class words and types extending (or replacing) Mathlib's (see README)")
 	kinds := fs.String("kinds", "", "comma-separated declaration kinds to informalize (default all)")
 	modules := fs.String("modules", "", "comma-separated module name prefixes to informalize (default all)")
 	limit := fs.Int("limit", 0, "informalize at most this many declarations (0: all)")
 	dry := fs.Bool("dry-run", false, "print how many declarations each reuse rule would redo and what it would cost; request and write nothing")
 	refresh := fs.Bool("refresh-dependents", false, "also redo declarations whose dependencies' informal text changed (the full cascade; default: only own or dependencies' formal inputs)")
-	force := fs.Bool("force", false, "replace an informal.parquet the manifest does not know")
 	repairs := fs.Int("repairs", 2, "times a bad answer is retried with a repair instruction")
 	maxTokens := fs.Int("max-tokens", 512, "completion token limit per answer")
 	batchOut := fs.String("batch-out", "", "write OpenAI Batch API JSONL shards for the next wave into DIR instead of calling the endpoint")
@@ -44,13 +46,13 @@ func runInformalize(ctx context.Context, env *Env, args []string) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if *wsDir == "" {
-		fs.Usage()
-		return fmt.Errorf("%w: --ws is required", errUsage)
+	if err := sf.requireWS(fs); err != nil {
+		return err
 	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
+	if err := noArgs(fs); err != nil {
+		return err
 	}
+	ctx = sf.context(ctx)
 	if err := cfg.Finalize(); err != nil {
 		return fmt.Errorf("%v: %w", err, errUsage)
 	}
@@ -59,46 +61,24 @@ func runInformalize(ctx context.Context, env *Env, args []string) error {
 			return fmt.Errorf("--kinds: unknown kind %q (one of %s): %w", k, strings.Join(dataset.Kinds, ", "), errUsage)
 		}
 	}
-	ws, err := dataset.OpenExisting(*wsDir)
+	ws, err := dataset.OpenExisting(sf.WS)
 	if err != nil {
 		return err
 	}
-	if *provider == "" {
-		*provider = "template"
-		if cfg.Model != "" {
-			*provider = "openai"
-		}
+	po := app.InformalOptions{Provider: *provider, Chat: cfg, Vocabulary: *vocab, Repairs: *repairs, MaxTokens: *maxTokens,
+		Batch: *batchOut != "" || *batchIn != "" || *submit}
+	prov, closeProv, err := app.OpenInformalizer(po)
+	if err != nil {
+		return usageOf(err)
 	}
+	defer closeProv()
+	*provider = po.ResolveProvider()
 	opts := informalize.Options{
-		Kinds: splitList(*kinds), Modules: splitList(*modules), Limit: *limit, DryRun: *dry, Force: *force,
-		RefreshDependents: *refresh, Prices: cfg.Prices, Out: env.Stdout,
+		Kinds: splitList(*kinds), Modules: splitList(*modules), Limit: *limit, DryRun: *dry, Force: sf.Force,
+		RefreshDependents: *refresh, Prices: cfg.Prices, Out: env.Stdout, Provider: prov,
 		Params: map[string]any{"provider": *provider, "model": cfg.Model, "kinds": *kinds, "modules": *modules, "limit": *limit,
 			"refresh_dependents": *refresh,
-			"concurrency":        cfg.Concurrency, "batch_out": *batchOut, "batch_in": *batchIn, "submit": *submit},
-	}
-	switch *provider {
-	case "template":
-		if *batchOut != "" || *batchIn != "" || *submit {
-			return fmt.Errorf("batch mode needs --provider openai and --model: %w", errUsage)
-		}
-		opts.Provider = informalize.Template{}
-	case "openai":
-		if cfg.Model == "" {
-			return fmt.Errorf("--provider openai needs --model: %w", errUsage)
-		}
-		client, err := llm.New(cfg)
-		if err != nil {
-			return err
-		}
-		defer client.Close()
-		p, err := informalize.NewLLM(client, cfg.Model)
-		if err != nil {
-			return err
-		}
-		p.Repairs, p.MaxTokens = *repairs, *maxTokens
-		opts.Provider = p
-	default:
-		return fmt.Errorf("unknown --provider %q (openai or template): %w", *provider, errUsage)
+			"concurrency":        cfg.Concurrency, "batch_out": *batchOut, "batch_in": *batchIn, "submit": *submit, "vocabulary": *vocab},
 	}
 	var rep *informalize.Report
 	switch {

@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/driftkit/driftkit/dataset"
-	"github.com/driftkit/driftkit/internal/progress"
 	"github.com/driftkit/driftkit/llm/fakeopenai"
 )
 
@@ -28,7 +27,6 @@ func informalizeFixture(t *testing.T) string {
 }
 
 func TestInformalizeCommand(t *testing.T) {
-	progress.Quiet = true
 	srv := fakeopenai.New(fakeopenai.Options{Key: fakeopenai.KeyFromLine("Declaration: ")})
 	defer srv.Close()
 	t.Setenv("OPENAI_BASE_URL", srv.BaseURL())
@@ -77,7 +75,6 @@ func TestInformalizeCommand(t *testing.T) {
 // with --refresh-dependents it is (its dependency was re-worded); the dry run
 // says both numbers first.
 func TestInformalizeRefreshDependents(t *testing.T) {
-	progress.Quiet = true
 	for _, refresh := range []bool{false, true} {
 		// Every answer differs, so a redone declaration is re-worded.
 		srv := fakeopenai.New(fakeopenai.Options{Key: fakeopenai.KeyFromLine("Declaration: "), Answer: func(r fakeopenai.Request) string {

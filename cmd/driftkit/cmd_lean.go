@@ -69,8 +69,7 @@ func runLeanCheck(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	if fs.NArg() == 0 {
-		fs.Usage()
-		return fmt.Errorf("%w: give at least one FILE (or - for standard input)", errUsage)
+		return usagef(fs, "give at least one FILE (or - for standard input)")
 	}
 	hdr, err := readHeader(*header, *headerFile)
 	if err != nil {
@@ -224,8 +223,8 @@ func runLeanBEq(ctx context.Context, env *Env, args []string) error {
 	pairsFile := fs.String("pairs", "", "JSONL file of pairs to decide")
 	asJSON := fs.Bool("json", false, "print one JSON result per pair")
 	tryTimeout := fs.Duration("try-timeout", 60*time.Second, "timeout of each BEq+ try (the reference's 60 s)")
-	applyTactics := fs.String("apply-tactics", strings.Join(lean.DefaultApplyTactics, ","), "comma-separated closing tactics after apply/convert")
-	haveTactics := fs.String("have-tactics", strings.Join(lean.DefaultHaveTactics, ","), "comma-separated closing tactics after have")
+	applyTactics := fs.String("apply-tactics", strings.Join(lean.DefaultApplyTactics(), ","), "comma-separated closing tactics after apply/convert")
+	haveTactics := fs.String("have-tactics", strings.Join(lean.DefaultHaveTactics(), ","), "comma-separated closing tactics after have")
 	parallel := fs.Int("parallel", 4, "pairs decided at once (--pairs)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -264,8 +263,7 @@ func runLeanBEq(ctx context.Context, env *Env, args []string) error {
 			return err
 		}
 	case *ref == "" || *cand == "":
-		fs.Usage()
-		return fmt.Errorf("%w: --ref and --cand (or --pairs) are required", errUsage)
+		return usagef(fs, "--ref and --cand (or --pairs) are required")
 	default:
 		pairs = []lean.BEqPair{{ID: "pair", Ref: *ref, Cand: *cand, Header: hdr, RefHeader: *refHeader, CandHeader: *candHeader}}
 	}

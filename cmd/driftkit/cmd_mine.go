@@ -47,13 +47,14 @@ func init() {
 				"their statements use; hard negatives are sampled from ranks --range of the workspace index with the\n"+
 				"theorem and its positives removed (as FlagEmbedding's hn_mine). Splits by module hash. --exclude drops\n"+
 				"pairs matching benchmark items (theorem name, normalised formal statement or informal text).")
-		wsDir := fs.String("ws", "", "workspace folder")
+		var sf stageFlags
+		sf.AddFlags(fs, withWS|withQuiet|withForce|withJSON, "a pairs.parquet")
 		var sources, exclude listFlag
 		fs.Var(&sources, "sources", "query sources: informal,docstring (default both)")
 		fs.Var(&exclude, "exclude", "benchmark file(s) to decontaminate against (repeatable or comma-separated; ProofNet/ConNF JSONL, ProofFlow JSON)")
 		allowTemplate := fs.Bool("allow-template", false, "also use informal statements from the offline template provider as queries")
 		allKinds := fs.Bool("all-kinds", false, "positives and negatives of any kind (theorems too), not only premise candidates")
-		stoplist := fs.String("stoplist", strings.Join(mine.DefaultStoplist, ","), "premises never used as positives (comma-separated; \"\" for none)")
+		stoplist := fs.String("stoplist", strings.Join(mine.DefaultStoplist(), ","), "premises never used as positives (comma-separated; \"\" for none)")
 		rng := fs.String("range", "2-200", "sample negatives from these index ranks (0-based, upper bound exclusive)")
 		negatives := fs.Int("negatives", 15, "negatives per pair")
 		seed := fs.Uint64("seed", 1, "seed of negative sampling and the module split")
@@ -63,13 +64,22 @@ func init() {
 		noIndex := fs.Bool("no-index", false, "sample random premise candidates as negatives (no index needed)")
 		workers := fs.Int("workers", 0, "parallel queries (default: number of CPUs)")
 		limit := fs.Int("limit", 0, "keep a deterministic sample of at most this many pairs (0: all)")
-		force := fs.Bool("force", false, "replace a pairs.parquet the manifest does not know")
 		if err := parseFlags(fs, args); err != nil {
 			return err
 		}
-		ws, err := dataset.Open(*wsDir)
+		if err := sf.requireWS(fs); err != nil {
+			return err
+		}
+		if err := noArgs(fs); err != nil {
+			return err
+		}
+		if *negatives < 0 {
+			return fmt.Errorf("%w: --negatives %d (want at least 0)", errUsage, *negatives)
+		}
+		ctx = sf.context(ctx)
+		ws, err := dataset.Open(sf.WS)
 		if err != nil {
-			return fmt.Errorf("%w: %v", errUsage, err)
+			return err
 		}
 		lo, hi, err := parseRange(*rng)
 		if err != nil {
@@ -83,7 +93,7 @@ func init() {
 		(*listFlag)(&stop).Set(*stoplist)
 		opts := mine.Options{Sources: sources, AllowTemplate: *allowTemplate, AllKinds: *allKinds, Stoplist: stop,
 			RangeLo: lo, RangeHi: hi, Negatives: *negatives, Seed: *seed, ValidFrac: *validFrac, TestFrac: *testFrac,
-			Exclude: exclude, Workers: *workers, Limit: *limit, Force: *force}
+			Exclude: exclude, Workers: *workers, Limit: *limit, Force: sf.Force}
 		if !*noIndex {
 			ix, closeIx, err := openIndex(ctx, ws.Dir, m == index.ModeBM25)
 			if errors.Is(err, index.ErrNoIndex) {
@@ -102,6 +112,12 @@ func init() {
 		st, err := mine.Mine(ctx, ws, opts)
 		if err != nil {
 			return err
+		}
+		if sf.JSON {
+			return writeJSON(env.Stdout, map[string]any{"file": ws.Path(dataset.PairsFile), "pairs": st.Pairs, "by_source": st.BySource,
+				"by_split": st.BySplit, "mean_positives": st.MeanPositives, "mean_negatives": st.MeanNegatives, "ranker": st.Ranker,
+				"no_positives": st.NoPositives, "template_excluded": st.TemplateExcluded, "filled_negatives": st.FilledNegatives,
+				"decontaminated": st.Decontaminated, "decontaminated_by": st.DecontaminatedBy, "seconds": st.Seconds})
 		}
 		fmt.Fprintf(env.Stdout, "wrote %s: %d pairs (%v; splits %v), %.1f positives and %.1f negatives per pair, negatives from %s\n",
 			ws.Path(dataset.PairsFile), st.Pairs, st.BySource, st.BySplit, st.MeanPositives, st.MeanNegatives, st.Ranker)

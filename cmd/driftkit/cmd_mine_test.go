@@ -9,13 +9,11 @@ import (
 	"github.com/driftkit/driftkit/dataset"
 	"github.com/driftkit/driftkit/dataset/mine/minetest"
 	"github.com/driftkit/driftkit/head"
-	"github.com/driftkit/driftkit/internal/progress"
 )
 
 // TestMineExportTrainCommands runs issue 6's commands through the CLI on the
 // minetest fixture: exit codes for bad flags, then the stages in order.
 func TestMineExportTrainCommands(t *testing.T) {
-	progress.Quiet = true
 	dir := t.TempDir()
 	if err := minetest.WriteWorkspace(dir, 3, false); err != nil {
 		t.Fatal(err)

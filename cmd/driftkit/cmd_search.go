@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -21,26 +20,19 @@ func runSearch(ctx context.Context, env *Env, args []string) error {
 		"Ranks premise candidates (definitions, structures, classes, …; not theorems) for a statement.\n"+
 			"The default mode 'best' fuses BM25, dense vectors, votes of similar declarations' dependencies,\n"+
 			"names written in the query (such as `ConNF.cloud`) and a usage prior.")
-	wsDir := fs.String("ws", "", "workspace folder")
-	asJSON := fs.Bool("json", false, "print JSON")
+	var sf stageFlags
+	sf.AddFlags(fs, withWS|withJSON, "")
+	var qf queryFlags
+	qf.AddFlags(fs)
 	k := fs.Int("k", 10, "number of premises")
-	mode := fs.String("mode", string(index.ModeBest), "dense, bm25, hybrid (RRF of both) or best")
-	allKinds := fs.Bool("all-kinds", false, "rank theorems and instances too")
 	kinds := fs.String("kinds", "", "comma-separated kinds to keep (overrides the default filter)")
 	exclude := fs.String("exclude", "", "comma-separated names never to return")
 	formal := fs.String("formal", "", "optional formal statement to use as well")
-	weights := fs.String("weights", "", "JSON weights for mode best (advanced)")
-	engine := fs.String("bm25-engine", "mem", "BM25 engine: mem (in-memory postings, fast) or bleve (the bleve index)")
-	noHead := fs.Bool("no-head", false, "ignore the workspace's trained projection head (WS/head): raw dense scores")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if *wsDir == "" || fs.NArg() == 0 {
-		fs.Usage()
-		return fmt.Errorf("%w: --ws and a statement are required", errUsage)
-	}
-	if *engine != "mem" && *engine != "bleve" {
-		return fmt.Errorf("%w: --bm25-engine %q (mem or bleve)", errUsage, *engine)
+	if sf.WS == "" || fs.NArg() == 0 {
+		return usagef(fs, "--ws and a statement are required")
 	}
 	if strings.TrimSpace(strings.Join(fs.Args(), " ")) == "" && strings.TrimSpace(*formal) == "" {
 		return fmt.Errorf("%w: the statement is empty", errUsage)
@@ -53,20 +45,17 @@ func runSearch(ctx context.Context, env *Env, args []string) error {
 			return fmt.Errorf("%w: --kinds: unknown kind %q (one of %s)", errUsage, kind, strings.Join(dataset.Kinds, ", "))
 		}
 	}
-	m, err := index.ParseMode(*mode)
-	if err != nil {
-		return fmt.Errorf("%w: %v", errUsage, err)
-	}
-	w, err := parseWeights(*weights)
+	qo, err := qf.resolve()
 	if err != nil {
 		return err
 	}
-	ix, closeIx, err := openIndexWith(ctx, *wsDir, index.OpenOptions{NoDense: m == index.ModeBM25, BleveBM25: *engine == "bleve", NoHead: *noHead})
+	m := qo.Mode
+	ix, closeIx, err := openIndexWith(ctx, sf.WS, qo.Open)
 	if err != nil {
 		return err
 	}
 	defer closeIx()
-	q := index.Query{Text: strings.Join(fs.Args(), " "), Formal: *formal, K: *k, Mode: m, Filter: retrieval.Filter{AllKinds: *allKinds}, Weights: w}
+	q := index.Query{Text: strings.Join(fs.Args(), " "), Formal: *formal, K: *k, Mode: m, Filter: retrieval.Filter{AllKinds: qo.AllKinds}, Weights: qo.Weights}
 	if *kinds != "" {
 		q.Filter.Kinds = strings.Split(*kinds, ",")
 	}
@@ -77,10 +66,8 @@ func runSearch(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if *asJSON {
-		enc := json.NewEncoder(env.Stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(map[string]any{"query": q.Text, "mode": m, "encoder": ix.Manifest().Encoder,
+	if sf.JSON {
+		return writeJSON(env.Stdout, map[string]any{"query": q.Text, "mode": m, "encoder": ix.Manifest().Encoder,
 			"encoder_fallback": ix.Manifest().EncoderFallback, "head": ix.Head(), "hits": hits})
 	}
 	if ix.Manifest().EncoderFallback && m != index.ModeBM25 {

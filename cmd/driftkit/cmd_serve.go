@@ -56,8 +56,7 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 	}
 	switch {
 	case len(wss) == 0:
-		fs.Usage()
-		return fmt.Errorf("%w: --ws is required", errUsage)
+		return usagef(fs, "--ws is required")
 	case fs.NArg() > 0:
 		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
 	case *maxRuns < 1 || *maxBody < 1024 || *maxQuery < 16 || *reqTimeout <= 0 || *runTimeout <= 0:

@@ -16,7 +16,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/driftkit/driftkit/internal/progress"
 	"github.com/driftkit/driftkit/llm/fakeopenai"
 	"github.com/driftkit/driftkit/retrieval"
 	"github.com/driftkit/driftkit/serve/drift"
@@ -45,7 +44,6 @@ func (l *lockedBuffer) String() string {
 // buildRunWorkspace is `make run`'s first steps on the bundled library.
 func buildRunWorkspace(t *testing.T) string {
 	t.Helper()
-	progress.Quiet = true
 	ws := t.TempDir()
 	for _, args := range [][]string{
 		{"extract", "--src", filepath.Join("..", "..", "testdata", "lean"), "--library", "driftlib", "--ws", ws, "--quiet"},

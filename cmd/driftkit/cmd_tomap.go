@@ -8,7 +8,6 @@ import (
 	"os"
 	"strings"
 
-	"github.com/driftkit/driftkit/internal/progress"
 	"github.com/driftkit/driftkit/lean"
 	"github.com/driftkit/driftkit/llm"
 	"github.com/driftkit/driftkit/serve/tomap"
@@ -58,9 +57,9 @@ func runToMap(ctx context.Context, env *Env, args []string) error {
 	}
 	switch {
 	case *bench == "":
-		return fmt.Errorf("%w: --bench is required", errUsage)
+		return usagef(fs, "--bench is required")
 	case *out == "" && !*dry:
-		return fmt.Errorf("%w: --out is required", errUsage)
+		return usagef(fs, "--out is required")
 	case fs.NArg() > 0:
 		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
 	case *split != "all" && *split != "dev" && *split != "test":
@@ -121,7 +120,7 @@ func runToMap(ctx context.Context, env *Env, args []string) error {
 		tomap.WriteEstimates(env.Stdout, tomap.EstimateRun(tc, problems))
 		return nil
 	}
-	if !*quiet && !progress.Quiet {
+	if !*quiet {
 		tc.Progress = env.Stderr
 	}
 	if *noLean {

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/driftkit/driftkit/internal/progress"
 	"github.com/driftkit/driftkit/lean/leantest"
 	"github.com/driftkit/driftkit/llm/fakeopenai"
 	"github.com/driftkit/driftkit/serve/tomap"
@@ -17,7 +16,6 @@ import (
 const proofflowBench = "/work/shared/benchmarks/proofflow/benchmark.json"
 
 func fakeModel(t *testing.T) *fakeopenai.Server {
-	progress.Quiet = true
 	m := tomapfake.NewModel()
 	// The first proof of every unit s2 fails in Lean (a fake-REPL marker),
 	// so Lean's errors travel back through the real protocol.

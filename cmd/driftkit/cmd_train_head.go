@@ -20,7 +20,8 @@ func init() {
 				"the valid split's recall@k. Writes WS/head/ (config.json, query.npy, document.npy, log.jsonl).\n"+
 				"The embeddings are the workspace index's (vectors.npy and its query encoder): --encoder only checks\n"+
 				"that the index was built with that encoder (rebuild it with `driftkit index --encoder X` to change).")
-		wsDir := fs.String("ws", "", "workspace folder")
+		var sf stageFlags
+		sf.AddFlags(fs, withWS|withQuiet|withForce, "a head")
 		encName := fs.String("encoder", "", "expected index encoder: hash or openai (default: whatever the index uses)")
 		d := train.DefaultOptions()
 		outDim := fs.Int("out-dim", d.OutDim, "output dimension of the head")
@@ -36,7 +37,6 @@ func init() {
 		validMax := fs.Int("valid-max", d.ValidMax, "evaluate on at most this many valid queries")
 		seed := fs.Uint64("seed", d.Seed, "seed of initialisation and sampling")
 		allKinds := fs.Bool("all-kinds", false, "train against every index document, not only premise candidates")
-		force := fs.Bool("force", false, "replace a head the manifest does not know")
 		mix := fs.String("mix", "auto", "weight of the raw cosine in the score, 0 ≤ λ < 1, or auto (chosen on the valid split from 0, .25, .5, .75)")
 		var benches listFlag
 		fs.Var(&benches, "bench", "after training, compare dense retrieval with and without the head on this benchmark (repeatable)")
@@ -44,11 +44,14 @@ func init() {
 		if err := parseFlags(fs, args); err != nil {
 			return err
 		}
-		if *wsDir == "" {
-			fs.Usage()
-			return errUsage
+		if err := sf.requireWS(fs); err != nil {
+			return err
 		}
-		ws, err := dataset.Open(*wsDir)
+		if err := noArgs(fs); err != nil {
+			return err
+		}
+		ctx = sf.context(ctx)
+		ws, err := dataset.Open(sf.WS)
 		if err != nil {
 			return err
 		}
@@ -93,7 +96,7 @@ func init() {
 		res, err := train.TrainWorkspace(ctx, ws, ix, train.WorkspaceOptions{Options: train.Options{
 			OutDim: *outDim, Tied: *tied, Temperature: *temp, LearnRate: *lr, BatchSize: *batch, GroupSize: *group,
 			Epochs: *epochs, Patience: *patience, EvalEvery: *evalEvery, K: *k, ValidMax: *validMax, Seed: *seed, Mix: mixV},
-			AllKinds: *allKinds, Force: *force})
+			AllKinds: *allKinds, Force: sf.Force})
 		if err != nil {
 			return err
 		}

@@ -10,17 +10,13 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/driftkit/driftkit/dataset"
 	"github.com/driftkit/driftkit/dataset/mine/minetest"
-	"github.com/driftkit/driftkit/internal/progress"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
-
-func init() { progress.Quiet = true }
 
 func fixture(t *testing.T, pairs bool) *dataset.Workspace {
 	t.Helper()
@@ -143,6 +139,16 @@ func TestFlagEmbedding(t *testing.T) {
 				t.Fatalf("%s: a positive is also a negative", p.QueryID)
 			}
 		}
+		// Each negative keeps the label mine gave it.
+		srcs, _ := ex["neg_sources"].([]any)
+		if len(srcs) != len(neg) {
+			t.Fatalf("%s: %d neg_sources for %d negatives", p.QueryID, len(srcs), len(neg))
+		}
+		for i, n := range p.Negatives {
+			if i < len(neg) && neg[i] == text[n] && srcs[i] != p.NegativeSources[i] {
+				t.Errorf("%s: neg[%d] labelled %v, pairs.parquet says %q", p.QueryID, i, srcs[i], p.NegativeSources[i])
+			}
+		}
 	}
 	corpus := readJSONL[CorpusLine](t, filepath.Join(dir, FlagCorpusFile))
 	if len(corpus) != len(premiseTexts) || st.Corpus != len(corpus) {
@@ -173,7 +179,12 @@ func TestFlagEmbeddingFillsNegatives(t *testing.T) {
 	ws := fixture(t, true)
 	pairs, _ := dataset.ReadTable[dataset.Pair](ws.Path(dataset.PairsFile))
 	for i := range pairs {
-		pairs[i].Negatives = nil
+		first := pairs[i].Negatives[0]
+		pairs[i].Negatives, pairs[i].NegativeSources = nil, nil
+		if i == 1 {
+			// a row of an older driftkit: a negative without a label
+			pairs[i].Negatives = []string{first}
+		}
 		if i == 0 {
 			pairs[i].Positives = []string{"No.Such.Declaration"}
 		}
@@ -190,6 +201,22 @@ func TestFlagEmbeddingFillsNegatives(t *testing.T) {
 		t.Fatalf("stats %+v", st)
 	}
 	train := readJSONL[FlagExample](t, filepath.Join(ws.Path(dataset.ExportDir, FlagDir), FlagTrainFile))
+	test := readJSONL[FlagExample](t, filepath.Join(ws.Path(dataset.ExportDir, FlagDir), FlagTestFile))
+	valid := readJSONL[FlagExample](t, filepath.Join(ws.Path(dataset.ExportDir, FlagDir), FlagValidFile))
+	random := 0
+	for _, ex := range slices.Concat(train, test, valid) {
+		want := slices.Repeat([]string{dataset.NegativeRandom}, 5)
+		if ex.QueryID == pairs[1].QueryID {
+			want[0] = "unknown"
+		}
+		if !slices.Equal(ex.NegSources, want) {
+			t.Errorf("%s: neg_sources %q, want %q", ex.QueryID, ex.NegSources, want)
+		}
+		random += len(ex.Neg) - slices.Index(want, dataset.NegativeRandom)
+	}
+	if st.RandomNegatives != random {
+		t.Errorf("%d random negatives counted, %d written", st.RandomNegatives, random)
+	}
 	for _, ex := range train {
 		if len(ex.Neg) != 5 {
 			t.Fatalf("%s: %d negatives after filling, want 5", ex.QueryID, len(ex.Neg))
@@ -213,7 +240,8 @@ func TestFlagEmbeddingFillsNegatives(t *testing.T) {
 
 func TestFlagEmbeddingNoPairs(t *testing.T) {
 	ws := fixture(t, false)
-	if _, err := FlagEmbedding(context.Background(), ws, FlagOptions{}); err == nil || !strings.Contains(err.Error(), "driftkit mine") {
+	var missing *dataset.MissingError
+	if _, err := FlagEmbedding(context.Background(), ws, FlagOptions{}); !errors.As(err, &missing) || missing.Path != ws.Path(dataset.PairsFile) {
 		t.Fatalf("err = %v", err)
 	}
 	if ws.Has(dataset.ExportDir, FlagDir, FlagTrainFile) {

@@ -11,8 +11,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"hash/fnv"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -60,8 +58,12 @@ type FlagStats struct {
 	Train, Valid, Test int
 	// Skipped pairs had no positive found in the corpus.
 	Skipped int
-	// Filled pairs had fewer than MinNegatives mined negatives.
+	// Filled pairs had fewer than MinNegatives negatives in pairs.parquet
+	// and got random ones here.
 	Filled int
+	// RandomNegatives counts the random negatives written (mine's fill and
+	// this export's).
+	RandomNegatives int
 	// MissingDocs counts positive or negative names absent from the corpus.
 	MissingDocs int
 	Corpus      int
@@ -83,6 +85,10 @@ type FlagExample struct {
 	QueryID   string    `json:"query_id"`
 	Theorem   string    `json:"theorem"`
 	Source    string    `json:"query_source"`
+	// NegSources labels each of Neg: mined (a hard negative), random (a
+	// random premise candidate, from mine's fill or this export's) or
+	// unknown (pairs of an older driftkit). FlagEmbedding ignores it.
+	NegSources []string `json:"neg_sources"`
 }
 
 // CorpusLine is one line of corpus.jsonl, usable as hn_mine's
@@ -151,7 +157,7 @@ func FlagEmbedding(ctx context.Context, ws *dataset.Workspace, opts FlagOptions)
 	}
 	pairsPath := ws.Path(dataset.PairsFile)
 	if !ws.Has(dataset.PairsFile) {
-		return nil, fmt.Errorf("%s: no pairs (run `driftkit mine --ws %s` first)", pairsPath, ws.Dir)
+		return nil, ws.Missing(dataset.PairsFile, "pairs")
 	}
 	run := ws.StartRun("export flagembedding", map[string]any{"prompt": opts.Prompt, "type": opts.Type,
 		"min_negatives": opts.MinNegatives, "seed": opts.Seed, "all_kinds": opts.AllKinds})
@@ -197,7 +203,7 @@ func FlagEmbedding(ctx context.Context, ws *dataset.Workspace, opts FlagOptions)
 			return err
 		}
 		ex := FlagExample{Query: p.Query, Prompt: opts.Prompt, Type: opts.Type, QueryID: p.QueryID,
-			Theorem: p.Theorem, Source: p.QuerySource, Pos: []string{}, Neg: []string{}}
+			Theorem: p.Theorem, Source: p.QuerySource, Pos: []string{}, Neg: []string{}, NegSources: []string{}}
 		for _, n := range p.Positives {
 			if t, ok := text[n]; ok {
 				ex.Pos = append(ex.Pos, t)
@@ -213,28 +219,38 @@ func FlagEmbedding(ctx context.Context, ws *dataset.Workspace, opts FlagOptions)
 		for _, n := range p.Positives {
 			used[n] = true
 		}
-		for _, n := range p.Negatives {
-			if t, ok := text[n]; ok && !used[n] {
+		var neg []string
+		sources := dataset.NegativeSourcesOf(p)
+		for i, n := range p.Negatives {
+			if _, ok := text[n]; ok && !used[n] {
 				used[n] = true
-				ex.Neg = append(ex.Neg, t)
+				neg = append(neg, n)
+				ex.NegSources = append(ex.NegSources, sources[i])
 			} else if !ok {
 				st.MissingDocs++
 			}
 		}
-		if len(ex.Neg) < opts.MinNegatives {
+		if len(neg) < opts.MinNegatives {
 			st.Filled++
-			h := fnv.New64a()
-			h.Write([]byte(p.QueryID))
-			rng := rand.New(rand.NewPCG(opts.Seed, h.Sum64()))
-			for tries := 0; len(ex.Neg) < opts.MinNegatives && tries < 20*opts.MinNegatives && len(pool) > 0; tries++ {
-				n := pool[rng.IntN(len(pool))]
-				if !used[n] {
-					used[n] = true
-					ex.Neg = append(ex.Neg, text[n])
-				}
+			var added int
+			neg, added = dataset.FillRandomNegatives(dataset.NegativeRNG(opts.Seed, p.QueryID), neg, opts.MinNegatives, pool,
+				func(n string) bool { return used[n] })
+			for range added {
+				ex.NegSources = append(ex.NegSources, dataset.NegativeRandom)
 			}
-			if len(ex.Neg) == 0 {
+			if len(neg) == 0 {
 				return fmt.Errorf("%s: pair %s: no negative can be found (the corpus has only its positives)", pairsPath, p.QueryID)
+			}
+		}
+		for _, n := range neg {
+			ex.Neg = append(ex.Neg, text[n])
+		}
+		for i, s := range ex.NegSources {
+			switch s {
+			case dataset.NegativeRandom:
+				st.RandomNegatives++
+			case "":
+				ex.NegSources[i] = "unknown" // pairs.parquet of an older driftkit
 			}
 		}
 		var f *jsonlFile
@@ -319,6 +335,7 @@ func FlagEmbedding(ctx context.Context, ws *dataset.Workspace, opts FlagOptions)
 	run.Count("test", int64(st.Test))
 	run.Count("skipped_no_positive", int64(st.Skipped))
 	run.Count("filled_negatives", int64(st.Filled))
+	run.Count("random_negatives", int64(st.RandomNegatives))
 	run.Count("missing_docs", int64(st.MissingDocs))
 	run.Count("corpus", int64(st.Corpus))
 	if st.Filled > 0 {

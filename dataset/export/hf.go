@@ -43,8 +43,8 @@ type HFStats struct {
 	Shards map[string]int   // config → shard files
 }
 
-// ErrLicense is returned for a missing or malformed --license.
-var ErrLicense = errors.New("a licence identifier is required (--license ID, e.g. apache-2.0)")
+// ErrLicense is returned for a missing or malformed licence identifier.
+var ErrLicense = errors.New("a licence identifier is required, as the Hugging Face Hub spells it (e.g. apache-2.0)")
 
 var licenseRE = regexp.MustCompile(`^[a-z0-9][a-z0-9.+-]*$`)
 
@@ -68,7 +68,7 @@ func HuggingFace(ctx context.Context, ws *dataset.Workspace, opts HFOptions) (*H
 		return nil, err
 	}
 	if !ws.Has(dataset.DeclarationsFile) {
-		return nil, fmt.Errorf("%s: no declarations (run `driftkit extract` first)", ws.Path(dataset.DeclarationsFile))
+		return nil, ws.Missing(dataset.DeclarationsFile, "declarations")
 	}
 	run := ws.StartRun("export hf", map[string]any{"license": opts.License, "shard_rows": opts.ShardRows})
 	final := ws.Path(dataset.ExportDir, HFDir)
@@ -379,7 +379,7 @@ func Card(opts HFOptions, configs []string, splits map[string][]string, p *prove
 
 - **declarations**: one row per Lean declaration: ` + "`library, revision, name, kind, keyword, module, path, line_start, line_end, namespace, opens, modifiers, attributes, docstring, signature, code, statement_deps, proof_deps, generated_from`" + `. ` + "`statement_deps`" + ` are the resolved names the statement (signature) uses.
 - **informal**: an informal name and statement per declaration: ` + "`name, informal_name, informal_statement, provider, prompt_version, input_sha256, prompt_tokens, completion_tokens, created_at`" + `.
-- **pairs**: dependency-retrieval examples: ` + "`query_id, query, query_source, theorem, positives, negatives, split`" + `. The query is an informal statement or a docstring of ` + "`theorem`" + `; positives are the premises its statement uses; negatives are hard negatives ranked by the index, positives removed. Splits are by module (no module is in two splits).
+- **pairs**: dependency-retrieval examples: ` + "`query_id, query, query_source, theorem, positives, negatives, split, negative_sources`" + `. The query is an informal statement or a docstring of ` + "`theorem`" + `; positives are the premises its statement uses; negatives are hard negatives ranked by the index, positives removed, and where too few exist random premise candidates: ` + "`negative_sources`" + ` labels each negative ` + "`mined` or `random`" + `. Splits are by module (no module is in two splits).
 
 ## Loading
 

@@ -14,14 +14,12 @@ import (
 	"github.com/driftkit/driftkit/extract"
 	"github.com/driftkit/driftkit/index"
 	"github.com/driftkit/driftkit/informalize"
-	"github.com/driftkit/driftkit/internal/progress"
 )
 
 // TestDuckDBReadsRealWorkspace runs extract, informalize (template) and
 // index over the bundled library and reads every Parquet file of the
 // workspace with DuckDB: row counts must match what the manifest recorded.
 func TestDuckDBReadsRealWorkspace(t *testing.T) {
-	progress.Quiet = true
 	ws, err := dataset.Open(t.TempDir())
 	if err != nil {
 		t.Fatal(err)

@@ -14,7 +14,6 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
-	"math/rand/v2"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -36,10 +35,13 @@ type Ranker interface {
 	Name() string
 }
 
-// DefaultStoplist are premises never used as positives: logical connectives
-// and number types that every statement mentions through notation and that
-// no benchmark counts as a dependency.
-var DefaultStoplist = []string{"Eq", "Ne", "Iff", "Not", "And", "Or", "Exists", "True", "False", "Nat", "Int", "Rat", "Real", "Complex"}
+// DefaultStoplist returns the premises never used as positives by default:
+// logical connectives and number types that every statement mentions
+// through notation and that no benchmark counts as a dependency. Each call
+// returns a new slice.
+func DefaultStoplist() []string {
+	return []string{"Eq", "Ne", "Iff", "Not", "And", "Or", "Exists", "True", "False", "Nat", "Int", "Rat", "Real", "Complex"}
+}
 
 // Options configure Mine. Zero values take the defaults noted.
 type Options struct {
@@ -99,7 +101,7 @@ func (o *Options) fill() {
 		o.Sources = []string{dataset.QuerySourceInformal, dataset.QuerySourceDocstring}
 	}
 	if o.Stoplist == nil {
-		o.Stoplist = DefaultStoplist
+		o.Stoplist = DefaultStoplist()
 	}
 	if o.RangeHi <= 0 {
 		o.RangeLo, o.RangeHi = 2, 200
@@ -114,6 +116,18 @@ func (o *Options) fill() {
 
 // ErrNoPairs is returned when no pair could be made.
 var ErrNoPairs = errors.New("no training pairs")
+
+// NoPairsError says why no pair could be made; it wraps ErrNoPairs.
+type NoPairsError struct {
+	Theorems, NoPositives, TemplateExcluded, Decontaminated int
+}
+
+func (e *NoPairsError) Error() string {
+	return fmt.Sprintf("%v: %d theorems, %d without premise positives, %d with only template-provider statements (excluded), %d decontaminated",
+		ErrNoPairs, e.Theorems, e.NoPositives, e.TemplateExcluded, e.Decontaminated)
+}
+
+func (e *NoPairsError) Unwrap() error { return ErrNoPairs }
 
 // theorem is what mining keeps of a theorem declaration.
 type theorem struct {
@@ -172,7 +186,7 @@ func Mine(ctx context.Context, ws *dataset.Workspace, opts Options) (*Stats, err
 		return nil, err
 	}
 	if !ws.Has(dataset.DeclarationsFile) {
-		return nil, fmt.Errorf("%s: no declarations (run `driftkit extract` first)", ws.Path(dataset.DeclarationsFile))
+		return nil, ws.Missing(dataset.DeclarationsFile, "declarations")
 	}
 	start := time.Now()
 	rankerName := "random (no index)"
@@ -319,13 +333,13 @@ func Mine(ctx context.Context, ws *dataset.Workspace, opts Options) (*Stats, err
 		pairs = kept
 	}
 	if len(pairs) == 0 {
-		return nil, fmt.Errorf("%w: %d theorems, %d without premise positives, %d template queries excluded (--allow-template), %d decontaminated",
-			ErrNoPairs, len(theorems), st.NoPositives, st.TemplateExcluded, st.Decontaminated)
+		return nil, &NoPairsError{Theorems: len(theorems), NoPositives: st.NoPositives, TemplateExcluded: st.TemplateExcluded,
+			Decontaminated: st.Decontaminated}
 	}
 
 	// Hard negatives.
 	t0 = time.Now()
-	bar := progress.New("mine", int64(len(pairs)))
+	bar := progress.Start(ctx, "mine", int64(len(pairs)))
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(opts.Workers)
 	var mu sync.Mutex
@@ -410,7 +424,7 @@ func Mine(ctx context.Context, ws *dataset.Workspace, opts Options) (*Stats, err
 // from the query id, then with random premise candidates if too few. It
 // reports whether random candidates were needed.
 func sampleNegatives(p *dataset.Pair, ranked, pool []string, kind map[string]string, opts Options) bool {
-	rng := rand.New(rand.NewPCG(opts.Seed, hash64(p.QueryID)))
+	rng := dataset.NegativeRNG(opts.Seed, p.QueryID)
 	bad := func(n string) bool {
 		return n == p.Theorem || slices.Contains(p.Positives, n) || !(opts.AllKinds || dataset.IsPremiseKind(kind[n]))
 	}
@@ -430,14 +444,15 @@ func sampleNegatives(p *dataset.Pair, ranked, pool []string, kind map[string]str
 			neg = append(neg, cands[j])
 		}
 	}
-	filled := false
-	for tries := 0; len(neg) < opts.Negatives && tries < 10*opts.Negatives && len(pool) > 0; tries++ {
-		n := pool[rng.IntN(len(pool))]
-		if !bad(n) && !slices.Contains(neg, n) {
-			neg = append(neg, n)
-			filled = true
+	mined := len(neg)
+	neg, added := dataset.FillRandomNegatives(rng, neg, opts.Negatives, pool, bad)
+	p.Negatives = neg
+	p.NegativeSources = make([]string, len(neg))
+	for i := range neg {
+		p.NegativeSources[i] = dataset.NegativeMined
+		if i >= mined {
+			p.NegativeSources[i] = dataset.NegativeRandom
 		}
 	}
-	p.Negatives = neg
-	return filled
+	return added > 0
 }

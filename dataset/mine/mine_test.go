@@ -14,10 +14,7 @@ import (
 	"github.com/driftkit/driftkit/dataset"
 	"github.com/driftkit/driftkit/dataset/mine/minetest"
 	"github.com/driftkit/driftkit/index"
-	"github.com/driftkit/driftkit/internal/progress"
 )
-
-func init() { progress.Quiet = true }
 
 func fixture(t *testing.T) *dataset.Workspace {
 	t.Helper()
@@ -97,6 +94,9 @@ func TestMineWithoutIndex(t *testing.T) {
 			if slices.Contains(p.Positives, x) || x == p.Theorem || !dataset.IsPremiseKind(kind[x]) {
 				t.Fatalf("%s: bad negative %s", p.QueryID, x)
 			}
+		}
+		if len(p.NegativeSources) != len(p.Negatives) || slices.ContainsFunc(p.NegativeSources, func(s string) bool { return s != dataset.NegativeRandom }) {
+			t.Fatalf("%s: without an index every negative is random; sources %q", p.QueryID, p.NegativeSources)
 		}
 		m := module[p.Theorem]
 		if s, ok := splitOf[m]; ok && s != p.Split {
@@ -185,6 +185,54 @@ func TestMineHardNegatives(t *testing.T) {
 	}
 	if !differ {
 		t.Error("a different seed sampled the same negatives everywhere")
+	}
+}
+
+// TestMineLabelsRandomFill: a ranker that leaves too few candidates gets
+// its pairs filled with random premise candidates, and each negative says
+// which it is — the mined ones first, from the ranked window.
+func TestMineLabelsRandomFill(t *testing.T) {
+	ws := fixture(t)
+	decls, _ := minetest.Tables(3)
+	fr := &fakeRanker{pos: map[string][]string{}}
+	for _, d := range decls {
+		if dataset.IsPremiseKind(d.Kind) {
+			fr.premises = append(fr.premises, d.Name)
+		}
+	}
+	sort.Strings(fr.premises)
+	// The window 0-3 holds at most 3 names, some of them positives.
+	st, err := Mine(context.Background(), ws, Options{Ranker: fr, RangeLo: 0, RangeHi: 3, Negatives: 6})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pairs := readPairs(t, ws)
+	filled, mined := 0, 0
+	for _, p := range pairs {
+		ranked, _ := fr.Rank(context.Background(), p.Query, p.Theorem, 3)
+		if len(p.NegativeSources) != len(p.Negatives) || len(p.Negatives) != 6 {
+			t.Fatalf("%s: %d negatives, %d sources", p.QueryID, len(p.Negatives), len(p.NegativeSources))
+		}
+		random := false
+		for i, n := range p.Negatives {
+			switch p.NegativeSources[i] {
+			case dataset.NegativeMined:
+				mined++
+				if random || !slices.Contains(ranked, n) {
+					t.Errorf("%s: mined negative %s is not from the ranked window %v (or follows a random one)", p.QueryID, n, ranked)
+				}
+			case dataset.NegativeRandom:
+				random = true
+			default:
+				t.Errorf("%s: negative source %q", p.QueryID, p.NegativeSources[i])
+			}
+		}
+		if random {
+			filled++
+		}
+	}
+	if filled != st.FilledNegatives || filled != len(pairs) || mined == 0 {
+		t.Errorf("%d of %d pairs with random negatives, stats say %d; %d mined", filled, len(pairs), st.FilledNegatives, mined)
 	}
 }
 

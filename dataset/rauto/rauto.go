@@ -95,7 +95,16 @@ func Read(r io.Reader, path string) (*Library, error) {
 		// like success.
 		return nil, &LineError{path, 1, fmt.Errorf("%w: no rows (want one JSON object per line with full_name, header, used_premises, …)", ErrFormat)}
 	}
+	first := make(map[string]int, len(lib.Rows))
 	for i, row := range lib.Rows {
+		if j, dup := first[row.FullName]; dup {
+			// Names are the workspace's keys: a second row would make
+			// lookups ambiguous. Tables keeps the first.
+			lib.Warnings = append(lib.Warnings, &LineError{path, i + 1,
+				fmt.Errorf("%w: duplicate full_name %q (first on line %d); only the first row is imported", ErrFormat, row.FullName, j+1)})
+		} else {
+			first[row.FullName] = i
+		}
 		if n := strings.Count(row.Header, PremiseMarker); n != len(row.UsedPremises) {
 			lib.Warnings = append(lib.Warnings, &LineError{path, i + 1,
 				fmt.Errorf("%w: %d premise markers but %d used_premises", ErrFormat, n, len(row.UsedPremises))})
@@ -209,7 +218,12 @@ func libraryName(codeSrc string) string {
 // Informal.CreatedAt of every informal row (RFC 3339 UTC).
 func (lib *Library) Tables(createdAt string) (decls []dataset.Declaration, informal []dataset.Informal, modules []dataset.Module) {
 	modIdx := map[string]int{}
+	names := make(map[string]bool, len(lib.Rows))
 	for _, row := range lib.Rows {
+		if names[row.FullName] {
+			continue // a duplicate full_name (a Read warning): the first row wins
+		}
+		names[row.FullName] = true
 		deps := make([]string, 0, len(row.UsedPremises))
 		seen := map[string]bool{}
 		for _, p := range row.UsedPremises {

@@ -146,3 +146,21 @@ func FuzzRead(f *testing.F) {
 		}
 	})
 }
+
+// TestReadDuplicates: a full_name on two lines is reported with both line
+// numbers, and only the first row becomes a declaration.
+func TestReadDuplicates(t *testing.T) {
+	in := `{"full_name":"a","ptype":"def","code":"first"}` + "\n" + `{"full_name":"b","ptype":"def"}` + "\n" + `{"full_name":"a","ptype":"theorem","code":"second"}` + "\n"
+	lib, err := Read(strings.NewReader(in), "lib.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(lib.Warnings) != 1 || !strings.Contains(lib.Warnings[0].Error(), `lib.jsonl:3: `) ||
+		!strings.Contains(lib.Warnings[0].Error(), `duplicate full_name "a" (first on line 1)`) {
+		t.Fatalf("warnings = %v", lib.Warnings)
+	}
+	decls, _, _ := lib.Tables("")
+	if len(decls) != 2 || decls[0].Name != "a" || decls[0].Code != "first" || decls[1].Name != "b" {
+		t.Fatalf("declarations = %+v", decls)
+	}
+}

@@ -63,7 +63,8 @@ func WriteAll(dir string) (map[string]int64, error) {
 			InputSHA256: "12", CreatedAt: "2026-11-29T00:00:00Z"}}
 	pairs := []dataset.Pair{
 		{QueryID: "q1", Query: "Every prime is at least two.", QuerySource: dataset.QuerySourceDocstring,
-			Theorem: "Driftlib.Nat.Prime.two_le", Positives: []string{"Driftlib.Nat.Prime"}, Negatives: []string{"Driftlib.Nat.Coprime", "Driftlib.DSet"}, Split: dataset.SplitTrain},
+			Theorem: "Driftlib.Nat.Prime.two_le", Positives: []string{"Driftlib.Nat.Prime"}, Negatives: []string{"Driftlib.Nat.Coprime", "Driftlib.DSet"},
+			NegativeSources: []string{dataset.NegativeMined, dataset.NegativeRandom}, Split: dataset.SplitTrain},
 		{QueryID: "q2", Query: "x", QuerySource: dataset.QuerySourceInformal, Theorem: "T", Positives: []string{"A"}, Split: dataset.SplitValid},
 	}
 	usage := []dataset.Usage{{Premise: "Driftlib.Nat.Prime", UsedBy: []string{"Driftlib.Nat.Prime.two_le"}, Count: 1}}

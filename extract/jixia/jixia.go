@@ -50,8 +50,7 @@ type Options struct {
 	// at Src/Mathlib/Data/Nat/Basic.lean); "" = no source text.
 	Src string
 	// Force replaces tables the manifest does not know.
-	Force    bool
-	Progress bool
+	Force bool
 	// MaxWarnings bounds Stats.Warnings (0 = 100).
 	MaxWarnings int
 }
@@ -133,10 +132,7 @@ func Import(ctx context.Context, ws *dataset.Workspace, pairs []Pair, opts Optio
 	defer sink.Abort()
 	st := &Stats{}
 	t0 := time.Now()
-	var bar *progress.Bar
-	if opts.Progress {
-		bar = progress.New("import jixia", int64(len(pairs)))
-	}
+	bar := progress.Start(ctx, "import jixia", int64(len(pairs)))
 	seenMod := map[string]bool{}
 	for _, p := range pairs {
 		if err := ctx.Err(); err != nil {

@@ -10,14 +10,12 @@ import (
 	"github.com/driftkit/driftkit/extract"
 	"github.com/driftkit/driftkit/extract/elab"
 	"github.com/driftkit/driftkit/extract/elab/elabtest"
-	"github.com/driftkit/driftkit/internal/progress"
 )
 
 var driftlib = filepath.Join("..", "..", "testdata", "lean")
 
 func driftlibRows(t testing.TB) []dataset.Declaration {
 	t.Helper()
-	progress.Quiet = true
 	ws, err := dataset.Open(t.TempDir())
 	if err != nil {
 		t.Fatal(err)

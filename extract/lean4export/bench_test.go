@@ -10,13 +10,11 @@ import (
 
 	"github.com/driftkit/driftkit/dataset"
 	"github.com/driftkit/driftkit/extract/elab/elabtest"
-	"github.com/driftkit/driftkit/internal/progress"
 )
 
 // BenchmarkImport imports a synthetic export of 5,000 declarations (about a
 // million lines) per iteration and reports lines and rows per second.
 func BenchmarkImport(b *testing.B) {
-	progress.Quiet = true
 	dir := b.TempDir()
 	p := filepath.Join(dir, "large.ndjson")
 	f, err := os.Create(p)

@@ -49,8 +49,6 @@ type Options struct {
 	Revision string
 	// Force replaces tables the manifest does not know.
 	Force bool
-	// Progress shows a progress bar (by bytes read) on stderr.
-	Progress bool
 	// MaxWarnings bounds Stats.Warnings (0 = 100).
 	MaxWarnings int
 }
@@ -98,10 +96,7 @@ func Import(ctx context.Context, ws *dataset.Workspace, path string, opts Option
 		return nil, err
 	}
 	defer sink.Abort()
-	var bar *progress.Bar
-	if opts.Progress {
-		bar = progress.New("import lean4export", fi.Size())
-	}
+	bar := progress.Start(ctx, "import lean4export", fi.Size())
 	h := sha256.New()
 	im := newImporter(path, opts, sink)
 	t0 := time.Now()

@@ -12,13 +12,11 @@ import (
 	"github.com/driftkit/driftkit/extract"
 	"github.com/driftkit/driftkit/extract/elab"
 	"github.com/driftkit/driftkit/extract/elab/elabtest"
-	"github.com/driftkit/driftkit/internal/progress"
 )
 
 // driftlibRows extracts the bundled library: the rows the fixtures are made of.
 func driftlibRows(t testing.TB) []dataset.Declaration {
 	t.Helper()
-	progress.Quiet = true
 	ws, err := dataset.Open(t.TempDir())
 	if err != nil {
 		t.Fatal(err)

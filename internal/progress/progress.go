@@ -1,9 +1,15 @@
-// Package progress shows how long work is going: a progress bar when stderr is
-// a terminal, otherwise a structured log line every few seconds, so that CI
-// logs stay quiet and parseable.
+// Package progress shows how long work is going: a progress bar when the
+// output is a terminal, otherwise a structured log line every few seconds, so
+// that CI logs stay quiet and parseable.
+//
+// Library code never decides where progress goes: it starts its bars with
+// Start(ctx, …), and the caller — the driftkit command, a server, a test —
+// puts a Reporter into the context (or none, and nothing is shown). There is
+// no process-wide switch.
 package progress
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"log/slog"
@@ -31,18 +37,59 @@ type Bar struct {
 	closed bool
 }
 
-// Quiet disables all output (tests, --quiet).
-var Quiet = false
-
-// New starts a progress display for total units (-1 if unknown).
-func New(name string, total int64) *Bar {
-	return NewTo(os.Stderr, name, total)
+// A Reporter makes the progress displays of one caller: all of them write
+// to one writer. The nil *Reporter shows nothing. A Reporter is safe for
+// concurrent use and lives as long as its writer.
+type Reporter struct {
+	w io.Writer
 }
 
-// NewTo is New writing to w; a bar is drawn only when w is a terminal.
+// NewReporter makes a Reporter writing to w; nil w shows nothing.
+func NewReporter(w io.Writer) *Reporter {
+	if w == nil {
+		return nil
+	}
+	return &Reporter{w: w}
+}
+
+// Start starts a display for total units (-1 if unknown). A nil r returns a
+// bar that only counts.
+func (r *Reporter) Start(name string, total int64) *Bar {
+	if r == nil {
+		return newBar(name, total)
+	}
+	return NewTo(r.w, name, total)
+}
+
+type ctxKey struct{}
+
+// WithReporter returns a context whose work reports its progress to r (nil:
+// to nowhere).
+func WithReporter(ctx context.Context, r *Reporter) context.Context {
+	return context.WithValue(ctx, ctxKey{}, r)
+}
+
+// FromContext returns the Reporter ctx carries, or nil.
+func FromContext(ctx context.Context) *Reporter {
+	r, _ := ctx.Value(ctxKey{}).(*Reporter)
+	return r
+}
+
+// Start starts a display for total units on ctx's Reporter: what library
+// code calls. Without a Reporter in ctx, the bar only counts.
+func Start(ctx context.Context, name string, total int64) *Bar {
+	return FromContext(ctx).Start(name, total)
+}
+
+func newBar(name string, total int64) *Bar {
+	return &Bar{name: name, total: total, every: 5 * time.Second, start: time.Now(), last: time.Now()}
+}
+
+// NewTo starts a display writing to w: a bar when w is a terminal, log
+// lines otherwise; nil w shows nothing.
 func NewTo(w io.Writer, name string, total int64) *Bar {
-	b := &Bar{name: name, total: total, every: 5 * time.Second, start: time.Now(), last: time.Now()}
-	if Quiet {
+	b := newBar(name, total)
+	if w == nil {
 		return b
 	}
 	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {

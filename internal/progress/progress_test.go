@@ -2,6 +2,7 @@ package progress
 
 import (
 	"bytes"
+	"context"
 	"strings"
 	"sync"
 	"testing"
@@ -36,14 +37,31 @@ func TestLogLinesWhenNotATerminal(t *testing.T) {
 	}
 }
 
-func TestQuiet(t *testing.T) {
-	Quiet = true
-	defer func() { Quiet = false }()
-	var buf bytes.Buffer
-	b := NewTo(&buf, "x", 1)
-	b.Add(1)
-	b.Finish()
-	if buf.Len() != 0 {
-		t.Fatalf("quiet bar wrote %q", buf.String())
+// TestReporterInContext: library code starts bars on its context; only a
+// Reporter the caller put there makes them visible, and two contexts with
+// different reporters do not share output.
+func TestReporterInContext(t *testing.T) {
+	var a, b bytes.Buffer
+	ctxA := WithReporter(context.Background(), NewReporter(&a))
+	ctxB := WithReporter(context.Background(), NewReporter(&b))
+	for _, c := range []struct {
+		ctx  context.Context
+		name string
+	}{{ctxA, "a"}, {ctxB, "b"}, {context.Background(), "none"}, {WithReporter(ctxA, nil), "silenced"}} {
+		bar := Start(c.ctx, c.name, 1)
+		bar.Add(1)
+		bar.Finish()
+		if bar.Done() != 1 {
+			t.Errorf("%s: done %d", c.name, bar.Done())
+		}
+	}
+	if !strings.Contains(a.String(), "task=a") || strings.Contains(a.String(), "task=b") || strings.Contains(a.String(), "silenced") {
+		t.Errorf("reporter a got %q", a.String())
+	}
+	if !strings.Contains(b.String(), "task=b") || strings.Contains(b.String(), "task=a") {
+		t.Errorf("reporter b got %q", b.String())
+	}
+	if NewReporter(nil) != nil {
+		t.Error("NewReporter(nil) is not the silent reporter")
 	}
 }

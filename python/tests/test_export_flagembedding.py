@@ -63,6 +63,9 @@ def test_schema(export_dir):
             assert isinstance(r["prompt"], str) and isinstance(r["type"], str)
             assert not set(r["pos"]) & set(r["neg"])
             assert "pos_scores" not in r and "neg_scores" not in r  # no teacher scores in driftkit pairs yet
+            # each negative says whether it was mined or drawn at random (the fallback)
+            assert len(r["neg_sources"]) == len(r["neg"])
+            assert set(r["neg_sources"]) <= {"mined", "random"}
 
 
 def test_corpus_is_hn_mine_candidate_pool(export_dir):

@@ -31,7 +31,9 @@ SCHEMAS = {
                          "own_input_sha256": pa.string(), "informal_sha256": pa.string(),
                          "context": pa.list_(pa.struct([("name", pa.string()), ("informal_sha256", pa.string())]))},
     "pairs.parquet": {"query_id": pa.string(), "query": pa.string(), "query_source": pa.string(),
-                      "theorem": pa.string(), "positives": LIST_STR, "negatives": LIST_STR, "split": pa.string()},
+                      "theorem": pa.string(), "positives": LIST_STR, "negatives": LIST_STR, "split": pa.string(),
+                      # added to label random fill (empty in older files)
+                      "negative_sources": LIST_STR},
 }
 
 
@@ -105,4 +107,7 @@ def test_sample_informal_values():
 def test_sample_pairs_values():
     rows = pq.read_table(SAMPLE / "pairs.parquet").to_pylist()
     assert rows[0]["negatives"] == ["Driftlib.Nat.Coprime", "Driftlib.DSet"]
+    # one label per negative: a mined hard negative, then a random premise candidate
+    assert rows[0]["negative_sources"] == ["mined", "random"]
     assert rows[1]["negatives"] == []
+    assert rows[1]["negative_sources"] == []

@@ -64,6 +64,12 @@ func ReadBench(r io.Reader, path string) ([]BenchItem, error) {
 		if strings.TrimSpace(it.InformalStmt) == "" {
 			return nil, &BenchError{path, line, fmt.Errorf("%w: no informal_stmt", ErrBench)}
 		}
+		if strings.TrimSpace(it.FullName) == "" {
+			// Without it, the item's own declaration is neither excluded
+			// from its results nor from the voting pool: a silently
+			// flattering score.
+			return nil, &BenchError{path, line, fmt.Errorf("%w: no full_name (the item's own declaration, never returned for it)", ErrBench)}
+		}
 		it.Line = line
 		out = append(out, it)
 	}
@@ -165,7 +171,7 @@ type Options struct {
 	EncoderFallback bool
 	Head            *head.Info
 	// Progress, when not nil, is told of each item done (nil: a progress
-	// bar on the terminal).
+	// bar on ctx's progress.Reporter).
 	Progress func(done int)
 }
 
@@ -227,7 +233,7 @@ func Retrieval(ctx context.Context, s retrieval.Searcher, c retrieval.Corpus, it
 	}
 	progressFn := o.Progress
 	if progressFn == nil {
-		bar := progress.New("eval retrieval", int64(len(items)))
+		bar := progress.Start(ctx, "eval retrieval", int64(len(items)))
 		defer bar.Finish()
 		progressFn = bar.Add
 	}

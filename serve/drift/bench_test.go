@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/driftkit/driftkit/internal/cpu"
-	"github.com/driftkit/driftkit/internal/progress"
 	"github.com/driftkit/driftkit/llm"
 	"github.com/driftkit/driftkit/retrieval"
 	"github.com/driftkit/driftkit/serve/drift"
@@ -17,7 +16,6 @@ import (
 
 func TestMain(m *testing.M) {
 	drifttest.ServeIfChild()
-	progress.Quiet = true
 	os.Exit(m.Run())
 }
 

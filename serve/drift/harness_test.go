@@ -7,14 +7,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/driftkit/driftkit/internal/progress"
 	"github.com/driftkit/driftkit/llm"
 	"github.com/driftkit/driftkit/llm/fakeopenai"
 	"github.com/driftkit/driftkit/retrieval"
 	openai "github.com/sashabaranov/go-openai"
 )
-
-func init() { progress.Quiet = true }
 
 // testLibrary is a small hand-built library: premises, theorems using
 // them, and the benchmark's own theorem (Lib.Bench.thm1), which a leak

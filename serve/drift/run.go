@@ -142,7 +142,7 @@ func Run(ctx context.Context, p *Pipeline, items []Item, o RunOptions) (*Summary
 
 	rctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	bar := progress.NewTo(os.Stderr, "drift", int64(len(todo)))
+	bar := progress.Start(ctx, "drift", int64(len(todo)))
 	var mu sync.Mutex
 	var failed int
 	var usage Usage
@@ -279,7 +279,7 @@ func checkSettings(path string, settings map[string]any) error {
 	}
 	if len(diff) > 0 {
 		sort.Strings(diff)
-		return fmt.Errorf("%w (%s); use a new --out folder, or delete %s to start over", ErrSettingsChanged, joinMax(diff, 4), filepath.Dir(path))
+		return fmt.Errorf("%s: %w (%s)", filepath.Dir(path), ErrSettingsChanged, joinMax(diff, 4))
 	}
 	return nil
 }

@@ -184,16 +184,25 @@ func Pairs(decls []dataset.Declaration, infs []dataset.Informal) []dataset.Pair 
 				neg = append(neg, n)
 			}
 		}
+		// the module's premises stand for mined negatives; the last one is
+		// labelled as a random fill
+		srcs := make([]string, len(neg))
+		for i := range srcs {
+			srcs[i] = dataset.NegativeMined
+			if i == len(srcs)-1 {
+				srcs[i] = dataset.NegativeRandom
+			}
+		}
 		split := dataset.SplitTrain
 		if strings.HasSuffix(d.Module, "Part2") {
 			split = dataset.SplitValid
 		}
 		if q, ok := inf[d.Name]; ok {
 			pairs = append(pairs, dataset.Pair{QueryID: "informal:" + d.Name, Query: q, QuerySource: dataset.QuerySourceInformal,
-				Theorem: d.Name, Positives: pos, Negatives: neg, Split: split})
+				Theorem: d.Name, Positives: pos, Negatives: neg, NegativeSources: srcs, Split: split})
 		}
 		pairs = append(pairs, dataset.Pair{QueryID: "docstring:" + d.Name, Query: *d.Docstring, QuerySource: dataset.QuerySourceDocstring,
-			Theorem: d.Name, Positives: pos, Negatives: neg, Split: split})
+			Theorem: d.Name, Positives: pos, Negatives: neg, NegativeSources: srcs, Split: split})
 	}
 	return pairs
 }

@@ -8,7 +8,6 @@ import (
 
 	"github.com/driftkit/driftkit/index"
 	"github.com/driftkit/driftkit/internal/cpu"
-	"github.com/driftkit/driftkit/internal/progress"
 	"github.com/driftkit/driftkit/llm"
 	"github.com/driftkit/driftkit/serve/drift"
 	"github.com/driftkit/driftkit/serve/drift/drifttest"
@@ -16,7 +15,6 @@ import (
 
 func TestMain(m *testing.M) {
 	drifttest.ServeIfChild()
-	progress.Quiet = true
 	os.Exit(m.Run())
 }
 
