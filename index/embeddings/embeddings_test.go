@@ -37,8 +37,8 @@ func corpus(n int) ([]dataset.Declaration, []dataset.Informal) {
 		lib := []string{"mathlib", "con-nf"}[i%2]
 		d := dataset.Declaration{
 			Library: lib, Revision: lib + "-rev" + strconv.Itoa(i%2+1),
-			Name:   fmt.Sprintf("Lib%d.Mod%d.decl_%d", i%2, i%7, i),
-			Kind:   kinds[i%len(kinds)], Module: fmt.Sprintf("Lib%d.Mod%d", i%2, i%7),
+			Name: fmt.Sprintf("Lib%d.Mod%d.decl_%d", i%2, i%7, i),
+			Kind: kinds[i%len(kinds)], Module: fmt.Sprintf("Lib%d.Mod%d", i%2, i%7),
 			Signature: fmt.Sprintf("(x : T%d) : P x ∧ Q %d", i%13, i%29),
 		}
 		if i > 0 {
