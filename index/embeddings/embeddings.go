@@ -361,6 +361,17 @@ func Export(ctx context.Context, ws *dataset.Workspace, opts Options) (*Stats, e
 	g, release := ix.Pin()
 	defer release()
 	m := g.Manifest()
+	// The metadata is published with the table: it must not name this
+	// machine's folders (an encoder's Params might).
+	meta, err := Metadata(m)
+	if err != nil {
+		return nil, err
+	}
+	for i, v := range meta.Values() {
+		if p := ws.LeakedPath(v); p != "" {
+			return nil, fmt.Errorf("%s: metadata %s names the path %s of this machine; the table would publish it", ws.Path(File), meta.Keys()[i], p)
+		}
+	}
 	run := ws.StartRun(Stage, map[string]any{"row_group_rows": opts.RowGroupRows, "index_generation": g.ID()})
 	if err := run.Input(dataset.DeclarationsFile); err != nil {
 		return nil, err
