@@ -394,6 +394,34 @@ func TestRemoteEncoderNeedsNoEndpoint(t *testing.T) {
 	}
 }
 
+// pathEncoder is a remote model whose spec names a file by its absolute
+// path (a fitted state on the building machine, say).
+type pathEncoder struct {
+	remoteEncoder
+	state string
+}
+
+func (e pathEncoder) Spec() index.EncoderSpec {
+	s := e.remoteEncoder.Spec()
+	s.Params = map[string]string{"state_file": e.state}
+	return s
+}
+
+// TestMetadataNamingAMachinePathIsRefused: an encoder spec that names a
+// folder of this machine would be published in the key-value metadata; the
+// export refuses and writes no table.
+func TestMetadataNamingAMachinePathIsRefused(t *testing.T) {
+	dir := t.TempDir()
+	ws := buildWS(t, 20, 8, pathEncoder{remoteEncoder{8}, filepath.Join(dir, "state.bin")})
+	_, err := Export(context.Background(), ws, Options{})
+	if err == nil || !strings.Contains(err.Error(), MetaEncoderSpec) || !strings.Contains(err.Error(), "would publish") {
+		t.Fatalf("err = %v, want a refusal naming %s", err, MetaEncoderSpec)
+	}
+	if _, serr := os.Stat(ws.Path(File)); !os.IsNotExist(serr) {
+		t.Errorf("a table was written: %v", serr)
+	}
+}
+
 // TestStaleIndex: declarations that are no longer in declarations.parquet
 // have no revision; the export says the index is older than the tables.
 func TestStaleIndex(t *testing.T) {
