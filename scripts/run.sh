@@ -33,7 +33,7 @@ if built index; then
   if built_sub eval retrieval; then
     step "eval retrieval on $BENCH"
     "$BIN" eval retrieval --ws "$WS" --bench "$BENCH"
-    step "per-query results of every mode, before any head is trained, for notebooks/retrieval_errors.ipynb ($WS/eval/MODE.jsonl)"
+    step "per-query results of every mode for notebooks/retrieval_errors.ipynb ($WS/eval/MODE.jsonl)"
     mkdir -p "$WS/eval"
     for m in dense bm25 hybrid best; do
       "$BIN" eval retrieval --ws "$WS" --bench "$BENCH" --mode "$m" \
