@@ -18,27 +18,27 @@ func runExportEmbeddings(ctx context.Context, env *Env, args []string) error {
 			"informal_source, text (the document the vector embeds) and vector (fixed-size list of float32),\n"+
 			"in row groups, with the encoder spec in the file's key-value metadata (driftkit.encoder_spec).\n"+
 			"Loads in pyarrow, DuckDB, Hugging Face datasets and LanceDB as it is.")
-	wsDir := fs.String("ws", "", "workspace folder")
+	var sf stageFlags
+	sf.AddFlags(fs, withWS|withQuiet|withForce, "a table")
 	rowGroup := fs.Int("row-group-rows", 0, "rows per Parquet row group (0: about 64 MiB per group)")
-	force := fs.Bool("force", false, "replace a table the manifest does not know")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if *wsDir == "" {
-		fs.Usage()
-		return fmt.Errorf("%w: --ws is required", errUsage)
+	if err := sf.requireWS(fs); err != nil {
+		return err
 	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
+	if err := noArgs(fs); err != nil {
+		return err
 	}
 	if *rowGroup < 0 {
-		return fmt.Errorf("%w: --row-group-rows %d (want 0 or more)", errUsage, *rowGroup)
+		return usagef(fs, "--row-group-rows %d (want 0 or more)", *rowGroup)
 	}
-	ws, err := dataset.OpenExisting(*wsDir)
+	ctx = sf.context(ctx)
+	ws, err := dataset.OpenExisting(sf.WS)
 	if err != nil {
 		return err
 	}
-	st, err := embeddings.Export(ctx, ws, embeddings.Options{RowGroupRows: *rowGroup, Force: *force})
+	st, err := embeddings.Export(ctx, ws, embeddings.Options{RowGroupRows: *rowGroup, Force: sf.Force})
 	if err != nil {
 		return err
 	}

@@ -97,7 +97,7 @@ type Options struct {
 	// Force replaces a table the manifest does not know.
 	Force bool
 	// Progress, when not nil, is told of each row written (nil: a progress
-	// bar on the terminal).
+	// bar on the progress.Reporter of Export's context).
 	Progress func(rows int)
 	// allocator is the Arrow allocator (tests check that every buffer is
 	// released); nil: the Go allocator.
@@ -116,9 +116,10 @@ type Stats struct {
 	Generation string
 }
 
-// ErrNoRevision is wrapped when an indexed declaration is missing from
-// declarations.parquet: the index is older than the tables.
-var ErrNoRevision = errors.New("index documents missing from declarations.parquet (the index is older than the tables: run `driftkit index` again)")
+// ErrNoRevision is wrapped, with index.ErrStale, when an indexed
+// declaration is missing from declarations.parquet: the index is older than
+// the tables.
+var ErrNoRevision = errors.New("index documents missing from declarations.parquet (the index is older than the tables)")
 
 // Schema is the table's Arrow schema for vectors of dims dimensions.
 func Schema(dims int, meta arrow.Metadata) *arrow.Schema {
@@ -337,7 +338,7 @@ func Write(ctx context.Context, w io.Writer, g *index.Generation, revs map[strin
 		err = flush()
 	}
 	if err == nil && missing > 0 {
-		err = fmt.Errorf("%w: %d of them, first %s", ErrNoRevision, missing, firstMissing)
+		err = fmt.Errorf("%w: %w: %d of them, first %s", index.ErrStale, ErrNoRevision, missing, firstMissing)
 	}
 	if err == nil {
 		err = fw.AppendKeyValueMetadata(MetaRows, strconv.FormatInt(rows, 10))
@@ -364,7 +365,7 @@ func Export(ctx context.Context, ws *dataset.Workspace, opts Options) (*Stats, e
 		return nil, err
 	}
 	if !ws.Has(dataset.DeclarationsFile) {
-		return nil, fmt.Errorf("%s: no declarations (run `driftkit extract` first)", ws.Path(dataset.DeclarationsFile))
+		return nil, ws.Missing(dataset.DeclarationsFile, "declarations")
 	}
 	ix, err := index.Open(ws.Dir, &index.OpenOptions{VectorsOnly: true})
 	if err != nil {
@@ -400,7 +401,7 @@ func Export(ctx context.Context, ws *dataset.Workspace, opts Options) (*Stats, e
 	run.Phase("revisions", time.Since(t0))
 
 	if opts.Progress == nil {
-		bar := progress.New("export embeddings", int64(g.Table().Len()))
+		bar := progress.Start(ctx, "export embeddings", int64(g.Table().Len()))
 		defer bar.Finish()
 		opts.Progress = bar.Add
 	}

@@ -24,7 +24,6 @@ import (
 
 	"github.com/driftkit/driftkit/dataset"
 	"github.com/driftkit/driftkit/index"
-	"github.com/driftkit/driftkit/internal/progress"
 )
 
 // corpus makes n declarations in a few libraries and modules, with
@@ -61,7 +60,6 @@ func corpus(n int) ([]dataset.Declaration, []dataset.Informal) {
 // encoder of dim dims, or enc when not nil).
 func buildWS(t testing.TB, n, dims int, enc index.Encoder) *dataset.Workspace {
 	t.Helper()
-	progress.Quiet = true
 	ws, err := dataset.Open(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
@@ -431,7 +429,7 @@ func TestStaleIndex(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err := Export(context.Background(), ws, Options{})
-	if !errors.Is(err, ErrNoRevision) || !strings.Contains(err.Error(), "10 of them") {
+	if !errors.Is(err, ErrNoRevision) || !errors.Is(err, index.ErrStale) || !strings.Contains(err.Error(), "10 of them") {
 		t.Fatalf("got %v, want ErrNoRevision for 10 documents", err)
 	}
 	if ws.Has(File) {
@@ -476,6 +474,17 @@ func TestInterruptedKeepsOldTable(t *testing.T) {
 	}
 	if _, err := Export(context.Background(), ws, Options{Force: true}); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestNoDeclarations: a workspace without declarations.parquet gets a
+// dataset.MissingError naming it (the command adds which command makes it).
+func TestNoDeclarations(t *testing.T) {
+	ws, _ := dataset.Open(t.TempDir())
+	_, err := Export(context.Background(), ws, Options{})
+	var missing *dataset.MissingError
+	if !errors.As(err, &missing) || missing.Path != ws.Path(dataset.DeclarationsFile) {
+		t.Fatalf("got %v, want a MissingError for %s", err, dataset.DeclarationsFile)
 	}
 }
 
