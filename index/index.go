@@ -241,6 +241,13 @@ type OpenOptions struct {
 	// NoHead ignores WS/head: dense scores come from the raw embeddings even
 	// when the workspace has a trained projection head.
 	NoHead bool
+	// VectorsOnly loads the documents and the stored vectors and nothing
+	// else: no query encoder (so no embeddings endpoint is needed for an
+	// index of a remote model), no lexical index, no head. It is for readers
+	// of the stored vectors (the embeddings export); Search then fails in
+	// every mode (retrieval.ErrNoDense, retrieval.ErrNoLexical). It
+	// overrides NoDense.
+	VectorsOnly bool
 	// WrapDense, when not nil, is given the dense backend Open made (the
 	// in-memory store, wrapped by the projection head) and returns the one
 	// search uses: an external vector store, an instrumented or test
@@ -280,6 +287,31 @@ func (g *Generation) Table() *retrieval.Table { return g.table }
 // Vectors is the raw document vectors (nil when opened with NoDense); valid
 // while the generation is pinned.
 func (g *Generation) Vectors() *Store { return g.raw }
+
+// EachDocument calls fn for every document of the generation, in row order
+// (row i is Vectors' document i), texts included. It streams the
+// generation's docs.parquet (verified at Open), so the texts are never held
+// whole; d is valid only during the call. It stops at fn's first error or
+// when ctx is done. The generation must stay pinned until it returns.
+func (g *Generation) EachDocument(ctx context.Context, fn func(row int, d *Doc) error) error {
+	row := 0
+	err := dataset.EachRow(filepath.Join(g.dir, DocsName), func(d *Doc) error {
+		if row%1024 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		if err := fn(row, d); err != nil {
+			return err
+		}
+		row++
+		return nil
+	})
+	if err == nil && row != g.table.Len() {
+		err = fmt.Errorf("%s: %w: docs.parquet has %d rows, the generation %d", g.dir, ErrStale, row, g.table.Len())
+	}
+	return err
+}
 
 // Mapped reports whether the vectors are memory-mapped.
 func (g *Generation) Mapped() bool { return g.vectors != nil && g.vectors.Mapped }
@@ -354,7 +386,8 @@ func openGeneration(wsDir, id string, opts *OpenOptions) (_ *Generation, err err
 	}
 	for _, n := range names {
 		dense := n == VectorsName || !slices.Contains(core, n)
-		if dense && opts.NoDense || n == PostingsName && opts.BleveBM25 {
+		if dense && opts.NoDense && !opts.VectorsOnly || n == PostingsName && (opts.BleveBM25 || opts.VectorsOnly) ||
+			opts.VectorsOnly && !slices.Contains(core, n) {
 			continue
 		}
 		if err := verifyFile(dir, m, n); err != nil {
@@ -382,7 +415,7 @@ func openGeneration(wsDir, id string, opts *OpenOptions) (_ *Generation, err err
 	}
 	g.table = retrieval.NewTable(entries, usedBy)
 	g.engine = &retrieval.Engine{Table: g.table}
-	if !opts.NoDense {
+	if !opts.NoDense || opts.VectorsOnly {
 		if g.vectors, err = npy.Open(filepath.Join(dir, VectorsName)); err != nil {
 			return nil, err
 		}
@@ -390,6 +423,10 @@ func openGeneration(wsDir, id string, opts *OpenOptions) (_ *Generation, err err
 			return nil, fmt.Errorf("%s: %w: vectors.npy is (%d, %d), manifest says (%d, %d)", dir, ErrStale, g.vectors.Rows, g.vectors.Cols, m.Docs, m.Dims)
 		}
 		g.raw = NewStore(g.vectors.Data, g.vectors.Rows, g.vectors.Cols)
+		if opts.VectorsOnly {
+			g.refs.Store(1)
+			return g, nil
+		}
 		if g.enc, err = queryEncoder(dir, m, opts); err != nil {
 			return nil, err
 		}

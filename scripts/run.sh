@@ -33,7 +33,18 @@ if built index; then
   if built_sub eval retrieval; then
     step "eval retrieval on $BENCH"
     "$BIN" eval retrieval --ws "$WS" --bench "$BENCH"
+    step "per-query results of every mode for notebooks/retrieval_errors.ipynb ($WS/eval/MODE.jsonl)"
+    mkdir -p "$WS/eval"
+    for m in dense bm25 hybrid best; do
+      "$BIN" eval retrieval --ws "$WS" --bench "$BENCH" --mode "$m" \
+        --per-item "$WS/eval/$m.jsonl" >"$WS/eval/$m.txt"
+      echo "$m: $(grep -E '^ +10 ' "$WS/eval/$m.txt" | awk '{print "F1@10 " $4}')"
+    done
   else missing+=("eval retrieval (issue 4)"); fi
+  if built_sub export embeddings; then
+    step "export embeddings (documents and hash-encoder vectors as one Parquet table)"
+    "$BIN" export embeddings --ws "$WS"
+  fi
 else missing+=("index (issue 4)"); fi
 
 if built mine; then
@@ -68,6 +79,7 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 echo
 echo "done; outputs in $WS (manifest: $WS/manifest.json)"
+echo "plots of this workspace: DRIFTKIT_WS=$WS jupyter lab notebooks/ (corpus.ipynb, retrieval_errors.ipynb)"
 if built serve; then
   echo
   echo "next: serve the search page, the API and #leansearch over this workspace:"

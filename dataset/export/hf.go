@@ -159,10 +159,13 @@ func HuggingFace(ctx context.Context, ws *dataset.Workspace, opts HFOptions) (*H
 	run.Phase("shards", time.Since(t0))
 	if m, err := ws.ReadManifest(); err == nil {
 		if r := m.LastRun("mine"); r != nil {
-			prov.Mine = r
+			prov.Mine, prov.Benchmarks = publicRun(ws, r)
 		}
 	}
 	card := Card(opts, configs, splits, prov)
+	if p := ws.LeakedPath(card); p != "" {
+		return nil, fmt.Errorf("the dataset card would publish the path %s of this machine (a bug: please report it)", p)
+	}
 	if err := dataset.WriteFileAtomic(filepath.Join(tmp, HFCardFile), []byte(card)); err != nil {
 		return nil, err
 	}
@@ -277,7 +280,48 @@ type provenance struct {
 	Libraries, Revisions, Kinds    map[string]int64
 	Providers, Prompts, Sources    map[string]int64
 	PromptTokens, CompletionTokens int64
-	Mine                           *dataset.Run
+	// Mine is the last mine run as the card may show it (publicRun);
+	// Benchmarks the files its decontamination excluded.
+	Mine       *dataset.Run
+	Benchmarks []dataset.FileRef
+}
+
+// publicRun is a manifest entry as a public card may show it: parameters
+// and notes name files relative to the workspace or by file name
+// (Workspace.ScrubPaths), never by the exporting machine's folders; the
+// benchmark files that mine's --exclude named are returned by file name with
+// their sha256 and size, which identify them anywhere.
+func publicRun(ws *dataset.Workspace, r *dataset.Run) (*dataset.Run, []dataset.FileRef) {
+	out := *r
+	out.Parameters = map[string]any{}
+	for k, v := range r.Parameters {
+		out.Parameters[k] = ws.ScrubValue(v)
+	}
+	out.Notes = make([]string, len(r.Notes))
+	for i, n := range r.Notes {
+		out.Notes[i] = ws.ScrubPaths(n)
+	}
+	excluded := map[string]bool{}
+	switch ex := r.Parameters["exclude"].(type) {
+	case []any:
+		for _, e := range ex {
+			if s, ok := e.(string); ok {
+				excluded[s] = true
+			}
+		}
+	case []string:
+		for _, s := range ex {
+			excluded[s] = true
+		}
+	}
+	var bench []dataset.FileRef
+	for _, in := range r.Inputs {
+		if excluded[in.Path] {
+			bench = append(bench, dataset.FileRef{Path: ws.PublicPath(in.Path), SHA256: in.SHA256, Bytes: in.Bytes})
+		}
+	}
+	out.Inputs, out.Outputs = nil, nil
+	return &out, bench
 }
 
 func countList(m map[string]int64) string {
@@ -368,6 +412,13 @@ func Card(opts HFOptions, configs []string, splits map[string][]string, p *prove
 		fmt.Fprintf(&b, "| mining parameters | `%s` |\n", strings.ReplaceAll(string(params), "|", "\\|"))
 		if len(p.Mine.Notes) > 0 {
 			fmt.Fprintf(&b, "| mining notes | %s |\n", strings.ReplaceAll(strings.Join(p.Mine.Notes, "; "), "|", "\\|"))
+		}
+		if len(p.Benchmarks) > 0 {
+			var bs []string
+			for _, f := range p.Benchmarks {
+				bs = append(bs, fmt.Sprintf("`%s` (sha256 `%s`, %d bytes)", f.Path, f.SHA256, f.Bytes))
+			}
+			fmt.Fprintf(&b, "| decontamination benchmarks | %s |\n", strings.ReplaceAll(strings.Join(bs, "; "), "|", "\\|"))
 		}
 	}
 	b.WriteString("\n## Counts\n\n| config | rows |\n|---|---|\n")

@@ -120,15 +120,20 @@ func TestImportsGoDown(t *testing.T) {
 }
 
 // TestNoIncidentalEngines: the packages that consumers and data tools
-// import must not drag in a search engine or a training framework.
+// import must not drag in a search engine or a training framework, nor
+// Apache Arrow's Go module, which only the embeddings export
+// (index/embeddings, imported by cmd alone) uses for its Parquet writer.
 func TestNoIncidentalEngines(t *testing.T) {
+	const arrow = "github.com/apache/arrow-go/"
 	forbidden := map[string][]string{
-		"retrieval":      {"github.com/blevesearch/", "gorgonia.org/", module + "/index", module + "/train"},
-		"retrieval/eval": {"github.com/blevesearch/", "gorgonia.org/", module + "/index", module + "/train"},
-		"dataset/mine":   {"github.com/blevesearch/", "gorgonia.org/", module + "/index", module + "/train"},
-		"dataset/export": {"github.com/blevesearch/", "gorgonia.org/", module + "/index", module + "/train"},
-		"head":           {"github.com/blevesearch/", "gorgonia.org/"},
-		"dataset":        {"github.com/blevesearch/", "gorgonia.org/", "gonum.org/"},
+		"retrieval":      {"github.com/blevesearch/", "gorgonia.org/", module + "/index", module + "/train", arrow},
+		"retrieval/eval": {"github.com/blevesearch/", "gorgonia.org/", module + "/index", module + "/train", arrow},
+		"dataset/mine":   {"github.com/blevesearch/", "gorgonia.org/", module + "/index", module + "/train", arrow},
+		"dataset/export": {"github.com/blevesearch/", "gorgonia.org/", module + "/index", module + "/train", arrow},
+		"head":           {"github.com/blevesearch/", "gorgonia.org/", arrow},
+		"dataset":        {"github.com/blevesearch/", "gorgonia.org/", "gonum.org/", arrow},
+		"index":          {arrow},
+		"train":          {arrow},
 	}
 	for rel, bad := range forbidden {
 		cmd := exec.Command("go", "list", "-deps", "./"+rel)

@@ -127,10 +127,15 @@ type Config struct {
 
 // PerItem is one line of --per-item output.
 type PerItem struct {
-	FullName string   `json:"full_name"`
-	Gold     []string `json:"gold"`
-	Ranked   []string `json:"ranked"`
-	Misses   []string `json:"misses"`
+	FullName string `json:"full_name"`
+	// Line is the item's line in the benchmark file (its position in a
+	// JSON array), Query its informal statement, the text searched: a
+	// notebook shows the worst queries by what they asked.
+	Line   int      `json:"line"`
+	Query  string   `json:"query"`
+	Gold   []string `json:"gold"`
+	Ranked []string `json:"ranked"`
+	Misses []string `json:"misses"`
 }
 
 // ModuleLister is implemented by corpora that can list a module's theorems
@@ -307,7 +312,7 @@ func Retrieval(ctx context.Context, s retrieval.Searcher, c retrieval.Corpus, it
 			if miss == nil {
 				miss = []string{}
 			}
-			if err := o.PerItem(PerItem{FullName: it.FullName, Gold: gold, Ranked: top, Misses: miss}); err != nil {
+			if err := o.PerItem(PerItem{FullName: it.FullName, Line: it.Line, Query: it.InformalStmt, Gold: gold, Ranked: top, Misses: miss}); err != nil {
 				return nil, err
 			}
 		}

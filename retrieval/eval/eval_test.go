@@ -98,3 +98,36 @@ func TestProtocols(t *testing.T) {
 		t.Error("hold-out-module without a ModuleLister accepted")
 	}
 }
+
+// TestPerItem: each scored item's line says where it is in the benchmark,
+// with the text searched, its gold, what was ranked (its own name removed)
+// and the gold missed in the top 100; items without gold have no line.
+func TestPerItem(t *testing.T) {
+	c := corpus{"thm1": "A", "thm3": "B", "P": "A", "Q": "B"}
+	items := []BenchItem{
+		{InformalStmt: "one", Gold: []string{"P", "Q"}, FullName: "thm1", Line: 1},
+		{InformalStmt: "no gold", FullName: "thm2", Line: 2},
+		{InformalStmt: "three", Gold: []string{"Q"}, FullName: "thm3", Line: 3},
+	}
+	var got []PerItem
+	s := &recorder{hits: []string{"thm1", "P"}}
+	_, err := Retrieval(context.Background(), s, c, items, Options{Ks: []int{1}, Progress: func(int) {},
+		PerItem: func(p PerItem) error { got = append(got, p); return nil }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []PerItem{
+		{FullName: "thm1", Line: 1, Query: "one", Gold: []string{"P", "Q"}, Ranked: []string{"P"}, Misses: []string{"Q"}},
+		{FullName: "thm3", Line: 3, Query: "three", Gold: []string{"Q"}, Ranked: []string{"thm1", "P"}, Misses: []string{"Q"}},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("got %+v", got)
+	}
+	for i := range want {
+		g, w := got[i], want[i]
+		if g.FullName != w.FullName || g.Line != w.Line || g.Query != w.Query || !slices.Equal(g.Gold, w.Gold) ||
+			!slices.Equal(g.Ranked, w.Ranked) || !slices.Equal(g.Misses, w.Misses) {
+			t.Errorf("item %d: %+v, want %+v", i, g, w)
+		}
+	}
+}
