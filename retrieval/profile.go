@@ -52,6 +52,9 @@ var theoremSignals = []signal{
 	{"mention", func(w *Weights) float64 { return w.Mention }, func(s *searchState) []int {
 		return s.t.Mentions(s.q.Text+"\n"+s.q.Formal, s.cand)
 	}},
+	{"name", func(w *Weights) float64 { return w.Name }, func(s *searchState) []int {
+		return s.t.NameMatch(s.q.Text, s.expansion(), s.cand, s.w.NameBeta, s.depth)
+	}},
 }
 
 // TheoremWeights are the defaults of theorem search (see README.md, "theorem
