@@ -60,7 +60,7 @@ var theoremSignals = []signal{
 // TheoremWeights are the defaults of theorem search (see README.md, "theorem
 // search", for how they were tuned). It returns a fresh value.
 func TheoremWeights() Weights {
-	return Weights{BM25: 1, Dense: 1, Mention: 2, RRFK: 60, Depth: 200}
+	return Weights{BM25: 2, Dense: 0.5, Mention: 2, Name: 1, NameBeta: 2, ExpandLexical: true, RRFK: 20, Depth: 200}
 }
 
 // profiles maps each profile to its signals and default weights.
