@@ -1,7 +1,9 @@
 package retrieval
 
 import (
+	"maps"
 	"math"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -50,7 +52,9 @@ func (t *Table) names() *nameIndex {
 		}
 		ni.idf = make(map[string]float32, len(ni.docs))
 		n := float64(len(t.entries))
-		for tok, ds := range ni.docs {
+		// Tokens in sorted order: float sums do not depend on map order.
+		for _, tok := range slices.Sorted(maps.Keys(ni.docs)) {
+			ds := ni.docs[tok]
 			idf := float32(math.Log(1 + n/float64(len(ds))))
 			ni.idf[tok] = idf
 			for _, d := range ds {
@@ -65,7 +69,11 @@ func (t *Table) names() *nameIndex {
 // NameMatch ranks candidates by how well the words of text (stopwords
 // dropped) and extra (vocabulary, Expand) cover their names: the summed idf
 // of the matched components, times the matched share of the name's weight
-// to the power beta. At most n documents.
+// to the power beta. At most n documents, equal scores in doc order.
+//
+// It runs on every theorem search over every name holding a query word
+// ("mul" alone is in tens of thousands of Mathlib names), so it
+// accumulates into a pooled dense array rather than a map.
 func (t *Table) NameMatch(text, extra string, cand func(int) bool, beta float64, n int) []int {
 	ni := t.names()
 	q := map[string]bool{}
@@ -75,22 +83,72 @@ func (t *Table) NameMatch(text, extra string, cand func(int) bool, beta float64,
 		}
 	})
 	nameTokens(extra, func(tok string) { q[tok] = true })
-	acc := map[int]float32{}
-	for tok := range q {
+	sc := nameScratchPool.Get().(*nameScratch)
+	defer nameScratchPool.Put(sc)
+	if len(sc.acc) < len(ni.weight) {
+		sc.acc = make([]float32, len(ni.weight))
+	}
+	acc, touched := sc.acc, sc.touched[:0]
+	// Query tokens in sorted order: the float32 sums do not depend on map
+	// order.
+	for _, tok := range slices.Sorted(maps.Keys(q)) {
 		idf := ni.idf[tok]
 		for _, d := range ni.docs[tok] {
-			if cand(int(d)) {
-				acc[int(d)] += idf
+			if acc[d] == 0 {
+				if !cand(int(d)) {
+					continue
+				}
+				touched = append(touched, d)
 			}
+			acc[d] += idf
 		}
 	}
-	m := make(map[int]float64, len(acc))
-	for d, s := range acc {
+	scored := sc.scored[:0]
+	for _, d := range touched {
+		s := acc[d]
+		acc[d] = 0
 		share := float64(s / max(ni.weight[d], 1e-9))
-		m[d] = float64(s) * math.Pow(min(share, 1), beta)
+		scored = append(scored, docScore{int(d), float64(s) * math.Pow(min(share, 1), beta)})
 	}
-	return TopDocs(m, n)
+	sc.touched, sc.scored = touched, scored
+	return topScored(scored, n)
 }
+
+// docScore is a document with a float64 score.
+type docScore struct {
+	doc   int
+	score float64
+}
+
+// topScored returns the docs of the n best, equal scores in increasing doc
+// order (TopDocs' order). It reorders s.
+func topScored(s []docScore, n int) []int {
+	slices.SortFunc(s, func(a, b docScore) int {
+		if a.score != b.score {
+			if a.score > b.score {
+				return -1
+			}
+			return 1
+		}
+		return a.doc - b.doc
+	})
+	s = s[:min(n, len(s))]
+	out := make([]int, len(s))
+	for i, x := range s {
+		out[i] = x.doc
+	}
+	return out
+}
+
+// nameScratch is NameMatch's per-call working memory; acc is all zero
+// between calls.
+type nameScratch struct {
+	acc     []float32
+	touched []int32
+	scored  []docScore
+}
+
+var nameScratchPool = sync.Pool{New: func() any { return new(nameScratch) }}
 
 // nameOnceFields are the Table's lazily built name index.
 type nameOnceFields struct {
