@@ -34,6 +34,28 @@ func TestTheoremSearch(t *testing.T) {
 	t.Run("theorem profile", func(t *testing.T) { testEvalSearchTheoremProfile(t, ws) })
 	t.Run("profile label", func(t *testing.T) { testSearchProfileLabel(t, ws) })
 	t.Run("augment", func(t *testing.T) { testSearchAugment(t, ws) })
+	t.Run("eval retrieval stays premise", func(t *testing.T) { testEvalRetrievalPremiseProfile(t, ws) })
+}
+
+// eval retrieval measures dependency retrieval: the premise profile, also
+// when theorems are candidates, unless --profile says otherwise.
+func testEvalRetrievalPremiseProfile(t *testing.T, ws string) {
+	bench := filepath.Join(t.TempDir(), "bench.jsonl")
+	os.WriteFile(bench, []byte(`{"informal_stmt": "A group of prime order is cyclic.", "mathlib_dependencies": ["Driftlib.IsCyclic"], "full_name": "Driftlib.isCyclic_of_prime_card"}`+"\n"), 0o644)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{nil, "profile premise"},
+		{[]string{"--all-kinds"}, "profile premise"},
+		{[]string{"--all-kinds", "--profile", "auto"}, "profile theorem"},
+		{[]string{"--profile", "theorem"}, "profile theorem"},
+	} {
+		args := append([]string{"eval", "retrieval", "--ws", ws, "--bench", bench}, tc.args...)
+		if code, out, errs := runCmd(args...); code != 0 || !strings.Contains(out, "mode best, "+tc.want+",") {
+			t.Errorf("driftkit %v: exit %d, want %q\n%s%s", args, code, tc.want, out, errs)
+		}
+	}
 }
 
 // Every gold name of the bundled library's theorem-search benchmark is a
