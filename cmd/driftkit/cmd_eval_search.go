@@ -25,14 +25,14 @@ func runEvalSearch(ctx context.Context, env *Env, args []string) error {
 			"R@10 for each profile and mode (the profile matters in mode best only). Every gold name is checked to be\n"+
 			"in the index; --check only does that and fails on a missing name. --augment rewrites each query with a\n"+
 			"chat model (--model, OPENAI_BASE_URL) first, caching the answers in the workspace.")
-	wsDir := fs.String("ws", "", "workspace folder")
+	var sf stageFlags
+	sf.AddFlags(fs, withWS|withQuiet|withJSON, "")
 	bench := fs.String("bench", "", "theorem-search benchmark JSONL (id, query, gold, topic)")
 	profiles := fs.String("profile", "premise,theorem", "comma-separated ranking profiles for mode best: premise, theorem, auto")
 	modes := fs.String("mode", "bm25,dense,hybrid,best", "comma-separated modes")
 	kinds := fs.String("kinds", "", "comma-separated candidate kinds (default: every kind)")
 	split := fs.String("split", "", "score one half of the benchmark: tune or held-out ("+eval.SearchSplitRule+"); default all")
 	check := fs.Bool("check", false, "only check that every gold name is in the index; fail naming each missing one")
-	asJSON := fs.Bool("json", false, "print JSON")
 	perItem := fs.String("per-item", "", "write one JSON line per query and configuration to this file")
 	weights := fs.String("weights", "", "JSON weights for mode best, over the profile's defaults (advanced)")
 	engine := fs.String("bm25-engine", "mem", "BM25 engine: mem (in-memory postings, fast) or bleve (the bleve index)")
@@ -41,12 +41,14 @@ func runEvalSearch(ctx context.Context, env *Env, args []string) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if *wsDir == "" || *bench == "" {
-		fs.Usage()
-		return fmt.Errorf("%w: --ws and --bench are required", errUsage)
+	if sf.WS == "" || *bench == "" {
+		return usagef(fs, "--ws and --bench are required")
 	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
+	if err := noArgs(fs); err != nil {
+		return err
+	}
+	if err := checkOutputFile("--per-item", *perItem); err != nil {
+		return err
 	}
 	if *engine != "mem" && *engine != "bleve" {
 		return fmt.Errorf("%w: --bm25-engine %q (mem or bleve)", errUsage, *engine)
@@ -109,7 +111,8 @@ func runEvalSearch(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	items = eval.SplitSearch(items, half)
-	ix, closeIx, err := openIndexWith(ctx, *wsDir, index.OpenOptions{NoDense: !needDense || *check, BleveBM25: *engine == "bleve", NoHead: *noHead})
+	ctx = sf.context(ctx)
+	ix, closeIx, err := openIndexWith(ctx, sf.WS, index.OpenOptions{NoDense: !needDense || *check, BleveBM25: *engine == "bleve", NoHead: *noHead})
 	if err != nil {
 		return err
 	}
@@ -117,7 +120,7 @@ func runEvalSearch(ctx context.Context, env *Env, args []string) error {
 	if *check {
 		missing := eval.CheckGold(ix, items)
 		for _, m := range missing {
-			fmt.Fprintf(env.Stderr, "%s:%d: item %s: gold %s is not a declaration of %s\n", *bench, m.Line, m.ID, m.Name, *wsDir)
+			fmt.Fprintf(env.Stderr, "%s:%d: item %s: gold %s is not a declaration of %s\n", *bench, m.Line, m.ID, m.Name, sf.WS)
 		}
 		if len(missing) > 0 {
 			return fmt.Errorf("%s: %d gold names of %d items are not in the index", *bench, len(missing), len(items))
@@ -128,7 +131,7 @@ func runEvalSearch(ctx context.Context, env *Env, args []string) error {
 	man := ix.Manifest()
 	opts := eval.SearchOptions{Configs: configs, Filter: &filter, Weights: w, BenchLabel: *bench, Split: half,
 		Encoder: man.Encoder, EncoderFallback: man.EncoderFallback, Informal: describeSources(man.InformalSource), Head: ix.Head()}
-	a, closeAug, err := aug.open(*wsDir)
+	a, closeAug, err := aug.open(sf.WS)
 	if err != nil {
 		return err
 	}
@@ -151,20 +154,14 @@ func runEvalSearch(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	if rep.GoldInIndex == 0 {
-		return fmt.Errorf("%s: none of its %d gold names is a declaration indexed in %s (wrong workspace for this benchmark?)", *bench, rep.GoldTotal, *wsDir)
+		return fmt.Errorf("%s: none of its %d gold names is a declaration indexed in %s (wrong workspace for this benchmark?)", *bench, rep.GoldTotal, sf.WS)
 	}
 	if pf != nil {
 		if err := pf.Commit(); err != nil {
 			return err
 		}
 	}
-	if *asJSON {
-		enc := json.NewEncoder(env.Stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(rep)
-	}
-	rep.WriteTable(env.Stdout)
-	return nil
+	return sf.report(env.Stdout, rep, rep.WriteTable)
 }
 
 // parseKinds checks a --kinds list.
