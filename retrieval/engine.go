@@ -49,6 +49,17 @@ type searchState struct {
 	denseN []Scored
 	// uses counts a document's users without the excluded declarations.
 	uses func(int) int
+	// expanded caches Expand(q.Text).
+	expanded *string
+}
+
+// expansion is the query's vocabulary (Expand), computed once.
+func (s *searchState) expansion() string {
+	if s.expanded == nil {
+		e := Expand(s.q.Text)
+		s.expanded = &e
+	}
+	return *s.expanded
 }
 
 func (s *searchState) cand(doc int) bool { return s.class[doc] == 1 }
@@ -160,6 +171,9 @@ type plan struct {
 	spec               profileSpec
 	b                  *Batch
 	needDense, needLex bool
+	// lexText and denseText are what BM25 and the encoder get: the query,
+	// plus its vocabulary when the weights ask for it (theorem search).
+	lexText, denseText string
 }
 
 // plan checks q, resolves its profile and weights and compiles its filter,
@@ -205,11 +219,23 @@ func (e *Engine) plan(q Query, classes map[string][]uint8) (*plan, error) {
 	if nn == 0 {
 		b.Requests = b.Requests[:1]
 	}
-	return &plan{
+	p := &plan{
 		s: s, spec: spec, b: b,
 		needDense: q.Mode == ModeDense || q.Mode == ModeHybrid || (q.Mode == ModeBest && (w.Dense > 0 || w.Neighbors > 0)),
 		needLex:   q.Mode == ModeBM25 || q.Mode == ModeHybrid || (q.Mode == ModeBest && (w.BM25 > 0 || w.Neighbors > 0)),
-	}, nil
+		lexText:   s.text, denseText: s.text,
+	}
+	if q.Mode == ModeBest && (w.ExpandLexical || w.ExpandDense) {
+		if x := s.expansion(); x != "" {
+			if w.ExpandLexical {
+				p.lexText += "\n" + x
+			}
+			if w.ExpandDense {
+				p.denseText += "\n" + x
+			}
+		}
+	}
+	return p, nil
 }
 
 // selectionKey identifies a selection's compiled classes (nil Kinds, any
@@ -225,7 +251,7 @@ func (e *Engine) dense(ctx context.Context, plans []*plan) error {
 	var need []*plan
 	for _, p := range plans {
 		if p.needDense {
-			texts = append(texts, p.s.text)
+			texts = append(texts, p.denseText)
 			need = append(need, p)
 		}
 	}
@@ -266,7 +292,7 @@ func (e *Engine) finish(ctx context.Context, p *plan) ([]Hit, error) {
 		if e.Lexical == nil {
 			return nil, ErrNoLexical
 		}
-		res, err := e.Lexical.SearchLexical(ctx, s.text, p.b)
+		res, err := e.Lexical.SearchLexical(ctx, p.lexText, p.b)
 		if err != nil {
 			return nil, fmt.Errorf("bm25: %w", err)
 		}
@@ -289,7 +315,16 @@ func (e *Engine) finish(ctx context.Context, p *plan) ([]Hit, error) {
 			lists = append(lists, Ranked{sg.name, wt, sg.rank(s)})
 		}
 	}
-	return e.Table.Fuse(lists, w.RRFK, q.K), nil
+	var scale func(int) float64
+	if w.NonTheorem > 0 {
+		scale = func(doc int) float64 {
+			if e.Table.entries[doc].Kind == "theorem" {
+				return 1
+			}
+			return 1 - w.NonTheorem
+		}
+	}
+	return e.Table.FuseScaled(lists, w.RRFK, q.K, scale), nil
 }
 
 func split(res [][]Scored) (cand, neigh []Scored) {

@@ -84,7 +84,7 @@ func TestSignals(t *testing.T) {
 			e = &Engine{Table: tb, Lexical: nameMatch{tb}, Dense: letters{tb}, Encoder: letters{tb}}
 			return fmt.Sprintf("%d documents", tb.Len())
 		case "search":
-			q := Query{Text: c.Input, Mode: Mode(c.Arg("mode", "best"))}
+			q := Query{Text: c.Input, Mode: Mode(c.Arg("mode", "best")), Profile: Profile(c.Arg("profile", ""))}
 			q.K, _ = strconv.Atoi(c.Arg("k", "10"))
 			if w, ok := c.Args["w"]; ok {
 				q.Weights = parseWeights(t, w)
@@ -120,12 +120,17 @@ func TestSignals(t *testing.T) {
 	})
 }
 
-// parseWeights reads "concept:1,concept_top:2" (the JSON names of Weights);
-// fields not given are zero, so one signal can be tested alone.
+// parseWeights reads "concept:1,concept_top:2,expand_lexical:true" (the
+// JSON names of Weights); fields not given are zero, so one signal can be
+// tested alone.
 func parseWeights(t *testing.T, s string) *Weights {
-	m := map[string]float64{}
+	m := map[string]any{}
 	for _, kv := range strings.Split(s, ",") {
 		k, v, _ := strings.Cut(kv, ":")
+		if b, err := strconv.ParseBool(v); err == nil && (v == "true" || v == "false") {
+			m[k] = b
+			continue
+		}
 		f, err := strconv.ParseFloat(v, 64)
 		if err != nil {
 			t.Fatalf("weight %q", kv)

@@ -41,12 +41,32 @@ var premiseSignals = []signal{
 	}},
 }
 
-// profiles maps each profile to its signals and default weights. Theorem
-// search has no tuned profile of its own yet: it ranks like premise
-// retrieval until one is added here.
+// theoremSignals are the lists theorem search fuses: the ones that find a
+// statement — BM25 over the document (name tokens, signature, informal
+// text), dense similarity, names written in the query — and none that favour
+// popular premises (no usage prior, no neighbour votes, no concept words,
+// which rank premises by uses).
+var theoremSignals = []signal{
+	{"bm25", func(w *Weights) float64 { return w.BM25 }, func(s *searchState) []int { return DocsOf(s.lexC) }},
+	{"dense", func(w *Weights) float64 { return w.Dense }, func(s *searchState) []int { return DocsOf(s.denseC) }},
+	{"mention", func(w *Weights) float64 { return w.Mention }, func(s *searchState) []int {
+		return s.t.Mentions(s.q.Text+"\n"+s.q.Formal, s.cand)
+	}},
+	{"name", func(w *Weights) float64 { return w.Name }, func(s *searchState) []int {
+		return s.t.NameMatch(s.q.Text, s.expansion(), s.cand, s.w.NameBeta, s.depth)
+	}},
+}
+
+// TheoremWeights are the defaults of theorem search (see README.md, "theorem
+// search", for how they were tuned). It returns a fresh value.
+func TheoremWeights() Weights {
+	return Weights{BM25: 2, Dense: 0.5, Mention: 2, Name: 1, NameBeta: 2, ExpandLexical: true, RRFK: 20, Depth: 200}
+}
+
+// profiles maps each profile to its signals and default weights.
 var profiles = map[Profile]profileSpec{
 	ProfilePremise: {signals: premiseSignals, defaults: DefaultWeights},
-	ProfileTheorem: {signals: premiseSignals, defaults: DefaultWeights},
+	ProfileTheorem: {signals: theoremSignals, defaults: TheoremWeights},
 }
 
 // ResolveProfile turns ProfileAuto into the profile a query's filter asks
@@ -62,8 +82,8 @@ func ResolveProfile(q *Query) Profile {
 	return ProfilePremise
 }
 
-// ProfileWeights returns the default weights of a profile (ProfileAuto:
-// premise retrieval's).
+// ProfileWeights returns the default weights of a profile (ProfileAuto and
+// unknown profiles: premise retrieval's).
 func ProfileWeights(p Profile) Weights {
 	if spec, ok := profiles[p]; ok {
 		return spec.defaults()

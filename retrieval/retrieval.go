@@ -152,6 +152,24 @@ type Weights struct {
 	// CandidateVotes scales the votes of the top NeighborDocs candidate hits
 	// for their own statement dependencies (0: only non-candidates vote).
 	CandidateVotes float64 `json:"candidate_votes,omitempty"`
+
+	// The weights below are theorem search's (ProfileTheorem).
+
+	// Name weights the name list: the query's words and their vocabulary
+	// (Expand) matched to the components of declaration names, each
+	// weighing its inverse document frequency among names, times the
+	// covered share of the name's own weight to the power NameBeta (a name
+	// the query spells out entirely beats a long one it touches).
+	Name     float64 `json:"name,omitempty"`
+	NameBeta float64 `json:"name_beta,omitempty"`
+	// ExpandLexical and ExpandDense add the query's vocabulary (Expand) to
+	// the text given to BM25 and to the dense encoder.
+	ExpandLexical bool `json:"expand_lexical,omitempty"`
+	ExpandDense   bool `json:"expand_dense,omitempty"`
+	// NonTheorem, in [0, 1), lowers the fused score of every candidate that
+	// is not a theorem by that fraction: a mathematician searching for a
+	// result wants the theorem before the definitions it mentions.
+	NonTheorem float64 `json:"non_theorem,omitempty"`
 }
 
 // DefaultWeights are the tuned offline defaults of premise retrieval (see

@@ -256,7 +256,11 @@ func DocsOf(s []Scored) []int {
 // Fuse combines ranked lists by weighted reciprocal-rank fusion,
 // score(d) = Σ_list w_list / (k + rank_list(d)), and returns the n best
 // documents as hits (Signals: each list's 1-based rank of the document).
-func (t *Table) Fuse(lists []Ranked, k float64, n int) []Hit {
+func (t *Table) Fuse(lists []Ranked, k float64, n int) []Hit { return t.FuseScaled(lists, k, n, nil) }
+
+// FuseScaled is Fuse with each document's fused score multiplied by
+// scale(doc) (nil: 1) before the cut.
+func (t *Table) FuseScaled(lists []Ranked, k float64, n int, scale func(doc int) float64) []Hit {
 	score := map[int]float64{}
 	sig := map[int]map[string]int{}
 	for _, l := range lists {
@@ -266,6 +270,11 @@ func (t *Table) Fuse(lists []Ranked, k float64, n int) []Hit {
 				sig[r] = map[string]int{}
 			}
 			sig[r][l.Signal] = rank + 1
+		}
+	}
+	if scale != nil {
+		for r := range score {
+			score[r] *= scale(r)
 		}
 	}
 	rows := TopDocs(score, n)

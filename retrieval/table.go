@@ -36,6 +36,8 @@ type Table struct {
 	deps [][]int32
 	// priorOrder lists the used documents, most used first.
 	priorOrder []int
+	// The name index of theorem search, built on first use (names.go).
+	nameOnceFields
 }
 
 // NewTable indexes entries (doc id = position) and the usage graph

@@ -11,6 +11,7 @@ import (
 
 	"github.com/driftkit/driftkit/dataset"
 	"github.com/driftkit/driftkit/retrieval"
+	"github.com/driftkit/driftkit/retrieval/augment"
 )
 
 // SearchRequest is the body of POST /api/search; GET takes the same
@@ -38,7 +39,11 @@ type SearchResponse struct {
 	Encoder         string         `json:"encoder"`
 	EncoderFallback bool           `json:"encoder_fallback"`
 	Head            any            `json:"head"`
-	Hits            []SearchHit    `json:"hits"`
+	// Augmentation says how the query was rewritten (theorem search on a
+	// workspace with a chat model configured), or why the raw query was
+	// searched alone.
+	Augmentation *augment.Result `json:"augmentation,omitempty"`
+	Hits         []SearchHit     `json:"hits"`
 }
 
 // SearchHit is a retrieval.Hit (same JSON fields) with the declaration's
@@ -203,7 +208,7 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) {
 
 // search runs q and describes each hit from the corpus.
 func (s *Server) search(ctx context.Context, ws *Workspace, q retrieval.Query) (*SearchResponse, error) {
-	hits, err := ws.Index.Search(ctx, q)
+	hits, aug, err := searchHits(ctx, ws, q)
 	if err != nil {
 		if err == retrieval.ErrEmptyQuery {
 			return nil, badField("query", "nothing to search for")
@@ -212,7 +217,7 @@ func (s *Server) search(ctx context.Context, ws *Workspace, q retrieval.Query) (
 	}
 	a := ws.Index.About()
 	resp := &SearchResponse{Workspace: ws.Name, Query: q.Text, Mode: q.Mode, Encoder: a.Encoder, EncoderFallback: a.EncoderFallback,
-		Head: a.Head, Hits: make([]SearchHit, len(hits))}
+		Head: a.Head, Augmentation: aug, Hits: make([]SearchHit, len(hits))}
 	for i, h := range hits {
 		sh := SearchHit{Hit: h, URL: s.declURL(ws, h.Name), Page: s.declPage(ws, h.Name)}
 		if e, ok := ws.Index.Lookup(h.Name); ok {
@@ -423,4 +428,16 @@ func (s *Server) handleWorkspaces(w http.ResponseWriter, r *http.Request) {
 		out = append(out, wsOut{Name: ws.Name, Default: ws == s.def, Index: a, EncoderLabel: EncoderLabel(a), Declarations: ws.Decls().Len()})
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"workspaces": out})
+}
+
+// searchHits runs q on ws: a theorem search (retrieval.ResolveProfile) on
+// a workspace with an Augmenter is rewritten first and its variants fused
+// (the Result says how, or why not); any other query is searched as is.
+func searchHits(ctx context.Context, ws *Workspace, q retrieval.Query) ([]retrieval.Hit, *augment.Result, error) {
+	if ws.Augment == nil || retrieval.ResolveProfile(&q) != retrieval.ProfileTheorem {
+		hits, err := ws.Index.Search(ctx, q)
+		return hits, nil, err
+	}
+	hits, r, err := ws.Augment.Search(ctx, ws.Index, q)
+	return hits, &r, err
 }

@@ -2,10 +2,12 @@ package serve
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/driftkit/driftkit/internal/leantext"
 	"github.com/driftkit/driftkit/retrieval"
@@ -136,8 +138,7 @@ func (s *Server) handleLeanSearch(w http.ResponseWriter, r *http.Request) {
 		qs[i] = retrieval.Query{Text: text, K: n, Mode: retrieval.ModeBest,
 			Profile: retrieval.ProfileAuto, Filter: retrieval.Filter{AllKinds: true}}
 	}
-	// One pass over the dense vectors for the request's queries.
-	all, err := retrieval.SearchAll(r.Context(), ws.Index, qs)
+	all, err := s.leanSearchAll(r.Context(), ws, qs)
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -204,4 +205,27 @@ func LeanType(sig string) string {
 		return typ
 	}
 	return "∀ " + binders + ", " + typ
+}
+
+// leanSearchAll answers a LeanSearch request's queries: in one pass over
+// the dense vectors, or, on a workspace with an Augmenter, each rewritten
+// by the model (concurrently: the model's latency, not the search's, sets
+// the time) and its variants searched.
+func (s *Server) leanSearchAll(ctx context.Context, ws *Workspace, qs []retrieval.Query) ([][]retrieval.Hit, error) {
+	if ws.Augment == nil {
+		return retrieval.SearchAll(ctx, ws.Index, qs)
+	}
+	all := make([][]retrieval.Hit, len(qs))
+	errs := make([]error, len(qs))
+	var wg sync.WaitGroup
+	for i, q := range qs {
+		wg.Go(func() { all[i], _, errs[i] = searchHits(ctx, ws, q) })
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return all, nil
 }

@@ -159,6 +159,7 @@ func (s *Server) pageSearch(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		d["Hits"] = resp.Hits
+		d["Augmentation"] = resp.Augmentation
 		d["Searched"] = true
 	}
 	s.pages.render(w, http.StatusOK, "search.html", d)

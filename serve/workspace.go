@@ -10,6 +10,7 @@ import (
 
 	"github.com/driftkit/driftkit/dataset"
 	"github.com/driftkit/driftkit/retrieval"
+	"github.com/driftkit/driftkit/retrieval/augment"
 )
 
 // Index is one workspace's search index as the server uses it: a searcher,
@@ -56,6 +57,13 @@ type Workspace struct {
 	Name  string
 	Dir   string
 	Index Index
+	// Augment, when not nil, rewrites the query of every theorem search
+	// (the theorem profile: the search page, the LeanSearch endpoint, an
+	// API search with theorems as candidates) with a chat model before it
+	// is searched; a failing model leaves the raw query, said in the
+	// answer. Set it before the server starts; the server does not close
+	// it.
+	Augment *augment.Augmenter
 
 	decls    atomic.Pointer[Decls]
 	reloadMu sync.Mutex

@@ -14,6 +14,7 @@ import (
 	"github.com/driftkit/driftkit/index"
 	"github.com/driftkit/driftkit/lean"
 	"github.com/driftkit/driftkit/llm"
+	"github.com/driftkit/driftkit/retrieval"
 	"github.com/driftkit/driftkit/serve/drift"
 )
 
@@ -86,7 +87,7 @@ func runDrift(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return fmt.Errorf("%w: %v", errUsage, err)
 	}
-	w, err := parseWeights(*weights)
+	w, err := parseWeights(*weights, retrieval.ProfilePremise)
 	if err != nil {
 		return err
 	}

@@ -23,6 +23,7 @@ func runEvalRetrieval(ctx context.Context, env *Env, args []string) error {
 	sf.AddFlags(fs, withWS|withQuiet|withJSON, "")
 	var qf queryFlags
 	qf.AddFlags(fs)
+	qf.AddProfileFlag(fs, "premise", "ranking profile of mode best: premise (dependency retrieval, also with --all-kinds), theorem, or auto (theorem with --all-kinds)")
 	bench := fs.String("bench", "", "benchmark JSONL (informal_stmt, mathlib_dependencies, full_name)")
 	ks := fs.String("k", "1,5,10,20,100", "cutoffs")
 	perItem := fs.String("per-item", "", "write one JSON line per query to this file")
@@ -80,7 +81,7 @@ func runEvalRetrieval(ctx context.Context, env *Env, args []string) error {
 	}
 	defer closeIx()
 	man := ix.Manifest()
-	opts := eval.Options{Ks: kl, Mode: m, AllKinds: qo.AllKinds, UseFormal: *useFormal, HoldOutModule: *holdOut, Unseen: unseenNames,
+	opts := eval.Options{Ks: kl, Mode: m, Profile: qo.Profile, AllKinds: qo.AllKinds, UseFormal: *useFormal, HoldOutModule: *holdOut, Unseen: unseenNames,
 		Weights: qo.Weights, BenchLabel: *bench, Split: half, Encoder: man.Encoder, EncoderFallback: man.EncoderFallback, Head: ix.Head()}
 	var pf *dataset.AtomicFile
 	if *perItem != "" {

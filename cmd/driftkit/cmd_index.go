@@ -101,12 +101,12 @@ func runIndex(ctx context.Context, env *Env, args []string) error {
 	})
 }
 
-// parseWeights reads a --weights JSON object over the defaults.
-func parseWeights(s string) (*index.Weights, error) {
+// parseWeights reads a --weights JSON object over profile p's defaults.
+func parseWeights(s string, p retrieval.Profile) (*index.Weights, error) {
 	if s == "" {
 		return nil, nil
 	}
-	w := retrieval.DefaultWeights()
+	w := retrieval.ProfileWeights(p)
 	if strings.HasPrefix(s, "@") {
 		b, err := os.ReadFile(s[1:])
 		if err != nil {

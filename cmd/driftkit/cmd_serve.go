@@ -15,6 +15,7 @@ import (
 	"github.com/driftkit/driftkit/internal/app"
 	"github.com/driftkit/driftkit/lean"
 	"github.com/driftkit/driftkit/llm"
+	"github.com/driftkit/driftkit/retrieval/augment"
 	"github.com/driftkit/driftkit/serve"
 	"github.com/driftkit/driftkit/serve/tomap"
 )
@@ -47,6 +48,8 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 	quiet := fs.Bool("quiet", false, "log errors only (no line per request)")
 	lc := llm.ConfigFromEnv()
 	lc.RegisterFlags(fs)
+	augmentOn := fs.Bool("augment", false, "rewrite every theorem search (search page, #leansearch endpoint) with the chat model --model first;\n"+
+		"answers cached in each workspace's "+augment.CacheName+"; a failing model leaves the raw query")
 	var agentFlags tomap.AgentFlags
 	agentFlags.Register(fs)
 	var lo lean.Options
@@ -76,6 +79,26 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 	}
 	log := slog.New(h)
 
+	// Query augmentation: one chat client, a cache per workspace.
+	var chat *llm.Client
+	var augModel string
+	if *augmentOn {
+		ac := lc
+		// A search waits for its rewrite: few retries, short attempts.
+		ac.MaxRetries, ac.RequestTimeout = 2, min(20*time.Second, *reqTimeout)
+		if err := ac.Finalize(); err != nil {
+			return fmt.Errorf("%w: %v", errUsage, err)
+		}
+		if ac.Model == "" {
+			return fmt.Errorf("%w: --augment needs a chat model (--model, with OPENAI_BASE_URL or --base-url)", errUsage)
+		}
+		augModel = ac.Model
+		if chat, err = llm.New(ac); err != nil {
+			return fmt.Errorf("%w: %v", errUsage, err)
+		}
+		defer chat.Close()
+	}
+
 	// Workspaces: each index once, shared by every request.
 	var workspaces []*serve.Workspace
 	defer func() {
@@ -94,6 +117,19 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 			return err
 		}
 		workspaces = append(workspaces, w)
+		if chat != nil {
+			cache, err := augment.OpenCache(augment.CachePath(sp.Dir))
+			if err != nil {
+				return fmt.Errorf("workspace %s: %w", sp.Name, err)
+			}
+			defer cache.Close()
+			// The rewrite gets at most two thirds of a request's time, so the
+			// search itself still fits.
+			if w.Augment, err = augment.New(augment.Options{Chat: chat, Model: augModel, Cache: cache, Timeout: *reqTimeout * 2 / 3}); err != nil {
+				return err
+			}
+			fmt.Fprintf(env.Stdout, "workspace %s: theorem searches augmented by %s\n", sp.Name, w.Augment.Label())
+		}
 		a := w.Index.About()
 		fmt.Fprintf(env.Stdout, "workspace %s: %s, %d documents, %d declarations, encoder %s%s\n", sp.Name, sp.Dir, a.Docs, w.Decls().Len(),
 			serve.EncoderLabel(a), map[bool]string{true: ", projection head", false: ""}[a.Head != nil])

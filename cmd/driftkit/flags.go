@@ -13,6 +13,7 @@ import (
 
 	"github.com/driftkit/driftkit/index"
 	"github.com/driftkit/driftkit/internal/progress"
+	"github.com/driftkit/driftkit/retrieval"
 )
 
 // stageFlags are the flags every stage spells alike: --ws, --quiet (no
@@ -105,6 +106,16 @@ func writeJSON(w io.Writer, v any) error {
 type queryFlags struct {
 	mode, weights, engine string
 	allKinds, noHead      bool
+	// profile is --profile (AddProfileFlag); nil: no such flag, premise
+	// retrieval.
+	profile *string
+}
+
+// AddProfileFlag registers --profile with its default: "auto" where a user
+// searches (search), "premise" where dependency retrieval is measured
+// (eval retrieval).
+func (q *queryFlags) AddProfileFlag(fs *flag.FlagSet, def, usage string) {
+	q.profile = fs.String("profile", def, usage)
 }
 
 // AddFlags registers --mode, --all-kinds, --weights, --bm25-engine and
@@ -119,9 +130,15 @@ func (q *queryFlags) AddFlags(fs *flag.FlagSet) {
 
 // queryOptions are the parsed query flags.
 type queryOptions struct {
-	Mode     index.Mode
-	Weights  *index.Weights // nil: the defaults
+	Mode index.Mode
+	// Profile is --profile (ProfilePremise without the flag).
+	Profile retrieval.Profile
+	// Weights are --weights over the defaults of the profile that Profile
+	// resolves to with AllKinds (nil: the defaults); weightsFor reads them
+	// over another profile's.
+	Weights  *index.Weights
 	AllKinds bool
+	weights  string
 	// Open opens the index the way these queries need it.
 	Open index.OpenOptions
 }
@@ -135,11 +152,17 @@ func (q *queryFlags) resolve() (queryOptions, error) {
 	if err != nil {
 		return queryOptions{}, fmt.Errorf("%w: --mode: %v", errUsage, err)
 	}
-	w, err := parseWeights(q.weights)
+	prof := retrieval.ProfilePremise
+	if q.profile != nil {
+		if prof, err = retrieval.ParseProfile(*q.profile); err != nil {
+			return queryOptions{}, fmt.Errorf("%w: --profile: %v", errUsage, err)
+		}
+	}
+	w, err := parseWeights(q.weights, retrieval.ResolveProfile(&retrieval.Query{Profile: prof, Filter: retrieval.Filter{AllKinds: q.allKinds}}))
 	if err != nil {
 		return queryOptions{}, err
 	}
-	return queryOptions{Mode: m, Weights: w, AllKinds: q.allKinds,
+	return queryOptions{Mode: m, Profile: prof, Weights: w, AllKinds: q.allKinds, weights: q.weights,
 		Open: index.OpenOptions{NoDense: m == index.ModeBM25, BleveBM25: q.engine == "bleve", NoHead: q.noHead}}, nil
 }
 
@@ -161,4 +184,9 @@ func checkOutputFile(flagName, path string) error {
 		return fmt.Errorf("%s %s: %s is not a folder", flagName, path, dir)
 	}
 	return nil
+}
+
+// weightsFor reads --weights over profile p's defaults (nil: none given).
+func (o queryOptions) weightsFor(p retrieval.Profile) (*index.Weights, error) {
+	return parseWeights(o.weights, p)
 }

@@ -20,7 +20,10 @@ type IndexRanker struct {
 
 // Rank implements Ranker.
 func (r IndexRanker) Rank(ctx context.Context, query, exclude string, k int) ([]string, error) {
-	hits, err := r.Searcher.Search(ctx, retrieval.Query{Text: query, K: k, Mode: r.Mode, Filter: retrieval.Filter{AllKinds: r.AllKinds, Exclude: []string{exclude}}})
+	// Hard negatives come from premise retrieval, also when theorems are
+	// candidates: the theorem profile ranks for a user looking for a result.
+	hits, err := r.Searcher.Search(ctx, retrieval.Query{Text: query, K: k, Mode: r.Mode, Profile: retrieval.ProfilePremise,
+		Filter: retrieval.Filter{AllKinds: r.AllKinds, Exclude: []string{exclude}}})
 	if err != nil {
 		return nil, err
 	}

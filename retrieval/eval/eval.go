@@ -111,13 +111,15 @@ type Report struct {
 
 // Config records what an evaluation used.
 type Config struct {
-	Encoder         string             `json:"encoder"`
-	EncoderFallback bool               `json:"encoder_fallback"`
-	Mode            retrieval.Mode     `json:"mode"`
-	Candidates      string             `json:"candidates"`
-	Inputs          string             `json:"inputs"`
-	Protocol        string             `json:"protocol,omitempty"`
-	Weights         *retrieval.Weights `json:"weights,omitempty"`
+	Encoder         string         `json:"encoder"`
+	EncoderFallback bool           `json:"encoder_fallback"`
+	Mode            retrieval.Mode `json:"mode"`
+	// Profile is the ranking profile mode best used (resolved from auto).
+	Profile    retrieval.Profile  `json:"profile,omitempty"`
+	Candidates string             `json:"candidates"`
+	Inputs     string             `json:"inputs"`
+	Protocol   string             `json:"protocol,omitempty"`
+	Weights    *retrieval.Weights `json:"weights,omitempty"`
 	// Head is the projection head applied to dense candidate scores, if any.
 	Head *head.Info `json:"head,omitempty"`
 	// Split names the half of the benchmark scored ("tune", "held-out"),
@@ -147,8 +149,11 @@ type ModuleLister interface {
 
 // Options configure Retrieval.
 type Options struct {
-	Ks        []int
-	Mode      retrieval.Mode
+	Ks   []int
+	Mode retrieval.Mode
+	// Profile is the ranking profile (default auto: premise retrieval,
+	// or theorem search with AllKinds).
+	Profile   retrieval.Profile
 	AllKinds  bool
 	UseFormal bool // pass formal_stmt as Query.Formal (not a realistic input for autoformalization)
 	// HoldOutModule is a stricter protocol: the other theorems (non-premise
@@ -215,9 +220,12 @@ func Retrieval(ctx context.Context, s retrieval.Searcher, c retrieval.Corpus, it
 	if o.Mode == "" {
 		rep.Config.Mode = retrieval.ModeBest
 	}
-	if rep.Config.Mode == retrieval.ModeBest && o.Weights == nil {
-		w := retrieval.DefaultWeights()
-		rep.Config.Weights = &w
+	if rep.Config.Mode == retrieval.ModeBest {
+		rep.Config.Profile = retrieval.ResolveProfile(&retrieval.Query{Profile: o.Profile, Filter: retrieval.Filter{AllKinds: o.AllKinds}})
+		if o.Weights == nil {
+			w := retrieval.ProfileWeights(rep.Config.Profile)
+			rep.Config.Weights = &w
+		}
 	}
 	if o.AllKinds {
 		rep.Config.Candidates = "all kinds"
@@ -252,7 +260,7 @@ func Retrieval(ctx context.Context, s retrieval.Searcher, c retrieval.Corpus, it
 			progressFn(1)
 			continue
 		}
-		q := retrieval.Query{Text: it.InformalStmt, K: maxK, Mode: o.Mode, Filter: retrieval.Filter{AllKinds: o.AllKinds}, Weights: o.Weights}
+		q := retrieval.Query{Text: it.InformalStmt, K: maxK, Mode: o.Mode, Profile: o.Profile, Filter: retrieval.Filter{AllKinds: o.AllKinds}, Weights: o.Weights}
 		if it.FullName != "" {
 			q.Filter.Exclude = []string{it.FullName}
 			if d, ok := c.Lookup(it.FullName); ok && o.HoldOutModule && d.Module != "" {
@@ -347,7 +355,11 @@ func (r *Report) WriteTable(w io.Writer) {
 	if r.Config.EncoderFallback {
 		fb = " (offline fallback)"
 	}
-	fmt.Fprintf(w, "encoder %s%s, mode %s, candidates: %s, inputs: %s\n", r.Config.Encoder, fb, r.Config.Mode, r.Config.Candidates, r.Config.Inputs)
+	mode := string(r.Config.Mode)
+	if r.Config.Profile != "" {
+		mode += ", profile " + string(r.Config.Profile)
+	}
+	fmt.Fprintf(w, "encoder %s%s, mode %s, candidates: %s, inputs: %s\n", r.Config.Encoder, fb, mode, r.Config.Candidates, r.Config.Inputs)
 	if h := r.Config.Head; h != nil {
 		fmt.Fprintf(w, "projection head %s (%s → %d dims, mix %.2f) on dense candidate scores\n", h.ID, h.Encoder, h.OutDim, h.Mix)
 	}

@@ -1,0 +1,384 @@
+// Package augment rewrites a theorem-search query with a chat model before
+// it is searched (issue 17): what a mathematician types ("Lagrange theorem
+// groups") becomes a detailed, mathematically precise informal statement
+// and a guessed Lean statement, rendered in the document format of the index
+// (dataset.Render), and the raw query and both rewrites are searched and
+// fused (retrieval.SearchVariants). The prompt is embedded and versioned
+// (prompts/<version>/); answers are cached per (query, model, prompt) in the
+// workspace (Cache), so a repeated query costs nothing; when the model
+// fails — an error, a timeout, an answer that is not the JSON asked for —
+// the raw query is searched alone and the Result says so.
+//
+// The server and the command line use the same Augmenter. Layering: augment
+// sits with retrieval and imports only retrieval, dataset, llm and
+// internal packages.
+package augment
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"embed"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"text/template"
+	"time"
+	"unicode/utf8"
+
+	"github.com/driftkit/driftkit/dataset"
+	"github.com/driftkit/driftkit/llm"
+	"github.com/driftkit/driftkit/retrieval"
+)
+
+// PromptVersion names the prompt files in prompts/<version>/. Bump it (a
+// new folder) when the prompt changes meaningfully; the cache key also
+// covers the files' bytes, so an edit without a bump is never served old
+// answers.
+const PromptVersion = "v1"
+
+//go:embed prompts
+var promptFS embed.FS
+
+// Prompt is one version of the prompt files. Safe for concurrent use.
+type Prompt struct {
+	Version string
+	System  string
+	user    *template.Template
+	// SHA256 hashes the files' bytes (part of the cache key).
+	SHA256 string
+}
+
+// LoadPrompt reads prompts/<version>/ from the embedded files.
+func LoadPrompt(version string) (*Prompt, error) {
+	sys, err := promptFS.ReadFile("prompts/" + version + "/system.txt")
+	if err != nil {
+		return nil, fmt.Errorf("augmentation prompt version %q: %w", version, err)
+	}
+	user, err := promptFS.ReadFile("prompts/" + version + "/user.tmpl")
+	if err != nil {
+		return nil, fmt.Errorf("augmentation prompt version %q: %w", version, err)
+	}
+	t, err := template.New("user").Option("missingkey=error").Parse(string(user))
+	if err != nil {
+		return nil, fmt.Errorf("augmentation prompt version %q: user.tmpl: %w", version, err)
+	}
+	h := sha256.New()
+	h.Write(sys)
+	h.Write([]byte{0})
+	h.Write(user)
+	return &Prompt{Version: version, System: string(sys), user: t, SHA256: hex.EncodeToString(h.Sum(nil))}, nil
+}
+
+// Messages is the chat request for one query.
+func (p *Prompt) Messages(query string) ([]llm.Message, error) {
+	var b bytes.Buffer
+	if err := p.user.Execute(&b, struct{ Query string }{query}); err != nil {
+		return nil, err
+	}
+	return []llm.Message{{Role: "system", Content: p.System}, {Role: "user", Content: b.String()}}, nil
+}
+
+// Answer is what the model returns for a query.
+type Answer struct {
+	InformalName      string `json:"informal_name"`
+	InformalStatement string `json:"informal_statement"`
+	LeanName          string `json:"lean_name"`
+	LeanStatement     string `json:"lean_statement"`
+}
+
+// Limits on an answer's fields: a longer one is cut at a rune boundary (a
+// model that rambles still gives a usable query).
+const (
+	maxNameLen      = 200
+	maxStatementLen = 2000
+)
+
+// ErrAnswer is wrapped by every reason an answer is not used.
+var ErrAnswer = errors.New("unusable augmentation answer")
+
+// ParseAnswer reads a model's content: one JSON object (a ```json fence
+// around it is tolerated) with a non-empty informal_statement; the other
+// keys may be missing. Fields are trimmed and cut to their limits.
+func ParseAnswer(content string) (Answer, error) {
+	s := strings.TrimSpace(content)
+	if strings.HasPrefix(s, "```") {
+		s = strings.TrimPrefix(s, "```json")
+		s = strings.TrimPrefix(s, "```")
+		s = strings.TrimSuffix(strings.TrimSpace(s), "```")
+	}
+	var a Answer
+	dec := json.NewDecoder(strings.NewReader(s))
+	if err := dec.Decode(&a); err != nil {
+		return Answer{}, fmt.Errorf("%w: not a JSON object with informal_statement and lean_statement (%v)", ErrAnswer, err)
+	}
+	if dec.More() {
+		return Answer{}, fmt.Errorf("%w: text after the JSON object", ErrAnswer)
+	}
+	a.InformalName = clip(a.InformalName, maxNameLen)
+	a.LeanName = clip(a.LeanName, maxNameLen)
+	a.InformalStatement = clip(a.InformalStatement, maxStatementLen)
+	a.LeanStatement = clip(a.LeanStatement, maxStatementLen)
+	if a.InformalStatement == "" {
+		return Answer{}, fmt.Errorf("%w: empty informal_statement", ErrAnswer)
+	}
+	if strings.ContainsAny(a.LeanName, " \t\n") {
+		a.LeanName = "" // not a name; the statement is still useful
+	}
+	return a, nil
+}
+
+func clip(s string, n int) string {
+	s = strings.TrimSpace(s)
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
+// Document renders an answer in the index's document format
+// (dataset.Render, rendering dataset.RenderingVersion): the guessed Lean
+// declaration as a theorem, then its informal name and statement.
+func (a Answer) Document(model string) string {
+	d := dataset.Declaration{Kind: "theorem", Name: a.LeanName, Signature: a.LeanStatement}
+	text, _ := dataset.Render(&d, &dataset.Informal{InformalName: a.InformalName, InformalStatement: a.InformalStatement, Provider: "openai:" + model})
+	// A missing name leaves a double space after the kind.
+	first, rest, ok := strings.Cut(text, "\n")
+	first = strings.Join(strings.Fields(first), " ")
+	if ok {
+		return first + "\n" + rest
+	}
+	return first
+}
+
+// Status says where a Result's rewrite came from.
+type Status string
+
+// Statuses of a Result.
+const (
+	StatusAugmented Status = "augmented" // asked the model now
+	StatusCached    Status = "cached"    // from the cache, no request
+	StatusFallback  Status = "fallback"  // the model failed: the raw query alone
+)
+
+// Result is the outcome of augmenting one query. It never carries an
+// error: a failure is StatusFallback with the Reason.
+type Result struct {
+	Query         string `json:"query"`
+	Status        Status `json:"status"`
+	Reason        string `json:"reason,omitempty"`
+	Model         string `json:"model"`
+	PromptVersion string `json:"prompt_version"`
+	// Answer and Document are the rewrite (nil and "" on fallback).
+	Answer   *Answer   `json:"answer,omitempty"`
+	Document string    `json:"document,omitempty"`
+	Usage    llm.Usage `json:"usage"`
+}
+
+// Note is a one-phrase summary: "augmented", "cached", or "fallback: why".
+func (r *Result) Note() string {
+	if r.Status == StatusFallback {
+		return "fallback (raw query only): " + r.Reason
+	}
+	return string(r.Status)
+}
+
+// Variants are the texts searched for the query and fused: the raw query,
+// the informal rewrite, and the rendered document with the guessed Lean
+// statement. On fallback, only the raw query.
+func (r *Result) Variants() []retrieval.Variant {
+	vs := []retrieval.Variant{{Label: "raw", Text: r.Query, Weight: 1}}
+	if r.Answer == nil {
+		return vs
+	}
+	informal := r.Answer.InformalStatement
+	if r.Answer.InformalName != "" {
+		informal = r.Answer.InformalName + ": " + informal
+	}
+	return append(vs, retrieval.Variant{Label: "informal", Text: informal, Weight: 1},
+		retrieval.Variant{Label: "document", Text: r.Document, Weight: 1})
+}
+
+// Chatter is the part of *llm.Client an Augmenter uses.
+type Chatter interface {
+	Chat(ctx context.Context, r llm.ChatRequest) (llm.ChatResponse, error)
+}
+
+// Options configure an Augmenter.
+type Options struct {
+	Chat  Chatter
+	Model string
+	// Cache, when not nil, keeps answers across calls and processes.
+	Cache *Cache
+	// Version is the prompt version (default PromptVersion).
+	Version string
+	// Timeout bounds one augmentation, retries included (default 30s); a
+	// query must not wait longer for its rewrite than a user would.
+	Timeout time.Duration
+	// MaxTokens limits the answer (default 600).
+	MaxTokens int
+}
+
+// Augmenter rewrites queries. It is safe for concurrent use; concurrent
+// calls for one uncached query share a single request.
+type Augmenter struct {
+	o      Options
+	prompt *Prompt
+
+	mu       sync.Mutex
+	inflight map[string]*call
+}
+
+type call struct {
+	done chan struct{}
+	res  Result
+}
+
+// New checks o and loads its prompt.
+func New(o Options) (*Augmenter, error) {
+	if o.Chat == nil {
+		return nil, errors.New("augment: no chat client")
+	}
+	if strings.TrimSpace(o.Model) == "" {
+		return nil, errors.New("augment: no model (--model)")
+	}
+	if o.Version == "" {
+		o.Version = PromptVersion
+	}
+	if o.Timeout <= 0 {
+		o.Timeout = 30 * time.Second
+	}
+	if o.MaxTokens <= 0 {
+		o.MaxTokens = 600
+	}
+	p, err := LoadPrompt(o.Version)
+	if err != nil {
+		return nil, err
+	}
+	return &Augmenter{o: o, prompt: p, inflight: map[string]*call{}}, nil
+}
+
+// Label describes the augmenter for reports.
+func (a *Augmenter) Label() string {
+	s := fmt.Sprintf("chat model %s, prompt %s", a.o.Model, a.o.Version)
+	if a.o.Cache != nil {
+		s += ", cache " + a.o.Cache.Path()
+	}
+	return s
+}
+
+// Key is the cache key of a query: its text, the model and the prompt
+// (version and bytes).
+func (a *Augmenter) Key(query string) string {
+	h := sha256.New()
+	for _, s := range []string{query, a.o.Model, a.prompt.Version, a.prompt.SHA256} {
+		h.Write([]byte(s))
+		h.Write([]byte{0})
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// Augment rewrites one query. It never fails: an error of the model or of
+// the cache, a timeout, or an unusable answer gives StatusFallback with the
+// reason, and the raw query is searched alone. Failures are not cached, so
+// a later call asks again.
+func (a *Augmenter) Augment(ctx context.Context, query string) Result {
+	query = strings.TrimSpace(query)
+	res := Result{Query: query, Model: a.o.Model, PromptVersion: a.o.Version}
+	if query == "" {
+		res.Status, res.Reason = StatusFallback, "empty query"
+		return res
+	}
+	key := a.Key(query)
+	if a.o.Cache != nil {
+		if ans, ok := a.o.Cache.Get(key); ok {
+			res.Status, res.Answer, res.Document = StatusCached, &ans, ans.Document(a.o.Model)
+			return res
+		}
+	}
+	a.mu.Lock()
+	if c, ok := a.inflight[key]; ok {
+		a.mu.Unlock()
+		select {
+		case <-c.done:
+			r := c.res
+			r.Usage = llm.Usage{} // paid by the first caller
+			if r.Status == StatusAugmented {
+				r.Status = StatusCached
+			}
+			return r
+		case <-ctx.Done():
+			res.Status, res.Reason = StatusFallback, ctx.Err().Error()
+			return res
+		}
+	}
+	c := &call{done: make(chan struct{})}
+	a.inflight[key] = c
+	a.mu.Unlock()
+	c.res = a.ask(ctx, key, res)
+	a.mu.Lock()
+	delete(a.inflight, key)
+	a.mu.Unlock()
+	close(c.done)
+	return c.res
+}
+
+func (a *Augmenter) ask(ctx context.Context, key string, res Result) Result {
+	msgs, err := a.prompt.Messages(res.Query)
+	if err != nil {
+		res.Status, res.Reason = StatusFallback, err.Error()
+		return res
+	}
+	cctx, cancel := context.WithTimeout(ctx, a.o.Timeout)
+	defer cancel()
+	zero := float32(0)
+	resp, err := a.o.Chat.Chat(cctx, llm.ChatRequest{Model: a.o.Model, Messages: msgs, JSON: true, MaxTokens: a.o.MaxTokens, Temperature: &zero})
+	res.Usage = resp.Usage
+	if err != nil {
+		res.Status = StatusFallback
+		res.Reason = "model error: " + err.Error()
+		if errors.Is(cctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil {
+			res.Reason = fmt.Sprintf("model timed out after %s", a.o.Timeout)
+		}
+		return res
+	}
+	ans, err := ParseAnswer(resp.Content)
+	if err != nil {
+		res.Status, res.Reason = StatusFallback, err.Error()
+		return res
+	}
+	res.Status, res.Answer, res.Document = StatusAugmented, &ans, ans.Document(a.o.Model)
+	if a.o.Cache != nil {
+		if err := a.o.Cache.Put(Record{Key: key, Query: res.Query, Model: a.o.Model, PromptVersion: a.prompt.Version,
+			PromptSHA256: a.prompt.SHA256, Answer: ans, CreatedAt: time.Now().UTC().Format(time.RFC3339)}); err != nil {
+			// The rewrite is good; only the next call will pay again.
+			res.Reason = "not cached: " + err.Error()
+		}
+	}
+	return res
+}
+
+// Rewrite is Augment as an eval.Rewriter: the variants to search and the
+// note for the report.
+func (a *Augmenter) Rewrite(ctx context.Context, text string) ([]retrieval.Variant, string) {
+	r := a.Augment(ctx, text)
+	return r.Variants(), r.Note()
+}
+
+// Search augments q.Text and searches its variants on s, fused
+// (retrieval.SearchVariants). A Formal statement in q is kept with every
+// variant. The error is the search's; the model's failures are in Result.
+func (a *Augmenter) Search(ctx context.Context, s retrieval.Searcher, q retrieval.Query) ([]retrieval.Hit, Result, error) {
+	r := a.Augment(ctx, q.Text)
+	if err := ctx.Err(); err != nil {
+		return nil, r, err
+	}
+	hits, err := retrieval.SearchVariants(ctx, s, q, r.Variants())
+	return hits, r, err
+}

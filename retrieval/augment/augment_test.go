@@ -1,0 +1,375 @@
+package augment
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/driftkit/driftkit/dataset"
+	"github.com/driftkit/driftkit/llm"
+	"github.com/driftkit/driftkit/llm/fakeopenai"
+	"github.com/driftkit/driftkit/retrieval"
+)
+
+// euclid is a good answer for the query "prime divides product".
+var euclid = Answer{
+	InformalName:      "Euclid's lemma",
+	InformalStatement: "For a prime number p and natural numbers m and n, if p divides m * n then p divides m or p divides n.",
+	LeanName:          "Nat.Prime.dvd_mul",
+	LeanStatement:     "{p m n : ℕ} (pp : p.Prime) : p ∣ m * n ↔ p ∣ m ∨ p ∣ n",
+}
+
+// fake starts a fake endpoint answering every query with answer (as JSON
+// when it is an Answer, verbatim when a string) and faults by fault.
+func fake(t *testing.T, answer any, fault func(fakeopenai.Request) fakeopenai.Fault) *fakeopenai.Server {
+	t.Helper()
+	content, ok := answer.(string)
+	if !ok {
+		b, err := json.Marshal(answer)
+		if err != nil {
+			t.Fatal(err)
+		}
+		content = string(b)
+	}
+	s := fakeopenai.New(fakeopenai.Options{Key: fakeopenai.KeyFromLine("Query: "), Fault: fault, SlowDelay: 3 * time.Second,
+		RetryAfter: time.Millisecond, Answer: func(fakeopenai.Request) string { return content }})
+	t.Cleanup(s.Close)
+	return s
+}
+
+func client(t *testing.T, s *fakeopenai.Server, retries int) *llm.Client {
+	t.Helper()
+	c, err := llm.New(llm.Config{BaseURLs: []string{s.BaseURL()}, Model: "m", MaxRetries: retries, BackoffBase: time.Millisecond,
+		BackoffMax: 5 * time.Millisecond, RequestTimeout: 2 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	return c
+}
+
+func newAugmenter(t *testing.T, c Chatter, cache *Cache, model string) *Augmenter {
+	t.Helper()
+	a, err := New(Options{Chat: c, Model: model, Cache: cache, Timeout: 500 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+func openCache(t *testing.T, path string) *Cache {
+	t.Helper()
+	c, err := OpenCache(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// A good answer is rendered in the index's document format, searched as
+// three variants, and cached: the same query again — in this process or
+// after a reopen — makes no request.
+func TestAugmentGoodAnswerAndCache(t *testing.T) {
+	srv := fake(t, euclid, nil)
+	path := filepath.Join(t.TempDir(), CacheName)
+	cache := openCache(t, path)
+	a := newAugmenter(t, client(t, srv, 0), cache, "m")
+	ctx := context.Background()
+
+	r := a.Augment(ctx, "  prime divides product ")
+	if r.Status != StatusAugmented || r.Answer == nil || *r.Answer != euclid || r.Reason != "" {
+		t.Fatalf("result %+v", r)
+	}
+	want, _ := dataset.Render(&dataset.Declaration{Kind: "theorem", Name: euclid.LeanName, Signature: euclid.LeanStatement},
+		&dataset.Informal{InformalName: euclid.InformalName, InformalStatement: euclid.InformalStatement})
+	if r.Document != want || !strings.HasPrefix(r.Document, "theorem Nat.Prime.dvd_mul {p m n : ℕ}") {
+		t.Errorf("document %q, want dataset.Render's %q", r.Document, want)
+	}
+	if r.Usage.PromptTokens == 0 || r.Usage.Requests != 1 {
+		t.Errorf("usage %+v", r.Usage)
+	}
+	vs := r.Variants()
+	if len(vs) != 3 || vs[0].Text != "prime divides product" || vs[1].Label != "informal" || !strings.Contains(vs[1].Text, "Euclid's lemma: For a prime") || vs[2].Text != r.Document {
+		t.Errorf("variants %+v", vs)
+	}
+	// The request carries the versioned prompt and the query.
+	if srv.Stats()["prime divides product"].Requests != 1 {
+		t.Fatalf("stats %+v", srv.Stats())
+	}
+
+	r2 := a.Augment(ctx, "prime divides product")
+	if r2.Status != StatusCached || *r2.Answer != euclid || r2.Document != r.Document {
+		t.Errorf("second call %+v", r2)
+	}
+	if n := srv.Requests(); n != 1 {
+		t.Errorf("%d requests after a cached query, want 1", n)
+	}
+	cache.Close()
+
+	// A new process: the cache file answers.
+	cache2 := openCache(t, path)
+	if cache2.Len() != 1 {
+		t.Fatalf("reopened cache holds %d answers", cache2.Len())
+	}
+	a2 := newAugmenter(t, client(t, srv, 0), cache2, "m")
+	if r3 := a2.Augment(ctx, "prime divides product"); r3.Status != StatusCached {
+		t.Errorf("after reopen: %+v", r3)
+	}
+	if n := srv.Requests(); n != 1 {
+		t.Errorf("%d requests after reopening the cache, want 1", n)
+	}
+	// Another model or prompt is another key: asked again.
+	a3 := newAugmenter(t, client(t, srv, 0), cache2, "other-model")
+	if r4 := a3.Augment(ctx, "prime divides product"); r4.Status != StatusAugmented {
+		t.Errorf("other model: %+v", r4)
+	}
+	if a.Key("q") == a3.Key("q") || a.Key("q") == a.Key("q ") {
+		t.Error("the cache key ignores the model or the query")
+	}
+}
+
+// Every failure of the model falls back to the raw query, says why, and is
+// not cached (the next call asks again).
+func TestAugmentFallbacks(t *testing.T) {
+	always := func(f fakeopenai.Fault) func(fakeopenai.Request) fakeopenai.Fault {
+		return func(fakeopenai.Request) fakeopenai.Fault { return f }
+	}
+	for _, tc := range []struct {
+		name   string
+		answer any
+		fault  func(fakeopenai.Request) fakeopenai.Fault
+		reason string
+	}{
+		{"garbage", euclid, always(fakeopenai.Malformed), "not a JSON object"},
+		{"prose around JSON", "Here you go: " + `{"informal_statement": "x"}`, nil, "not a JSON object"},
+		{"empty content", euclid, always(fakeopenai.Empty), "not a JSON object"},
+		{"no statement", Answer{LeanName: "Nat.foo"}, nil, "empty informal_statement"},
+		{"429", euclid, always(fakeopenai.RateLimit), "model error"},
+		{"500", euclid, always(fakeopenai.ServerError), "model error"},
+		{"dropped", euclid, always(fakeopenai.Drop), "model error"},
+		{"timeout", euclid, always(fakeopenai.Slow), "timed out after 500ms"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := fake(t, tc.answer, tc.fault)
+			cache := openCache(t, filepath.Join(t.TempDir(), CacheName))
+			a := newAugmenter(t, client(t, srv, 1), cache, "m")
+			start := time.Now()
+			r := a.Augment(context.Background(), "lagrange theorem")
+			if r.Status != StatusFallback || r.Answer != nil || r.Document != "" || !strings.Contains(r.Reason, tc.reason) {
+				t.Fatalf("result %+v, want a fallback saying %q", r, tc.reason)
+			}
+			if !strings.HasPrefix(r.Note(), "fallback (raw query only): ") {
+				t.Errorf("note %q", r.Note())
+			}
+			if vs := r.Variants(); len(vs) != 1 || vs[0].Text != "lagrange theorem" {
+				t.Errorf("fallback variants %+v", vs)
+			}
+			if tc.name == "timeout" && time.Since(start) > 2500*time.Millisecond {
+				t.Errorf("the timeout did not bound the call: %v", time.Since(start))
+			}
+			if cache.Len() != 0 {
+				t.Error("a failure was cached")
+			}
+			n := srv.Requests()
+			a.Augment(context.Background(), "lagrange theorem")
+			if srv.Requests() == n {
+				t.Error("a failed query was not asked again")
+			}
+		})
+	}
+}
+
+// A fault on the first attempt only is retried by the client and the
+// answer is used.
+func TestAugmentRetriesTransientFault(t *testing.T) {
+	srv := fake(t, euclid, func(r fakeopenai.Request) fakeopenai.Fault {
+		if r.Attempt == 1 {
+			return fakeopenai.RateLimit
+		}
+		return fakeopenai.OK
+	})
+	a := newAugmenter(t, client(t, srv, 2), nil, "m")
+	if r := a.Augment(context.Background(), "q"); r.Status != StatusAugmented {
+		t.Fatalf("%+v", r)
+	}
+}
+
+// Concurrent calls for one uncached query share one request.
+func TestAugmentSharesInflightRequest(t *testing.T) {
+	s := fakeopenai.New(fakeopenai.Options{Latency: 100 * time.Millisecond, Answer: func(fakeopenai.Request) string {
+		b, _ := json.Marshal(euclid)
+		return string(b)
+	}})
+	defer s.Close()
+	a := newAugmenter(t, client(t, s, 0), nil, "m")
+	var wg sync.WaitGroup
+	statuses := make([]Status, 8)
+	for i := range statuses {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			statuses[i] = a.Augment(context.Background(), "same query").Status
+		}()
+	}
+	wg.Wait()
+	if n := s.Requests(); n != 1 {
+		t.Errorf("%d requests for 8 concurrent identical queries, want 1", n)
+	}
+	if slices.Contains(statuses, StatusFallback) {
+		t.Errorf("statuses %v", statuses)
+	}
+}
+
+// recorder is a Searcher returning fixed hits per query text.
+type recorder struct {
+	mu    sync.Mutex
+	texts []string
+	hits  map[string][]string
+}
+
+func (r *recorder) Search(_ context.Context, q retrieval.Query) ([]retrieval.Hit, error) {
+	r.mu.Lock()
+	r.texts = append(r.texts, q.Text)
+	r.mu.Unlock()
+	var out []retrieval.Hit
+	for i, n := range r.hits[q.Text] {
+		out = append(out, retrieval.Hit{Rank: i + 1, Name: n})
+	}
+	return out, nil
+}
+
+// Search fuses the raw query with both rewrites: a name that the rewrites
+// rank first beats the raw query's top hit; on fallback only the raw query
+// is searched.
+func TestAugmentSearchFusesVariants(t *testing.T) {
+	srv := fake(t, euclid, nil)
+	a := newAugmenter(t, client(t, srv, 0), nil, "m")
+	r := a.Augment(context.Background(), "prime divides product")
+	rec := &recorder{hits: map[string][]string{
+		"prime divides product": {"Prime", "Nat.Prime.dvd_mul"},
+		r.Variants()[1].Text:    {"Nat.Prime.dvd_mul", "Prime"},
+		r.Document:              {"Nat.Prime.dvd_mul"},
+	}}
+	hits, res, err := a.Search(context.Background(), rec, retrieval.Query{Text: "prime divides product", K: 5})
+	if err != nil || res.Status != StatusAugmented {
+		t.Fatalf("err %v, result %+v", err, res)
+	}
+	if len(rec.texts) != 3 || len(hits) != 2 || hits[0].Name != "Nat.Prime.dvd_mul" || hits[0].Signals["document"] != 1 || hits[0].Signals["raw"] != 2 {
+		t.Fatalf("texts %q, hits %+v", rec.texts, hits)
+	}
+
+	bad := newAugmenter(t, client(t, fake(t, "nonsense", nil), 0), nil, "m")
+	rec.texts = nil
+	hits, res, err = bad.Search(context.Background(), rec, retrieval.Query{Text: "prime divides product", K: 5})
+	if err != nil || res.Status != StatusFallback || len(rec.texts) != 1 || hits[0].Name != "Prime" {
+		t.Fatalf("fallback: err %v, result %+v, texts %q, hits %+v", err, res, rec.texts, hits)
+	}
+}
+
+// The cache survives a torn last line (a crash mid-write), skips a damaged
+// line, and a second process reads it without appending.
+func TestCacheCrashSafeAndShared(t *testing.T) {
+	path := filepath.Join(t.TempDir(), CacheName)
+	c := openCache(t, path)
+	for i, q := range []string{"a", "b"} {
+		if err := c.Put(Record{Key: q, Query: q, Answer: Answer{InformalStatement: "s" + q}}); err != nil {
+			t.Fatal(i, err)
+		}
+	}
+	// Another opener while c holds the cache: read-only.
+	ro := openCache(t, path)
+	if !ro.ReadOnly() || ro.Len() != 2 {
+		t.Fatalf("second opener: read-only %v, %d answers", ro.ReadOnly(), ro.Len())
+	}
+	if err := ro.Put(Record{Key: "c", Answer: Answer{InformalStatement: "x"}}); err != ErrReadOnly {
+		t.Errorf("put on a read-only cache: %v", err)
+	}
+	c.Close()
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString("{\"key\": \"broken\"}\n{\"key\": \"torn\", \"answer\": {\"informal_sta")
+	f.Close()
+	c2 := openCache(t, path)
+	if c2.ReadOnly() || c2.Len() != 2 || c2.Skipped() != 1 {
+		t.Fatalf("after a crash: read-only %v, %d answers, %d skipped", c2.ReadOnly(), c2.Len(), c2.Skipped())
+	}
+	if a, ok := c2.Get("b"); !ok || a.InformalStatement != "sb" {
+		t.Errorf("b = %+v", a)
+	}
+	if err := c2.Put(Record{Key: "d", Answer: Answer{InformalStatement: "sd"}}); err != nil {
+		t.Fatal(err)
+	}
+	c2.Close()
+	c3 := openCache(t, path)
+	if _, ok := c3.Get("d"); !ok || c3.Len() != 3 {
+		t.Errorf("the answer after the torn line was lost: %d answers", c3.Len())
+	}
+}
+
+func TestParseAnswer(t *testing.T) {
+	long := strings.Repeat("é", 3000)
+	for _, tc := range []struct {
+		in   string
+		want Answer
+		err  bool
+	}{
+		{`{"informal_statement": "s", "lean_name": "Nat.foo", "lean_statement": "(n : ℕ) : n = n"}`, Answer{InformalStatement: "s", LeanName: "Nat.foo", LeanStatement: "(n : ℕ) : n = n"}, false},
+		{"```json\n{\"informal_statement\": \" s \"}\n```", Answer{InformalStatement: "s"}, false},
+		{`{"informal_statement": "s", "lean_name": "not a name"}`, Answer{InformalStatement: "s"}, false},
+		{`{"informal_statement": "` + long + `"}`, Answer{InformalStatement: long[:maxStatementLen]}, false},
+		{`{"informal_statement": ""}`, Answer{}, true},
+		{`{"informal_statement": 3}`, Answer{}, true},
+		{`{"informal_statement": "s"} {"x": 1}`, Answer{}, true},
+		{`[]`, Answer{}, true},
+		{``, Answer{}, true},
+	} {
+		got, err := ParseAnswer(tc.in)
+		if (err != nil) != tc.err || got != tc.want {
+			t.Errorf("ParseAnswer(%.40q) = %+v, %v", tc.in, got, err)
+		}
+	}
+}
+
+func FuzzParseAnswer(f *testing.F) {
+	b, _ := json.Marshal(euclid)
+	f.Add(string(b))
+	f.Add("```json\n" + string(b) + "\n```")
+	f.Add(`{"informal_statement": "x", "lean_name": "a b"}`)
+	f.Fuzz(func(t *testing.T, s string) {
+		a, err := ParseAnswer(s)
+		if err != nil {
+			return
+		}
+		if a.InformalStatement == "" || len(a.InformalStatement) > maxStatementLen || len(a.LeanName) > maxNameLen || strings.ContainsAny(a.LeanName, " \t\n") {
+			t.Fatalf("accepted %+v", a)
+		}
+		_ = a.Document("m")
+	})
+}
+
+// The prompt is embedded, versioned and carries the query.
+func TestPrompt(t *testing.T) {
+	p, err := LoadPrompt(PromptVersion)
+	if err != nil {
+		t.Fatal(err)
+	}
+	msgs, err := p.Messages("Lagrange")
+	if err != nil || len(msgs) != 2 || msgs[1].Content != "Query: Lagrange\n" || !strings.Contains(msgs[0].Content, "lean_statement") {
+		t.Fatalf("%v %+v", err, msgs)
+	}
+	if _, err := LoadPrompt("v0"); err == nil {
+		t.Error("unknown prompt version loaded")
+	}
+	if _, err := New(Options{Chat: &llm.Client{}, Model: ""}); err == nil {
+		t.Error("no model accepted")
+	}
+}
