@@ -31,12 +31,14 @@ if built index; then
   step "index (built-in hash encoder)"
   "$BIN" index --ws "$WS"
   if built_sub eval retrieval; then
-    step "eval retrieval on $BENCH"
-    "$BIN" eval retrieval --ws "$WS" --bench "$BENCH"
+    # --no-head: the raw embeddings, also when an earlier run of this script
+    # left a trained head in the workspace (the numbers do not depend on it).
+    step "eval retrieval on $BENCH (raw embeddings, no head)"
+    "$BIN" eval retrieval --ws "$WS" --bench "$BENCH" --no-head
     step "per-query results of every mode for notebooks/retrieval_errors.ipynb ($WS/eval/MODE.jsonl)"
     mkdir -p "$WS/eval"
     for m in dense bm25 hybrid best; do
-      "$BIN" eval retrieval --ws "$WS" --bench "$BENCH" --mode "$m" \
+      "$BIN" eval retrieval --ws "$WS" --bench "$BENCH" --mode "$m" --no-head \
         --per-item "$WS/eval/$m.jsonl" >"$WS/eval/$m.txt"
       echo "$m: $(grep -E '^ +10 ' "$WS/eval/$m.txt" | awk '{print "F1@10 " $4}')"
     done
