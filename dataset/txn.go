@@ -106,6 +106,7 @@ type Txn struct {
 	files   map[*AtomicFile]*commitOp
 	ready_  map[*AtomicFile]bool
 	outputs []txnOutput
+	scratch []string
 	state   txnState
 }
 
@@ -237,6 +238,24 @@ func (t *Txn) Place(src, rel string) error {
 	return t.add(&commitOp{Op: "replace", Src: s, Dest: filepath.ToSlash(filepath.Clean(rel))})
 }
 
+// Scratch makes a temporary folder beside the workspace path rel for files
+// that will be Placed. The transaction removes it when it ends (a killed
+// run's is removed by the next run, see Workspace.CleanTemporaries).
+func (t *Txn) Scratch(rel string) (string, error) {
+	p, err := MkdirTemp(t.ws.Path(rel))
+	if err != nil {
+		return "", &FileError{Path: t.ws.Path(rel), Row: -1, Err: unwrapPath(err)}
+	}
+	t.scratch = append(t.scratch, p)
+	return p, nil
+}
+
+func (t *Txn) removeScratch() {
+	for _, p := range t.scratch {
+		os.RemoveAll(p)
+	}
+}
+
 // Remove deletes the workspace file or folder rel when the transaction
 // commits (nothing happens if it does not exist).
 func (t *Txn) Remove(rel string) error {
@@ -265,6 +284,7 @@ func (t *Txn) Abort() {
 			os.RemoveAll(t.ws.Path(op.Src))
 		}
 	}
+	t.removeScratch()
 }
 
 // Commit puts every staged output in place and appends rec's entry (with the
@@ -296,6 +316,7 @@ func (t *Txn) Commit(rec *RunRecorder) error {
 	switch {
 	case err == nil:
 		t.state = txnDone
+		t.removeScratch()
 		return nil
 	case errors.Is(err, ErrCrash):
 		t.state = txnCrashed
@@ -306,9 +327,11 @@ func (t *Txn) Commit(rec *RunRecorder) error {
 		// In place and recorded; only the cleanup failed, and the next
 		// run's Recover finishes it.
 		t.state = txnDone
+		t.removeScratch()
 		return nil
 	}
 	t.state = txnAborted
+	defer t.removeScratch()
 	if rerr := t.ws.rollBack(r); rerr != nil {
 		return fmt.Errorf("%w (rolling back failed too: %v; the next run of any stage finishes it)", err, rerr)
 	}
