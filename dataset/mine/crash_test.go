@@ -1,0 +1,34 @@
+package mine
+
+import (
+	"context"
+	"testing"
+
+	"github.com/driftkit/driftkit/dataset"
+	"github.com/driftkit/driftkit/dataset/mine/minetest"
+	"github.com/driftkit/driftkit/internal/crashtest"
+	"github.com/driftkit/driftkit/internal/progress"
+)
+
+// TestMineEveryStep: pairs.parquet and its manifest entry appear together
+// whichever step of the commit a crash hits.
+func TestMineEveryStep(t *testing.T) {
+	progress.Quiet = true
+	crashtest.EveryStep(t, crashtest.Stage{
+		Name: "mine",
+		Setup: func(t *testing.T, dir string) {
+			if err := minetest.WriteWorkspace(dir, 3, false); err != nil {
+				t.Fatal(err)
+			}
+			ws, _ := dataset.OpenExisting(dir)
+			if _, err := Mine(context.Background(), ws, Options{Seed: 1, ValidFrac: 0.3}); err != nil {
+				t.Fatal(err)
+			}
+		},
+		Run: func(ctx context.Context, ws *dataset.Workspace) error {
+			_, err := Mine(ctx, ws, Options{Seed: 2, ValidFrac: 0.3})
+			return err
+		},
+		Outputs: []string{dataset.PairsFile},
+	})
+}
