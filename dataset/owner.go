@@ -182,3 +182,55 @@ func MkdirTemp(dest string) (string, error) {
 	}
 	return mkdirTemp(dest)
 }
+
+// umask returns the process's file mode creation mask without changing it
+// (syscall.Umask can only read it by setting it, which would race with other
+// goroutines creating files): from /proc/self/status, else the usual 022.
+func umask() fs.FileMode {
+	b, err := os.ReadFile("/proc/self/status")
+	if err == nil {
+		for _, line := range strings.Split(string(b), "\n") {
+			if v, ok := strings.CutPrefix(line, "Umask:"); ok {
+				if m, err := strconv.ParseUint(strings.TrimSpace(v), 8, 32); err == nil {
+					return fs.FileMode(m)
+				}
+			}
+		}
+	}
+	return 0o022
+}
+
+// ShareModes gives the folder dir and everything in it the workspace's usual
+// permissions, folders 0755 and files 0644 minus the umask (executable files
+// keep their x bits, minus the umask). Libraries that create private files
+// (bleve makes 0700 folders and 0600 files) would otherwise leave an index
+// other users cannot search.
+func ShareModes(dir string) error {
+	mask := umask()
+	return filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		fi, err := d.Info()
+		if err != nil {
+			return err
+		}
+		want := fs.FileMode(0o644)
+		switch {
+		case d.IsDir():
+			want = 0o755
+		case fi.Mode()&0o100 != 0:
+			want = 0o755
+		case !fi.Mode().IsRegular():
+			return nil
+		}
+		want &^= mask
+		if fi.Mode().Perm() == want {
+			return nil
+		}
+		if err := os.Chmod(p, want); err != nil {
+			return &FileError{Path: p, Row: -1, Err: unwrapPath(err)}
+		}
+		return nil
+	})
+}

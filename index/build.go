@@ -219,6 +219,11 @@ func Build(ctx context.Context, ws *dataset.Workspace, opts BuildOptions) (*Buil
 	if err := waitBleve(); err != nil {
 		return nil, fmt.Errorf("bleve index: %w", err)
 	}
+	// bleve makes its folder 0700 and its files 0600: other users could
+	// not search a shared workspace.
+	if err := dataset.ShareModes(filepath.Join(stage, BM25Name)); err != nil {
+		return nil, err
+	}
 	phase("bm25_bleve_wait", t0)
 	st.Phases["bm25_bleve_total"] = st.bleveTime
 

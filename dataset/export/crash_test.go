@@ -2,7 +2,10 @@ package export
 
 import (
 	"context"
+	"fmt"
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/driftkit/driftkit/dataset"
@@ -60,4 +63,26 @@ func TestHuggingFaceEveryStep(t *testing.T) {
 		Outputs:   []string{"export/hf/README.md"},
 		Recoverer: "mine",
 	})
+}
+
+// TestFlagEmbeddingCannotCreate: an output that cannot be created is an error
+// naming it, and the old export stays (the abort path used to call a nil
+// function: a panic and exit 2).
+func TestFlagEmbeddingCannotCreate(t *testing.T) {
+	ws := fixture(t, true)
+	// a file where the export folder must go: creating the outputs fails,
+	// whoever runs the test (root ignores permissions)
+	dir := ws.Path(dataset.ExportDir, FlagDir)
+	os.MkdirAll(filepath.Dir(dir), 0o755)
+	if err := os.WriteFile(dir, []byte("not a folder"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	before := crashtest.Snapshot(t, ws.Dir)
+	_, err := FlagEmbedding(context.Background(), ws, FlagOptions{Seed: 2})
+	if err == nil || !strings.Contains(err.Error(), dir) {
+		t.Fatalf("err %v, want one naming %s", err, dir)
+	}
+	if after := crashtest.Snapshot(t, ws.Dir); fmt.Sprint(after) != fmt.Sprint(before) {
+		t.Fatalf("files changed")
+	}
 }

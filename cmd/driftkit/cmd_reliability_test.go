@@ -1,0 +1,315 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/driftkit/driftkit/internal/crashtest"
+	"github.com/driftkit/driftkit/internal/progress"
+)
+
+// TestMain lets a test run the driftkit command in a child process (as
+// another user, say): with DRIFTKIT_RUN_MAIN=1 the test binary is driftkit.
+func TestMain(m *testing.M) {
+	if os.Getenv("DRIFTKIT_RUN_MAIN") == "1" {
+		progress.Quiet = true
+		os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	}
+	os.Exit(m.Run())
+}
+
+// pipelineWS runs every writing stage once on the bundled library and
+// returns the workspace (in a folder other users can reach).
+func pipelineWS(t *testing.T, base string) string {
+	t.Helper()
+	progress.Quiet = true
+	ws := filepath.Join(base, "ws")
+	lean := filepath.Join("..", "..", "testdata", "lean")
+	for _, args := range [][]string{
+		{"extract", "--src", lean, "--library", "driftlib", "--ws", ws, "--quiet"},
+		{"informalize", "--ws", ws},
+		{"index", "--ws", ws, "--dim", "32"},
+		{"mine", "--ws", ws, "--valid-frac", "0.3", "--negatives", "4"},
+		{"train", "head", "--ws", ws, "--out-dim", "8", "--epochs", "1"},
+		{"export", "flagembedding", "--ws", ws},
+		{"export", "hf", "--ws", ws, "--license", "apache-2.0"},
+	} {
+		var stderr bytes.Buffer
+		if code := run(args, io.Discard, &stderr); code != 0 {
+			t.Fatalf("driftkit %v: exit %d\n%s", args, code, stderr.String())
+		}
+	}
+	return ws
+}
+
+// sharedBase makes a folder that other users can enter (t.TempDir's are
+// 0700), removed at the end of the test.
+func sharedBase(t *testing.T) string {
+	t.Helper()
+	d, err := os.MkdirTemp("", "driftkit-ro-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(d) })
+	if err := os.Chmod(d, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// otherUser runs driftkit commands in a child process that cannot write what
+// this process owns: as user nobody when this process is root (chmod does not
+// stop root), else as this user after the caller made the files read-only.
+type otherUser struct {
+	bin  string
+	cred *syscall.Credential
+}
+
+const nobody = 65534
+
+func newOtherUser(t *testing.T, base string) *otherUser {
+	t.Helper()
+	// A copy of the test binary that the other user can execute.
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(self)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(base, "driftkit.test")
+	if err := os.WriteFile(bin, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	u := &otherUser{bin: bin}
+	if os.Geteuid() == 0 {
+		u.cred = &syscall.Credential{Uid: nobody, Gid: nobody}
+		// Can we become nobody here (a container may forbid setuid)?
+		if _, _, err := u.run("version"); err != nil {
+			t.Skipf("cannot run a child process as another user (uid %d): %v; the read-only checks need a non-root user or CAP_SETUID", nobody, err)
+		}
+	}
+	return u
+}
+
+// run returns the exit code and stderr of `driftkit args…`.
+func (u *otherUser) run(args ...string) (int, string, error) {
+	cmd := exec.Command(u.bin, args...)
+	cmd.Env = append(os.Environ(), "DRIFTKIT_RUN_MAIN=1")
+	cmd.Dir = filepath.Dir(u.bin)
+	if u.cred != nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: u.cred}
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	cmd.Stdout = io.Discard
+	err := cmd.Run()
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return ee.ExitCode(), stderr.String(), nil
+	}
+	if err != nil {
+		return -1, stderr.String(), err
+	}
+	return 0, stderr.String(), nil
+}
+
+// readOnly makes the tree at dir unwritable for the other user: for a
+// non-root test, by removing write permission (the owner's too).
+func (u *otherUser) readOnly(t *testing.T, dir string) {
+	t.Helper()
+	if u.cred != nil {
+		return // nobody cannot write root's 0755/0644 files anyway
+	}
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil {
+			fi, _ := d.Info()
+			os.Chmod(p, fi.Mode().Perm()&^0o222)
+		}
+		return nil
+	})
+	t.Cleanup(func() {
+		filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+			if err == nil {
+				fi, _ := d.Info()
+				os.Chmod(p, fi.Mode().Perm()|0o200)
+			}
+			return nil
+		})
+	})
+}
+
+// writable gives the other user write access to the tree at dir.
+func (u *otherUser) writable(t *testing.T, dir string) {
+	t.Helper()
+	if u.cred == nil {
+		return
+	}
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil {
+			os.Lchown(p, nobody, nobody)
+		}
+		return nil
+	})
+}
+
+func copyTree(t *testing.T, src, dst string) {
+	t.Helper()
+	if out, err := exec.Command("cp", "-a", src, dst).CombinedOutput(); err != nil {
+		t.Fatalf("cp: %v\n%s", err, out)
+	}
+}
+
+var writingStages = [][]string{
+	{"extract", "--src", "LEAN", "--library", "driftlib", "--quiet"},
+	{"import", "rauto", "--library", "RAUTO"},
+	{"informalize", "--force"},
+	{"index", "--dim", "16"},
+	{"mine", "--valid-frac", "0.3", "--negatives", "3", "--seed", "9"},
+	{"train", "head", "--out-dim", "4", "--epochs", "1", "--seed", "9"},
+	{"export", "flagembedding", "--seed", "9"},
+	{"export", "hf", "--license", "mit"},
+}
+
+func stageArgs(t *testing.T, base string, stage []string, ws string) []string {
+	lean, _ := filepath.Abs(filepath.Join("..", "..", "testdata", "lean"))
+	lib, _ := filepath.Abs(filepath.Join("..", "..", "dataset", "rauto", "testdata", "small.jsonl"))
+	// the other user must be able to read the inputs
+	for src, name := range map[string]string{lean: "lean", lib: "small.jsonl"} {
+		if _, err := os.Stat(filepath.Join(base, name)); err != nil {
+			copyTree(t, src, filepath.Join(base, name))
+		}
+	}
+	var out []string
+	for _, a := range stage {
+		switch a {
+		case "LEAN":
+			a = filepath.Join(base, "lean")
+		case "RAUTO":
+			a = filepath.Join(base, "small.jsonl")
+		}
+		out = append(out, a)
+	}
+	return append(out, "--ws", ws)
+}
+
+// TestReadOnlyWorkspace runs every writing stage on a workspace it cannot
+// write: each must exit 1 with a message naming a path of the workspace — no
+// panic, no stack trace (export flagembedding used to call a nil function
+// and exit 2) — and leave every file as it was. Then only the stages' output
+// folders are unwritable (the workspace itself is): the stages that write
+// there must fail the same way, and the others succeed.
+func TestReadOnlyWorkspace(t *testing.T) {
+	base := sharedBase(t)
+	ws := pipelineWS(t, base)
+	u := newOtherUser(t, base)
+	for _, variant := range []string{"read-only workspace", "read-only output folders"} {
+		for i, stage := range writingStages {
+			dir := filepath.Join(base, fmt.Sprintf("ro-%d-%d", len(variant), i))
+			copyTree(t, ws, dir)
+			outDirs := []string{"index", "head", "export"}
+			if variant == "read-only workspace" {
+				u.readOnly(t, dir)
+			} else {
+				u.writable(t, dir)
+				for _, d := range outDirs {
+					p := filepath.Join(dir, d)
+					if u.cred != nil {
+						filepath.WalkDir(p, func(q string, _ fs.DirEntry, _ error) error { return os.Lchown(q, 0, 0) })
+					} else {
+						u.readOnly(t, p)
+					}
+				}
+			}
+			before := crashtest.Snapshot(t, dir)
+			code, stderr, err := u.run(stageArgs(t, base, stage, dir)...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			name := strings.Join(stage[:1], " ")
+			if stage[0] == "export" || stage[0] == "train" || stage[0] == "import" {
+				name = stage[0] + " " + stage[1]
+			}
+			if strings.Contains(stderr, "panic") || strings.Contains(stderr, "goroutine ") {
+				t.Fatalf("%s: %s: crashed:\n%s", variant, name, stderr)
+			}
+			writesOutDir := stage[0] == "index" || stage[0] == "train" || stage[0] == "export"
+			if variant == "read-only workspace" || writesOutDir {
+				if code != 1 {
+					t.Fatalf("%s: %s: exit %d, want 1\n%s", variant, name, code, stderr)
+				}
+				if !strings.Contains(stderr, dir+"/") || !strings.Contains(stderr, "permission denied") {
+					t.Errorf("%s: %s: the message does not name the unwritable path and the reason:\n%s", variant, name, stderr)
+				}
+				if after := crashtest.Snapshot(t, dir); fmt.Sprint(after) != fmt.Sprint(before) {
+					t.Errorf("%s: %s: files changed", variant, name)
+				}
+				if tmp := crashtest.Temporaries(t, dir); len(tmp) > 0 {
+					t.Errorf("%s: %s: temporaries left: %v", variant, name, tmp)
+				}
+			} else if code != 0 {
+				t.Errorf("%s: %s: exit %d (it writes only the workspace folder, which is writable)\n%s", variant, name, code, stderr)
+			}
+		}
+	}
+}
+
+// TestSharedWorkspace: a workspace built under umask 022 has folders 0755 and
+// files 0644 (index/bm25/ and export/hf/ were 0700, so another user could
+// not search it: "cannot open index, metadata missing"), and another user
+// can search it.
+func TestSharedWorkspace(t *testing.T) {
+	old := syscall.Umask(0o022)
+	defer syscall.Umask(old)
+	base := sharedBase(t)
+	ws := pipelineWS(t, base)
+	err := filepath.WalkDir(ws, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		fi, _ := d.Info()
+		want := fs.FileMode(0o644)
+		if d.IsDir() || d.Name() == "finetune.sh" {
+			want = 0o755
+		}
+		if fi.Mode().Perm() != want {
+			t.Errorf("%s: mode %v, want %v", p, fi.Mode().Perm(), want)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if os.Geteuid() != 0 {
+		return // no other user to search as
+	}
+	u := newOtherUser(t, base)
+	for _, args := range [][]string{
+		{"search", "--ws", ws, "prime number"},
+		{"search", "--ws", ws, "--bm25-engine", "bleve", "prime number"},
+	} {
+		if code, stderr, err := u.run(args...); err != nil || code != 0 {
+			t.Fatalf("driftkit %v as another user: exit %d %v\n%s", args, code, err, stderr)
+		}
+	}
+	// An index whose BM25 folder the user cannot read (built by an older
+	// driftkit): the error names it and says why (it said "metadata missing").
+	private := filepath.Join(base, "private")
+	copyTree(t, ws, private)
+	bm25 := filepath.Join(private, "index", "bm25")
+	os.Chmod(bm25, 0o700)
+	code, stderr, err := u.run("search", "--ws", private, "prime number")
+	if err != nil || code != 1 || !strings.Contains(stderr, bm25) || !strings.Contains(stderr, "permission denied") {
+		t.Fatalf("search of an unreadable index: exit %d %v\n%s", code, err, stderr)
+	}
+}
