@@ -629,7 +629,7 @@ func (w *Workspace) Recover() error {
 	}
 	unlock, err := w.commitLock(syscall.LOCK_EX)
 	if err != nil {
-		return fmt.Errorf("%w: %v", ErrPendingCommit, err)
+		return err
 	}
 	defer unlock()
 	return w.recoverLocked()
@@ -845,10 +845,7 @@ func ReadSnapshot(wsDir string) (release func(), err error) {
 			return nil, fmt.Errorf("%s: %w", w.Path(commitRecordFile), ErrPendingCommit)
 		}
 		if err := w.Recover(); err != nil {
-			if errors.Is(err, ErrPendingCommit) {
-				return nil, err
-			}
-			return nil, fmt.Errorf("%s: %w of a killed run; finishing it failed (%v): run any stage on this workspace with write access",
+			return nil, fmt.Errorf("%s: %w; finishing it needs write access to the workspace: run any driftkit stage on it (%v)",
 				w.Path(commitRecordFile), ErrPendingCommit, err)
 		}
 	}

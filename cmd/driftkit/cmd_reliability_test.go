@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -13,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/driftkit/driftkit/dataset"
+	"github.com/driftkit/driftkit/index"
 	"github.com/driftkit/driftkit/internal/crashtest"
 	"github.com/driftkit/driftkit/internal/progress"
 )
@@ -311,5 +314,68 @@ func TestSharedWorkspace(t *testing.T) {
 	code, stderr, err := u.run("search", "--ws", private, "prime number")
 	if err != nil || code != 1 || !strings.Contains(stderr, bm25) || !strings.Contains(stderr, "permission denied") {
 		t.Fatalf("search of an unreadable index: exit %d %v\n%s", code, err, stderr)
+	}
+	// A commit that a killed run left half done: a reader without write
+	// access refuses to read a mix and says how to finish it; one with write
+	// access finishes it and answers.
+	crashed := filepath.Join(base, "crashed")
+	copyTree(t, ws, crashed)
+	cw, err := dataset.OpenExisting(crashed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cw.CommitHook = func(s dataset.CommitStep) error {
+		if s.Name == "place" && s.Path == "index/vectors.npy" {
+			return dataset.ErrCrash
+		}
+		return nil
+	}
+	if _, err := index.Build(context.Background(), cw, index.BuildOptions{HashDim: 24}); !errors.Is(err, dataset.ErrCrash) {
+		t.Fatal(err)
+	}
+	code, stderr, err = u.run("search", "--ws", crashed, "prime number")
+	if err != nil || code != 1 || !strings.Contains(stderr, "a killed run left a commit half done") || !strings.Contains(stderr, "run any driftkit stage") {
+		t.Fatalf("read-only reader of a half-done commit: exit %d %v\n%s", code, err, stderr)
+	}
+	var errOut bytes.Buffer
+	if code := run([]string{"search", "--ws", crashed, "--no-head", "prime number"}, io.Discard, &errOut); code != 0 {
+		t.Fatalf("reader with write access: exit %d\n%s", code, errOut.String())
+	}
+	if m, err := index.ReadManifest(crashed); err != nil || m.Dims != 24 {
+		t.Fatalf("not rolled forward: %+v %v", m, err)
+	}
+}
+
+// TestStaleTemporariesRemoved: temporaries that killed runs left (20 killed
+// index builds left 387 MB of index/.build.tmp-* that no later run removed)
+// go at the start of the next stage, whichever it is.
+func TestStaleTemporariesRemoved(t *testing.T) {
+	progress.Quiet = true
+	ws := t.TempDir()
+	lib := filepath.Join("..", "..", "dataset", "rauto", "testdata", "small.jsonl")
+	if code := run([]string{"import", "rauto", "--library", lib, "--ws", ws}, io.Discard, io.Discard); code != 0 {
+		t.Fatal(code)
+	}
+	// as driftkit before owner tags named them, and as a killed run of this one
+	dead := exec.Command("true")
+	if err := dead.Run(); err != nil {
+		t.Fatal(err)
+	}
+	leftovers := []string{
+		"index/.build.tmp-1411982478/bm25/store/root.bolt",
+		"export/.hf.tmp-2227/data/pairs/.train-00000.parquet",
+		".manifest.json.tmp-3657288918",
+		fmt.Sprintf("index/.vectors.npy.tmp-p%ds1b%s-0a0b0c", dead.Process.Pid, "0"),
+	}
+	for _, p := range leftovers {
+		p = filepath.Join(ws, p)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		os.WriteFile(p, []byte("junk"), 0o644)
+	}
+	if code := run([]string{"index", "--ws", ws, "--dim", "16"}, io.Discard, io.Discard); code != 0 {
+		t.Fatal(code)
+	}
+	if tmp := crashtest.Temporaries(t, ws); len(tmp) > 0 {
+		t.Fatalf("left: %v", tmp)
 	}
 }
