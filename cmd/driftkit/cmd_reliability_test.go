@@ -379,3 +379,49 @@ func TestStaleTemporariesRemoved(t *testing.T) {
 		t.Fatalf("left: %v", tmp)
 	}
 }
+
+// TestSecondWriterRefused: while a run of a stage holds the workspace, a
+// second run of it — or of a stage that reads what it writes — exits 1 with
+// the busy message (two mine, two train head or two export hf used to both
+// exit 0; the export pair left a manifest naming shards that did not exist,
+// and train head beside index a head that no longer matched).
+func TestSecondWriterRefused(t *testing.T) {
+	base := sharedBase(t)
+	ws := pipelineWS(t, base)
+	for _, c := range []struct {
+		holder string
+		args   []string
+	}{
+		{"extract", writingStages[0]},
+		{"import rauto", writingStages[1]},
+		{"informalize", writingStages[2]},
+		{"index", writingStages[3]},
+		{"mine", writingStages[4]},
+		{"train head", writingStages[5]},
+		{"export flagembedding", writingStages[6]},
+		{"export hf", writingStages[7]},
+		{"index", writingStages[5]},       // train head beside index
+		{"train head", writingStages[3]},  // index beside train head
+		{"extract", writingStages[4]},     // mine reads the tables
+		{"informalize", writingStages[7]}, // export hf reads informal.parquet
+	} {
+		holder, err := dataset.OpenExisting(ws)
+		if err != nil {
+			t.Fatal(err)
+		}
+		unlock, err := holder.Lock(c.holder)
+		if err != nil {
+			t.Fatal(err)
+		}
+		before := crashtest.Snapshot(t, ws)
+		var stderr bytes.Buffer
+		code := run(stageArgs(t, base, c.args, ws), io.Discard, &stderr)
+		unlock()
+		if code != 1 || !strings.Contains(stderr.String(), "workspace busy") || !strings.Contains(stderr.String(), ws) {
+			t.Errorf("%v while %s runs: exit %d\n%s", c.args[:2], c.holder, code, stderr.String())
+		}
+		if after := crashtest.Snapshot(t, ws); fmt.Sprint(after) != fmt.Sprint(before) {
+			t.Errorf("%v while %s runs: files changed", c.args[:2], c.holder)
+		}
+	}
+}
