@@ -72,9 +72,13 @@ func BenchmarkParseAndResolveFile(b *testing.B) {
 // 30 s when every token rescanned the open ascriptions).
 func BenchmarkDeepNesting(b *testing.B) {
 	shapes := map[string]func(n int) string{
-		"parens":     func(n int) string { return "def a : Nat := " + strings.Repeat("(", n) + "1" + strings.Repeat(")", n) + "\n" },
-		"unclosed":   func(n int) string { return "def a : Nat := " + strings.Repeat("(", n) + "\n" },
-		"ascription": func(n int) string { return "def a : Nat := " + strings.Repeat("(x : ", n) + "Nat" + strings.Repeat(")", n) + "\n" },
+		"parens": func(n int) string {
+			return "def a : Nat := " + strings.Repeat("(", n) + "1" + strings.Repeat(")", n) + "\n"
+		},
+		"unclosed": func(n int) string { return "def a : Nat := " + strings.Repeat("(", n) + "\n" },
+		"ascription": func(n int) string {
+			return "def a : Nat := " + strings.Repeat("(x : ", n) + "Nat" + strings.Repeat(")", n) + "\n"
+		},
 		"comments": func(n int) string {
 			return "theorem t : " + strings.Repeat("/- ( [ ", n) + strings.Repeat(" ] ) -/", n) + " True := trivial\n"
 		},
