@@ -79,11 +79,14 @@ func BenchmarkDeepNesting(b *testing.B) {
 		"ascription": func(n int) string {
 			return "def a : Nat := " + strings.Repeat("(x : ", n) + "Nat" + strings.Repeat(")", n) + "\n"
 		},
+		"commented": func(n int) string {
+			return "def a : Nat := " + strings.Repeat("( /- (c -/ [ /-- d -/ ", n) + "1" + strings.Repeat(" /- e) -/ ] )", n) + "\n"
+		},
 		"comments": func(n int) string {
 			return "theorem t : " + strings.Repeat("/- ( [ ", n) + strings.Repeat(" ] ) -/", n) + " True := trivial\n"
 		},
 	}
-	for _, name := range []string{"parens", "unclosed", "ascription", "comments"} {
+	for _, name := range []string{"parens", "unclosed", "ascription", "commented", "comments"} {
 		for _, n := range []int{10000, 20000, 40000} {
 			src := []byte(shapes[name](n))
 			b.Run(fmt.Sprintf("%s/%d", name, n), func(b *testing.B) {
