@@ -9,6 +9,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -345,13 +346,8 @@ func (t *Txn) prepare(rec *RunRecorder) (*commitRecord, error) {
 	hashes := map[string]FileRef{} // dest-relative path → ref
 	for _, op := range t.ops {
 		dest := t.ws.Path(op.Dest)
-		base := filepath.Base(dest)
-		b, err := t.rel(filepath.Join(filepath.Dir(dest), "."+base+".old-"+t.id))
-		if err != nil {
-			return nil, err
-		}
-		op.Backup = b
-		_, err = os.Lstat(dest)
+		op.Backup = backupName(op.Dest, t.id)
+		_, err := os.Lstat(dest)
 		op.HadOld = err == nil
 		if op.Op == "remove" {
 			continue
@@ -406,6 +402,13 @@ func (t *Txn) prepare(rec *RunRecorder) (*commitRecord, error) {
 	}
 	r.Run = run
 	return r, nil
+}
+
+// backupName is where a commit keeps the old version of the workspace path
+// dest: .<name>.old-<commit id> beside it.
+func backupName(dest, id string) string {
+	dir, base := path.Split(dest)
+	return dir + "." + base + ".old-" + id
 }
 
 func hashFile(path string) (string, int64, error) {
@@ -669,17 +672,23 @@ func parseCommitRecord(b []byte) (*commitRecord, error) {
 		return p == "" || filepath.IsAbs(p) || strings.Contains(p, "\\") || slices.Contains(strings.Split(p, "/"), "..") ||
 			p == "." || strings.HasPrefix(p, "./") || p == commitRecordFile || p == ManifestFile
 	}
+	// A recovery renames only temporaries over outputs and an output's old
+	// version to its backup name: a damaged record cannot make it move one
+	// output over another.
+	temporary := func(p string) bool {
+		return slices.ContainsFunc(strings.Split(p, "/"), IsTemporary)
+	}
 	for _, op := range r.Ops {
 		switch op.Op {
 		case "replace":
-			if bad(op.Src) {
+			if bad(op.Src) || !temporary(op.Src) {
 				return nil, fmt.Errorf("commit record: bad staged path %q", op.Src)
 			}
 		case "remove":
 		default:
 			return nil, fmt.Errorf("commit record: unknown operation %q", op.Op)
 		}
-		if bad(op.Dest) || bad(op.Backup) {
+		if bad(op.Dest) || op.Backup != backupName(op.Dest, r.ID) {
 			return nil, fmt.Errorf("commit record: bad path %q or %q", op.Dest, op.Backup)
 		}
 		for _, f := range op.Files {
