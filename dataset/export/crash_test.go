@@ -57,7 +57,7 @@ func TestHuggingFaceEveryStep(t *testing.T) {
 			})
 		},
 		Run: func(ctx context.Context, ws *dataset.Workspace) error {
-			_, err := HuggingFace(ctx, ws, HFOptions{License: "apache-2.0", ShardRows: 5})
+			_, err := HuggingFace(ctx, ws, HFOptions{License: "apache-2.0", ShardRows: 20})
 			return err
 		},
 		Outputs:   []string{"export/hf/README.md"},
