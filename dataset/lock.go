@@ -159,7 +159,8 @@ func (w *Workspace) Lock(stage string) (unlock func(), err error) {
 		release()
 		return nil, err
 	}
-	w.CleanTemporaries(a.Writes)
+	// What this run locks, shared or not, no other run is writing.
+	w.CleanTemporaries(append(slices.Clone(a.Writes), a.Reads...))
 	h := &heldLock{n: 1, release: release}
 	if w.held == nil {
 		w.held = map[string]*heldLock{}
@@ -223,13 +224,14 @@ func resourceOf(rel string) Resource {
 const legacyAge = 24 * time.Hour
 
 // CleanTemporaries removes temporaries that dead runs left in the workspace:
-// files and folders named .<name>.tmp-… or .<name>.old-… whose owner process
-// is gone (a killed index leaves index/.build.tmp-…, a killed export
-// export/.hf.tmp-…, a killed manifest update .manifest.json.tmp-…).
-// Temporaries of a live run, in this process or another, are kept.
-// Temporaries without an owner tag (from older versions) are removed when
-// their resource is locked by this run (held, listed in mine) or can be
-// locked now, or when they are a day old. A commit that is still pending
+// files and folders named .<name>.tmp-… or .<name>.old-… (a killed index
+// leaves index/.build.tmp-…, a killed export export/.hf.tmp-…, a killed
+// manifest update .manifest.json.tmp-…). A temporary goes when its owner
+// process is gone and no other run holds the lock of the part of the
+// workspace it belongs to (the parts this run has locked, listed in mine,
+// count as free: nobody else writes them): temporaries of a live run, in this process or another, are kept,
+// even one in another pid namespace. Temporaries without an owner tag (from
+// older versions) go when their part is free, or when they are a day old. A commit that is still pending
 // (Recover failed) keeps everything. Errors are ignored: cleaning is best
 // effort and never stops a stage.
 func (w *Workspace) CleanTemporaries(mine []Resource) (removed []string) {
@@ -284,26 +286,40 @@ func (w *Workspace) CleanTemporaries(mine []Resource) (removed []string) {
 				}
 				continue
 			}
-			stale := false
+			dest := strings.TrimPrefix(name, ".")
+			for _, sep := range []string{".tmp-", ".old-"} {
+				if i := strings.LastIndex(dest, sep); i >= 0 {
+					dest = dest[:i]
+					break
+				}
+			}
+			res := resourceOf(filepath.Join(rel, dest))
+			manifest := rel == "." && dest == ManifestFile
+			free := false // no other run can be writing it
 			switch {
-			case tag != "":
-				stale = !ownerAlive(tag)
-			case rel == "." && strings.HasPrefix(name, "."+ManifestFile+".tmp-"):
+			case manifest:
 				// Manifest updates of every version hold .manifest.lock.
 				if unlockManifest == nil {
 					if u, err := w.lock(); err == nil {
 						unlockManifest = u
 					}
 				}
-				stale = unlockManifest != nil
-			default:
-				dest := strings.TrimPrefix(name, ".")
-				if i := strings.LastIndex(dest, ".tmp-"); i >= 0 {
-					dest = dest[:i]
-				}
-				stale = canLock(resourceOf(filepath.Join(rel, dest)))
+				free = unlockManifest != nil
+			case res != "":
+				free = canLock(res)
 			}
-			if !stale && tag == "" {
+			stale := false
+			switch {
+			case tag != "" && ownerAlive(tag):
+				// a live run's (this process's, or another's)
+			case tag != "":
+				// Its process is gone — or runs in another pid namespace
+				// (a container sharing the workspace), which only the
+				// lock can tell.
+				stale = free || (res == "" && !manifest)
+			case free:
+				stale = true
+			default:
 				if fi, err := e.Info(); err == nil && time.Since(fi.ModTime()) > legacyAge {
 					stale = true
 				}

@@ -366,7 +366,6 @@ func TestCleanTemporaries(t *testing.T) {
 		"index/.build.tmp-" + dead + "-0a1b2c", // a killed index build
 		"export/.hf.tmp-" + dead + "-0a1b2c",   // a killed export
 		".manifest.json.tmp-" + dead + "-0a1b2c",
-		"head/.query.npy.tmp-" + dead + "-0a1b2c",
 		"export/flagembedding/.train.jsonl.tmp-" + dead + "-0a1b2c",
 		".pairs.parquet.old-" + dead + "-0a1b2c",
 		"index/.build.tmp-123456", // before owner tags; index lock free
@@ -383,7 +382,13 @@ func TestCleanTemporaries(t *testing.T) {
 		t.Fatal(err)
 	}
 	mk("head/.config.json.tmp-5555", false)
+	// a dead owner's, where another run holds the lock: its owner may
+	// live in another pid namespace (a container sharing the workspace)
+	mk("head/.query.npy.tmp-"+dead+"-0a1b2c", false)
 	got := ws.CleanTemporaries(nil)
+	if !ws.Has("head/.query.npy.tmp-" + dead + "-0a1b2c") {
+		t.Errorf("a temporary of a locked part was removed")
+	}
 	unlock()
 	for _, n := range staleNames {
 		if ws.Has(n) {
@@ -402,10 +407,10 @@ func TestCleanTemporaries(t *testing.T) {
 	if len(got) != len(staleNames) {
 		t.Errorf("removed %v", got)
 	}
-	// once the holder is gone, it goes too
+	// once the holder is gone, they go too
 	ws.CleanTemporaries(nil)
-	if ws.Has("head/.config.json.tmp-5555") {
-		t.Errorf("untagged temporary of a free resource kept")
+	if ws.Has("head/.config.json.tmp-5555") || ws.Has("head/.query.npy.tmp-"+dead+"-0a1b2c") {
+		t.Errorf("temporaries of a free part kept")
 	}
 }
 
