@@ -72,6 +72,7 @@ func EveryStep(t *testing.T, s Stage) []dataset.CommitStep {
 		if len(steps) < 4 {
 			t.Fatalf("%s: only %d commit steps (%v): does the stage commit through a dataset.Txn?", s.Name, len(steps), steps)
 		}
+		t.Logf("%s: %d commit steps: %v", s.Name, len(steps), steps)
 		checkConsistent(t, s, dir, "clean run")
 		if reflectEqual(Snapshot(t, dir), old) {
 			t.Fatalf("%s: the clean run left the outputs as they were: the setup must make it write new ones", s.Name)
