@@ -34,13 +34,17 @@ func (f *file) groupColonScan(k, j int) (int, int) {
 // checkGroups compares groupColon with the scan for every opener of src and
 // several range ends.
 func checkGroups(t *testing.T, name string, src []byte) {
+	checkGroupsAt(t, name, src, func(k, n int) []int { return []int{n, k + 1, k + 2, k + 5, (k + n) / 2} })
+}
+
+func checkGroupsAt(t *testing.T, name string, src []byte, ends func(k, n int) []int) {
 	toks, _ := Lex(src)
 	f := &file{s: string(src), toks: toks}
 	for k := range toks {
 		if f.depthDelta(k) != 1 {
 			continue
 		}
-		for _, j := range []int{len(toks), k + 1, k + 2, k + 5, (k + len(toks)) / 2} {
+		for _, j := range ends(k, len(toks)) {
 			if j > len(toks) {
 				continue
 			}
@@ -96,8 +100,8 @@ func FuzzGroupColon(f *testing.F) {
 		if len(src) > maxGroupFuzz {
 			return
 		}
-		checkGroups(t, "fuzz", src)
+		checkGroupsAt(t, "fuzz", src, func(k, n int) []int { return []int{n, k + 3} })
 	})
 }
 
-const maxGroupFuzz = 8 << 10
+const maxGroupFuzz = 1 << 10
