@@ -692,7 +692,7 @@ func parseCommitRecord(b []byte) (*commitRecord, error) {
 			return nil, fmt.Errorf("commit record: bad path %q or %q", op.Dest, op.Backup)
 		}
 		for _, f := range op.Files {
-			if bad(f.Path) {
+			if f.Path == "" || filepath.IsAbs(f.Path) || strings.Contains(f.Path, "\\") || slices.Contains(strings.Split(f.Path, "/"), "..") {
 				return nil, fmt.Errorf("commit record: bad path %q in %s", f.Path, op.Dest)
 			}
 		}

@@ -7,7 +7,9 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -254,8 +256,11 @@ func Build(ctx context.Context, ws *dataset.Workspace, opts BuildOptions) (*Buil
 		return nil, err
 	}
 	// The pointer is staged after the generation, so the commit renames it
-	// last.
+	// after the folder; the older generations go in the same commit.
 	if err := switchGeneration(tx, gen); err != nil {
+		return nil, err
+	}
+	if err := removeOldGenerations(tx, dir, gen); err != nil {
 		return nil, err
 	}
 	tx.Output(rel(CurrentName), 0)
@@ -272,7 +277,6 @@ func Build(ctx context.Context, ws *dataset.Workspace, opts BuildOptions) (*Buil
 	if err := tx.Commit(run); err != nil {
 		return nil, err
 	}
-	removeOldGenerations(dir, gen)
 	st.Docs, st.PremiseDocs, st.Encoder, st.Dims, st.Generation, st.Cache = len(docs), man.PremiseDocs, man.Encoder, man.Dims, gen, crep
 	return st, nil
 }
@@ -293,20 +297,32 @@ func switchGeneration(tx *dataset.Txn, gen string) error {
 	return tx.WriteFile(dataset.IndexDir+"/"+CurrentName, []byte(gen+"\n"))
 }
 
-// removeOldGenerations deletes every generation but keep, and the files of
-// the layout before generations. A process still reading an old generation
-// keeps working: its vectors are mapped and its bleve segments open, and
-// Linux frees unlinked files only when the last user closes them.
-func removeOldGenerations(dir, keep string) {
-	ents, _ := os.ReadDir(dir)
+// removeOldGenerations stages, in tx, the removal of every generation but
+// keep and of the files of the layout before generations: the commit that
+// switches CURRENT deletes them (or, rolled back, keeps them all). A process
+// still reading an old generation keeps working: its vectors are mapped and
+// its bleve segments open, and Linux frees unlinked files only when the last
+// user closes them.
+func removeOldGenerations(tx *dataset.Txn, dir, keep string) error {
+	ents, err := os.ReadDir(dir)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
 	for _, e := range ents {
 		if n := e.Name(); strings.HasPrefix(n, generationPrefix) && n != keep {
-			os.RemoveAll(filepath.Join(dir, n))
+			if err := tx.Remove(dataset.IndexDir + "/" + n); err != nil {
+				return err
+			}
 		}
 	}
 	for _, n := range []string{ManifestName, DocsName, VectorsName, BM25Name, UsageName, HashStateName, PostingsName} {
-		os.RemoveAll(filepath.Join(dir, n))
+		if _, err := os.Lstat(filepath.Join(dir, n)); err == nil {
+			if err := tx.Remove(dataset.IndexDir + "/" + n); err != nil {
+				return err
+			}
+		}
 	}
+	return nil
 }
 
 // checkFinite refuses vectors with NaN or infinite values (a broken

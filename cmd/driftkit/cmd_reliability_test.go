@@ -309,9 +309,13 @@ func TestSharedWorkspace(t *testing.T) {
 	// driftkit): the error names it and says why (it said "metadata missing").
 	private := filepath.Join(base, "private")
 	copyTree(t, ws, private)
-	bm25 := filepath.Join(private, "index", "bm25")
+	gen, err := index.CurrentDir(private)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bm25 := filepath.Join(gen, index.BM25Name)
 	os.Chmod(bm25, 0o700)
-	code, stderr, err := u.run("search", "--ws", private, "prime number")
+	code, stderr, err := u.run("search", "--ws", private, "--bm25-engine", "bleve", "prime number")
 	if err != nil || code != 1 || !strings.Contains(stderr, bm25) || !strings.Contains(stderr, "permission denied") {
 		t.Fatalf("search of an unreadable index: exit %d %v\n%s", code, err, stderr)
 	}
@@ -325,7 +329,7 @@ func TestSharedWorkspace(t *testing.T) {
 		t.Fatal(err)
 	}
 	cw.CommitHook = func(s dataset.CommitStep) error {
-		if s.Name == "place" && s.Path == "index/vectors.npy" {
+		if s.Name == "place" && s.Path == "index/CURRENT" {
 			return dataset.ErrCrash
 		}
 		return nil
