@@ -13,7 +13,7 @@ import (
 	"testing"
 
 	"github.com/driftkit/driftkit/dataset"
-	"github.com/driftkit/driftkit/internal/crashtest"
+	"github.com/driftkit/driftkit/dataset/crashtest"
 )
 
 // toyStage writes what real stages write, in one transaction: two tables, a

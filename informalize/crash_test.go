@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/driftkit/driftkit/dataset"
-	"github.com/driftkit/driftkit/internal/crashtest"
+	"github.com/driftkit/driftkit/dataset/crashtest"
 )
 
 // cancelling is the template provider, cancelling the run after n answers.

@@ -15,8 +15,8 @@ import (
 	"testing"
 
 	"github.com/driftkit/driftkit/dataset"
+	"github.com/driftkit/driftkit/dataset/crashtest"
 	"github.com/driftkit/driftkit/index"
-	"github.com/driftkit/driftkit/internal/crashtest"
 	"github.com/driftkit/driftkit/internal/progress"
 )
 

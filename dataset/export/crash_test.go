@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/driftkit/driftkit/dataset"
+	"github.com/driftkit/driftkit/dataset/crashtest"
 	"github.com/driftkit/driftkit/dataset/mine/minetest"
-	"github.com/driftkit/driftkit/internal/crashtest"
 )
 
 func exportSetup(t *testing.T, dir string, first func(*dataset.Workspace) error) {

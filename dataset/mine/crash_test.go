@@ -5,8 +5,8 @@ import (
 	"testing"
 
 	"github.com/driftkit/driftkit/dataset"
+	"github.com/driftkit/driftkit/dataset/crashtest"
 	"github.com/driftkit/driftkit/dataset/mine/minetest"
-	"github.com/driftkit/driftkit/internal/crashtest"
 	"github.com/driftkit/driftkit/internal/progress"
 )
 

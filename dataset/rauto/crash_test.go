@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/driftkit/driftkit/dataset"
-	"github.com/driftkit/driftkit/internal/crashtest"
+	"github.com/driftkit/driftkit/dataset/crashtest"
 )
 
 // TestImportEveryStep: the three tables and the manifest entry appear together
