@@ -42,6 +42,8 @@ type Access struct {
 var Stages = map[string]Access{
 	"extract":              {Writes: []Resource{ResTables}},
 	"import rauto":         {Writes: []Resource{ResTables, ResInformal}},
+	"import jixia":         {Writes: []Resource{ResTables}},
+	"import lean4export":   {Writes: []Resource{ResTables}},
 	"informalize":          {Reads: []Resource{ResTables}, Writes: []Resource{ResInformal}},
 	"index":                {Reads: []Resource{ResTables, ResInformal, ResHead}, Writes: []Resource{ResIndex}},
 	"mine":                 {Reads: []Resource{ResTables, ResInformal, ResIndex}, Writes: []Resource{ResPairs}},

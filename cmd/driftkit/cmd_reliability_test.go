@@ -16,6 +16,7 @@ import (
 
 	"github.com/driftkit/driftkit/dataset"
 	"github.com/driftkit/driftkit/dataset/crashtest"
+	"github.com/driftkit/driftkit/extract/elab/elabtest"
 	"github.com/driftkit/driftkit/index"
 	"github.com/driftkit/driftkit/internal/progress"
 )
@@ -182,6 +183,8 @@ var writingStages = [][]string{
 	{"train", "head", "--out-dim", "4", "--epochs", "1", "--seed", "9"},
 	{"export", "flagembedding", "--seed", "9"},
 	{"export", "hf", "--license", "mit"},
+	{"import", "jixia", "--dir", "JIXIA", "--src", "LEAN", "--library", "driftlib", "--quiet"},
+	{"import", "lean4export", "--library", "driftlib", "--quiet", "EXPORT"},
 }
 
 func stageArgs(t *testing.T, base string, stage []string, ws string) []string {
@@ -193,6 +196,7 @@ func stageArgs(t *testing.T, base string, stage []string, ws string) []string {
 			copyTree(t, src, filepath.Join(base, name))
 		}
 	}
+	elabFixtures(t, base)
 	var out []string
 	for _, a := range stage {
 		switch a {
@@ -200,10 +204,47 @@ func stageArgs(t *testing.T, base string, stage []string, ws string) []string {
 			a = filepath.Join(base, "lean")
 		case "RAUTO":
 			a = filepath.Join(base, "small.jsonl")
+		case "JIXIA":
+			a = filepath.Join(base, "jixia")
+		case "EXPORT":
+			a = filepath.Join(base, "driftlib.ndjson")
 		}
 		out = append(out, a)
 	}
-	return append(out, "--ws", ws)
+	// --ws right after the command's words: flags go before positional
+	// arguments (import lean4export's export file)
+	n := 1
+	if out[0] == "export" || out[0] == "train" || out[0] == "import" {
+		n = 2
+	}
+	return append(append(out[:n:n], "--ws", ws), out[n:]...)
+}
+
+// elabFixtures writes jixia output and a lean4export export of the bundled
+// library (generated from base/ws's rows) into base, once, for the importers.
+func elabFixtures(t *testing.T, base string) {
+	t.Helper()
+	jdir := filepath.Join(base, "jixia")
+	if _, err := os.Stat(jdir); err == nil {
+		return
+	}
+	rows, err := dataset.ReadTable[dataset.Declaration](filepath.Join(base, "ws", dataset.DeclarationsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := elabtest.WriteLean4export(&buf, rows, elabtest.Lean4exportOptions{Aux: true}); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(base, "driftlib.ndjson"), buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(jdir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := elabtest.WriteJixia(jdir, filepath.Join(base, "lean"), rows, true); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // TestReadOnlyWorkspace runs every writing stage on a workspace it cannot
@@ -404,10 +445,15 @@ func TestSecondWriterRefused(t *testing.T) {
 		{"train head", writingStages[5]},
 		{"export flagembedding", writingStages[6]},
 		{"export hf", writingStages[7]},
-		{"index", writingStages[5]},       // train head beside index
-		{"train head", writingStages[3]},  // index beside train head
-		{"extract", writingStages[4]},     // mine reads the tables
-		{"informalize", writingStages[7]}, // export hf reads informal.parquet
+		{"import jixia", writingStages[8]},
+		{"import lean4export", writingStages[9]},
+		{"extract", writingStages[8]},            // an importer beside extract
+		{"import jixia", writingStages[9]},       // two importers
+		{"import lean4export", writingStages[4]}, // mine reads the tables
+		{"index", writingStages[5]},              // train head beside index
+		{"train head", writingStages[3]},         // index beside train head
+		{"extract", writingStages[4]},            // mine reads the tables
+		{"informalize", writingStages[7]},        // export hf reads informal.parquet
 	} {
 		holder, err := dataset.OpenExisting(ws)
 		if err != nil {
