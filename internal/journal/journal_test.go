@@ -160,3 +160,41 @@ func FuzzRead(f *testing.F) {
 		}
 	})
 }
+
+// TestSecondOpenRefused: while one Journal holds a file, a second Open of it
+// (another run on the same output folder) fails with ErrBusy and leaves the
+// file alone — it used to cut the first run's unfinished line as torn —
+// and succeeds once the first is closed.
+func TestSecondOpenRefused(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "j.jsonl")
+	j, _, err := Open[rec](path, Options[rec]{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := j.Append(rec{Key: "a", N: 1}); err != nil {
+		t.Fatal(err)
+	}
+	j.Sync()
+	// a line the first run has only half written
+	f, _ := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	f.WriteString(`{"key":"b",`)
+	f.Close()
+	before, _ := os.ReadFile(path)
+	if _, _, err := Open[rec](path, Options[rec]{}); !errors.Is(err, ErrBusy) || !strings.Contains(err.Error(), path) {
+		t.Fatalf("second open: %v, want ErrBusy naming the file", err)
+	}
+	if after, _ := os.ReadFile(path); string(after) != string(before) {
+		t.Fatalf("the refused open changed the file: %q → %q", before, after)
+	}
+	if err := j.Close(); err != nil {
+		t.Fatal(err)
+	}
+	j2, rep, err := Open[rec](path, Options[rec]{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j2.Close()
+	if len(rep.Records) != 1 || rep.TornBytes == 0 {
+		t.Fatalf("replay after close: %+v", rep)
+	}
+}
