@@ -105,3 +105,43 @@ func FuzzGroupColon(f *testing.F) {
 }
 
 const maxGroupFuzz = 1 << 10
+
+// TestDeepNestingLinear: the bracket scans do work linear in the nesting
+// depth, counted in depthDelta calls rather than timed. Four times the depth
+// must cost about four times the calls; when every '(' rescanned its group
+// (40,000 nested '(' took 19.5 s) it cost sixteen times.
+func TestDeepNestingLinear(t *testing.T) {
+	shapes := map[string]func(n int) string{
+		"parens": func(n int) string {
+			return "def a : Nat := " + strings.Repeat("(", n) + "1" + strings.Repeat(")", n) + "\n"
+		},
+		"unclosed": func(n int) string { return "def a : Nat := " + strings.Repeat("(", n) + "\n" },
+		"ascription": func(n int) string {
+			return "def a : Nat := " + strings.Repeat("(x : ", n) + "Nat" + strings.Repeat(")", n) + "\n"
+		},
+		"commented": func(n int) string {
+			return "def a : Nat := " + strings.Repeat("( /- (c -/ [ /-- d -/ ", n) + "1" + strings.Repeat(" /- e) -/ ] )", n) + "\n"
+		},
+		"signature": func(n int) string {
+			return "theorem t " + strings.Repeat("(h : ", n) + "True" + strings.Repeat(")", n) + " : True := trivial\n"
+		},
+	}
+	countDeltas = true
+	defer func() { countDeltas = false }()
+	calls := func(src string) int64 {
+		deltaCalls.Store(0)
+		ParseFile([]byte(src), "Deep.lean", "deep")
+		return deltaCalls.Load()
+	}
+	for name, shape := range shapes {
+		small, large := calls(shape(1000)), calls(shape(4000))
+		if small == 0 {
+			t.Fatalf("%s: depthDelta never called: the test measures nothing", name)
+		}
+		if r := float64(large) / float64(small); r > 6 {
+			t.Errorf("%s: 4× the nesting took %.1f× the depthDelta calls (%d → %d): quadratic", name, r, small, large)
+		} else {
+			t.Logf("%s: %d → %d calls (%.1f×)", name, small, large, r)
+		}
+	}
+}
