@@ -9,14 +9,12 @@ import (
 
 	"github.com/driftkit/driftkit/dataset"
 	"github.com/driftkit/driftkit/dataset/crashtest"
-	"github.com/driftkit/driftkit/internal/progress"
 )
 
 // TestCommitEveryStep: declarations.parquet, modules.parquet and the manifest
 // entry appear together whichever step of the commit a crash hits (a kill
 // between the two renames used to leave new declarations beside old modules).
 func TestCommitEveryStep(t *testing.T) {
-	progress.Quiet = true
 	src := filepath.Join(t.TempDir(), "lean")
 	if err := exec.Command("cp", "-a", filepath.Join("..", "testdata", "lean"), src).Run(); err != nil {
 		t.Fatal(err)

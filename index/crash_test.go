@@ -7,7 +7,6 @@ import (
 	"github.com/driftkit/driftkit/dataset"
 	"github.com/driftkit/driftkit/dataset/crashtest"
 	"github.com/driftkit/driftkit/index"
-	"github.com/driftkit/driftkit/internal/progress"
 )
 
 // TestBuildEveryStep: the new generation, CURRENT pointing at it and the
@@ -18,7 +17,6 @@ import (
 // alone, a kill between the switch and the manifest entry still made the
 // next index demand --force).
 func TestBuildEveryStep(t *testing.T) {
-	progress.Quiet = true
 	crashtest.EveryStep(t, crashtest.Stage{
 		Name: "index",
 		Setup: func(t *testing.T, dir string) {

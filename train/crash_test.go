@@ -9,7 +9,6 @@ import (
 	"github.com/driftkit/driftkit/dataset/mine"
 	"github.com/driftkit/driftkit/dataset/mine/minetest"
 	"github.com/driftkit/driftkit/index"
-	"github.com/driftkit/driftkit/internal/progress"
 )
 
 // TestTrainHeadEveryStep: head/ (as a whole) and the index manifest naming the
@@ -17,7 +16,6 @@ import (
 // a crash or a failure hits (a full disk after the first rename used to leave
 // a new log.jsonl beside the old weights).
 func TestTrainHeadEveryStep(t *testing.T) {
-	progress.Quiet = true
 	train := func(ctx context.Context, ws *dataset.Workspace, seed uint64, tied bool) error {
 		ix, err := index.Open(ws.Dir, &index.OpenOptions{NoHead: true})
 		if err != nil {

@@ -18,14 +18,12 @@ import (
 	"github.com/driftkit/driftkit/dataset/crashtest"
 	"github.com/driftkit/driftkit/extract/elab/elabtest"
 	"github.com/driftkit/driftkit/index"
-	"github.com/driftkit/driftkit/internal/progress"
 )
 
 // TestMain lets a test run the driftkit command in a child process (as
 // another user, say): with DRIFTKIT_RUN_MAIN=1 the test binary is driftkit.
 func TestMain(m *testing.M) {
 	if os.Getenv("DRIFTKIT_RUN_MAIN") == "1" {
-		progress.Quiet = true
 		os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 	}
 	os.Exit(m.Run())
@@ -35,7 +33,6 @@ func TestMain(m *testing.M) {
 // returns the workspace (in a folder other users can reach).
 func pipelineWS(t *testing.T, base string) string {
 	t.Helper()
-	progress.Quiet = true
 	ws := filepath.Join(base, "ws")
 	lean := filepath.Join("..", "..", "testdata", "lean")
 	for _, args := range [][]string{
@@ -395,7 +392,6 @@ func TestSharedWorkspace(t *testing.T) {
 // index builds left 387 MB of index/.build.tmp-* that no later run removed)
 // go at the start of the next stage, whichever it is.
 func TestStaleTemporariesRemoved(t *testing.T) {
-	progress.Quiet = true
 	ws := t.TempDir()
 	lib := filepath.Join("..", "..", "dataset", "rauto", "testdata", "small.jsonl")
 	if code := run([]string{"import", "rauto", "--library", lib, "--ws", ws}, io.Discard, io.Discard); code != 0 {

@@ -7,13 +7,11 @@ import (
 	"github.com/driftkit/driftkit/dataset"
 	"github.com/driftkit/driftkit/dataset/crashtest"
 	"github.com/driftkit/driftkit/dataset/mine/minetest"
-	"github.com/driftkit/driftkit/internal/progress"
 )
 
 // TestMineEveryStep: pairs.parquet and its manifest entry appear together
 // whichever step of the commit a crash hits.
 func TestMineEveryStep(t *testing.T) {
-	progress.Quiet = true
 	crashtest.EveryStep(t, crashtest.Stage{
 		Name: "mine",
 		Setup: func(t *testing.T, dir string) {
