@@ -26,6 +26,7 @@ const (
 	ResHead       Resource = "head"                 // head/
 	ResExportFlag Resource = "export-flagembedding" // export/flagembedding/
 	ResExportHF   Resource = "export-hf"            // export/hf/
+	ResExportEmb  Resource = "export-embeddings"    // export/embeddings.parquet
 )
 
 // Access says what a writing stage reads and writes.
@@ -50,6 +51,7 @@ var Stages = map[string]Access{
 	"train head":           {Reads: []Resource{ResPairs}, Writes: []Resource{ResHead, ResIndex}},
 	"export flagembedding": {Reads: []Resource{ResTables, ResInformal, ResPairs}, Writes: []Resource{ResExportFlag}},
 	"export hf":            {Reads: []Resource{ResTables, ResInformal, ResPairs}, Writes: []Resource{ResExportHF}},
+	"export embeddings":    {Reads: []Resource{ResTables, ResIndex}, Writes: []Resource{ResExportEmb}},
 }
 
 // ErrBusy is wrapped when another run holds a lock a stage needs.
@@ -215,6 +217,8 @@ func resourceOf(rel string) Resource {
 			return ResExportFlag
 		case "hf":
 			return ResExportHF
+		case "embeddings.parquet":
+			return ResExportEmb
 		}
 	}
 	return ""

@@ -182,6 +182,7 @@ var writingStages = [][]string{
 	{"export", "hf", "--license", "mit"},
 	{"import", "jixia", "--dir", "JIXIA", "--src", "LEAN", "--library", "driftlib", "--quiet"},
 	{"import", "lean4export", "--library", "driftlib", "--quiet", "EXPORT"},
+	{"export", "embeddings", "--quiet"},
 }
 
 func stageArgs(t *testing.T, base string, stage []string, ws string) []string {
@@ -446,10 +447,13 @@ func TestSecondWriterRefused(t *testing.T) {
 		{"extract", writingStages[8]},            // an importer beside extract
 		{"import jixia", writingStages[9]},       // two importers
 		{"import lean4export", writingStages[4]}, // mine reads the tables
-		{"index", writingStages[5]},              // train head beside index
-		{"train head", writingStages[3]},         // index beside train head
-		{"extract", writingStages[4]},            // mine reads the tables
-		{"informalize", writingStages[7]},        // export hf reads informal.parquet
+		{"export embeddings", writingStages[10]},
+		{"index", writingStages[10]},            // export embeddings reads the index
+		{"export embeddings", writingStages[3]}, // index beside export embeddings
+		{"index", writingStages[5]},             // train head beside index
+		{"train head", writingStages[3]},        // index beside train head
+		{"extract", writingStages[4]},           // mine reads the tables
+		{"informalize", writingStages[7]},       // export hf reads informal.parquet
 	} {
 		holder, err := dataset.OpenExisting(ws)
 		if err != nil {
