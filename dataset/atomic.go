@@ -3,6 +3,7 @@ package dataset
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 )
@@ -13,28 +14,46 @@ import (
 // after a crash at any point they see the old file or the new one, never a
 // half-written one.
 //
+// A file made by Txn.Create is not renamed by Commit: Commit only completes
+// it, and the transaction puts it in place together with the transaction's
+// other outputs.
+//
 // An AtomicFile is not safe for concurrent use. Always call Abort (deferred) or
 // Commit; Abort after Commit is a no-op.
 type AtomicFile struct {
 	*os.File
 	dest string
 	done bool
+	txn  *Txn // nil: Commit renames; else the transaction does
 }
 
-// CreateAtomic opens a temporary file beside dest.
+// CreateAtomic opens a temporary file beside dest. The file (and a missing
+// folder) is made with the usual permissions, 0644 (0755) minus the umask.
 func CreateAtomic(dest string) (*AtomicFile, error) {
+	return createAtomic(dest, 0o644)
+}
+
+func createAtomic(dest string, perm fs.FileMode) (*AtomicFile, error) {
 	dir := filepath.Dir(dest)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	f, err := os.CreateTemp(dir, "."+filepath.Base(dest)+".tmp-*")
+	f, err := createTemp(dest, perm)
 	if err != nil {
-		return nil, err
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = fmt.Errorf("cannot write in %s: %w", dir, pe.Err)
+		}
+		return nil, &FileError{Path: dest, Row: -1, Err: err}
 	}
 	return &AtomicFile{File: f, dest: dest}, nil
 }
 
-// Commit flushes the file to disk and renames it over the destination.
+// Dest is the path the file replaces.
+func (a *AtomicFile) Dest() string { return a.dest }
+
+// Commit flushes the file to disk and renames it over the destination (for
+// a file of a transaction: flushes it and leaves it for Txn.Commit).
 func (a *AtomicFile) Commit() error {
 	if a.done {
 		return errors.New("dataset: atomic file already closed")
@@ -44,19 +63,19 @@ func (a *AtomicFile) Commit() error {
 	if err := a.File.Sync(); err != nil {
 		a.File.Close()
 		os.Remove(tmp)
-		return fmt.Errorf("sync %s: %w", a.dest, err)
+		return &FileError{Path: a.dest, Row: -1, Err: fmt.Errorf("sync: %w", err)}
 	}
 	if err := a.File.Close(); err != nil {
 		os.Remove(tmp)
-		return fmt.Errorf("close %s: %w", a.dest, err)
+		return &FileError{Path: a.dest, Row: -1, Err: fmt.Errorf("close: %w", err)}
 	}
-	if err := os.Chmod(tmp, 0o644); err != nil {
-		os.Remove(tmp)
-		return err
+	if a.txn != nil {
+		a.txn.ready(a)
+		return nil
 	}
 	if err := os.Rename(tmp, a.dest); err != nil {
 		os.Remove(tmp)
-		return fmt.Errorf("replace %s: %w", a.dest, err)
+		return &FileError{Path: a.dest, Row: -1, Err: fmt.Errorf("replace: %w", err)}
 	}
 	return syncDir(filepath.Dir(a.dest))
 }
@@ -69,6 +88,9 @@ func (a *AtomicFile) Abort() {
 	a.done = true
 	a.File.Close()
 	os.Remove(a.File.Name())
+	if a.txn != nil {
+		a.txn.dropFile(a)
+	}
 }
 
 func syncDir(dir string) error {
@@ -90,7 +112,7 @@ func WriteFileAtomic(path string, data []byte) error {
 	}
 	defer f.Abort()
 	if _, err := f.Write(data); err != nil {
-		return err
+		return &FileError{Path: path, Row: -1, Err: err}
 	}
 	return f.Commit()
 }

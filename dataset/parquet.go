@@ -59,11 +59,25 @@ func NewWriter[T any](path string) (*Writer[T], error) {
 	if err != nil {
 		return nil, err
 	}
+	return newWriter[T](path, f), nil
+}
+
+// NewStagedWriter starts the table rel of a transaction: Close completes it,
+// and the transaction's Commit puts it in place with the run's other outputs.
+func NewStagedWriter[T any](t *Txn, rel string) (*Writer[T], error) {
+	f, err := t.Create(rel)
+	if err != nil {
+		return nil, err
+	}
+	return newWriter[T](t.ws.Path(rel), f), nil
+}
+
+func newWriter[T any](path string, f *AtomicFile) *Writer[T] {
 	w := parquet.NewGenericWriter[T](f,
 		parquet.Compression(&parquet.Zstd),
 		parquet.CreatedBy("driftkit", Version, ""),
 	)
-	return &Writer[T]{path: path, file: f, w: w, groupN: DefaultRowGroupRows}, nil
+	return &Writer[T]{path: path, file: f, w: w, groupN: DefaultRowGroupRows}
 }
 
 // Write appends rows, flushing a row group whenever enough rows are pending.

@@ -14,6 +14,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -77,6 +78,19 @@ var ErrNoWorkspace = errors.New("workspace folder does not exist")
 // updates take an exclusive lock.
 type Workspace struct {
 	Dir string
+
+	// CommitHook, when set, is called before every step of every commit
+	// (Txn.Commit) on this workspace value: fault-injection tests fail or
+	// crash a commit at each step with it (see ErrCrash). Nil in real runs.
+	CommitHook func(CommitStep) error
+
+	mu   sync.Mutex
+	held map[string]*heldLock // stage → locks this value holds (Lock)
+}
+
+type heldLock struct {
+	n       int
+	release func()
 }
 
 var errNoDir = errors.New("no workspace folder given")
@@ -143,6 +157,8 @@ type Run struct {
 	RowCounts   map[string]int64   `json:"row_counts,omitempty"`
 	Phases      map[string]float64 `json:"phase_seconds,omitempty"`
 	Notes       []string           `json:"notes,omitempty"`
+	// Commit is the id of the transaction that wrote the outputs (see Txn).
+	Commit string `json:"commit,omitempty"`
 }
 
 // Manifest is manifest.json: every stage run, oldest first.
@@ -211,34 +227,11 @@ func (m *Manifest) lastWrite(rel string) *FileRef {
 	return nil
 }
 
-// ErrBusy is wrapped when another process holds a stage's workspace lock.
-var ErrBusy = errors.New("workspace busy: another run holds its lock")
-
-// TryLock takes the workspace's exclusive lock for stage (the file
-// .<stage>.lock) without waiting: a second run of the same stage on the same
-// workspace gets an error wrapping ErrBusy instead of interleaving its
-// outputs with the first. The lock is released by unlock or when the process
-// exits.
-func (w *Workspace) TryLock(stage string) (unlock func(), err error) {
-	p := w.Path("." + stage + ".lock")
+func (w *Workspace) lock() (func(), error) {
+	p := w.Path(".manifest.lock")
 	f, err := os.OpenFile(p, os.O_CREATE|os.O_RDWR, 0o644)
 	if err != nil {
-		return nil, err
-	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		f.Close()
-		if errors.Is(err, syscall.EWOULDBLOCK) {
-			return nil, fmt.Errorf("%s: %w %q (wait for that run to finish)", w.Dir, ErrBusy, stage)
-		}
-		return nil, &FileError{Path: p, Row: -1, Err: err}
-	}
-	return func() { syscall.Flock(int(f.Fd()), syscall.LOCK_UN); f.Close() }, nil
-}
-
-func (w *Workspace) lock() (func(), error) {
-	f, err := os.OpenFile(w.Path(".manifest.lock"), os.O_CREATE|os.O_RDWR, 0o644)
-	if err != nil {
-		return nil, err
+		return nil, &FileError{Path: p, Row: -1, Err: fmt.Errorf("cannot take the manifest lock: %w", unwrapPath(err))}
 	}
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
 		f.Close()
@@ -249,6 +242,18 @@ func (w *Workspace) lock() (func(), error) {
 
 // Record appends a run to the manifest atomically.
 func (w *Workspace) Record(run Run) error {
+	if run.ToolVersion == "" {
+		run.ToolVersion = Version
+	}
+	return w.updateManifest(func(m *Manifest) bool {
+		m.Runs = append(m.Runs, run)
+		return true
+	})
+}
+
+// updateManifest rewrites the manifest under its lock when change reports
+// that it changed it.
+func (w *Workspace) updateManifest(change func(*Manifest) bool) error {
 	unlock, err := w.lock()
 	if err != nil {
 		return err
@@ -258,10 +263,9 @@ func (w *Workspace) Record(run Run) error {
 	if err != nil {
 		return err
 	}
-	if run.ToolVersion == "" {
-		run.ToolVersion = Version
+	if !change(m) {
+		return nil
 	}
-	m.Runs = append(m.Runs, run)
 	b, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
 		return err

@@ -61,6 +61,10 @@ func isCloser(s string) bool {
 type file struct {
 	s    string // the source; token texts are substrings of it (no copies)
 	toks []Token
+	// groups[k], for an opener token k, is where groupColon's scan from k
+	// stops and the colon it found (see groupTable); built on first use.
+	// A file is used by one goroutine at a time.
+	groups []groupEnd
 }
 
 // text returns the text of token i ("" out of range) without allocating.

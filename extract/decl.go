@@ -2,6 +2,15 @@ package extract
 
 import (
 	"strings"
+	"sync/atomic"
+)
+
+// countDeltas makes depthDelta count its calls in deltaCalls: a test sets it
+// (never concurrently with a parse) to check that the bracket scans stay
+// linear in the nesting depth without timing them.
+var (
+	countDeltas bool
+	deltaCalls  atomic.Int64
 )
 
 // attrSyntax is one entry of an @[…] list: its name and token range.
@@ -71,6 +80,9 @@ func (f *file) docText(i int) *string {
 
 // depthDelta returns +1 for an opener token, -1 for a closer, else 0.
 func (f *file) depthDelta(i int) int {
+	if countDeltas {
+		deltaCalls.Add(1)
+	}
 	t := f.toks[i]
 	if t.Kind != TokSymbol {
 		return 0

@@ -277,6 +277,13 @@ func Run(ctx context.Context, ws *dataset.Workspace, opts Options) (*Result, err
 	if len(opts.Sources) == 0 {
 		return nil, ErrNoSources
 	}
+	// extract and import rauto write the same tables: one run at a time, and
+	// none while a stage reads them.
+	unlock, err := ws.Lock("extract")
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
 	if err := ws.GuardOutputs(opts.Force, dataset.DeclarationsFile, dataset.ModulesFile); err != nil {
 		return nil, err
 	}
@@ -482,7 +489,9 @@ func Run(ctx context.Context, ws *dataset.Workspace, opts Options) (*Result, err
 
 	// write
 	tWrite := time.Now()
-	if err := write(ctx, ws, results, res); err != nil {
+	tx := ws.Begin("extract")
+	defer tx.Abort()
+	if err := write(ctx, tx, results, res); err != nil {
 		return nil, err
 	}
 	res.Phases["write"] = time.Since(tWrite)
@@ -498,12 +507,8 @@ func Run(ctx context.Context, ws *dataset.Workspace, opts Options) (*Result, err
 	for _, ph := range []string{"read", "parse", "resolve", "write"} {
 		rec.Phase(ph, res.Phases[ph])
 	}
-	if err := rec.Output(dataset.DeclarationsFile, res.Declarations); err != nil {
-		return nil, err
-	}
-	if err := rec.Output(dataset.ModulesFile, res.Modules); err != nil {
-		return nil, err
-	}
+	tx.Output(dataset.DeclarationsFile, res.Declarations)
+	tx.Output(dataset.ModulesFile, res.Modules)
 	rec.Count("declarations", res.Declarations)
 	rec.Count("duplicate_names_dropped", int64(res.DuplicatesDropped))
 	rec.Count("modules", res.Modules)
@@ -514,7 +519,11 @@ func Run(ctx context.Context, ws *dataset.Workspace, opts Options) (*Result, err
 		rec.Note("some files could not be read: " + firstErr.Error())
 	}
 	rec.Note("extracted from sources without elaboration (driftkit source reader)")
-	if err := rec.Finish(); err != nil {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	// Both tables and the manifest entry appear together, or neither.
+	if err := tx.Commit(rec); err != nil {
 		return nil, err
 	}
 	return res, nil
@@ -654,15 +663,16 @@ func fixups(t *Table, files []*fileResult) {
 	}
 }
 
-// write streams the tables to temporary files and renames them into place
-// only when every row was written and ctx is still live: a cancelled run
-// leaves the previous tables untouched and no temporary files behind.
-func write(ctx context.Context, ws *dataset.Workspace, results []*fileResult, res *Result) error {
-	dw, err := dataset.NewWriter[dataset.Declaration](ws.Path(dataset.DeclarationsFile))
+// write streams the tables into the transaction's temporary files; the
+// caller commits them only when every row was written and ctx is still live:
+// a cancelled run leaves the previous tables untouched and no temporary
+// files behind.
+func write(ctx context.Context, tx *dataset.Txn, results []*fileResult, res *Result) error {
+	dw, err := dataset.NewStagedWriter[dataset.Declaration](tx, dataset.DeclarationsFile)
 	if err != nil {
 		return err
 	}
-	mw, err := dataset.NewWriter[dataset.Module](ws.Path(dataset.ModulesFile))
+	mw, err := dataset.NewStagedWriter[dataset.Module](tx, dataset.ModulesFile)
 	if err != nil {
 		dw.Abort()
 		return err
@@ -706,21 +716,11 @@ func write(ctx context.Context, ws *dataset.Workspace, results []*fileResult, re
 		return err
 	}
 	res.Declarations, res.Modules = dw.Rows(), mw.Rows()
-	// Both tables are complete on disk before either replaces the old one,
-	// so a failure leaves the previous pair, never a mismatched one.
-	if err := dw.Finish(); err != nil {
+	if err := dw.Close(); err != nil {
 		mw.Abort()
 		return err
 	}
-	if err := mw.Finish(); err != nil {
-		dw.Abort()
-		return err
-	}
-	if err := dw.Commit(); err != nil {
-		mw.Abort()
-		return err
-	}
-	return mw.Commit()
+	return mw.Close()
 }
 
 // iffDirection turns the signature of an iff theorem `binders : a ↔ b` into

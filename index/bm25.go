@@ -2,8 +2,11 @@ package index
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -19,6 +22,7 @@ import (
 	"github.com/blevesearch/bleve/v2/search/query"
 	bindex "github.com/blevesearch/bleve_index_api"
 
+	"github.com/driftkit/driftkit/dataset"
 	"github.com/driftkit/driftkit/retrieval"
 )
 
@@ -162,11 +166,33 @@ type bleveBackend struct {
 var _ retrieval.LexicalBackend = (*bleveBackend)(nil)
 
 func openBM25(dir string) (*bleveBackend, error) {
+	// bleve reports an unreadable folder as "metadata missing"; say what
+	// is wrong and where (an index built by another user before driftkit
+	// made bleve's files readable, say).
+	if err := readable(dir); err != nil {
+		return nil, err
+	}
 	idx, err := bleve.OpenUsing(dir, map[string]any{"read_only": true})
 	if err != nil {
 		return nil, fmt.Errorf("open bm25 index %s: %w", dir, err)
 	}
 	return &bleveBackend{idx: idx}, nil
+}
+
+// readable checks that dir and every file in it can be opened for reading.
+func readable(dir string) error {
+	return filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			var f *os.File
+			if f, err = os.Open(p); err == nil {
+				f.Close()
+			}
+		}
+		if errors.Is(err, fs.ErrPermission) {
+			return &dataset.FileError{Path: p, Row: -1, Err: fmt.Errorf("%w: cannot read the BM25 index (rebuild it with `driftkit index`, or ask its owner to make it readable)", fs.ErrPermission)}
+		}
+		return err
+	})
 }
 
 // bleveID is the bleve document id of row i: zero-padded, so that sorting

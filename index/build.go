@@ -7,7 +7,9 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -60,20 +62,23 @@ type BuildStats struct {
 
 // Build reads the workspace's declarations (and informal rows when present)
 // and writes a new generation of WS/index/: every file is written into a
-// staging folder, the folder is renamed into place when complete, and
-// CURRENT is switched to it with one atomic rename (switchGeneration), so a
-// reader sees either the old generation or the new one, never a mix; older
-// generations are removed afterwards. A failed or interrupted build leaves
-// the previous index untouched. A concurrent Build on the same workspace
-// (from any process) fails with dataset.ErrBusy.
+// staging folder, and one dataset.Txn renames the folder into place, switches
+// CURRENT to it (switchGeneration) and records the run in the workspace
+// manifest, so a reader sees either the old generation or the new one, never
+// a mix, and a crash at any point is finished or undone by the next run;
+// older generations are removed afterwards. A failed or interrupted build
+// leaves the previous index untouched. A concurrent Build (or another stage
+// that writes the index or the tables it reads) on the same workspace, from
+// any process, fails with dataset.ErrBusy.
 func Build(ctx context.Context, ws *dataset.Workspace, opts BuildOptions) (*BuildStats, error) {
 	dir := ws.Path(dataset.IndexDir)
 	rel := func(n ...string) string {
 		return filepath.ToSlash(filepath.Join(append([]string{dataset.IndexDir}, n...)...))
 	}
 	// Two builds on one workspace would race for CURRENT and remove each
-	// other's generations: the second is refused.
-	unlock, err := ws.TryLock("index")
+	// other's generations: the second is refused. Lock also finishes a
+	// commit a killed run left and removes dead runs' staging folders.
+	unlock, err := ws.Lock("index")
 	if err != nil {
 		return nil, err
 	}
@@ -130,15 +135,14 @@ func Build(ctx context.Context, ws *dataset.Workspace, opts BuildOptions) (*Buil
 		}
 	}
 	man.CorpusSHA256 = hex.EncodeToString(h.Sum(nil))
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, err
-	}
-	removeStaging(dir) // left by a build that crashed (we hold the lock)
-	stage, err := os.MkdirTemp(dir, stagingPrefix)
+	// The generation is built in a staging folder beside the index
+	// (index/.<gen>.tmp-…) that the commit renames to index/<gen>.
+	tx := ws.Begin("index")
+	defer tx.Abort()
+	stage, err := tx.TempDir(rel(gen))
 	if err != nil {
 		return nil, err
 	}
-	defer os.RemoveAll(stage)
 	// The bleve index builds on its own goroutine while the vectors and the
 	// postings are computed.
 	bctx, bcancel := context.WithCancel(ctx)
@@ -217,6 +221,11 @@ func Build(ctx context.Context, ws *dataset.Workspace, opts BuildOptions) (*Buil
 	if err := waitBleve(); err != nil {
 		return nil, fmt.Errorf("bleve index: %w", err)
 	}
+	// bleve makes its folder 0700 and its files 0600: other users could
+	// not search a shared workspace.
+	if err := dataset.ShareModes(filepath.Join(stage, BM25Name)); err != nil {
+		return nil, err
+	}
 	phase("bm25_bleve_wait", t0)
 	st.Phases["bm25_bleve_total"] = st.bleveTime
 
@@ -246,38 +255,31 @@ func Build(ctx context.Context, ws *dataset.Workspace, opts BuildOptions) (*Buil
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if err := os.Rename(stage, filepath.Join(dir, gen)); err != nil {
+	// The pointer is staged after the generation, so the commit renames it
+	// after the folder; the older generations go in the same commit.
+	if err := switchGeneration(tx, gen); err != nil {
 		return nil, err
 	}
-	if err := switchGeneration(dir, gen); err != nil {
-		os.RemoveAll(filepath.Join(dir, gen))
+	if err := removeOldGenerations(tx, dir, gen); err != nil {
 		return nil, err
 	}
-	removeOldGenerations(dir, gen)
-	if err := run.Output(rel(CurrentName), 0); err != nil {
-		return nil, err
-	}
+	tx.Output(rel(CurrentName), 0)
 	for _, o := range []struct {
 		name string
 		rows int
 	}{{ManifestName, 0}, {DocsName, len(docs)}, {UsageName, len(usage)}} {
-		if err := run.Output(rel(gen, o.name), int64(o.rows)); err != nil {
-			return nil, err
-		}
+		tx.Output(rel(gen, o.name), int64(o.rows))
 	}
 	run.Count("docs", int64(len(docs)))
 	run.Count("premise_docs", int64(man.PremiseDocs))
 	run.Count("usage_premises", int64(len(usage)))
 	run.Note("generation " + gen)
-	if err := run.Finish(); err != nil {
+	if err := tx.Commit(run); err != nil {
 		return nil, err
 	}
 	st.Docs, st.PremiseDocs, st.Encoder, st.Dims, st.Generation, st.Cache = len(docs), man.PremiseDocs, man.Encoder, man.Dims, gen, crep
 	return st, nil
 }
-
-// stagingPrefix starts the name of a generation being built.
-const stagingPrefix = ".build.tmp-"
 
 // newGenerationID names a new generation: the build time (so that names sort
 // by age) and a random suffix (two builds within a second differ).
@@ -287,38 +289,40 @@ func newGenerationID() string {
 	return generationPrefix + time.Now().UTC().Format("20060102T150405Z") + "-" + hex.EncodeToString(r[:])
 }
 
-// switchGeneration makes gen the current generation of the index folder dir:
-// one atomic rename of CURRENT. Readers that opened the previous generation
-// keep it (Index.Reload moves them on). This is the index's only commit
-// point: a workspace-wide commit mechanism takes it over by calling this.
-func switchGeneration(dir, gen string) error {
-	return dataset.WriteFileAtomic(filepath.Join(dir, CurrentName), []byte(gen+"\n"))
+// switchGeneration stages, in tx, CURRENT pointing at gen: the commit makes
+// gen the current generation with one atomic rename of CURRENT, after it has
+// put the generation folder in place. Readers that opened the previous
+// generation keep it (Index.Reload moves them on).
+func switchGeneration(tx *dataset.Txn, gen string) error {
+	return tx.WriteFile(dataset.IndexDir+"/"+CurrentName, []byte(gen+"\n"))
 }
 
-// removeOldGenerations deletes every generation but keep, and the files of
-// the layout before generations. A process still reading an old generation
-// keeps working: its vectors are mapped and its bleve segments open, and
-// Linux frees unlinked files only when the last user closes them.
-func removeOldGenerations(dir, keep string) {
-	ents, _ := os.ReadDir(dir)
+// removeOldGenerations stages, in tx, the removal of every generation but
+// keep and of the files of the layout before generations: the commit that
+// switches CURRENT deletes them (or, rolled back, keeps them all). A process
+// still reading an old generation keeps working: its vectors are mapped and
+// its bleve segments open, and Linux frees unlinked files only when the last
+// user closes them.
+func removeOldGenerations(tx *dataset.Txn, dir, keep string) error {
+	ents, err := os.ReadDir(dir)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
 	for _, e := range ents {
 		if n := e.Name(); strings.HasPrefix(n, generationPrefix) && n != keep {
-			os.RemoveAll(filepath.Join(dir, n))
+			if err := tx.Remove(dataset.IndexDir + "/" + n); err != nil {
+				return err
+			}
 		}
 	}
 	for _, n := range []string{ManifestName, DocsName, VectorsName, BM25Name, UsageName, HashStateName, PostingsName} {
-		os.RemoveAll(filepath.Join(dir, n))
-	}
-}
-
-// removeStaging deletes staging folders of builds that did not finish.
-func removeStaging(dir string) {
-	ents, _ := os.ReadDir(dir)
-	for _, e := range ents {
-		if strings.HasPrefix(e.Name(), stagingPrefix) {
-			os.RemoveAll(filepath.Join(dir, e.Name()))
+		if _, err := os.Lstat(filepath.Join(dir, n)); err == nil {
+			if err := tx.Remove(dataset.IndexDir + "/" + n); err != nil {
+				return err
+			}
 		}
 	}
+	return nil
 }
 
 // checkFinite refuses vectors with NaN or infinite values (a broken

@@ -184,21 +184,37 @@ func (ix *Index) WithHead(h *head.Head) (s retrieval.Searcher, release func(), e
 
 // RecordHead notes in the current generation's manifest.json which head
 // search now applies (nil: none), and records the rewrite in the workspace
-// manifest. The manifest is replaced atomically; it is the one file of a
-// generation that changes after the switch, and no reader depends on it
-// (Open loads the head from WS/head).
+// manifest, in one commit. The manifest is the one file of a generation that
+// changes after the switch, and no reader depends on it (Open loads the head
+// from WS/head). The caller holds the lock of a stage that writes the index;
+// train.TrainWorkspace does not call it: it stages the same change
+// (StageHeadRecord) in the commit that writes the head.
 func RecordHead(ws *dataset.Workspace, h *head.Head) error {
-	gdir, err := CurrentDir(ws.Dir)
+	tx := ws.Begin("index-head")
+	defer tx.Abort()
+	info, err := StageHeadRecord(tx, ws, h)
 	if err != nil {
 		return err
+	}
+	return tx.Commit(ws.StartRun("index-head", map[string]any{"head": info}))
+}
+
+// StageHeadRecord stages, in tx, the current generation's manifest recording
+// h as the head search applies (nil: none), and lists it among tx's outputs,
+// so that the head and the index manifest that names it take effect
+// together.
+func StageHeadRecord(tx *dataset.Txn, ws *dataset.Workspace, h *head.Head) (*HeadInfo, error) {
+	gdir, err := CurrentDir(ws.Dir)
+	if err != nil {
+		return nil, err
 	}
 	m, err := readManifest(gdir)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if h != nil {
 		if err := h.Fits(head.EncoderID(m.Encoder, m.Model, m.Dims)); err != nil {
-			return err
+			return nil, err
 		}
 		m.Head = headInfo(h)
 	} else {
@@ -206,17 +222,14 @@ func RecordHead(ws *dataset.Workspace, h *head.Head) error {
 	}
 	b, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
-		return err
+		return nil, err
 	}
-	path := filepath.Join(gdir, ManifestName)
-	if err := dataset.WriteFileAtomic(path, append(b, '\n')); err != nil {
-		return err
+	rel := filepath.ToSlash(filepath.Join(dataset.IndexDir, filepath.Base(gdir), ManifestName))
+	if err := tx.WriteFile(rel, append(b, '\n')); err != nil {
+		return nil, err
 	}
-	run := ws.StartRun("index-head", map[string]any{"head": m.Head})
-	if err := run.Output(path, 0); err != nil {
-		return err
-	}
-	return run.Finish()
+	tx.Output(rel, 0)
+	return m.Head, nil
 }
 
 // headAtBuild returns the head a new index will apply, if WS/head fits it.

@@ -538,9 +538,18 @@ func Open(wsDir string, opts *OpenOptions) (*Index, error) {
 }
 
 // openCurrent opens the generation CURRENT names. A build may switch
-// CURRENT and remove the old generation while it is being opened: then the
-// new one is opened instead.
+// CURRENT and remove the old generation while it is being opened (a build
+// of an older driftkit, which takes no commit lock): then the new one is
+// opened instead.
 func (ix *Index) openCurrent() (*Generation, error) {
+	// No commit (an index build, a head with its record) lands while the
+	// files are opened, and one that a killed run left half done is finished
+	// first: the generation and WS/head belong together.
+	release, err := dataset.ReadSnapshot(ix.ws)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	dir := filepath.Join(ix.ws, dataset.IndexDir)
 	for attempt := 0; ; attempt++ {
 		id, err := currentGeneration(dir)

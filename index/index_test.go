@@ -164,7 +164,7 @@ func TestBuildCancelledKeepsOldIndex(t *testing.T) {
 	}
 	ents, _ := os.ReadDir(filepath.Join(dir, "index"))
 	for _, e := range ents {
-		if strings.HasPrefix(e.Name(), ".build.tmp") {
+		if dataset.IsTemporary(e.Name()) {
 			t.Errorf("staging folder left behind: %s", e.Name())
 		}
 	}

@@ -60,7 +60,6 @@ import (
 	"runtime"
 	"slices"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/driftkit/driftkit/dataset"
@@ -160,8 +159,10 @@ type Report struct {
 	BatchRequests          int
 }
 
-// ErrBusy is returned when another informalize run holds the workspace.
-var ErrBusy = errors.New("another informalize run is using this workspace")
+// ErrBusy is wrapped when another run holds a lock informalize needs (another
+// informalize, or a stage that writes the declarations or reads the informal
+// table). It is dataset.ErrBusy, which every stage's lock error wraps.
+var ErrBusy = dataset.ErrBusy
 
 // state is one run's view of the workspace.
 type state struct {
@@ -195,7 +196,7 @@ type state struct {
 	altRedone []bool
 	journal   *journal.Journal[Entry]
 	rep       *Report
-	lock      *os.File
+	unlock    func()
 }
 
 type outcomeKind int
@@ -286,15 +287,11 @@ func prepare(ws *dataset.Workspace, opts Options) (*state, error) {
 	}
 	st.rep.RefreshDependents = opts.RefreshDependents
 	if !opts.DryRun {
-		lf, err := os.OpenFile(ws.Path(".informalize.lock"), os.O_CREATE|os.O_RDWR, 0o644)
+		unlock, err := ws.Lock("informalize")
 		if err != nil {
 			return nil, err
 		}
-		if err := syscall.Flock(int(lf.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-			lf.Close()
-			return nil, fmt.Errorf("%s: %w", ws.Dir, ErrBusy)
-		}
-		st.lock = lf
+		st.unlock = unlock
 		if err := ws.GuardOutputs(opts.Force, dataset.InformalFile); err != nil {
 			st.close()
 			return nil, err
@@ -316,10 +313,9 @@ func (st *state) close() {
 		}
 		st.journal = nil
 	}
-	if st.lock != nil {
-		syscall.Flock(int(st.lock.Fd()), syscall.LOCK_UN)
-		st.lock.Close()
-		st.lock = nil
+	if st.unlock != nil {
+		st.unlock()
+		st.unlock = nil
 	}
 }
 
@@ -791,13 +787,13 @@ func (st *state) finish(rec *dataset.RunRecorder) error {
 		fmt.Fprintf(st.opts.Out, "informalize: %d declarations wait for batch results; not compacting yet\n", st.rep.Deferred)
 		return nil
 	}
-	if err := st.compact(); err != nil {
+	tx := st.ws.Begin("informalize")
+	defer tx.Abort()
+	if err := st.compact(tx); err != nil {
 		return err
 	}
 	rec.Phase("compact", time.Since(start))
-	if err := rec.Output(st.ws.Path(dataset.InformalFile), st.rep.Rows); err != nil {
-		return err
-	}
+	tx.Output(dataset.InformalFile, st.rep.Rows)
 	for k, n := range map[string]int64{
 		"declarations": int64(st.rep.Declarations), "selected": int64(st.rep.Selected), "requested": int64(st.rep.Requested),
 		"reused": int64(st.rep.Reused), "redone_changed": int64(st.rep.Changed), "redone_dependency_changed": int64(st.rep.DepChanged),
@@ -822,15 +818,23 @@ func (st *state) finish(rec *dataset.RunRecorder) error {
 	if st.rep.Failed > 0 {
 		rec.Note(fmt.Sprintf("%d declarations failed; see %s", st.rep.Failed, FailedFile))
 	}
-	return rec.Finish()
+	// The table, the journal's removal, the failure list and the manifest
+	// entry take effect together: a crash leaves the journal beside the old
+	// table (rerun to compact) or the new table without it, never a table
+	// without its entry.
+	if err := tx.Commit(rec); err != nil {
+		return err
+	}
+	st.rep.Compacted = true
+	return nil
 }
 
-// compact writes informal.parquet: for every declaration, this run's answer,
-// else (outside the selection) the newest earlier answer; selected
-// declarations that failed get no row and are listed in FailedFile. Then the
-// journal is removed: its content is in the table.
-func (st *state) compact() error {
-	w, err := dataset.NewWriter[dataset.Informal](st.ws.Path(dataset.InformalFile))
+// compact stages informal.parquet in tx: for every declaration, this run's
+// answer, else (outside the selection) the newest earlier answer; selected
+// declarations that failed get no row and are listed in FailedFile. The
+// journal is removed by the same commit: its content is in the table.
+func (st *state) compact(tx *dataset.Txn) error {
+	w, err := dataset.NewStagedWriter[dataset.Informal](tx, dataset.InformalFile)
 	if err != nil {
 		return err
 	}
@@ -860,23 +864,18 @@ func (st *state) compact() error {
 	if err := w.Close(); err != nil {
 		return err
 	}
-	// The table is in place: the journal's answers are all in it.
+	// The journal's answers are all in the table.
 	if st.journal != nil {
 		if err := st.journal.Close(); err != nil {
 			return err
 		}
 		st.journal = nil
 	}
-	if err := os.Remove(st.ws.Path(dataset.InformalJournalFile)); err != nil && !errors.Is(err, os.ErrNotExist) {
+	if err := tx.Remove(dataset.InformalJournalFile); err != nil {
 		return err
 	}
-	st.rep.Compacted = true
-	failedPath := st.ws.Path(FailedFile)
 	if len(st.rep.Failures) == 0 {
-		if err := os.Remove(failedPath); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return err
-		}
-		return nil
+		return tx.Remove(FailedFile)
 	}
 	var b strings.Builder
 	for _, f := range st.rep.Failures {
@@ -884,7 +883,7 @@ func (st *state) compact() error {
 		b.Write(line)
 		b.WriteByte('\n')
 	}
-	return dataset.WriteFileAtomic(failedPath, []byte(b.String()))
+	return tx.WriteFile(FailedFile, []byte(b.String()))
 }
 
 // estimate is a dry run's token estimate for the prompt of in.

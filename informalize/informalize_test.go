@@ -367,8 +367,10 @@ func TestGuardsForeignTableAndBusy(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.close()
-	if _, err := Run(context.Background(), ws, quietOpts(Template{})); !errors.Is(err, ErrBusy) {
-		t.Errorf("concurrent run: %v, want ErrBusy", err)
+	// another run: another Workspace value (Lock is re-entrant on one value)
+	other, _ := dataset.OpenExisting(ws.Dir)
+	if _, err := Run(context.Background(), other, quietOpts(Template{})); !errors.Is(err, ErrBusy) || !errors.Is(err, dataset.ErrBusy) {
+		t.Errorf("concurrent run: %v, want dataset.ErrBusy", err)
 	}
 }
 

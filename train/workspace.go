@@ -46,10 +46,19 @@ func EncoderID(m *index.Manifest) string { return head.EncoderID(m.Encoder, m.Mo
 
 // TrainWorkspace trains a head on the workspace's pairs.parquet over the
 // frozen embeddings of its index (documents from index/vectors.npy, queries
-// through ix's encoder) and writes WS/head/. ix must be the workspace's index,
-// opened with dense vectors.
+// through ix's encoder) and writes WS/head/ and the index manifest's record of
+// it, as one commit (a dataset.Txn: head/ is replaced as a whole, and the
+// index names the new head exactly when the new head is in place). ix must be
+// the workspace's index, opened with dense vectors; open it after taking the
+// stage's lock (ws.Lock("train head"), which this function takes again) so no
+// index build replaces it meanwhile.
 func TrainWorkspace(ctx context.Context, ws *dataset.Workspace, ix *index.Index, opts WorkspaceOptions) (*WorkspaceResult, error) {
 	opts.fill()
+	unlock, err := ws.Lock("train head")
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
 	if opts.EncodeBatch <= 0 {
 		opts.EncodeBatch = 256
 	}
@@ -191,7 +200,12 @@ func TrainWorkspace(ctx context.Context, ws *dataset.Workspace, ix *index.Index,
 	if err != nil {
 		return nil, err
 	}
-	dir := ws.Path(dataset.HeadDir)
+	tx := ws.Begin("train head")
+	defer tx.Abort()
+	dir, err := tx.TempDir(dataset.HeadDir)
+	if err != nil {
+		return nil, err
+	}
 	if err := dataset.WriteFileAtomic(filepath.Join(dir, head.LogFile), logBuf.Bytes()); err != nil {
 		return nil, err
 	}
@@ -204,9 +218,11 @@ func TrainWorkspace(ctx context.Context, ws *dataset.Workspace, ix *index.Index,
 		outs = append(outs, head.DocumentWeightsFile)
 	}
 	for _, n := range outs {
-		if err := run.Output(rel(n), 0); err != nil {
-			return nil, err
-		}
+		tx.Output(rel(n), 0)
+	}
+	// the index part last: it names the head just written
+	if _, err := index.StageHeadRecord(tx, ws, h); err != nil {
+		return nil, fmt.Errorf("recording the head in the index manifest: %w", err)
 	}
 	run.Count("train", int64(res.Train))
 	run.Count("valid", int64(res.Valid))
@@ -218,7 +234,7 @@ func TrainWorkspace(ctx context.Context, ws *dataset.Workspace, ix *index.Index,
 	if man.EncoderFallback {
 		run.Note("trained on the offline hash encoder (fallback), not a semantic model")
 	}
-	return res, run.Finish()
+	return res, tx.Commit(run)
 }
 
 func lastEpoch(r *Result) int {

@@ -57,8 +57,12 @@ func TestTrainWorkspace(t *testing.T) {
 		t.Fatalf("log.jsonl: %d lines for %d entries (%v)", strings.Count(string(log), "\n"), len(res.Log), err)
 	}
 	m, _ := ws.ReadManifest()
-	if r := m.LastRun("train head"); r == nil || len(r.Outputs) != 4 {
+	// the head's four files and the index manifest that names it, in one entry
+	if r := m.LastRun("train head"); r == nil || len(r.Outputs) != 5 || !strings.HasPrefix(r.Outputs[4].Path, "index/gen-") || !strings.HasSuffix(r.Outputs[4].Path, "/manifest.json") || r.Commit == "" {
 		t.Fatalf("manifest entry %+v", r)
+	}
+	if im, err := index.ReadManifest(ws.Dir); err != nil || im.Head == nil || im.Head.ID != res.Head.ID() {
+		t.Fatalf("index manifest does not name the new head: %+v, %v", im, err)
 	}
 	// The head is protected against silent replacement once edited.
 	os.WriteFile(filepath.Join(ws.Path(dataset.HeadDir), head.LogFile), []byte("x\n"), 0o644)

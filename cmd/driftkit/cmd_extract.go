@@ -17,10 +17,9 @@ type multiFlag []string
 func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
 func (m *multiFlag) Set(s string) error { *m = append(*m, s); return nil }
 
-// tablesLock is the workspace lock of the stages that write
-// declarations.parquet and modules.parquet (extract, import rauto, import
-// jixia, import lean4export).
-const tablesLock = "declarations"
+// tablesLock is the workspace lock of declarations.parquet and
+// modules.parquet, which extract and the importers take (dataset.ResTables).
+const tablesLock = string(dataset.ResTables)
 
 func init() {
 	// Fewer collections while the tables grow, but well under 2 GiB (Mathlib).
@@ -74,13 +73,6 @@ func runExtract(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	// extract and import rauto write the same tables: one run at a time, or
-	// declarations of one could end up next to modules of the other.
-	unlock, err := ws.TryLock(tablesLock)
-	if err != nil {
-		return err
-	}
-	defer unlock()
 	opts := extract.Options{Workers: *workers, Force: sf.Force, Report: *report != "", Naming: names, NamingFile: *naming}
 	ctx = sf.context(ctx)
 	if os.Getenv("DRIFTKIT_DEBUG_UNRESOLVED") != "" {

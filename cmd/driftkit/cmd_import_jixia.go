@@ -64,11 +64,6 @@ func runImportJixia(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	unlock, err := ws.TryLock(tablesLock)
-	if err != nil {
-		return err
-	}
-	defer unlock()
 	st, err := jixia.Import(ctx, ws, pairs, jixia.Options{Library: *lib, Revision: *rev, Src: *src, Force: sf.Force})
 	if err != nil {
 		return err

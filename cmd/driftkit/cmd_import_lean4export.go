@@ -46,11 +46,6 @@ func runImportLean4export(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	unlock, err := ws.TryLock(tablesLock)
-	if err != nil {
-		return err
-	}
-	defer unlock()
 	st, err := lean4export.Import(ctx, ws, path, lean4export.Options{Library: *lib, Revision: *rev, Force: sf.Force})
 	if err != nil {
 		return err

@@ -37,11 +37,6 @@ func runImportRauto(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	unlock, err := ws.TryLock(tablesLock) // see runExtract
-	if err != nil {
-		return err
-	}
-	defer unlock()
 	st, err := rauto.Import(ws, *lib, sf.Force)
 	if err != nil {
 		return err

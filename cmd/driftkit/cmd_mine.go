@@ -94,6 +94,13 @@ func init() {
 		opts := mine.Options{Sources: sources, AllowTemplate: *allowTemplate, AllKinds: *allKinds, Stoplist: stop,
 			RangeLo: lo, RangeHi: hi, Negatives: *negatives, Seed: *seed, ValidFrac: *validFrac, TestFrac: *testFrac,
 			Exclude: exclude, Workers: *workers, Limit: *limit, Force: sf.Force}
+		// Locked before the index is opened, so that no index build replaces
+		// it between the two (mine.Mine locks again, re-entrantly).
+		unlock, err := ws.Lock("mine")
+		if err != nil {
+			return err
+		}
+		defer unlock()
 		if !*noIndex {
 			ix, closeIx, err := openIndex(ctx, ws.Dir, m == index.ModeBM25)
 			if errors.Is(err, index.ErrNoIndex) {

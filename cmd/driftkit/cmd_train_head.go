@@ -55,6 +55,15 @@ func init() {
 		if err != nil {
 			return err
 		}
+		if !*evalOnly {
+			// before the index is opened, so no index build replaces it
+			// while the head trains (TrainWorkspace locks again, re-entrantly)
+			unlock, err := ws.Lock("train head")
+			if err != nil {
+				return err
+			}
+			defer unlock()
+		}
 		ix, closeIx, err := openIndex(ctx, ws.Dir, false)
 		if err != nil {
 			return err
@@ -99,9 +108,6 @@ func init() {
 			AllKinds: *allKinds, Force: sf.Force})
 		if err != nil {
 			return err
-		}
-		if err := index.RecordHead(ws, res.Head); err != nil {
-			return fmt.Errorf("head saved, but the index manifest was not updated: %w", err)
 		}
 		label := res.Encoder
 		if res.EncoderFallback {

@@ -11,7 +11,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
+	"maps"
 	"path/filepath"
 	"slices"
 	"time"
@@ -108,11 +108,12 @@ type jsonlFile struct {
 	rows int64
 }
 
-func createJSONL(path string) (*jsonlFile, error) {
-	af, err := dataset.CreateAtomic(path)
+func createJSONL(tx *dataset.Txn, rel string) (*jsonlFile, error) {
+	af, err := tx.Create(rel)
 	if err != nil {
 		return nil, err
 	}
+	path := af.Dest()
 	w := bufio.NewWriterSize(af, 1<<20)
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
@@ -121,20 +122,24 @@ func createJSONL(path string) (*jsonlFile, error) {
 
 func (f *jsonlFile) write(v any) error {
 	f.rows++
-	return f.enc.Encode(v)
+	if err := f.enc.Encode(v); err != nil {
+		return &dataset.FileError{Path: f.path, Row: f.rows - 1, Err: err}
+	}
+	return nil
 }
 
 func (f *jsonlFile) commit() error {
 	if err := f.w.Flush(); err != nil {
 		f.af.Abort()
-		return err
+		return &dataset.FileError{Path: f.path, Row: -1, Err: err}
 	}
 	return f.af.Commit()
 }
 
 // FlagEmbedding writes WS/export/flagembedding/: train.jsonl, valid.jsonl
 // (test.jsonl when pairs have a test split), corpus.jsonl and finetune.sh.
-// Outputs replace old ones only when everything was written.
+// The files and the manifest entry replace the old ones together (one
+// dataset.Txn), and only when everything was written.
 func FlagEmbedding(ctx context.Context, ws *dataset.Workspace, opts FlagOptions) (*FlagStats, error) {
 	if opts.Type == "" {
 		opts.Type = "normal"
@@ -152,6 +157,11 @@ func FlagEmbedding(ctx context.Context, ws *dataset.Workspace, opts FlagOptions)
 	for i, n := range names {
 		relNames[i] = rel(n)
 	}
+	unlock, err := ws.Lock("export flagembedding")
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
 	if err := ws.GuardOutputs(opts.Force, relNames...); err != nil {
 		return nil, err
 	}
@@ -185,17 +195,15 @@ func FlagEmbedding(ctx context.Context, ws *dataset.Workspace, opts FlagOptions)
 
 	dir := ws.Path(dataset.ExportDir, FlagDir)
 	st := &FlagStats{Dir: dir}
+	tx := ws.Begin("export flagembedding")
+	defer tx.Abort() // a failure anywhere leaves the old export
 	files := map[string]*jsonlFile{}
-	abort := func() {
-		for _, f := range files {
-			f.af.Abort()
-		}
-	}
 	for _, n := range []string{FlagTrainFile, FlagValidFile, FlagCorpusFile} {
-		if files[n], err = createJSONL(filepath.Join(dir, n)); err != nil {
-			abort()
+		f, err := createJSONL(tx, rel(n))
+		if err != nil {
 			return nil, err
 		}
+		files[n] = f
 	}
 	t0 = time.Now()
 	err = dataset.EachRow(pairsPath, func(p *dataset.Pair) error {
@@ -261,10 +269,11 @@ func FlagEmbedding(ctx context.Context, ws *dataset.Workspace, opts FlagOptions)
 			f, st.Valid = files[FlagValidFile], st.Valid+1
 		case dataset.SplitTest:
 			if files[FlagTestFile] == nil {
-				var err error
-				if files[FlagTestFile], err = createJSONL(filepath.Join(dir, FlagTestFile)); err != nil {
+				f, err := createJSONL(tx, rel(FlagTestFile))
+				if err != nil {
 					return err
 				}
+				files[FlagTestFile] = f
 			}
 			f, st.Test = files[FlagTestFile], st.Test+1
 		default:
@@ -273,62 +282,43 @@ func FlagEmbedding(ctx context.Context, ws *dataset.Workspace, opts FlagOptions)
 		return f.write(&ex)
 	})
 	if err != nil {
-		abort()
 		return nil, err
 	}
 	for _, d := range docs {
 		if opts.AllKinds || dataset.IsPremiseKind(d.Kind) {
 			if err := files[FlagCorpusFile].write(CorpusLine{Text: d.Text, Name: d.Name, Kind: d.Kind}); err != nil {
-				abort()
 				return nil, err
 			}
 			st.Corpus++
 		}
 	}
 	if st.Train == 0 {
-		abort()
 		return nil, fmt.Errorf("%s: no training pairs with a positive in the corpus (%d skipped)", pairsPath, st.Skipped)
 	}
-	script := opts.Recipe.Script()
-	sf, err := dataset.CreateAtomic(filepath.Join(dir, FlagScriptFile))
+	sf, err := tx.CreateMode(rel(FlagScriptFile), 0o755) // executable
 	if err != nil {
-		abort()
 		return nil, err
 	}
-	if _, err := sf.WriteString(script); err != nil {
-		sf.Abort()
-		abort()
-		return nil, err
-	}
-	// Commit everything only now: a failure above leaves the old export.
-	order := slices.Sorted(func(yield func(string) bool) {
-		for n := range files {
-			if !yield(n) {
-				return
-			}
-		}
-	})
-	for _, n := range order {
-		if err := files[n].commit(); err != nil {
-			abort()
-			sf.Abort()
-			return nil, err
-		}
-		delete(files, n)
-		if err := run.Output(rel(n), filesRows(n, st)); err != nil {
-			return nil, err
-		}
+	if _, err := sf.WriteString(opts.Recipe.Script()); err != nil {
+		return nil, &dataset.FileError{Path: sf.Dest(), Row: -1, Err: err}
 	}
 	if err := sf.Commit(); err != nil {
 		return nil, err
 	}
-	// CreateAtomic makes files 0644; the script must stay executable.
-	if err := os.Chmod(filepath.Join(dir, FlagScriptFile), 0o755); err != nil {
-		return nil, err
+	for _, n := range slices.Sorted(maps.Keys(files)) {
+		if err := files[n].commit(); err != nil {
+			return nil, err
+		}
+		tx.Output(rel(n), filesRows(n, st))
 	}
-	if err := run.Output(rel(FlagScriptFile), 0); err != nil {
-		return nil, err
+	if files[FlagTestFile] == nil {
+		// no test split this time: a test.jsonl of an earlier export would
+		// not match the other files
+		if err := tx.Remove(rel(FlagTestFile)); err != nil {
+			return nil, err
+		}
 	}
+	tx.Output(rel(FlagScriptFile), 0)
 	run.Phase("write", time.Since(t0))
 	run.Count("train", int64(st.Train))
 	run.Count("valid", int64(st.Valid))
@@ -341,7 +331,7 @@ func FlagEmbedding(ctx context.Context, ws *dataset.Workspace, opts FlagOptions)
 	if st.Filled > 0 {
 		run.Note(fmt.Sprintf("%d pairs had fewer than %d mined negatives and were filled with random premise candidates", st.Filled, opts.MinNegatives))
 	}
-	return st, run.Finish()
+	return st, tx.Commit(run)
 }
 
 func filesRows(name string, st *FlagStats) int64 {

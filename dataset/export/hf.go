@@ -54,7 +54,8 @@ var hfSplit = map[string]string{dataset.SplitTrain: "train", dataset.SplitValid:
 // HuggingFace writes WS/export/hf/: a dataset card (README.md with YAML front
 // matter: configs declarations, informal and pairs, licence, provenance) and
 // data/<config>/<split>-NNNNN-of-NNNNN.parquet shards. The folder is built
-// beside the old one and swapped in when complete.
+// beside the old one and swapped in, with the manifest entry, when complete
+// (one dataset.Txn).
 func HuggingFace(ctx context.Context, ws *dataset.Workspace, opts HFOptions) (*HFStats, error) {
 	opts.License = strings.ToLower(strings.TrimSpace(opts.License))
 	if opts.License == "" || !licenseRE.MatchString(opts.License) {
@@ -64,6 +65,11 @@ func HuggingFace(ctx context.Context, ws *dataset.Workspace, opts HFOptions) (*H
 		opts.ShardRows = 50000
 	}
 	relCard := filepath.ToSlash(filepath.Join(dataset.ExportDir, HFDir, HFCardFile))
+	unlock, err := ws.Lock("export hf")
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
 	if err := ws.GuardOutputs(opts.Force, relCard); err != nil {
 		return nil, err
 	}
@@ -72,19 +78,14 @@ func HuggingFace(ctx context.Context, ws *dataset.Workspace, opts HFOptions) (*H
 	}
 	run := ws.StartRun("export hf", map[string]any{"license": opts.License, "shard_rows": opts.ShardRows})
 	final := ws.Path(dataset.ExportDir, HFDir)
-	if err := os.MkdirAll(filepath.Dir(final), 0o755); err != nil {
-		return nil, err
-	}
-	tmp, err := os.MkdirTemp(filepath.Dir(final), ".hf.tmp-")
+	relDir := filepath.ToSlash(filepath.Join(dataset.ExportDir, HFDir))
+	tx := ws.Begin("export hf")
+	defer tx.Abort()
+	// The folder is built beside the old one and replaces it as a whole.
+	tmp, err := tx.TempDir(relDir)
 	if err != nil {
 		return nil, err
 	}
-	committed := false
-	defer func() {
-		if !committed {
-			os.RemoveAll(tmp)
-		}
-	}()
 	st := &HFStats{Dir: final, Rows: map[string]int64{}, Shards: map[string]int{}}
 	prov := &provenance{Libraries: map[string]int64{}, Revisions: map[string]int64{}, Kinds: map[string]int64{},
 		Providers: map[string]int64{}, Prompts: map[string]int64{}, Sources: map[string]int64{}}
@@ -169,33 +170,14 @@ func HuggingFace(ctx context.Context, ws *dataset.Workspace, opts HFOptions) (*H
 	if err := dataset.WriteFileAtomic(filepath.Join(tmp, HFCardFile), []byte(card)); err != nil {
 		return nil, err
 	}
-	// Swap the folders: the old export is removed only after the new one is in place.
-	old := ""
-	if _, err := os.Stat(final); err == nil {
-		old = tmp + ".old"
-		if err := os.Rename(final, old); err != nil {
-			return nil, err
-		}
-	}
-	if err := os.Rename(tmp, final); err != nil {
-		if old != "" {
-			os.Rename(old, final)
-		}
-		return nil, err
-	}
-	committed = true
-	if old != "" {
-		os.RemoveAll(old)
-	}
-	if err := run.Output(relCard, 0); err != nil {
-		return nil, err
-	}
-	err = filepath.WalkDir(filepath.Join(final, HFDataDir), func(p string, d os.DirEntry, err error) error {
+	tx.Output(relCard, 0)
+	err = filepath.WalkDir(filepath.Join(tmp, HFDataDir), func(p string, d os.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
 		}
-		rel, _ := filepath.Rel(ws.Dir, p)
-		return run.Output(filepath.ToSlash(rel), 0)
+		rel, _ := filepath.Rel(tmp, p)
+		tx.Output(relDir+"/"+filepath.ToSlash(rel), 0)
+		return nil
 	})
 	if err != nil {
 		return nil, err
@@ -206,7 +188,7 @@ func HuggingFace(ctx context.Context, ws *dataset.Workspace, opts HFOptions) (*H
 	if prov.Providers["template"] > 0 {
 		run.Note(fmt.Sprintf("%d informal rows come from the offline template fallback", prov.Providers["template"]))
 	}
-	return st, run.Finish()
+	return st, tx.Commit(run)
 }
 
 // shard copies the rows of a table that keep accepts into

@@ -158,7 +158,9 @@ func hash64(s string) uint64 {
 }
 
 // Mine reads declarations.parquet and informal.parquet of ws and writes
-// pairs.parquet.
+// pairs.parquet (with its manifest entry, as one dataset.Txn), holding the
+// stage's workspace locks: no second mine, and no stage that writes what it
+// reads (the tables, the index), runs meanwhile.
 func Mine(ctx context.Context, ws *dataset.Workspace, opts Options) (*Stats, error) {
 	opts.fill()
 	if opts.ValidFrac < 0 || opts.TestFrac < 0 || opts.ValidFrac+opts.TestFrac >= 1 {
@@ -182,6 +184,11 @@ func Mine(ctx context.Context, ws *dataset.Workspace, opts Options) (*Stats, err
 		}
 		opts.Exclude[i] = abs
 	}
+	unlock, err := ws.Lock("mine")
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
 	if err := ws.GuardOutputs(opts.Force, dataset.PairsFile); err != nil {
 		return nil, err
 	}
@@ -223,7 +230,7 @@ func Mine(ctx context.Context, ws *dataset.Workspace, opts Options) (*Stats, err
 	kind := map[string]string{}
 	var theorems []theorem
 	var pool []string // premise candidates, for random negatives
-	err := dataset.EachRow(ws.Path(dataset.DeclarationsFile), func(d *dataset.Declaration) error {
+	err = dataset.EachRow(ws.Path(dataset.DeclarationsFile), func(d *dataset.Declaration) error {
 		if d.Name == "" {
 			return nil
 		}
@@ -371,7 +378,9 @@ func Mine(ctx context.Context, ws *dataset.Workspace, opts Options) (*Stats, err
 	bar.Finish()
 	run.Phase("negatives", time.Since(t0))
 
-	w, err := dataset.NewWriter[dataset.Pair](ws.Path(dataset.PairsFile))
+	tx := ws.Begin("mine")
+	defer tx.Abort()
+	w, err := dataset.NewStagedWriter[dataset.Pair](tx, dataset.PairsFile)
 	if err != nil {
 		return nil, err
 	}
@@ -392,9 +401,7 @@ func Mine(ctx context.Context, ws *dataset.Workspace, opts Options) (*Stats, err
 	st.Pairs = len(pairs)
 	st.MeanNegatives = float64(nNeg) / float64(len(pairs))
 	st.MeanPositives = float64(nPos) / float64(len(pairs))
-	if err := run.Output(dataset.PairsFile, int64(len(pairs))); err != nil {
-		return nil, err
-	}
+	tx.Output(dataset.PairsFile, int64(len(pairs)))
 	run.Count("pairs", int64(st.Pairs))
 	for k, v := range st.BySource {
 		run.Count("source_"+k, int64(v))
@@ -416,7 +423,7 @@ func Mine(ctx context.Context, ws *dataset.Workspace, opts Options) (*Stats, err
 		run.Note("queries include informal statements from the offline template fallback")
 	}
 	st.Seconds = time.Since(start).Seconds()
-	return st, run.Finish()
+	return st, tx.Commit(run)
 }
 
 // sampleNegatives fills p.Negatives from ranked[lo:hi] (dropping positives,

@@ -21,8 +21,14 @@ type Stats struct {
 // Import reads the library file at path and writes declarations.parquet,
 // informal.parquet and modules.parquet into ws, recording the run in the
 // manifest. Existing outputs not written by a recorded run are kept unless
-// force is set. Every file is replaced atomically.
+// force is set. The three tables and the manifest entry are replaced
+// together (one dataset.Txn), under the stage's workspace locks.
 func Import(ws *dataset.Workspace, path string, force bool) (*Stats, error) {
+	unlock, err := ws.Lock("import rauto")
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
 	if err := ws.GuardOutputs(force, dataset.DeclarationsFile, dataset.InformalFile, dataset.ModulesFile); err != nil {
 		return nil, err
 	}
@@ -50,27 +56,27 @@ func Import(ws *dataset.Workspace, path string, force bool) (*Stats, error) {
 		st.Premises += len(d.StatementDeps)
 	}
 	t1 := time.Now()
-	if err := dataset.WriteTable(ws.Path(dataset.DeclarationsFile), decls); err != nil {
+	tx := ws.Begin("import rauto")
+	defer tx.Abort()
+	if err := dataset.WriteStagedTable(tx, dataset.DeclarationsFile, decls); err != nil {
 		return nil, err
 	}
-	if err := dataset.WriteTable(ws.Path(dataset.InformalFile), inf); err != nil {
+	if err := dataset.WriteStagedTable(tx, dataset.InformalFile, inf); err != nil {
 		return nil, err
 	}
-	if err := dataset.WriteTable(ws.Path(dataset.ModulesFile), mods); err != nil {
+	if err := dataset.WriteStagedTable(tx, dataset.ModulesFile, mods); err != nil {
 		return nil, err
 	}
 	run.Phase("write", time.Since(t1))
-	for name, n := range map[string]int{dataset.DeclarationsFile: len(decls), dataset.InformalFile: len(inf), dataset.ModulesFile: len(mods)} {
-		if err := run.Output(name, int64(n)); err != nil {
-			return nil, err
-		}
-	}
+	tx.Output(dataset.DeclarationsFile, int64(len(decls)))
+	tx.Output(dataset.InformalFile, int64(len(inf)))
+	tx.Output(dataset.ModulesFile, int64(len(mods)))
 	run.Count("declarations", int64(len(decls)))
 	run.Count("informal", int64(len(inf)))
 	run.Count("statement_dep_edges", int64(st.Premises))
 	run.Count("warnings", int64(len(lib.Warnings)))
 	run.Note(fmt.Sprintf("informal texts are RAutoformalizer's informalizations (provider %q), not driftkit's", Provider))
-	if err := run.Finish(); err != nil {
+	if err := tx.Commit(run); err != nil {
 		return nil, err
 	}
 	return st, nil

@@ -70,7 +70,7 @@ func TestRecordError(t *testing.T) {
 // manifest entry appear on Commit, and Abort leaves the previous tables.
 func TestSink(t *testing.T) {
 	ws, _ := dataset.Open(t.TempDir())
-	s, err := NewSink(ws, "import test", false, map[string]any{"x": 1})
+	s, err := NewSink(ws, "import jixia", false, map[string]any{"x": 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,12 +91,12 @@ func TestSink(t *testing.T) {
 		t.Fatalf("rows %+v %v", rows, err)
 	}
 	man, _ := ws.ReadManifest()
-	run := man.LastRun("import test")
+	run := man.LastRun("import jixia")
 	if run == nil || run.RowCounts["declarations"] != 2 || run.RowCounts["duplicate_names_dropped"] != 1 || len(run.Outputs) != 2 {
 		t.Fatalf("manifest %+v", run)
 	}
 	before, _ := os.ReadFile(ws.Path(dataset.DeclarationsFile))
-	s2, err := NewSink(ws, "import test", false, nil)
+	s2, err := NewSink(ws, "import jixia", false, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,7 +107,7 @@ func TestSink(t *testing.T) {
 		t.Error("Abort replaced the table")
 	}
 	// a cancelled commit aborts too
-	s3, _ := NewSink(ws, "import test", false, nil)
+	s3, _ := NewSink(ws, "import jixia", false, nil)
 	s3.Add(dataset.Declaration{Name: "z"})
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
@@ -120,7 +120,7 @@ func TestSink(t *testing.T) {
 	}
 	// a table edited by hand is not replaced without force
 	os.WriteFile(ws.Path(dataset.ModulesFile), []byte("hand-made"), 0o644)
-	if _, err := NewSink(ws, "import test", false, nil); !errors.Is(err, dataset.ErrForeignOutput) {
+	if _, err := NewSink(ws, "import jixia", false, nil); !errors.Is(err, dataset.ErrForeignOutput) {
 		t.Fatalf("err %v, want ErrForeignOutput", err)
 	}
 }

@@ -9,41 +9,56 @@ import (
 
 // Sink writes the tables `extract` writes — declarations.parquet and
 // modules.parquet, with the same schemas — for an importer, streaming rows to
-// temporary files that replace the old tables together only on Commit, and
-// records the run in the workspace manifest. It keeps one row per full name
-// (the first), as Lean has one constant per name. A Sink is not safe for
-// concurrent use; call Abort (deferred) or Commit.
+// staged files of one dataset.Txn: both tables and the run's manifest entry
+// appear together on Commit, or not at all (a kill during the commit is
+// rolled forward or back by the next stage run). It keeps one row per full
+// name (the first), as Lean has one constant per name. A Sink is not safe
+// for concurrent use; call Abort (deferred) or Commit.
 //
-// The caller holds the workspace's tables lock (see cmd/driftkit tablesLock)
-// for the Sink's lifetime.
+// The Sink holds the stage's workspace locks (dataset.Workspace.Lock) from
+// NewSink to Commit or Abort: a second importer, extract, or a stage reading
+// the tables is refused with dataset.ErrBusy meanwhile.
 type Sink struct {
-	ws    *dataset.Workspace
-	dw    *dataset.Writer[dataset.Declaration]
-	mw    *dataset.Writer[dataset.Module]
-	run   *dataset.RunRecorder
-	seen  map[string]struct{}
-	buf   []dataset.Declaration
-	dups  int
-	edges [2]int64
-	done  bool
+	ws     *dataset.Workspace
+	tx     *dataset.Txn
+	unlock func()
+	dw     *dataset.Writer[dataset.Declaration]
+	mw     *dataset.Writer[dataset.Module]
+	run    *dataset.RunRecorder
+	seen   map[string]struct{}
+	buf    []dataset.Declaration
+	dups   int
+	edges  [2]int64
+	done   bool
 }
 
-// NewSink refuses to replace tables the manifest does not know (unless force)
-// and starts both tables. stage names the manifest entry ("import jixia").
+// NewSink takes the workspace locks of stage (a dataset.Stages name such as
+// "import jixia"), refuses to replace tables the manifest does not know
+// (unless force) and starts both tables.
 func NewSink(ws *dataset.Workspace, stage string, force bool, params map[string]any) (*Sink, error) {
-	if err := ws.GuardOutputs(force, dataset.DeclarationsFile, dataset.ModulesFile); err != nil {
-		return nil, err
-	}
-	dw, err := dataset.NewWriter[dataset.Declaration](ws.Path(dataset.DeclarationsFile))
+	unlock, err := ws.Lock(stage)
 	if err != nil {
 		return nil, err
 	}
-	mw, err := dataset.NewWriter[dataset.Module](ws.Path(dataset.ModulesFile))
+	if err := ws.GuardOutputs(force, dataset.DeclarationsFile, dataset.ModulesFile); err != nil {
+		unlock()
+		return nil, err
+	}
+	tx := ws.Begin(stage)
+	dw, err := dataset.NewStagedWriter[dataset.Declaration](tx, dataset.DeclarationsFile)
+	if err != nil {
+		tx.Abort()
+		unlock()
+		return nil, err
+	}
+	mw, err := dataset.NewStagedWriter[dataset.Module](tx, dataset.ModulesFile)
 	if err != nil {
 		dw.Abort()
+		tx.Abort()
+		unlock()
 		return nil, err
 	}
-	return &Sink{ws: ws, dw: dw, mw: mw, run: ws.StartRun(stage, params), seen: make(map[string]struct{}, 1<<12),
+	return &Sink{ws: ws, tx: tx, unlock: unlock, dw: dw, mw: mw, run: ws.StartRun(stage, params), seen: make(map[string]struct{}, 1<<12),
 		buf: make([]dataset.Declaration, 0, 512)}, nil
 }
 
@@ -96,9 +111,9 @@ func (s *Sink) Duplicates() int { return s.dups }
 // Rows returns the declaration rows added so far.
 func (s *Sink) Rows() int64 { return s.dw.Rows() + int64(len(s.buf)) }
 
-// Commit completes both tables and puts them in place (declarations first;
-// both are complete on disk before either is renamed), then records the run.
-// A cancelled ctx aborts instead.
+// Commit completes both tables and commits them with the run's manifest
+// entry as one dataset.Txn, then releases the locks. A cancelled ctx aborts
+// instead.
 func (s *Sink) Commit(ctx context.Context) error {
 	if s.done {
 		return fmt.Errorf("elab: sink already closed")
@@ -111,37 +126,29 @@ func (s *Sink) Commit(ctx context.Context) error {
 		s.Abort()
 		return err
 	}
+	if err := s.dw.Close(); err != nil {
+		s.Abort()
+		return err
+	}
+	if err := s.mw.Close(); err != nil {
+		s.Abort()
+		return err
+	}
 	s.done = true
-	if err := s.dw.Finish(); err != nil {
-		s.mw.Abort()
-		return err
-	}
-	if err := s.mw.Finish(); err != nil {
-		s.dw.Abort()
-		return err
-	}
-	if err := s.dw.Commit(); err != nil {
-		s.mw.Abort()
-		return err
-	}
-	if err := s.mw.Commit(); err != nil {
-		return err
-	}
-	if err := s.run.Output(dataset.DeclarationsFile, s.dw.Rows()); err != nil {
-		return err
-	}
-	if err := s.run.Output(dataset.ModulesFile, s.mw.Rows()); err != nil {
-		return err
-	}
+	defer s.unlock()
+	defer s.tx.Abort() // a no-op after a commit
+	s.tx.Output(dataset.DeclarationsFile, s.dw.Rows())
+	s.tx.Output(dataset.ModulesFile, s.mw.Rows())
 	s.run.Count("declarations", s.dw.Rows())
 	s.run.Count("modules", s.mw.Rows())
 	s.run.Count("duplicate_names_dropped", int64(s.dups))
 	s.run.Count("statement_dep_edges", s.edges[0])
 	s.run.Count("proof_dep_edges", s.edges[1])
-	return s.run.Finish()
+	return s.tx.Commit(s.run)
 }
 
-// Abort discards both tables; the workspace keeps its previous ones.
+// Abort discards both tables and releases the locks; the workspace keeps its
+// previous tables.
 func (s *Sink) Abort() {
 	if s.done {
 		return
@@ -149,4 +156,6 @@ func (s *Sink) Abort() {
 	s.done = true
 	s.dw.Abort()
 	s.mw.Abort()
+	s.tx.Abort()
+	s.unlock()
 }

@@ -102,3 +102,19 @@ func FuzzImport(f *testing.F) {
 		}
 	})
 }
+
+// TestSkipNumber: a value the scanner skips is a JSON number exactly when
+// encoding/json says so (FuzzPrimitive found `00` accepted; ParseFloat also
+// took +1, 1. and .5).
+func TestSkipNumber(t *testing.T) {
+	for _, v := range []string{"0", "-0", "10", "00", "01", "-01", "+1", "1.", ".5", "1.5", "1e5", "1E+5", "1e-5", "1e", "1e+",
+		"-", "--1", "1.2.3", "0.0", "-0.5e10", "1 .5", "- 1", "1e5e5", "12345678901234567890", "0x10", "Infinity", "NaN"} {
+		line := []byte(`{"a":` + v + `}`)
+		sc := scanner{b: line}
+		sc.skip(0)
+		got := !sc.bad && sc.i == len(line)
+		if want := json.Valid(line); got != want {
+			t.Errorf("%s: scanner accepts %v, encoding/json %v", v, got, want)
+		}
+	}
+}

@@ -251,28 +251,44 @@ func (s *scanner) lit(w string) {
 	s.fail()
 }
 
+// number skips a JSON number: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
+// (strconv.ParseFloat accepted what JSON does not: 00, +1, 1., .5).
 func (s *scanner) number() {
-	start := s.i
-	if s.i < len(s.b) && s.b[s.i] == '-' {
-		s.i++
-	}
-	digits := 0
-	for s.i < len(s.b) {
-		c := s.b[s.i]
-		if c >= '0' && c <= '9' {
-			digits++
-		} else if c != '.' && c != 'e' && c != 'E' && c != '+' && c != '-' {
-			break
+	digits := func() int {
+		n := 0
+		for s.i < len(s.b) && s.b[s.i] >= '0' && s.b[s.i] <= '9' {
+			s.i++
+			n++
 		}
-		s.i++
+		return n
 	}
-	if digits == 0 {
-		s.i = start
+	at := func(c byte) bool { // no whitespace inside a number
+		if s.i < len(s.b) && s.b[s.i] == c {
+			s.i++
+			return true
+		}
+		return false
+	}
+	at('-')
+	switch {
+	case s.i < len(s.b) && s.b[s.i] == '0':
+		s.i++
+	case digits() == 0:
 		s.fail()
 		return
 	}
-	if _, err := strconv.ParseFloat(string(s.b[start:s.i]), 64); err != nil {
+	if at('.') && digits() == 0 {
 		s.fail()
+		return
+	}
+	if s.i < len(s.b) && (s.b[s.i] == 'e' || s.b[s.i] == 'E') {
+		s.i++
+		if s.i < len(s.b) && (s.b[s.i] == '+' || s.b[s.i] == '-') {
+			s.i++
+		}
+		if digits() == 0 {
+			s.fail()
+		}
 	}
 }
 

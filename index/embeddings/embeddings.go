@@ -352,11 +352,12 @@ func Write(ctx context.Context, w io.Writer, g *index.Generation, revs map[strin
 // Export writes WS/export/embeddings.parquet from the workspace's current
 // index generation (pinned for the whole run, so a build that switches
 // generations meanwhile does not mix two), with the revisions of
-// declarations.parquet, and records the run in the manifest. The table
-// replaces the old one only when complete (an atomic rename), under the
-// stage's workspace lock.
+// declarations.parquet, and records the run in the manifest. The table and
+// its manifest entry are one dataset.Txn (a kill between the rename and the
+// manifest update cannot leave a table that needs --force), under the
+// stage's workspace locks.
 func Export(ctx context.Context, ws *dataset.Workspace, opts Options) (*Stats, error) {
-	unlock, err := ws.TryLock("export-embeddings")
+	unlock, err := ws.Lock(Stage)
 	if err != nil {
 		return nil, err
 	}
@@ -405,7 +406,9 @@ func Export(ctx context.Context, ws *dataset.Workspace, opts Options) (*Stats, e
 		defer bar.Finish()
 		opts.Progress = bar.Add
 	}
-	af, err := dataset.CreateAtomic(ws.Path(File))
+	tx := ws.Begin(Stage)
+	defer tx.Abort() // a no-op after the commit
+	af, err := tx.Create(File)
 	if err != nil {
 		return nil, err
 	}
@@ -420,19 +423,17 @@ func Export(ctx context.Context, ws *dataset.Workspace, opts Options) (*Stats, e
 		return nil, fmt.Errorf("%s: %w", ws.Path(File), err)
 	}
 	run.Phase("write", time.Since(t0))
-	if err := af.Commit(); err != nil {
+	if err := af.Commit(); err != nil { // staged: in place on tx.Commit
 		return nil, err
 	}
-	if err := run.Output(File, rows); err != nil {
-		return nil, err
-	}
+	tx.Output(File, rows)
 	run.Count("rows", rows)
 	run.Count("row_groups", int64(groups))
 	run.Count("dims", int64(m.Dims))
 	if m.EncoderFallback {
 		run.Note(FallbackNote)
 	}
-	if err := run.Finish(); err != nil {
+	if err := tx.Commit(run); err != nil {
 		return nil, err
 	}
 	st := &Stats{Path: ws.Path(File), Rows: rows, Dims: m.Dims, RowGroups: groups, Encoder: m.Encoder,

@@ -15,8 +15,14 @@ import (
 	"io"
 	"os"
 	"sync"
+	"syscall"
 	"time"
 )
+
+// ErrBusy is wrapped when another open Journal — of this process or another
+// — holds the file: two runs appending to one journal would each cut the
+// other's unfinished last line as torn and repeat each other's work.
+var ErrBusy = errors.New("journal in use by another run")
 
 // ErrLine is wrapped by problems found in one journal line.
 var ErrLine = errors.New("bad journal line")
@@ -128,11 +134,22 @@ const (
 )
 
 // Open replays the journal at path (creating it if missing), cuts a torn
-// last line off, and opens it for appending.
+// last line off, and opens it for appending. It takes an exclusive flock(2)
+// on the file until Close: a second Open of the same file (by another run on
+// the same output folder) fails with ErrBusy instead of truncating a line
+// that the first run is still writing.
 func Open[T any](path string, o Options[T]) (*Journal[T], *Replay[T], error) {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
 		return nil, nil, err
+	}
+	// Held until Close, or until the process ends however it ends.
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		f.Close()
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			return nil, nil, fmt.Errorf("%s: %w; wait for that run to finish, or use another output folder", path, ErrBusy)
+		}
+		return nil, nil, fmt.Errorf("%s: locking: %w", path, err)
 	}
 	rep, err := Read(path, f, o)
 	if err != nil {

@@ -1,0 +1,32 @@
+package lean4export
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+
+	"github.com/driftkit/driftkit/dataset"
+	"github.com/driftkit/driftkit/dataset/crashtest"
+)
+
+// TestCommitEveryStep: both tables and the manifest entry of an import
+// appear together whichever step of the commit a failure or a kill hits, and
+// the next run of any stage repairs the workspace without --force.
+func TestCommitEveryStep(t *testing.T) {
+	export := filepath.Join("testdata", "demo.ndjson")
+	crashtest.EveryStep(t, crashtest.Stage{
+		Name: "import lean4export",
+		Setup: func(t *testing.T, dir string) {
+			ws, _ := dataset.OpenExisting(dir)
+			if _, err := Import(context.Background(), ws, export, Options{Library: "demo", Revision: "r1"}); err != nil {
+				t.Fatal(err)
+			}
+		},
+		// a new revision: every row and the module table change
+		Run: func(ctx context.Context, ws *dataset.Workspace) error {
+			_, err := Import(ctx, ws, export, Options{Library: "demo", Revision: "r2"})
+			return err
+		},
+		Outputs: []string{dataset.DeclarationsFile, dataset.ModulesFile},
+	})
+}
