@@ -223,3 +223,49 @@ func TestCrashedBuildLeavesOldIndex(t *testing.T) {
 		t.Errorf("staging folder of the crashed build left: %v", err)
 	}
 }
+
+// A pinned generation searches and looks up on its own files after a
+// Reload switched the index to a build with other names: its hits are
+// found by its Lookup and UsedBy, never the new build's; released, it
+// goes, and the index answers from the new build.
+func TestPinnedGenerationAgreesWithItself(t *testing.T) {
+	dir := fixtureWS(t)
+	ix, err := index.Open(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	g, release := ix.Pin()
+	buildVersion(t, dir, "_v2", 32)
+	if changed, err := ix.Reload(); err != nil || !changed {
+		t.Fatalf("reload: %v %v", changed, err)
+	}
+	q := retrieval.Query{Text: "the cloud of a set of tangles, litter", K: 10}
+	many, err := g.SearchMany(context.Background(), []retrieval.Query{q, q})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hits, err := g.Search(context.Background(), q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, err := versionOf(hits); err != nil || v != "" || len(hits) == 0 || !slices.Equal(names(many[0]), names(hits)) {
+		t.Fatalf("pinned generation answered %v (version %q, %v)", names(hits), v, err)
+	}
+	for _, h := range hits {
+		if _, ok := g.Lookup(h.Name); !ok {
+			t.Errorf("pinned Lookup misses its own hit %s", h.Name)
+		}
+		if _, ok := ix.Lookup(h.Name); ok {
+			t.Errorf("the reloaded index still knows %s", h.Name)
+		}
+	}
+	if g.Len() == 0 || len(g.UsedBy("ConNF.cloud")) == 0 || len(ix.UsedBy("ConNF.cloud")) != 0 {
+		t.Errorf("UsedBy: pinned %v, index %v", g.UsedBy("ConNF.cloud"), ix.UsedBy("ConNF.cloud"))
+	}
+	release()
+	now, err := ix.Search(context.Background(), q)
+	if v, _ := versionOf(now); err != nil || v != "_v2" {
+		t.Fatalf("after release the index answers %v (%v)", names(now), err)
+	}
+}

@@ -657,6 +657,36 @@ func (ix *Index) SearchMany(ctx context.Context, qs []retrieval.Query) ([][]retr
 	return g.engine.SearchMany(ctx, qs)
 }
 
+// A pinned Generation (Index.Pin) is a retrieval.MultiSearcher and a
+// retrieval.Corpus over its own files only: a caller that searches and then
+// looks the hits up gets both from one generation, whatever Reload does
+// meanwhile. Valid until its release is called.
+var (
+	_ retrieval.MultiSearcher = (*Generation)(nil)
+	_ retrieval.Corpus        = (*Generation)(nil)
+)
+
+// Search implements retrieval.Searcher on this generation.
+func (g *Generation) Search(ctx context.Context, q retrieval.Query) ([]retrieval.Hit, error) {
+	return g.engine.Search(ctx, q)
+}
+
+// SearchMany implements retrieval.MultiSearcher on this generation.
+func (g *Generation) SearchMany(ctx context.Context, qs []retrieval.Query) ([][]retrieval.Hit, error) {
+	return g.engine.SearchMany(ctx, qs)
+}
+
+// Len is the number of documents (retrieval.Corpus).
+func (g *Generation) Len() int { return g.table.Len() }
+
+// Lookup returns what this generation knows about a declaration
+// (retrieval.Corpus). The entry's slices are shared: do not modify them.
+func (g *Generation) Lookup(name string) (retrieval.Entry, bool) { return g.table.Lookup(name) }
+
+// UsedBy lists, sorted by name, the declarations whose statement uses
+// premise in this generation (retrieval.Corpus). Shared: do not modify.
+func (g *Generation) UsedBy(premise string) []string { return g.table.UsedBy(premise) }
+
 // Generation is the name of the loaded generation.
 func (ix *Index) Generation() string { return ix.cur.Load().id }
 

@@ -208,7 +208,9 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) {
 
 // search runs q and describes each hit from the corpus.
 func (s *Server) search(ctx context.Context, ws *Workspace, q retrieval.Query) (*SearchResponse, error) {
-	hits, aug, err := searchHits(ctx, ws, q)
+	v, release := ws.Index.Pin()
+	defer release()
+	hits, aug, err := searchHits(ctx, ws, v, q)
 	if err != nil {
 		if err == retrieval.ErrEmptyQuery {
 			return nil, badField("query", "nothing to search for")
@@ -220,7 +222,7 @@ func (s *Server) search(ctx context.Context, ws *Workspace, q retrieval.Query) (
 		Head: a.Head, Augmentation: aug, Hits: make([]SearchHit, len(hits))}
 	for i, h := range hits {
 		sh := SearchHit{Hit: h, URL: s.declURL(ws, h.Name), Page: s.declPage(ws, h.Name)}
-		if e, ok := ws.Index.Lookup(h.Name); ok {
+		if e, ok := v.Lookup(h.Name); ok {
 			sh.Signature, sh.InformalName, sh.InformalStatement, sh.InformalSource = e.Signature, e.InformalName, e.InformalStatement, e.InformalSource
 		}
 		sh.ProviderLabel = ProviderLabel(sh.InformalSource)
@@ -328,9 +330,9 @@ type Link struct {
 	Page  string `json:"page,omitempty"`
 }
 
-func (s *Server) link(ws *Workspace, name string) Link {
+func (s *Server) link(ws *Workspace, v View, name string) Link {
 	l := Link{Name: name}
-	if e, ok := ws.Index.Lookup(name); ok {
+	if e, ok := v.Lookup(name); ok {
 		l.Kind, l.Known = e.Kind, true
 	} else if _, ok := ws.Decls().rows[name]; ok {
 		l.Known = true
@@ -341,10 +343,10 @@ func (s *Server) link(ws *Workspace, name string) Link {
 	return l
 }
 
-func (s *Server) links(ws *Workspace, names []string) []Link {
+func (s *Server) links(ws *Workspace, v View, names []string) []Link {
 	out := make([]Link, 0, len(names))
 	for _, n := range names {
-		out = append(out, s.link(ws, n))
+		out = append(out, s.link(ws, v, n))
 	}
 	return out
 }
@@ -362,6 +364,8 @@ func (s *Server) declaration(ws *Workspace, name string, usersLimit int) (*DeclR
 	if name == "" {
 		return nil, badField("name", "empty declaration name")
 	}
+	v, release := ws.Index.Pin()
+	defer release()
 	d, ok, err := ws.Decls().Lookup(name)
 	if err != nil {
 		return nil, err
@@ -372,17 +376,17 @@ func (s *Server) declaration(ws *Workspace, name string, usersLimit int) (*DeclR
 	resp := &DeclResponse{Workspace: ws.Name, Name: d.Name, Kind: d.Kind, Keyword: d.Keyword, Library: d.Library, Revision: d.Revision,
 		Module: d.Module, Path: d.Path, LineStart: d.LineStart, LineEnd: d.LineEnd, Namespace: d.Namespace, Modifiers: d.Modifiers,
 		Attributes: d.Attributes, Docstring: d.Docstring, Signature: d.Signature, Code: d.Code,
-		StatementDeps: s.links(ws, d.StatementDeps), ProofDeps: s.links(ws, d.ProofDeps), Page: s.declPage(ws, d.Name)}
+		StatementDeps: s.links(ws, v, d.StatementDeps), ProofDeps: s.links(ws, v, d.ProofDeps), Page: s.declPage(ws, d.Name)}
 	if d.GeneratedFrom != nil {
-		l := s.link(ws, *d.GeneratedFrom)
+		l := s.link(ws, v, *d.GeneratedFrom)
 		resp.GeneratedFrom = &l
 	}
-	if e, ok := ws.Index.Lookup(name); ok && e.InformalStatement != "" {
+	if e, ok := v.Lookup(name); ok && e.InformalStatement != "" {
 		resp.Informal = &Informal{Name: e.InformalName, Statement: e.InformalStatement, Provider: e.InformalSource, ProviderLabel: ProviderLabel(e.InformalSource)}
 	}
-	users := ws.Index.UsedBy(name)
+	users := v.UsedBy(name)
 	resp.UsedByTotal = len(users)
-	resp.UsedBy = s.links(ws, users[:min(len(users), usersLimit)])
+	resp.UsedBy = s.links(ws, v, users[:min(len(users), usersLimit)])
 	return resp, nil
 }
 
@@ -430,14 +434,14 @@ func (s *Server) handleWorkspaces(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]any{"workspaces": out})
 }
 
-// searchHits runs q on ws: a theorem search (retrieval.ResolveProfile) on
+// searchHits runs q on v, ws's pinned index: a theorem search (retrieval.ResolveProfile) on
 // a workspace with an Augmenter is rewritten first and its variants fused
 // (the Result says how, or why not); any other query is searched as is.
-func searchHits(ctx context.Context, ws *Workspace, q retrieval.Query) ([]retrieval.Hit, *augment.Result, error) {
+func searchHits(ctx context.Context, ws *Workspace, v View, q retrieval.Query) ([]retrieval.Hit, *augment.Result, error) {
 	if ws.Augment == nil || retrieval.ResolveProfile(&q) != retrieval.ProfileTheorem {
-		hits, err := ws.Index.Search(ctx, q)
+		hits, err := v.Search(ctx, q)
 		return hits, nil, err
 	}
-	hits, r, err := ws.Augment.Search(ctx, ws.Index, q)
+	hits, r, err := ws.Augment.Search(ctx, v, q)
 	return hits, &r, err
 }

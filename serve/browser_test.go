@@ -79,7 +79,10 @@ func TestBrowserSearchAndDeclaration(t *testing.T) {
 		chromedp.Navigate(ts.ts.URL+"/"),
 		chromedp.WaitVisible(chromedp.CSS("#q")),
 		chromedp.SendKeys(chromedp.CSS("#q"), "prime divides product"),
-		// No submit: the page's script searches as one types.
+		// No submit: the page's script searches as one types. Wait for the
+		// search of the whole query (a partial one, "prime divid", may
+		// already show the hit on a slow machine).
+		chromedp.Poll[chromedp.Void](`location.search.includes("q=prime+divides+product")`, chromedp.WithPollingTimeout(30*time.Second)),
 		chromedp.WaitVisible(chromedp.CSS(`#results a.name[href="/decl/Nat.Prime.dvd_mul"]`)),
 	)
 	results := text(t, ctx, "#results")

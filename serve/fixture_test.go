@@ -32,6 +32,10 @@ type fakeIndex struct {
 	// asked for.
 	gen     atomic.Int64
 	reloads atomic.Int64
+	// pins is how many Pins are not released yet; view, when set, is what
+	// Pin returns (a generation other than the one Search/Lookup answer).
+	pins atomic.Int64
+	view View
 	// block, when set, makes Search wait for it (timeouts, shutdown).
 	block chan struct{}
 }
@@ -120,6 +124,18 @@ func (f *fakeIndex) About() IndexAbout {
 	a := f.about
 	a.Generation = "gen-" + string(rune('1'+f.gen.Load()))
 	return a
+}
+
+// Pin: the fake has one generation; pins are counted so tests can check
+// every request released what it pinned.
+func (f *fakeIndex) Pin() (View, func()) {
+	f.pins.Add(1)
+	var once sync.Once
+	release := func() { once.Do(func() { f.pins.Add(-1) }) }
+	if f.view != nil {
+		return f.view, release
+	}
+	return f, release
 }
 func (f *fakeIndex) Reload() (bool, error) {
 	f.reloads.Add(1)

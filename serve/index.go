@@ -9,6 +9,13 @@ func IndexOf(ix *index.Index) Index { return indexAdapter{ix} }
 
 type indexAdapter struct{ *index.Index }
 
+// Pin pins the loaded generation (index.Index.Pin): a *index.Generation
+// searches and looks up on its own files.
+func (a indexAdapter) Pin() (View, func()) {
+	g, release := a.Index.Pin()
+	return g, release
+}
+
 func (a indexAdapter) About() IndexAbout {
 	m := a.Manifest()
 	var size int64

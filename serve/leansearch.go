@@ -138,7 +138,9 @@ func (s *Server) handleLeanSearch(w http.ResponseWriter, r *http.Request) {
 		qs[i] = retrieval.Query{Text: text, K: n, Mode: retrieval.ModeBest,
 			Profile: retrieval.ProfileAuto, Filter: retrieval.Filter{AllKinds: true}}
 	}
-	all, err := s.leanSearchAll(r.Context(), ws, qs)
+	v, release := ws.Index.Pin()
+	defer release()
+	all, err := s.leanSearchAll(r.Context(), ws, v, qs)
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -147,7 +149,7 @@ func (s *Server) handleLeanSearch(w http.ResponseWriter, r *http.Request) {
 	for i, hits := range all {
 		out[i] = make([]LeanSearchResult, 0, len(hits))
 		for _, h := range hits {
-			e, _ := ws.Index.Lookup(h.Name)
+			e, _ := v.Lookup(h.Name)
 			le := LeanSearchEntry{Name: SplitName(h.Name), ModuleName: SplitName(h.Module), Kind: h.Kind,
 				Type: LeanType(e.Signature), Signature: e.Signature, DocURL: base + s.declPage(ws, h.Name),
 				InformalName: e.InformalName, InformalDescription: e.InformalStatement}
@@ -211,15 +213,15 @@ func LeanType(sig string) string {
 // the dense vectors, or, on a workspace with an Augmenter, each rewritten
 // by the model (concurrently: the model's latency, not the search's, sets
 // the time) and its variants searched.
-func (s *Server) leanSearchAll(ctx context.Context, ws *Workspace, qs []retrieval.Query) ([][]retrieval.Hit, error) {
+func (s *Server) leanSearchAll(ctx context.Context, ws *Workspace, v View, qs []retrieval.Query) ([][]retrieval.Hit, error) {
 	if ws.Augment == nil {
-		return retrieval.SearchAll(ctx, ws.Index, qs)
+		return retrieval.SearchAll(ctx, v, qs)
 	}
 	all := make([][]retrieval.Hit, len(qs))
 	errs := make([]error, len(qs))
 	var wg sync.WaitGroup
 	for i, q := range qs {
-		wg.Go(func() { all[i], _, errs[i] = searchHits(ctx, ws, q) })
+		wg.Go(func() { all[i], _, errs[i] = searchHits(ctx, ws, v, q) })
 	}
 	wg.Wait()
 	for _, err := range errs {

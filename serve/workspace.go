@@ -26,6 +26,17 @@ type Index interface {
 	// Reload switches to the workspace's newest index if it is not the one
 	// loaded and reports whether it did. On error the loaded one stays.
 	Reload() (bool, error)
+	// Pin returns the loaded index as a View that stays loaded, whatever
+	// Reload does, until release is called (once): a request that searches
+	// and then describes its hits reads both from one index generation.
+	Pin() (v View, release func())
+}
+
+// View is one loaded index, pinned (Index.Pin): its searches and its corpus
+// answer from the same files. Safe for concurrent use until released.
+type View interface {
+	retrieval.Searcher
+	retrieval.Corpus
 }
 
 // IndexAbout describes a loaded index: what produced its vectors (so every
