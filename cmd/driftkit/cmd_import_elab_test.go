@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/driftkit/driftkit/dataset"
+	"github.com/driftkit/driftkit/extract"
 	"github.com/driftkit/driftkit/extract/elab/elabtest"
 )
 
@@ -49,8 +50,13 @@ func TestElaboratedImportsThroughPipeline(t *testing.T) {
 			if code := run(append([]string{imp[0], imp[1], "--ws", ws}, imp[2:]...), &out, &errb); code != 0 {
 				t.Fatalf("%v: exit %d: %s", imp, code, errb.String())
 			}
-			if !strings.Contains(out.String(), "declarations") || errb.Len() != 0 {
+			// No --revision: recorded as unknown, with a warning (never "").
+			if !strings.Contains(out.String(), "declarations") || errb.String() != "warning: no --revision given: the rows record revision \"unknown\"\n" {
 				t.Errorf("import output %q, stderr %q", out.String(), errb.String())
+			}
+			imported, err := dataset.ReadTable[dataset.Declaration](filepath.Join(ws, dataset.DeclarationsFile))
+			if err != nil || len(imported) == 0 || imported[0].Revision != extract.UnknownRevision {
+				t.Fatalf("imported rows: %d, revision %q (%v)", len(imported), imported[0].Revision, err)
 			}
 			for _, args := range [][]string{
 				{"informalize", "--ws", ws, "--provider", "template"},

@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/driftkit/driftkit/dataset"
+	"github.com/driftkit/driftkit/extract"
 	"github.com/driftkit/driftkit/extract/jixia"
 )
 
@@ -64,7 +66,7 @@ func runImportJixia(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	st, err := jixia.Import(ctx, ws, pairs, jixia.Options{Library: *lib, Revision: *rev, Src: *src, Force: sf.Force})
+	st, err := jixia.Import(ctx, ws, pairs, jixia.Options{Library: *lib, Revision: importRevision(env, *rev), Src: *src, Force: sf.Force})
 	if err != nil {
 		return err
 	}
@@ -80,4 +82,15 @@ func runImportJixia(ctx context.Context, env *Env, args []string) error {
 		fmt.Fprintf(env.Stdout, "  %d modules without source: their rows have no lines\n", st.NoSource)
 	}
 	return nil
+}
+
+// importRevision is the revision an importer records: the one given, or
+// extract.UnknownRevision with a warning — never "", which a later bump
+// would take for a match (extract does the same for sources without git).
+func importRevision(env *Env, rev string) string {
+	if strings.TrimSpace(rev) != "" {
+		return rev
+	}
+	fmt.Fprintf(env.Stderr, "warning: no --revision given: the rows record revision %q\n", extract.UnknownRevision)
+	return extract.UnknownRevision
 }

@@ -46,7 +46,7 @@ func runImportLean4export(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	st, err := lean4export.Import(ctx, ws, path, lean4export.Options{Library: *lib, Revision: *rev, Force: sf.Force})
+	st, err := lean4export.Import(ctx, ws, path, lean4export.Options{Library: *lib, Revision: importRevision(env, *rev), Force: sf.Force})
 	if err != nil {
 		return err
 	}
