@@ -177,7 +177,10 @@ func New(cfg Config) (*Client, error) {
 	c := &Client{
 		cfg: cfg, sem: make(chan struct{}, cfg.Concurrency), transport: tr,
 		reqBucket: newBucket(cfg.RequestsPerMinute), tokBucket: newBucket(cfg.TokensPerMinute),
-		log: slog.Default(),
+		log: cfg.Logger,
+	}
+	if c.log == nil {
+		c.log = slog.Default()
 	}
 	for _, u := range cfg.BaseURLs {
 		oc := openai.DefaultConfig(cfg.APIKey)

@@ -1,9 +1,11 @@
 package llm_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -138,7 +140,15 @@ func TestChatDoesNotRetryBadRequest(t *testing.T) {
 func TestChatLearnsNoJSONMode(t *testing.T) {
 	srv := fakeopenai.New(fakeopenai.Options{NoJSONMode: true})
 	defer srv.Close()
-	c := newClient(t, testConfig(srv.BaseURL()))
+	cfg := testConfig(srv.BaseURL())
+	var logged bytes.Buffer // the warning goes to the caller's logger
+	cfg.Logger = slog.New(slog.NewTextHandler(&logged, nil))
+	c := newClient(t, cfg)
+	defer func() {
+		if !strings.Contains(logged.String(), "endpoint rejects response_format") {
+			t.Errorf("the configured logger got %q", logged.String())
+		}
+	}()
 	for i := 0; i < 3; i++ {
 		if _, err := c.Chat(context.Background(), ask("a")); err != nil {
 			t.Fatal(err)

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"log/slog"
 	"os"
 	"strings"
 	"time"
@@ -61,6 +62,10 @@ type Config struct {
 	// NoJSONMode never sends response_format (for endpoints that reject it;
 	// the client also learns this per endpoint from a 400 naming response_format).
 	NoJSONMode bool
+	// Logger receives the client's warnings (retries given up, an endpoint
+	// that rejects JSON mode); nil: slog.Default(). A server or a test
+	// passes its own so that library code writes nowhere it was not told to.
+	Logger *slog.Logger `json:"-"`
 
 	envURLs []string // base URLs from the environment, kept by RegisterFlags
 }
