@@ -158,7 +158,10 @@ func TestBadInput(t *testing.T) {
 		{"GET", "/api/runs/nope/events", "", "", 404, "id"},
 		{"POST", "/api/runs/nope/cancel", "", "", 404, "id"},
 		{"GET", "/api/nothing", "", "", 404, ""},
-		{"DELETE", "/api/search", "", "", 404, ""},
+		{"DELETE", "/api/search", "", "", 405, ""},
+		{"PUT", "/api/runs/r1/cancel", "", "", 405, ""},
+		{"GET", "/api/drift", "", "", 405, ""},
+		{"DELETE", "/api/nothing", "", "", 404, ""},
 	} {
 		t.Run(c.method+" "+c.path, func(t *testing.T) {
 			resp, body := ts.do(t, c.method, c.path, c.ct, c.body)
@@ -167,6 +170,9 @@ func TestBadInput(t *testing.T) {
 			}
 			if ct := resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
 				t.Fatalf("Content-Type %q: %s", ct, body)
+			}
+			if c.status == 405 && resp.Header.Get("Allow") == "" {
+				t.Errorf("405 without an Allow header")
 			}
 			e := decode[apiError](t, body)
 			if e.Field != c.field || e.Error == "" {

@@ -363,6 +363,13 @@ func truncate(s string, n int) string {
 }
 
 func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {
+	// The catch-all route matches every method, so the mux's own 405 never
+	// happens: a path that exists under another method is answered here.
+	if allow := s.allowedMethods(r); len(allow) > 0 {
+		w.Header().Set("Allow", strings.Join(allow, ", "))
+		writeError(w, http.StatusMethodNotAllowed, "", "method "+r.Method+" not allowed on "+truncate(r.URL.Path, 200)+"; allowed: "+strings.Join(allow, ", ")+" (see /api/openapi.json)")
+		return
+	}
 	if strings.HasPrefix(r.URL.Path, "/api/") || r.Method != http.MethodGet {
 		writeError(w, http.StatusNotFound, "", "no such endpoint: "+r.Method+" "+truncate(r.URL.Path, 200)+" (see /api/openapi.json)")
 		return
@@ -370,6 +377,23 @@ func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {
 	d := s.base(r, s.def, "Not found")
 	d["Path"] = r.URL.Path
 	s.pages.render(w, http.StatusNotFound, "notfound.html", d)
+}
+
+// allowedMethods lists the methods other than r's under which r's path has
+// a route (HEAD goes with GET).
+func (s *Server) allowedMethods(r *http.Request) []string {
+	var allow []string
+	for _, m := range []string{http.MethodGet, http.MethodHead, http.MethodPost} {
+		if m == r.Method {
+			continue
+		}
+		r2 := r.Clone(r.Context())
+		r2.Method = m
+		if _, p := s.mux.Handler(r2); p != "" && p != "/" {
+			allow = append(allow, m)
+		}
+	}
+	return allow
 }
 
 func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) {
