@@ -6,12 +6,9 @@
 package drifttest
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
-	"os/exec"
 	"strings"
 	"time"
 	"unicode"
@@ -65,48 +62,21 @@ const serveEnv = "DRIFTTEST_SERVE_LATENCY"
 // ServeIfChild turns the current process into a fake DRIFT endpoint when
 // StartProcess started it: call it first thing in TestMain.
 func ServeIfChild() {
-	v := os.Getenv(serveEnv)
-	if v == "" {
+	if os.Getenv(serveEnv) == "" {
 		return
-	}
-	lat, err := time.ParseDuration(v)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "drifttest:", err)
-		os.Exit(2)
 	}
 	p, err := drift.LoadPrompts(drift.PromptVersion)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "drifttest:", err)
 		os.Exit(2)
 	}
-	s := fakeopenai.New(fakeopenai.Options{Latency: lat, Answer: Answer(p, 6)})
-	fmt.Println(s.BaseURL())
-	io.Copy(io.Discard, os.Stdin)
-	os.Exit(0)
+	fakeopenai.ServeChild(serveEnv, func(lat time.Duration) fakeopenai.Options {
+		return fakeopenai.Options{Latency: lat, Answer: Answer(p, 6)}
+	})
 }
 
 // StartProcess runs the fake endpoint in a child copy of the test binary,
 // so that a benchmark measures the runner's CPU alone. stop ends it.
 func StartProcess(latency time.Duration) (baseURL string, stop func(), err error) {
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), serveEnv+"="+latency.String())
-	cmd.Stderr = os.Stderr
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		return "", nil, err
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		return "", nil, err
-	}
-	if err := cmd.Start(); err != nil {
-		return "", nil, err
-	}
-	stop = func() { stdin.Close(); cmd.Wait() }
-	line, err := bufio.NewReader(stdout).ReadString('\n')
-	if err != nil {
-		stop()
-		return "", nil, fmt.Errorf("fake DRIFT endpoint: %w", err)
-	}
-	return strings.TrimSpace(line), stop, nil
+	return fakeopenai.StartChild(serveEnv, latency)
 }
