@@ -3,8 +3,8 @@ package drift
 import (
 	"bufio"
 	"encoding/json"
-	"errors"
 	"fmt"
+	"github.com/driftkit/driftkit/retrieval/eval"
 	"io"
 	"os"
 	"strconv"
@@ -51,18 +51,12 @@ type benchLine struct {
 	Name              string   `json:"name"`
 }
 
-// ErrBench is wrapped by every problem found in a benchmark file.
-var ErrBench = errors.New("bad benchmark file")
+// ErrBench and BenchError are retrieval/eval's: a benchmark file's
+// problems are reported the same way by every reader of benchmarks.
+var ErrBench = eval.ErrBench
 
 // BenchError names the benchmark file and line at fault.
-type BenchError struct {
-	Path string
-	Line int
-	Err  error
-}
-
-func (e *BenchError) Error() string { return fmt.Sprintf("%s:%d: %v", e.Path, e.Line, e.Err) }
-func (e *BenchError) Unwrap() error { return e.Err }
+type BenchError = eval.BenchError
 
 // ReadBench parses a JSON-lines benchmark. Blank lines are skipped. A line
 // that is not a JSON object, or has no informal statement, is an error
@@ -82,12 +76,12 @@ func ReadBench(r io.Reader, path string) ([]Item, error) {
 		}
 		var bl benchLine
 		if err := json.Unmarshal(b, &bl); err != nil {
-			return nil, &BenchError{path, line, fmt.Errorf("%w: want one JSON object per line (informal_stmt, formal_stmt, header, mathlib_dependencies, full_name): %v", ErrBench, err)}
+			return nil, &BenchError{Path: path, Line: line, Err: fmt.Errorf("%w: want one JSON object per line (informal_stmt, formal_stmt, header, mathlib_dependencies, full_name): %v", ErrBench, err)}
 		}
 		it := Item{Line: line, Header: bl.Header, Gold: bl.Gold, Self: strings.TrimSpace(bl.FullName)}
 		it.Informal = strings.TrimSpace(firstNonEmpty(bl.InformalStmt, bl.InformalStatement, docComment(bl.InformalPrefix)))
 		if it.Informal == "" {
-			return nil, &BenchError{path, line, fmt.Errorf("%w: no informal statement (informal_stmt, informal_statement or informal_prefix)", ErrBench)}
+			return nil, &BenchError{Path: path, Line: line, Err: fmt.Errorf("%w: no informal statement (informal_stmt, informal_statement or informal_prefix)", ErrBench)}
 		}
 		it.Reference = strings.TrimSpace(firstNonEmpty(bl.FormalStmt, bl.FormalStatement))
 		it.Key = strings.TrimSpace(firstNonEmpty(bl.FullName, bl.ProblemName, bl.Name))
@@ -101,10 +95,10 @@ func ReadBench(r io.Reader, path string) ([]Item, error) {
 		out = append(out, it)
 	}
 	if err := sc.Err(); err != nil {
-		return nil, &BenchError{path, line + 1, fmt.Errorf("%w: %v", ErrBench, err)}
+		return nil, &BenchError{Path: path, Line: line + 1, Err: fmt.Errorf("%w: %v", ErrBench, err)}
 	}
 	if len(out) == 0 {
-		return nil, &BenchError{path, max(line, 1), fmt.Errorf("%w: no items (want JSON lines with informal_stmt)", ErrBench)}
+		return nil, &BenchError{Path: path, Line: max(line, 1), Err: fmt.Errorf("%w: no items (want JSON lines with informal_stmt)", ErrBench)}
 	}
 	return out, nil
 }
