@@ -1,12 +1,19 @@
+// Package dataset is the stage that makes training data from a workspace:
+// mining dependency-retrieval pairs with hard negatives (dataset/mine) and
+// writing them for outside trainers and publishers (dataset/export:
+// FlagEmbedding JSONL, a Hugging Face dataset folder). This package holds
+// what both share: the one random-negative fill and the labels of where a
+// negative came from. The tables themselves are package workspace's.
 package dataset
 
 import (
+	"github.com/driftkit/driftkit/workspace"
 	"hash/fnv"
 	"math/rand/v2"
 	"slices"
 )
 
-// Sources of a Pair's negatives (Pair.NegativeSources).
+// Sources of a workspace.Pair's negatives (workspace.Pair.NegativeSources).
 const (
 	// NegativeMined is a hard negative: ranked high by a retriever for the
 	// query without being one of its premises.
@@ -48,7 +55,7 @@ func FillRandomNegatives(rng *rand.Rand, neg []string, want int, pool []string, 
 // NegativeSourcesOf returns p's negative sources, one per negative. A row
 // written before pairs.parquet had the column has none: its negatives are
 // returned as "" (unknown).
-func NegativeSourcesOf(p *Pair) []string {
+func NegativeSourcesOf(p *workspace.Pair) []string {
 	if len(p.NegativeSources) == len(p.Negatives) {
 		return p.NegativeSources
 	}

@@ -1,6 +1,7 @@
 package dataset
 
 import (
+	"github.com/driftkit/driftkit/workspace"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -45,11 +46,11 @@ type legacyPair struct {
 }
 
 func TestPairsWithoutNegativeSources(t *testing.T) {
-	old := filepath.Join(t.TempDir(), PairsFile)
-	if err := WriteTable(old, []legacyPair{{QueryID: "q", Theorem: "T", Positives: []string{"A"}, Negatives: []string{"B", "C"}, Split: SplitTrain}}); err != nil {
+	old := filepath.Join(t.TempDir(), workspace.PairsFile)
+	if err := workspace.WriteTable(old, []legacyPair{{QueryID: "q", Theorem: "T", Positives: []string{"A"}, Negatives: []string{"B", "C"}, Split: workspace.SplitTrain}}); err != nil {
 		t.Fatal(err)
 	}
-	rows, err := ReadTable[Pair](old)
+	rows, err := workspace.ReadTable[workspace.Pair](old)
 	if err != nil {
 		t.Fatalf("pairs written before negative_sources do not load: %v", err)
 	}
@@ -59,7 +60,7 @@ func TestPairsWithoutNegativeSources(t *testing.T) {
 	if got := NegativeSourcesOf(&rows[0]); !slices.Equal(got, []string{"", ""}) {
 		t.Errorf("sources of a legacy row: %q, want unknown", got)
 	}
-	p := Pair{Negatives: []string{"B"}, NegativeSources: []string{NegativeRandom}}
+	p := workspace.Pair{Negatives: []string{"B"}, NegativeSources: []string{NegativeRandom}}
 	if got := NegativeSourcesOf(&p); !slices.Equal(got, []string{NegativeRandom}) {
 		t.Errorf("sources %q", got)
 	}

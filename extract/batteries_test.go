@@ -7,7 +7,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/driftkit/driftkit/dataset"
+	"github.com/driftkit/driftkit/workspace"
 )
 
 // writeTree writes files (path → text) under dir.
@@ -60,7 +60,7 @@ end Nat
 	mathlib := Source{Dir: filepath.Join(root, "mathlib", "Mathlib"), Library: "mathlib", Revision: "m"}
 	batteries := Source{Dir: filepath.Join(root, "batteries", "Batteries"), Library: "batteries", Revision: "b"}
 
-	ws, _ := dataset.Open(t.TempDir())
+	ws, _ := workspace.Open(t.TempDir())
 	res, err := Run(context.Background(), ws, Options{Report: true, Sources: []Source{proj, mathlib}})
 	if err != nil {
 		t.Fatal(err)
@@ -80,12 +80,12 @@ end Nat
 	if l := libs["proj"]; l.ByClass[UnresolvedUnknown] != 1 || l.Unresolved != 1 {
 		t.Errorf("project: %+v", l)
 	}
-	mods, _ := dataset.ReadTable[dataset.Module](ws.Path(dataset.ModulesFile))
-	if !slices.ContainsFunc(mods, func(m dataset.Module) bool { return m.Name == "Mathlib" }) {
+	mods, _ := workspace.ReadTable[workspace.Module](ws.Path(workspace.ModulesFile))
+	if !slices.ContainsFunc(mods, func(m workspace.Module) bool { return m.Name == "Mathlib" }) {
 		t.Errorf("the root file Mathlib.lean is not a module: %+v", mods)
 	}
 
-	ws2, _ := dataset.Open(t.TempDir())
+	ws2, _ := workspace.Open(t.TempDir())
 	res, err = Run(context.Background(), ws2, Options{Report: true, Sources: []Source{mathlib, batteries}})
 	if err != nil {
 		t.Fatal(err)
@@ -93,7 +93,7 @@ end Nat
 	if len(res.Report.MissingPackages) != 0 || res.Unresolved != 0 {
 		t.Errorf("with batteries: missing %+v, %d unresolved", res.Report.MissingPackages, res.Unresolved)
 	}
-	rows, _ := dataset.ReadTable[dataset.Declaration](ws2.Path(dataset.DeclarationsFile))
+	rows, _ := workspace.ReadTable[workspace.Declaration](ws2.Path(workspace.DeclarationsFile))
 	m := rowsByName(rows)
 	if m["Nat.Coprime"].Library != "batteries" || m["Nat.Coprime"].Module != "Batteries.Data.Nat.Gcd" {
 		t.Errorf("Nat.Coprime row %+v", m["Nat.Coprime"])
@@ -101,7 +101,7 @@ end Nat
 	if !slices.Contains(m["Nat.coprime_iff_gcd_eq_one'"].StatementDeps, "Nat.Coprime") {
 		t.Errorf("statement deps %v", m["Nat.coprime_iff_gcd_eq_one'"].StatementDeps)
 	}
-	cov, err := Coverage(ws2.Path(dataset.DeclarationsFile), []string{"Nat.Coprime", "Nat.gcd", "Nat.coprime_iff_gcd_eq_one'", "Int.gcd", "Nat.Coprime"})
+	cov, err := Coverage(ws2.Path(workspace.DeclarationsFile), []string{"Nat.Coprime", "Nat.gcd", "Nat.coprime_iff_gcd_eq_one'", "Int.gcd", "Nat.Coprime"})
 	if err != nil {
 		t.Fatal(err)
 	}

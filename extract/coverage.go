@@ -6,7 +6,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/driftkit/driftkit/dataset"
+	"github.com/driftkit/driftkit/workspace"
 )
 
 // GoldCoverage says how many of a benchmark's gold premises a workspace's
@@ -33,7 +33,7 @@ func Coverage(declsPath string, gold []string) (*GoldCoverage, error) {
 		}
 	}
 	lib := map[string]string{}
-	err := dataset.EachRow(declsPath, func(d *dataset.Declaration) error {
+	err := workspace.EachRow(declsPath, func(d *workspace.Declaration) error {
 		if want[d.Name] {
 			lib[d.Name] = strings.Clone(d.Library)
 		}

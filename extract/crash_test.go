@@ -7,8 +7,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/driftkit/driftkit/dataset"
-	"github.com/driftkit/driftkit/dataset/crashtest"
+	"github.com/driftkit/driftkit/internal/testkit/crashtest"
+	"github.com/driftkit/driftkit/workspace"
 )
 
 // TestCommitEveryStep: declarations.parquet, modules.parquet and the manifest
@@ -25,7 +25,7 @@ func TestCommitEveryStep(t *testing.T) {
 	crashtest.EveryStep(t, crashtest.Stage{
 		Name: "extract",
 		Setup: func(t *testing.T, dir string) {
-			ws, _ := dataset.OpenExisting(dir)
+			ws, _ := workspace.OpenExisting(dir)
 			if _, err := Run(context.Background(), ws, opts()); err != nil {
 				t.Fatal(err)
 			}
@@ -34,10 +34,10 @@ func TestCommitEveryStep(t *testing.T) {
 				t.Fatal(err)
 			}
 		},
-		Run: func(ctx context.Context, ws *dataset.Workspace) error {
+		Run: func(ctx context.Context, ws *workspace.Workspace) error {
 			_, err := Run(ctx, ws, opts())
 			return err
 		},
-		Outputs: []string{dataset.DeclarationsFile, dataset.ModulesFile},
+		Outputs: []string{workspace.DeclarationsFile, workspace.ModulesFile},
 	})
 }

@@ -10,8 +10,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/driftkit/driftkit/dataset"
-	"github.com/driftkit/driftkit/dataset/rauto"
+	"github.com/driftkit/driftkit/extract/rauto"
+	"github.com/driftkit/driftkit/workspace"
 )
 
 // PremiseMarker follows each premise in a RAutoformalizer library header.
@@ -101,7 +101,7 @@ func ReadReference(path string) (*Reference, error) {
 func ReadReferenceTable(declsPath string) (*Reference, error) {
 	ref := &Reference{Label: declsPath, HasProofDeps: true}
 	seen := map[string]bool{}
-	err := dataset.EachRow(declsPath, func(d *dataset.Declaration) error {
+	err := workspace.EachRow(declsPath, func(d *workspace.Declaration) error {
 		r := RefRow{Name: strings.Clone(d.Name), Kind: strings.Clone(d.Kind), Source: strings.Clone(d.Library),
 			Path: strings.Clone(d.Path), Premises: slices.Clone(d.StatementDeps), ProofDeps: slices.Clone(d.ProofDeps)}
 		if d.LineStart > 0 {
@@ -228,14 +228,14 @@ func Eval(declsPath, refPath string, opt EvalOptions) (*EvalReport, error) {
 // StmtDepsRes additionally drops gold premises absent from our table (e.g.
 // Lean core when its sources are not given).
 func EvalReference(declsPath string, ref *Reference, opt EvalOptions) (*EvalReport, error) {
-	rows, err := dataset.ReadTable[dataset.Declaration](declsPath)
+	rows, err := workspace.ReadTable[workspace.Declaration](declsPath)
 	if err != nil {
 		return nil, err
 	}
 	if opt.Samples == 0 {
 		opt.Samples = 20
 	}
-	ours := make(map[string]*dataset.Declaration, len(rows))
+	ours := make(map[string]*workspace.Declaration, len(rows))
 	ourLibs := map[string]bool{}
 	for i := range rows {
 		if _, dup := ours[rows[i].Name]; !dup {
@@ -344,7 +344,7 @@ func EvalReference(declsPath string, ref *Reference, opt EvalOptions) (*EvalRepo
 			ks.Matched++
 		}
 	}
-	for _, k := range dataset.Kinds {
+	for _, k := range workspace.Kinds {
 		if ks := byKind[k]; ks != nil {
 			if ks.RefRows > 0 {
 				ks.Recall = float64(ks.Found) / float64(ks.RefRows)
@@ -372,7 +372,7 @@ func EvalReference(declsPath string, ref *Reference, opt EvalOptions) (*EvalRepo
 	}
 	var diffs []diffRow
 	var proof PRF
-	premiseKind := func(n string) bool { return dataset.IsPremiseKind(refNames[n]) }
+	premiseKind := func(n string) bool { return workspace.IsPremiseKind(refNames[n]) }
 	for _, r := range ref.Rows {
 		if !proj[r.Source] {
 			continue

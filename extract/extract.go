@@ -22,8 +22,8 @@ import (
 	"time"
 	"unsafe"
 
-	"github.com/driftkit/driftkit/dataset"
 	"github.com/driftkit/driftkit/internal/progress"
+	"github.com/driftkit/driftkit/workspace"
 )
 
 // Source is one source root to extract: a Lean project (or a folder of it)
@@ -238,7 +238,7 @@ func ModuleName(rel string) string {
 // ParseFile parses one Lean source (for tests, fuzzing and other stages) and
 // returns its declaration rows (names unresolved against other files but
 // resolved within it), its module row and the parse errors.
-func ParseFile(src []byte, path string, lib string) ([]dataset.Declaration, dataset.Module, []error) {
+func ParseFile(src []byte, path string, lib string) ([]workspace.Declaration, workspace.Module, []error) {
 	s := &Source{Library: lib}
 	fr := parseFile(src, string(src), path, ModuleName(path), s, &Options{})
 	t := newTable([]*fileResult{fr})
@@ -246,7 +246,7 @@ func ParseFile(src []byte, path string, lib string) ([]dataset.Declaration, data
 	t.attributeTwins([]*fileResult{fr}, mathlibNaming())
 	t.inheritFields([]*fileResult{fr})
 	r := &resolver{t: t, cache: map[cacheKey]string{}}
-	var rows []dataset.Declaration
+	var rows []workspace.Declaration
 	for _, d := range fr.decls {
 		r.resolveInstClasses(d, nil)
 	}
@@ -273,7 +273,7 @@ func ParseFile(src []byte, path string, lib string) ([]dataset.Declaration, data
 // Result.Errors (with file and line) and counted in modules.parquet; the run
 // goes on. Cancelling ctx stops the run before anything is written. Run may
 // be called concurrently for different workspaces.
-func Run(ctx context.Context, ws *dataset.Workspace, opts Options) (*Result, error) {
+func Run(ctx context.Context, ws *workspace.Workspace, opts Options) (*Result, error) {
 	if len(opts.Sources) == 0 {
 		return nil, ErrNoSources
 	}
@@ -284,7 +284,7 @@ func Run(ctx context.Context, ws *dataset.Workspace, opts Options) (*Result, err
 		return nil, err
 	}
 	defer unlock()
-	if err := ws.GuardOutputs(opts.Force, dataset.DeclarationsFile, dataset.ModulesFile); err != nil {
+	if err := ws.GuardOutputs(opts.Force, workspace.DeclarationsFile, workspace.ModulesFile); err != nil {
 		return nil, err
 	}
 	workers := opts.Workers
@@ -349,7 +349,7 @@ func Run(ctx context.Context, ws *dataset.Workspace, opts Options) (*Result, err
 					}
 					errMu.Unlock()
 					results[i] = &fileResult{source: sf.src, errs: []error{&ParseError{Path: sf.rel, Err: err}},
-						mod: dataset.Module{Library: sf.src.Library, Revision: sf.src.Revision, Name: sf.module, Path: sf.rel, Errors: 1}}
+						mod: workspace.Module{Library: sf.src.Library, Revision: sf.src.Revision, Name: sf.module, Path: sf.rel, Errors: 1}}
 					continue
 				}
 				hashes[i] = sha256.Sum256(b)
@@ -402,7 +402,7 @@ func Run(ctx context.Context, ws *dataset.Workspace, opts Options) (*Result, err
 				}
 			}
 		}
-		rec.InputRef(dataset.FileRef{Path: s.Dir, SHA256: hex.EncodeToString(h.Sum(nil))})
+		rec.InputRef(workspace.FileRef{Path: s.Dir, SHA256: hex.EncodeToString(h.Sum(nil))})
 	}
 
 	// resolve
@@ -507,8 +507,8 @@ func Run(ctx context.Context, ws *dataset.Workspace, opts Options) (*Result, err
 	for _, ph := range []string{"read", "parse", "resolve", "write"} {
 		rec.Phase(ph, res.Phases[ph])
 	}
-	tx.Output(dataset.DeclarationsFile, res.Declarations)
-	tx.Output(dataset.ModulesFile, res.Modules)
+	tx.Output(workspace.DeclarationsFile, res.Declarations)
+	tx.Output(workspace.ModulesFile, res.Modules)
 	rec.Count("declarations", res.Declarations)
 	rec.Count("duplicate_names_dropped", int64(res.DuplicatesDropped))
 	rec.Count("modules", res.Modules)
@@ -584,7 +584,7 @@ func fixups(t *Table, files []*fileResult) {
 	fields := map[string][]*pdecl{}
 	for _, fr := range files {
 		for _, d := range fr.decls {
-			if d.row.Kind == dataset.KindProjection && d.row.GeneratedFrom != nil {
+			if d.row.Kind == workspace.KindProjection && d.row.GeneratedFrom != nil {
 				fields[*d.row.GeneratedFrom] = append(fields[*d.row.GeneratedFrom], d)
 			}
 		}
@@ -667,17 +667,17 @@ func fixups(t *Table, files []*fileResult) {
 // caller commits them only when every row was written and ctx is still live:
 // a cancelled run leaves the previous tables untouched and no temporary
 // files behind.
-func write(ctx context.Context, tx *dataset.Txn, results []*fileResult, res *Result) error {
-	dw, err := dataset.NewStagedWriter[dataset.Declaration](tx, dataset.DeclarationsFile)
+func write(ctx context.Context, tx *workspace.Txn, results []*fileResult, res *Result) error {
+	dw, err := workspace.NewStagedWriter[workspace.Declaration](tx, workspace.DeclarationsFile)
 	if err != nil {
 		return err
 	}
-	mw, err := dataset.NewStagedWriter[dataset.Module](tx, dataset.ModulesFile)
+	mw, err := workspace.NewStagedWriter[workspace.Module](tx, workspace.ModulesFile)
 	if err != nil {
 		dw.Abort()
 		return err
 	}
-	buf := make([]dataset.Declaration, 0, 1024)
+	buf := make([]workspace.Declaration, 0, 1024)
 	for _, fr := range results {
 		if err := ctx.Err(); err != nil {
 			dw.Abort()

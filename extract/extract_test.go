@@ -12,7 +12,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/driftkit/driftkit/dataset"
+	"github.com/driftkit/driftkit/workspace"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -31,15 +31,15 @@ func fuzzSeeds(tb testing.TB) [][]byte {
 	return out
 }
 
-func rowsByName(rows []dataset.Declaration) map[string]dataset.Declaration {
-	m := map[string]dataset.Declaration{}
+func rowsByName(rows []workspace.Declaration) map[string]workspace.Declaration {
+	m := map[string]workspace.Declaration{}
 	for _, r := range rows {
 		m[r.Name] = r
 	}
 	return m
 }
 
-func parse(t *testing.T, src string) map[string]dataset.Declaration {
+func parse(t *testing.T, src string) map[string]workspace.Declaration {
 	t.Helper()
 	rows, _, errs := ParseFile([]byte(src), "Test/File.lean", "test")
 	if len(errs) > 0 {
@@ -324,20 +324,20 @@ func TestRun(t *testing.T) {
 	must(os.WriteFile(filepath.Join(src, "Lib", "Sub", "A.lean"), []byte("namespace Lib\ndef a : Nat := 0\nend Lib\n"), 0o644))
 	must(os.WriteFile(filepath.Join(src, "Lib", "B.lean"), []byte("import Lib.Sub.A\nopen Lib\ntheorem b : a = 0 := rfl\n/- broken"), 0o644))
 	must(os.WriteFile(filepath.Join(src, ".revision"), []byte("abc123\n"), 0o644))
-	ws, err := dataset.Open(t.TempDir())
+	ws, err := workspace.Open(t.TempDir())
 	must(err)
 	res, err := Run(context.Background(), ws, Options{Sources: []Source{{Dir: src, Library: "lib"}}, Workers: 2})
 	must(err)
 	if res.Files != 2 || res.Declarations != 2 || res.ErrorCount != 1 {
 		t.Fatalf("result %+v", res)
 	}
-	decls, err := dataset.ReadTable[dataset.Declaration](ws.Path(dataset.DeclarationsFile))
+	decls, err := workspace.ReadTable[workspace.Declaration](ws.Path(workspace.DeclarationsFile))
 	must(err)
 	m := rowsByName(decls)
 	if b := m["b"]; b.Module != "Lib.B" || b.Revision != "abc123" || b.Library != "lib" || !slices.Equal(b.StatementDeps, []string{"Lib.a"}) {
 		t.Fatalf("row b: %+v", b)
 	}
-	mods, err := dataset.ReadTable[dataset.Module](ws.Path(dataset.ModulesFile))
+	mods, err := workspace.ReadTable[workspace.Module](ws.Path(workspace.ModulesFile))
 	must(err)
 	if len(mods) != 2 || mods[0].Name != "Lib.B" || mods[0].Errors != 1 || !slices.Equal(mods[0].Imports, []string{"Lib.Sub.A"}) {
 		t.Fatalf("modules %+v", mods)
@@ -349,8 +349,8 @@ func TestRun(t *testing.T) {
 		t.Fatalf("manifest run %+v", run)
 	}
 	// a second run over a hand-edited output is refused
-	must(os.WriteFile(ws.Path(dataset.ModulesFile), []byte("x"), 0o644))
-	if _, err := Run(context.Background(), ws, Options{Sources: []Source{{Dir: src}}}); !errors.Is(err, dataset.ErrForeignOutput) {
+	must(os.WriteFile(ws.Path(workspace.ModulesFile), []byte("x"), 0o644))
+	if _, err := Run(context.Background(), ws, Options{Sources: []Source{{Dir: src}}}); !errors.Is(err, workspace.ErrForeignOutput) {
 		t.Fatalf("err %v, want ErrForeignOutput", err)
 	}
 }
@@ -362,14 +362,14 @@ func TestGolden(t *testing.T) {
 	if _, err := os.Stat(root); err != nil {
 		t.Fatalf("bundled library missing: %v", err) // committed with the repository; a skip would hide it
 	}
-	ws, err := dataset.Open(t.TempDir())
+	ws, err := workspace.Open(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := Run(context.Background(), ws, Options{Sources: []Source{{Dir: root, Library: "driftlib", Revision: "golden"}}}); err != nil {
 		t.Fatal(err)
 	}
-	decls, err := dataset.ReadTable[dataset.Declaration](ws.Path(dataset.DeclarationsFile))
+	decls, err := workspace.ReadTable[workspace.Declaration](ws.Path(workspace.DeclarationsFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -457,7 +457,7 @@ func TestCancelAtEveryPoint(t *testing.T) {
 	if _, err := os.Stat(root); err != nil {
 		t.Fatalf("bundled library missing: %v", err) // committed with the repository; a skip would hide it
 	}
-	ws, err := dataset.Open(t.TempDir())
+	ws, err := workspace.Open(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -478,7 +478,7 @@ func TestCancelAtEveryPoint(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, e := range ents {
-			if e.Name() == dataset.ManifestFile || strings.HasSuffix(e.Name(), ".lock") {
+			if e.Name() == workspace.ManifestFile || strings.HasSuffix(e.Name(), ".lock") {
 				continue
 			}
 			b, _ := os.ReadFile(ws.Path(e.Name()))
@@ -578,7 +578,7 @@ func TestUnknownRevision(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		ws, err := dataset.Open(t.TempDir())
+		ws, err := workspace.Open(t.TempDir())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -589,7 +589,7 @@ func TestUnknownRevision(t *testing.T) {
 		if !res.Sources[0].RevisionUnknown() {
 			t.Errorf(".revision %q: source revision %q, want %q", revFile, res.Sources[0].Revision, UnknownRevision)
 		}
-		decls, err := dataset.ReadTable[dataset.Declaration](ws.Path(dataset.DeclarationsFile))
+		decls, err := workspace.ReadTable[workspace.Declaration](ws.Path(workspace.DeclarationsFile))
 		if err != nil {
 			t.Fatal(err)
 		}

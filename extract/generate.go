@@ -6,7 +6,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/driftkit/driftkit/dataset"
+	"github.com/driftkit/driftkit/workspace"
 )
 
 func strp(s string) *string { return &s }
@@ -45,7 +45,7 @@ func (p *fileParser) decl(d *declSyntax, c Command) {
 	for codeStart < d.kwIdx && f.toks[codeStart].Kind == TokDoc {
 		codeStart++
 	}
-	base := dataset.Declaration{
+	base := workspace.Declaration{
 		Library: p.src.Library, Revision: p.src.Revision, Keyword: d.keyword, Kind: kindOfKeyword[d.keyword],
 		Module: p.module, Path: p.path, LineStart: f.toks[d.start].Line, LineEnd: f.toks[d.end-1].Line,
 		Namespace: p.ns, Docstring: d.doc, Code: f.span(codeStart, d.end),
@@ -135,7 +135,7 @@ func (p *fileParser) decl(d *declSyntax, c Command) {
 	// Lean before 4.10 included variables mentioned in theorem proofs; it
 	// always did for definitions.
 	used := sigUsed
-	if p.oldRules || pd.row.Kind != dataset.KindTheorem {
+	if p.oldRules || pd.row.Kind != workspace.KindTheorem {
 		used = loc.used
 	}
 	for n := range own {
@@ -170,7 +170,7 @@ func (p *fileParser) decl(d *declSyntax, c Command) {
 		if d.ctorName != "" {
 			ctor = d.ctorName
 		}
-		g := gen(full+"."+ctor, dataset.KindConstructor, f.span(d.valStart, d.valEnd), base.LineStart, base.LineEnd, nil,
+		g := gen(full+"."+ctor, workspace.KindConstructor, f.span(d.valStart, d.valEnd), base.LineStart, base.LineEnd, nil,
 			append(append([]ref(nil), pd.sigRefs...), self...), false)
 		g.varRefs, g.condVars = pd.varRefs, append([]condVar(nil), pd.condVars...)
 		params := map[string]bool{}
@@ -188,7 +188,7 @@ func (p *fileParser) decl(d *declSyntax, c Command) {
 				// elaborating; no row beats a wrong name.
 				continue
 			}
-			pg := gen(full+".to"+lastComponent(h), dataset.KindProjection, f.span(e[0], e[1]), f.toks[e[0]].Line, f.toks[e[1]-1].Line, nil,
+			pg := gen(full+".to"+lastComponent(h), workspace.KindProjection, f.span(e[0], e[1]), f.toks[e[0]].Line, f.toks[e[1]-1].Line, nil,
 				append(append([]ref(nil), self...), f.collectRefs(e[0], e[1], p.baseLocals(), nil)...), false)
 			pg.row.Code = f.span(e[0], e[1])
 		}
@@ -210,7 +210,7 @@ func (p *fileParser) decl(d *declSyntax, c Command) {
 			}
 			floc.binderEnd = fl.sigEnd
 			refs := append(append([]ref(nil), self...), f.collectRefs(fl.sigStart, fl.sigEnd, floc, nil)...)
-			g := gen(full+"."+fl.name, dataset.KindProjection, f.span(fl.sigStart, fl.sigEnd), fl.lineStart, fl.lineEnd, fl.doc, refs, fl.protected)
+			g := gen(full+"."+fl.name, workspace.KindProjection, f.span(fl.sigStart, fl.sigEnd), fl.lineStart, fl.lineEnd, fl.doc, refs, fl.protected)
 			g.row.Code = f.span(fl.nameIdx, fl.valEnd) // the field's own text, not the whole structure
 			g.resultHead = f.resultHead(fl.sigStart, fl.sigEnd)
 			g.propField = f.isPropType(fl.sigStart, fl.sigEnd)
@@ -228,7 +228,7 @@ func (p *fileParser) decl(d *declSyntax, c Command) {
 			}
 			cloc.binderEnd = ct.sigEnd
 			refs := append(append([]ref(nil), self...), f.collectRefs(ct.sigStart, ct.sigEnd, cloc, nil)...)
-			g := gen(full+"."+ct.name, dataset.KindConstructor, f.span(ct.sigStart, ct.sigEnd), ct.lineStart, ct.lineEnd, ct.doc, refs, ct.protected)
+			g := gen(full+"."+ct.name, workspace.KindConstructor, f.span(ct.sigStart, ct.sigEnd), ct.lineStart, ct.lineEnd, ct.doc, refs, ct.protected)
 			g.row.Code = f.span(ct.nameIdx, ct.sigEnd)
 			g.varRefs, g.condVars = pd.varRefs, append([]condVar(nil), pd.condVars...)
 		}
@@ -243,7 +243,7 @@ func (p *fileParser) decl(d *declSyntax, c Command) {
 		aloc.binderEnd = a.sigEnd
 		refs := f.collectRefs(a.sigStart, a.sigEnd, aloc, nil)
 		aloc.binderEnd = -1
-		g := gen(full+"."+a.name, dataset.KindDefinition, f.span(a.sigStart, a.sigEnd), a.lineStart, a.lineEnd, a.doc, refs, false)
+		g := gen(full+"."+a.name, workspace.KindDefinition, f.span(a.sigStart, a.sigEnd), a.lineStart, a.lineEnd, a.doc, refs, false)
 		g.bodyRefs = auxRefs(f.collectRefs(a.valStart, a.valEnd, aloc, nil), d.aux, full)
 		g.row.Code = f.span(a.nameIdx, a.valEnd)
 		g.resNs = pd.resNs
@@ -255,7 +255,7 @@ func (p *fileParser) decl(d *declSyntax, c Command) {
 		case "ext":
 			if d.keyword == "structure" || d.keyword == "class" {
 				for _, suffix := range []string{"ext", "ext_iff"} {
-					g := gen(full+"."+suffix, dataset.KindTheorem, row.Signature, base.LineStart, base.LineEnd, nil, self, false)
+					g := gen(full+"."+suffix, workspace.KindTheorem, row.Signature, base.LineStart, base.LineEnd, nil, self, false)
 					g.row.Attributes = []string{"ext"}
 					g.varRefs, g.condVars = pd.varRefs, append([]condVar(nil), pd.condVars...)
 				}
@@ -266,7 +266,7 @@ func (p *fileParser) decl(d *declSyntax, c Command) {
 				if id := f.attrIdent(a); id != "" {
 					name = joinNs(parentNs(full), id)
 				}
-				g := gen(name, dataset.KindTheorem, row.Signature, base.LineStart, base.LineEnd, nil, append(append([]ref(nil), self...), pd.sigRefs...), false)
+				g := gen(name, workspace.KindTheorem, row.Signature, base.LineStart, base.LineEnd, nil, append(append([]ref(nil), self...), pd.sigRefs...), false)
 				g.varRefs, g.condVars = pd.varRefs, append([]condVar(nil), pd.condVars...)
 			}
 		case "simps", "simps!":
@@ -405,7 +405,7 @@ func (p *fileParser) includedVars(used []bool, pd *pdecl) (refs []ref, cond []co
 }
 
 // aliases creates the rows of `alias`.
-func (p *fileParser) aliases(d *declSyntax, base dataset.Declaration, ctx *scopeCtx) {
+func (p *fileParser) aliases(d *declSyntax, base workspace.Declaration, ctx *scopeCtx) {
 	f := p.f
 	if d.aliasOf < 0 {
 		return
@@ -775,7 +775,7 @@ func simpsLemmas(t *Table, d *pdecl, fields map[string][]*pdecl) []*pdecl {
 	for i, p := range projs {
 		r := d.row
 		r.Name = d.row.Name + "_" + p
-		r.Kind = dataset.KindTheorem
+		r.Kind = workspace.KindTheorem
 		r.GeneratedFrom = strp(d.row.Name)
 		r.Attributes = []string{"simp"}
 		r.Docstring = nil

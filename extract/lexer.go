@@ -1,7 +1,7 @@
 // Package extract reads Lean 4 sources without elaborating them: a lexer, a
 // command splitter, a declaration parser, scope tracking and name resolution
 // against every declaration of the given source roots. Its output is the
-// declarations and modules tables of package dataset.
+// declarations and modules tables of package workspace.
 package extract
 
 import (

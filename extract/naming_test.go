@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/driftkit/driftkit/dataset"
+	"github.com/driftkit/driftkit/workspace"
 )
 
 func writeFile(t *testing.T, path, s string) string {
@@ -75,7 +75,7 @@ func TestNamingFile(t *testing.T) {
 	// Monoid.plus_zero (Monoid kept), the default gives AddMonoid.times_zero.
 	src := writeFile(t, filepath.Join(dir, "src", "Lib", "A.lean"), "namespace Monoid\n@[to_additive] theorem times_one : True := trivial\nend Monoid\n")
 	run := func(o Options) map[string]bool {
-		ws, err := dataset.Open(filepath.Join(dir, "ws"))
+		ws, err := workspace.Open(filepath.Join(dir, "ws"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -84,7 +84,7 @@ func TestNamingFile(t *testing.T) {
 		if _, err := Run(context.Background(), ws, o); err != nil {
 			t.Fatal(err)
 		}
-		rows, err := dataset.ReadTable[dataset.Declaration](ws.Path(dataset.DeclarationsFile))
+		rows, err := workspace.ReadTable[workspace.Declaration](ws.Path(workspace.DeclarationsFile))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/driftkit/driftkit/dataset"
+	"github.com/driftkit/driftkit/workspace"
 )
 
 // TestPorting extracts testdata/porting, a library written for these tests
@@ -20,7 +20,7 @@ import (
 // order words), and checks the rows and the unresolved report against
 // testdata/golden/porting*.golden (go test -run TestPorting -update).
 func TestPorting(t *testing.T) {
-	ws, err := dataset.Open(t.TempDir())
+	ws, err := workspace.Open(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -29,7 +29,7 @@ func TestPorting(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	decls, err := dataset.ReadTable[dataset.Declaration](ws.Path(dataset.DeclarationsFile))
+	decls, err := workspace.ReadTable[workspace.Declaration](ws.Path(workspace.DeclarationsFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,8 +46,8 @@ func TestPorting(t *testing.T) {
 		{"rfl pattern is not", !has(m["Porting.obtain_patterns"].ProofDeps, "rfl")},
 		{"fun n => h n inside a tactic keeps no tactic", len(m["Porting.tac_fun_arrow"].ProofDeps) == 0},
 		{"open Porting Measure opens Porting.Measure", has(m["Porting.relative_open"].ProofDeps, "Porting.Measure.map_apply'")},
-		{"× in instance names", m["Porting.instFiniteishProd"].Kind == dataset.KindInstance},
-		{"∘ in instance names", m["Porting.instNiceComp"].Kind == dataset.KindInstance},
+		{"× in instance names", m["Porting.instFiniteishProd"].Kind == workspace.KindInstance},
+		{"∘ in instance names", m["Porting.instNiceComp"].Kind == workspace.KindInstance},
 		{"to_additive: mabs_of_lt_one → abs_of_neg", m["Porting.abs_of_neg"].GeneratedFrom != nil},
 		{"the twin is used", has(m["Porting.neg_twin_used"].ProofDeps, "Porting.abs_of_neg")},
 		{"a field's own binders are locals", !has(m["Porting.Uniformish.eq_of_mem"].StatementDeps, "Porting.x")},

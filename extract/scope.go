@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/driftkit/driftkit/dataset"
+	"github.com/driftkit/driftkit/workspace"
 )
 
 // openDecl is one namespace opened by `open`.
@@ -45,7 +45,7 @@ type notationDef struct {
 
 // pdecl is a parsed declaration before name resolution.
 type pdecl struct {
-	row       dataset.Declaration
+	row       workspace.Declaration
 	ctx       *scopeCtx
 	resNs     string // namespace used for resolution (namespace + declared prefix)
 	varRefs   []ref  // references of the section variables the declaration includes
@@ -108,7 +108,7 @@ type exportDef struct {
 
 // fileResult is what parsing one file yields.
 type fileResult struct {
-	mod       dataset.Module
+	mod       workspace.Module
 	decls     []*pdecl
 	notations []*notationDef
 	exports   []*exportDef
@@ -208,7 +208,7 @@ func appendOpens(a []openDecl, b ...openDecl) []openDecl {
 // parseFile lexes, splits and parses one file.
 func parseFile(src []byte, s string, path, module string, source *Source, opts *Options) (res *fileResult) {
 	res = &fileResult{source: source}
-	res.mod = dataset.Module{Library: source.Library, Revision: source.Revision, Name: module, Path: path}
+	res.mod = workspace.Module{Library: source.Library, Revision: source.Revision, Name: module, Path: path}
 	defer func() {
 		if r := recover(); r != nil {
 			res.errs = append(res.errs, &ParseError{Path: path, Err: fmt.Errorf("%w: %v", ErrPanic, r)})

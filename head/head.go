@@ -29,7 +29,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/driftkit/driftkit/dataset"
+	"github.com/driftkit/driftkit/workspace"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas32"
 )
@@ -158,16 +158,16 @@ func (h *Head) Save(dir string) error {
 	cfg := h.Config
 	cfg.FormatVersion = FormatVersion
 	if cfg.ToolVersion == "" {
-		cfg.ToolVersion = dataset.Version
+		cfg.ToolVersion = workspace.Version
 	}
 	cfg.QuerySHA256 = sha(q)
-	if err := dataset.WriteFileAtomic(filepath.Join(dir, QueryWeightsFile), q); err != nil {
+	if err := workspace.WriteFileAtomic(filepath.Join(dir, QueryWeightsFile), q); err != nil {
 		return err
 	}
 	if !cfg.Tied {
 		d := EncodeNPY(h.D, h.Config.InDim, h.Config.OutDim)
 		cfg.DocumentSHA256 = sha(d)
-		if err := dataset.WriteFileAtomic(filepath.Join(dir, DocumentWeightsFile), d); err != nil {
+		if err := workspace.WriteFileAtomic(filepath.Join(dir, DocumentWeightsFile), d); err != nil {
 			return err
 		}
 	} else {
@@ -178,7 +178,7 @@ func (h *Head) Save(dir string) error {
 	if err != nil {
 		return err
 	}
-	if err := dataset.WriteFileAtomic(filepath.Join(dir, ConfigFile), append(b, '\n')); err != nil {
+	if err := workspace.WriteFileAtomic(filepath.Join(dir, ConfigFile), append(b, '\n')); err != nil {
 		return err
 	}
 	h.Config = cfg

@@ -1,6 +1,6 @@
 package head
 
-import "github.com/driftkit/driftkit/dataset/npy"
+import "github.com/driftkit/driftkit/workspace/npy"
 
 // ErrNPY is wrapped by every error about a malformed .npy file.
 var ErrNPY = npy.ErrMalformed

@@ -11,9 +11,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/driftkit/driftkit/dataset"
 	"github.com/driftkit/driftkit/internal/cpu"
 	"github.com/driftkit/driftkit/retrieval/eval"
+	"github.com/driftkit/driftkit/workspace"
 )
 
 func BenchmarkDot(b *testing.B) {
@@ -181,12 +181,12 @@ func BenchmarkWorkspaceBuild(b *testing.B) {
 	for b.Loop() {
 		b.StopTimer()
 		dir := b.TempDir()
-		for _, n := range []string{dataset.DeclarationsFile, dataset.InformalFile} {
+		for _, n := range []string{workspace.DeclarationsFile, workspace.InformalFile} {
 			if data, err := os.ReadFile(filepath.Join(src, n)); err == nil {
 				os.WriteFile(filepath.Join(dir, n), data, 0o644)
 			}
 		}
-		ws := &dataset.Workspace{Dir: dir}
+		ws := &workspace.Workspace{Dir: dir}
 		c0 := cpu.Time()
 		b.StartTimer()
 		st, err := Build(context.Background(), ws, BuildOptions{})

@@ -22,8 +22,8 @@ import (
 	"github.com/blevesearch/bleve/v2/search/query"
 	bindex "github.com/blevesearch/bleve_index_api"
 
-	"github.com/driftkit/driftkit/dataset"
 	"github.com/driftkit/driftkit/retrieval"
+	"github.com/driftkit/driftkit/workspace"
 )
 
 // Names of the bleve analysis components driftkit registers.
@@ -189,7 +189,7 @@ func readable(dir string) error {
 			}
 		}
 		if errors.Is(err, fs.ErrPermission) {
-			return &dataset.FileError{Path: p, Row: -1, Err: fmt.Errorf("%w: cannot read the BM25 index (rebuild it with `driftkit index`, or ask its owner to make it readable)", fs.ErrPermission)}
+			return &workspace.FileError{Path: p, Row: -1, Err: fmt.Errorf("%w: cannot read the BM25 index (rebuild it with `driftkit index`, or ask its owner to make it readable)", fs.ErrPermission)}
 		}
 		return err
 	})

@@ -16,9 +16,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/driftkit/driftkit/dataset"
 	"github.com/driftkit/driftkit/index/embcache"
 	"github.com/driftkit/driftkit/internal/progress"
+	"github.com/driftkit/driftkit/workspace"
 )
 
 // BuildOptions configure Build.
@@ -62,18 +62,18 @@ type BuildStats struct {
 
 // Build reads the workspace's declarations (and informal rows when present)
 // and writes a new generation of WS/index/: every file is written into a
-// staging folder, and one dataset.Txn renames the folder into place, switches
+// staging folder, and one workspace.Txn renames the folder into place, switches
 // CURRENT to it (switchGeneration) and records the run in the workspace
 // manifest, so a reader sees either the old generation or the new one, never
 // a mix, and a crash at any point is finished or undone by the next run;
 // older generations are removed afterwards. A failed or interrupted build
 // leaves the previous index untouched. A concurrent Build (or another stage
 // that writes the index or the tables it reads) on the same workspace, from
-// any process, fails with dataset.ErrBusy.
-func Build(ctx context.Context, ws *dataset.Workspace, opts BuildOptions) (*BuildStats, error) {
-	dir := ws.Path(dataset.IndexDir)
+// any process, fails with workspace.ErrBusy.
+func Build(ctx context.Context, ws *workspace.Workspace, opts BuildOptions) (*BuildStats, error) {
+	dir := ws.Path(workspace.IndexDir)
 	rel := func(n ...string) string {
-		return filepath.ToSlash(filepath.Join(append([]string{dataset.IndexDir}, n...)...))
+		return filepath.ToSlash(filepath.Join(append([]string{workspace.IndexDir}, n...)...))
 	}
 	// Two builds on one workspace would race for CURRENT and remove each
 	// other's generations: the second is refused. Lock also finishes a
@@ -96,14 +96,14 @@ func Build(ctx context.Context, ws *dataset.Workspace, opts BuildOptions) (*Buil
 	}
 
 	t0 := time.Now()
-	docs, err := dataset.LoadDocuments(ws)
+	docs, err := workspace.LoadDocuments(ws)
 	if err != nil {
 		return nil, err
 	}
 	if len(docs) == 0 {
-		return nil, fmt.Errorf("%s: no declarations to index", ws.Path(dataset.DeclarationsFile))
+		return nil, fmt.Errorf("%s: no declarations to index", ws.Path(workspace.DeclarationsFile))
 	}
-	for _, n := range []string{dataset.DeclarationsFile, dataset.InformalFile} {
+	for _, n := range []string{workspace.DeclarationsFile, workspace.InformalFile} {
 		if ws.Has(n) {
 			if err := run.Input(n); err != nil {
 				return nil, err
@@ -119,8 +119,8 @@ func Build(ctx context.Context, ws *dataset.Workspace, opts BuildOptions) (*Buil
 		}
 	}
 	gen := newGenerationID()
-	man := Manifest{Format: FormatVersion, ToolVersion: dataset.Version, BuiltAt: time.Now().UTC().Format(time.RFC3339), Generation: gen,
-		Rendering: dataset.RenderingVersion, Docs: len(docs), InformalSource: map[string]int{}, BM25Analyzer: IdentAnalyzer, Files: map[string]FileSum{}}
+	man := Manifest{Format: FormatVersion, ToolVersion: workspace.Version, BuiltAt: time.Now().UTC().Format(time.RFC3339), Generation: gen,
+		Rendering: workspace.RenderingVersion, Docs: len(docs), InformalSource: map[string]int{}, BM25Analyzer: IdentAnalyzer, Files: map[string]FileSum{}}
 	texts := make([]string, len(docs))
 	h := sha256.New()
 	for i, d := range docs {
@@ -130,7 +130,7 @@ func Build(ctx context.Context, ws *dataset.Workspace, opts BuildOptions) (*Buil
 		h.Write([]byte(d.Text))
 		h.Write([]byte{0})
 		man.InformalSource[d.InformalSource]++
-		if dataset.IsPremiseKind(d.Kind) {
+		if workspace.IsPremiseKind(d.Kind) {
 			man.PremiseDocs++
 		}
 	}
@@ -167,13 +167,13 @@ func Build(ctx context.Context, ws *dataset.Workspace, opts BuildOptions) (*Buil
 		phase("fit_"+enc.Spec().Kind, t0)
 	}
 	spec := enc.Spec()
-	spec.Rendering = cmp.Or(opts.rendering, dataset.RenderingVersion)
+	spec.Rendering = cmp.Or(opts.rendering, workspace.RenderingVersion)
 	man.EncoderSpec, man.Encoder, man.EncoderFallback = spec, spec.Kind, spec.Fallback
 	man.Model, man.BaseURL, man.Dims, man.MaxChars = spec.Model, spec.BaseURL, enc.Dim(), spec.MaxChars
 	if spec.Fallback {
 		run.Note(fmt.Sprintf("dense vectors from the built-in %s encoder (offline fallback, not a neural model)", spec.Kind))
 	}
-	params["encoder"], params["dims"], params["rendering"], params["encoder_key"] = man.Encoder, man.Dims, dataset.RenderingVersion, spec.Key()
+	params["encoder"], params["dims"], params["rendering"], params["encoder_key"] = man.Encoder, man.Dims, workspace.RenderingVersion, spec.Key()
 
 	// Dense vectors, from the embedding cache where it has them.
 	t0 = time.Now()
@@ -223,7 +223,7 @@ func Build(ctx context.Context, ws *dataset.Workspace, opts BuildOptions) (*Buil
 	}
 	// bleve makes its folder 0700 and its files 0600: other users could
 	// not search a shared workspace.
-	if err := dataset.ShareModes(filepath.Join(stage, BM25Name)); err != nil {
+	if err := workspace.ShareModes(filepath.Join(stage, BM25Name)); err != nil {
 		return nil, err
 	}
 	phase("bm25_bleve_wait", t0)
@@ -231,11 +231,11 @@ func Build(ctx context.Context, ws *dataset.Workspace, opts BuildOptions) (*Buil
 
 	// Docs and usage.
 	t0 = time.Now()
-	if err := dataset.WriteTable(filepath.Join(stage, DocsName), docs); err != nil {
+	if err := workspace.WriteTable(filepath.Join(stage, DocsName), docs); err != nil {
 		return nil, err
 	}
 	usage := BuildUsage(docs)
-	if err := dataset.WriteTable(filepath.Join(stage, UsageName), usage); err != nil {
+	if err := workspace.WriteTable(filepath.Join(stage, UsageName), usage); err != nil {
 		return nil, err
 	}
 	phase("write_tables", t0)
@@ -248,7 +248,7 @@ func Build(ctx context.Context, ws *dataset.Workspace, opts BuildOptions) (*Buil
 	}
 	man.Head = headAtBuild(ws, &man)
 	b, _ := json.MarshalIndent(man, "", "  ")
-	if err := dataset.WriteFileAtomic(filepath.Join(stage, ManifestName), append(b, '\n')); err != nil {
+	if err := workspace.WriteFileAtomic(filepath.Join(stage, ManifestName), append(b, '\n')); err != nil {
 		return nil, err
 	}
 	phase("checksums", t0)
@@ -293,8 +293,8 @@ func newGenerationID() string {
 // gen the current generation with one atomic rename of CURRENT, after it has
 // put the generation folder in place. Readers that opened the previous
 // generation keep it (Index.Reload moves them on).
-func switchGeneration(tx *dataset.Txn, gen string) error {
-	return tx.WriteFile(dataset.IndexDir+"/"+CurrentName, []byte(gen+"\n"))
+func switchGeneration(tx *workspace.Txn, gen string) error {
+	return tx.WriteFile(workspace.IndexDir+"/"+CurrentName, []byte(gen+"\n"))
 }
 
 // removeOldGenerations stages, in tx, the removal of every generation but
@@ -303,21 +303,21 @@ func switchGeneration(tx *dataset.Txn, gen string) error {
 // still reading an old generation keeps working: its vectors are mapped and
 // its bleve segments open, and Linux frees unlinked files only when the last
 // user closes them.
-func removeOldGenerations(tx *dataset.Txn, dir, keep string) error {
+func removeOldGenerations(tx *workspace.Txn, dir, keep string) error {
 	ents, err := os.ReadDir(dir)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
 	for _, e := range ents {
 		if n := e.Name(); strings.HasPrefix(n, generationPrefix) && n != keep {
-			if err := tx.Remove(dataset.IndexDir + "/" + n); err != nil {
+			if err := tx.Remove(workspace.IndexDir + "/" + n); err != nil {
 				return err
 			}
 		}
 	}
 	for _, n := range []string{ManifestName, DocsName, VectorsName, BM25Name, UsageName, HashStateName, PostingsName} {
 		if _, err := os.Lstat(filepath.Join(dir, n)); err == nil {
-			if err := tx.Remove(dataset.IndexDir + "/" + n); err != nil {
+			if err := tx.Remove(workspace.IndexDir + "/" + n); err != nil {
 				return err
 			}
 		}
@@ -338,7 +338,7 @@ func checkFinite(vecs []float32, dim int) error {
 
 // recordCache puts the embedding cache's counts into the workspace
 // manifest's entry.
-func recordCache(run *dataset.RunRecorder, r *CacheReport) {
+func recordCache(run *workspace.RunRecorder, r *CacheReport) {
 	run.Count("cache_hits", int64(r.Hits))
 	run.Count("cache_misses", int64(r.Misses))
 	run.Count("embedded", int64(r.Embedded))

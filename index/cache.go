@@ -6,14 +6,14 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/driftkit/driftkit/dataset"
 	"github.com/driftkit/driftkit/index/embcache"
+	"github.com/driftkit/driftkit/workspace"
 )
 
 // currentKeys returns the keys of the texts of the workspace's current
 // documents (what the next index build embeds).
-func currentKeys(ws *dataset.Workspace) (map[embcache.Key]bool, error) {
-	docs, err := dataset.LoadDocuments(ws)
+func currentKeys(ws *workspace.Workspace) (map[embcache.Key]bool, error) {
+	docs, err := workspace.LoadDocuments(ws)
 	if err != nil {
 		return nil, err
 	}
@@ -29,7 +29,7 @@ func currentKeys(ws *dataset.Workspace) (map[embcache.Key]bool, error) {
 }
 
 // currentSpecKey is the cache key of the workspace's current index, or "".
-func currentSpecKey(ws *dataset.Workspace) string {
+func currentSpecKey(ws *workspace.Workspace) string {
 	m, err := ReadManifest(ws.Dir)
 	if err != nil || m.EmbeddingCache == nil {
 		return ""
@@ -47,7 +47,7 @@ type CacheSpecStats struct {
 // CacheStats summarises the workspace's embedding cache without locking it.
 // With used, it also counts the entries the current documents use (this
 // renders every document: seconds on Mathlib).
-func CacheStats(ws *dataset.Workspace, used bool) ([]CacheSpecStats, error) {
+func CacheStats(ws *workspace.Workspace, used bool) ([]CacheSpecStats, error) {
 	var fn func(embcache.Key) bool
 	if used {
 		set, err := currentKeys(ws)
@@ -102,7 +102,7 @@ var ErrNoCurrentSpec = errors.New("no current index built through the embedding 
 // folder; with OtherSpecs, also the folders of other specs than the current
 // index's. It takes the cache's writer lock (ErrBusy beside an index build)
 // and records a "cache prune" entry in the workspace manifest.
-func PruneCache(ctx context.Context, ws *dataset.Workspace, o PruneOptions) (*PruneReport, error) {
+func PruneCache(ctx context.Context, ws *workspace.Workspace, o PruneOptions) (*PruneReport, error) {
 	dir := ws.Path(EmbeddingsDir)
 	if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
 		return &PruneReport{}, nil
@@ -123,7 +123,7 @@ func PruneCache(ctx context.Context, ws *dataset.Workspace, o PruneOptions) (*Pr
 	if err != nil {
 		return nil, err
 	}
-	for _, n := range []string{dataset.DeclarationsFile, dataset.InformalFile} {
+	for _, n := range []string{workspace.DeclarationsFile, workspace.InformalFile} {
 		if ws.Has(n) {
 			if err := run.Input(n); err != nil {
 				return nil, err

@@ -13,10 +13,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/driftkit/driftkit/dataset"
 	"github.com/driftkit/driftkit/index"
 	"github.com/driftkit/driftkit/index/embcache"
-	"github.com/driftkit/driftkit/llm/fakeopenai"
+	"github.com/driftkit/driftkit/internal/testkit/fakeopenai"
+	"github.com/driftkit/driftkit/workspace"
 )
 
 // TestHelperCacheBuild is not a test: TestCacheSIGKILLResume runs the test
@@ -33,7 +33,7 @@ func TestHelperCacheBuild(t *testing.T) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(3)
 	}
-	ws := &dataset.Workspace{Dir: os.Getenv("DRIFTKIT_WS")}
+	ws := &workspace.Workspace{Dir: os.Getenv("DRIFTKIT_WS")}
 	if _, err := index.Build(ctx, ws, index.BuildOptions{Encoder: enc, BatchSize: 8, Cache: embcache.Options{FlushRows: 1}}); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
@@ -43,7 +43,7 @@ func TestHelperCacheBuild(t *testing.T) {
 
 // storedTexts opens the cache (the killed process's lock is gone) and
 // returns which texts it holds.
-func storedTexts(t *testing.T, ws *dataset.Workspace, texts []string) map[string]bool {
+func storedTexts(t *testing.T, ws *workspace.Workspace, texts []string) map[string]bool {
 	t.Helper()
 	dir := ws.Path(index.EmbeddingsDir)
 	specs, err := embcache.Specs(dir)

@@ -14,32 +14,32 @@ import (
 	"testing"
 	"time"
 
-	"github.com/driftkit/driftkit/dataset"
 	"github.com/driftkit/driftkit/index"
 	"github.com/driftkit/driftkit/index/embcache"
-	"github.com/driftkit/driftkit/llm/fakeopenai"
+	"github.com/driftkit/driftkit/internal/testkit/fakeopenai"
+	"github.com/driftkit/driftkit/workspace"
 )
 
 // libDecls is a library of n definitions with distinct signatures.
-func libDecls(n int) []dataset.Declaration {
-	out := make([]dataset.Declaration, n)
+func libDecls(n int) []workspace.Declaration {
+	out := make([]workspace.Declaration, n)
 	for i := range out {
-		out[i] = dataset.Declaration{Library: "lib", Name: fmt.Sprintf("Lib.decl_%03d", i), Kind: "definition",
+		out[i] = workspace.Declaration{Library: "lib", Name: fmt.Sprintf("Lib.decl_%03d", i), Kind: "definition",
 			Module: fmt.Sprintf("Lib.M%d", i%7), Signature: fmt.Sprintf("(n : Nat) : n + %d = %d + n", i, i)}
 	}
 	return out
 }
 
-func writeDecls(t testing.TB, ws *dataset.Workspace, ds []dataset.Declaration) {
+func writeDecls(t testing.TB, ws *workspace.Workspace, ds []workspace.Declaration) {
 	t.Helper()
-	if err := dataset.WriteTable(ws.Path(dataset.DeclarationsFile), ds); err != nil {
+	if err := workspace.WriteTable(ws.Path(workspace.DeclarationsFile), ds); err != nil {
 		t.Fatal(err)
 	}
 }
 
-func libWS(t testing.TB, n int) *dataset.Workspace {
+func libWS(t testing.TB, n int) *workspace.Workspace {
 	t.Helper()
-	ws, err := dataset.Open(t.TempDir())
+	ws, err := workspace.Open(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,9 +48,9 @@ func libWS(t testing.TB, n int) *dataset.Workspace {
 }
 
 // docTexts is what the next build embeds.
-func docTexts(t testing.TB, ws *dataset.Workspace) []string {
+func docTexts(t testing.TB, ws *workspace.Workspace) []string {
 	t.Helper()
-	docs, err := dataset.LoadDocuments(ws)
+	docs, err := workspace.LoadDocuments(ws)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,7 +73,7 @@ func cacheEnc(t *testing.T, srv *fakeopenai.Server, model string) *index.OpenAIE
 	return enc
 }
 
-func build(t testing.TB, ws *dataset.Workspace, o index.BuildOptions) *index.BuildStats {
+func build(t testing.TB, ws *workspace.Workspace, o index.BuildOptions) *index.BuildStats {
 	t.Helper()
 	if o.BatchSize == 0 {
 		o.BatchSize = 8
@@ -85,7 +85,7 @@ func build(t testing.TB, ws *dataset.Workspace, o index.BuildOptions) *index.Bui
 	return st
 }
 
-func currentVectors(t testing.TB, ws *dataset.Workspace) []float32 {
+func currentVectors(t testing.TB, ws *workspace.Workspace) []float32 {
 	t.Helper()
 	dir, err := index.CurrentDir(ws.Dir)
 	if err != nil {
@@ -112,7 +112,7 @@ func sameBits(t testing.TB, what string, got, want []float32) {
 
 // freshVectors builds the index again without the cache and returns its
 // vectors (all texts embedded anew).
-func freshVectors(t testing.TB, ws *dataset.Workspace, enc index.Encoder) []float32 {
+func freshVectors(t testing.TB, ws *workspace.Workspace, enc index.Encoder) []float32 {
 	t.Helper()
 	st := build(t, ws, index.BuildOptions{Encoder: enc, NoCache: true})
 	if st.Cache.Mode != index.CacheOff || st.Cache.Hits != 0 {
@@ -486,7 +486,7 @@ func TestPruneCache(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	if _, err := index.PruneCache(context.Background(), ws, index.PruneOptions{}); !errors.Is(err, dataset.ErrBusy) {
+	if _, err := index.PruneCache(context.Background(), ws, index.PruneOptions{}); !errors.Is(err, workspace.ErrBusy) {
 		t.Fatalf("prune while the cache is written: %v", err)
 	}
 }

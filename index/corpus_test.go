@@ -5,9 +5,9 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/driftkit/driftkit/dataset"
 	"github.com/driftkit/driftkit/index"
 	"github.com/driftkit/driftkit/retrieval"
+	"github.com/driftkit/driftkit/workspace"
 )
 
 // The index is the corpus its hits come from: Lookup gives what a consumer
@@ -47,21 +47,21 @@ func TestIndexIsCorpus(t *testing.T) {
 func twoLibraryWS(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
-	ws, err := dataset.Open(dir)
+	ws, err := workspace.Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := func(lib, name, kind, sig string, deps ...string) dataset.Declaration {
-		return dataset.Declaration{Library: lib, Name: name, Kind: kind, Module: lib + ".Basic", Signature: sig, StatementDeps: deps}
+	d := func(lib, name, kind, sig string, deps ...string) workspace.Declaration {
+		return workspace.Declaration{Library: lib, Name: name, Kind: kind, Module: lib + ".Basic", Signature: sig, StatementDeps: deps}
 	}
-	decls := []dataset.Declaration{
+	decls := []workspace.Declaration{
 		d("mathlib", "Set.cloud", "definition", "(s : Set α) : Set α"),
 		d("mathlib", "Set.cloud_empty", "theorem", ": Set.cloud ∅ = ∅", "Set.cloud"),
 		d("con-nf", "ConNF.cloud", "definition", "(s : Set Tangle) : Set NearLitter"),
 		d("con-nf", "ConNF.cloud_empty", "theorem", ": ConNF.cloud ∅ = ∅", "ConNF.cloud"),
 		d("con-nf", "ConNF.fuzz", "definition", "(t : Tangle) : Litter"),
 	}
-	if err := dataset.WriteTable(ws.Path(dataset.DeclarationsFile), decls); err != nil {
+	if err := workspace.WriteTable(ws.Path(workspace.DeclarationsFile), decls); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := index.Build(context.Background(), ws, index.BuildOptions{HashDim: 32}); err != nil {

@@ -4,9 +4,9 @@ import (
 	"context"
 	"testing"
 
-	"github.com/driftkit/driftkit/dataset"
-	"github.com/driftkit/driftkit/dataset/crashtest"
 	"github.com/driftkit/driftkit/index"
+	"github.com/driftkit/driftkit/internal/testkit/crashtest"
+	"github.com/driftkit/driftkit/workspace"
 )
 
 // TestBuildEveryStep: the new generation, CURRENT pointing at it and the
@@ -20,19 +20,19 @@ func TestBuildEveryStep(t *testing.T) {
 	crashtest.EveryStep(t, crashtest.Stage{
 		Name: "index",
 		Setup: func(t *testing.T, dir string) {
-			ws, _ := dataset.OpenExisting(dir)
+			ws, _ := workspace.OpenExisting(dir)
 			decls, infs := fixtureDecls()
-			if err := dataset.WriteTable(ws.Path(dataset.DeclarationsFile), decls); err != nil {
+			if err := workspace.WriteTable(ws.Path(workspace.DeclarationsFile), decls); err != nil {
 				t.Fatal(err)
 			}
-			if err := dataset.WriteTable(ws.Path(dataset.InformalFile), infs); err != nil {
+			if err := workspace.WriteTable(ws.Path(workspace.InformalFile), infs); err != nil {
 				t.Fatal(err)
 			}
 			if _, err := index.Build(context.Background(), ws, index.BuildOptions{HashDim: 64}); err != nil {
 				t.Fatal(err)
 			}
 		},
-		Run: func(ctx context.Context, ws *dataset.Workspace) error {
+		Run: func(ctx context.Context, ws *workspace.Workspace) error {
 			if _, err := index.Build(ctx, ws, index.BuildOptions{HashDim: 32}); err != nil {
 				return err
 			}

@@ -8,9 +8,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/driftkit/driftkit/dataset"
 	"github.com/driftkit/driftkit/index/embcache"
 	"github.com/driftkit/driftkit/internal/progress"
+	"github.com/driftkit/driftkit/workspace"
 	"golang.org/x/sync/errgroup"
 )
 
@@ -105,7 +105,7 @@ func textKeys(texts []string) []embcache.Key {
 // the workspace where it holds them and from enc otherwise, adding what enc
 // returned to the cache as batches complete (so that an interrupted build
 // keeps them). spec is the encoder's spec with Rendering set.
-func embedDocuments(ctx context.Context, ws *dataset.Workspace, enc Encoder, spec EncoderSpec, texts []string, opts BuildOptions) ([]float32, *CacheReport, error) {
+func embedDocuments(ctx context.Context, ws *workspace.Workspace, enc Encoder, spec EncoderSpec, texts []string, opts BuildOptions) ([]float32, *CacheReport, error) {
 	dim := enc.Dim()
 	vecs := make([]float32, len(texts)*dim)
 	rep := &CacheReport{Docs: len(texts), Requests: -1, Spec: spec.Key()}

@@ -58,7 +58,7 @@ type EncoderSpec struct {
 	MaxChars   int    `json:"max_chars,omitempty"`
 	Truncation string `json:"truncation,omitempty"`
 	// Rendering is the document rendering the vectors were made from
-	// (dataset.RenderingVersion); Build sets it.
+	// (workspace.RenderingVersion); Build sets it.
 	Rendering string `json:"rendering,omitempty"`
 	// State is the sha256 of a fitted encoder's state file (the hash
 	// encoder's document frequencies), so that vectors of two fits differ.

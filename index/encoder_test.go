@@ -6,9 +6,9 @@ import (
 	"math"
 	"testing"
 
-	"github.com/driftkit/driftkit/dataset"
 	"github.com/driftkit/driftkit/index"
 	"github.com/driftkit/driftkit/retrieval"
+	"github.com/driftkit/driftkit/workspace"
 )
 
 // letterEncoder is an encoder added the way a new one is: one type, one
@@ -58,7 +58,7 @@ func init() {
 
 func TestRegisteredEncoderRoundTrip(t *testing.T) {
 	dir := fixtureWS(t)
-	ws := &dataset.Workspace{Dir: dir}
+	ws := &workspace.Workspace{Dir: dir}
 	if _, err := index.Build(context.Background(), ws, index.BuildOptions{Encoder: letterEncoder{dims: 13}}); err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +66,7 @@ func TestRegisteredEncoderRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.Encoder != "test-letters" || m.Dims != 13 || m.EncoderFallback || m.EncoderSpec.Params["alphabet"] != "a-z" || m.EncoderSpec.Rendering != dataset.RenderingVersion {
+	if m.Encoder != "test-letters" || m.Dims != 13 || m.EncoderFallback || m.EncoderSpec.Params["alphabet"] != "a-z" || m.EncoderSpec.Rendering != workspace.RenderingVersion {
 		t.Errorf("manifest %+v", m)
 	}
 	calls := letterFactoryCalls

@@ -4,19 +4,19 @@ import (
 	"context"
 	"testing"
 
-	"github.com/driftkit/driftkit/dataset"
 	"github.com/driftkit/driftkit/index"
+	"github.com/driftkit/driftkit/workspace"
 )
 
 func str(s string) *string { return &s }
 
 // fixtureDecls is a tiny ConNF-like library: premises (definitions, classes)
 // and theorems whose statements use them.
-func fixtureDecls() ([]dataset.Declaration, []dataset.Informal) {
-	d := func(name, kind, sig string, deps ...string) dataset.Declaration {
-		return dataset.Declaration{Library: "test", Name: name, Kind: kind, Module: "ConNF.Basic", Signature: sig, StatementDeps: deps}
+func fixtureDecls() ([]workspace.Declaration, []workspace.Informal) {
+	d := func(name, kind, sig string, deps ...string) workspace.Declaration {
+		return workspace.Declaration{Library: "test", Name: name, Kind: kind, Module: "ConNF.Basic", Signature: sig, StatementDeps: deps}
 	}
-	decls := []dataset.Declaration{
+	decls := []workspace.Declaration{
 		d("ConNF.Params", "class", ": Type (u + 1)"),
 		d("ConNF.Litter", "structure", "[ConNF.Params] : Type u", "ConNF.Params"),
 		d("ConNF.NearLitter", "definition", "[ConNF.Params] : Type u", "ConNF.Params"),
@@ -31,10 +31,10 @@ func fixtureDecls() ([]dataset.Declaration, []dataset.Informal) {
 		d("ConNF.toNearLitter_fst", "theorem", "[ConNF.Params] (L : ConNF.Litter) : L.toNearLitter.1 = L", "ConNF.Params", "ConNF.Litter.toNearLitter", "ConNF.Litter"),
 	}
 	decls[6].Docstring = str("The natural numbers.")
-	inf := func(name, text string) dataset.Informal {
-		return dataset.Informal{Name: name, InformalName: "", InformalStatement: text, Provider: "rauto"}
+	inf := func(name, text string) workspace.Informal {
+		return workspace.Informal{Name: name, InformalName: "", InformalStatement: text, Provider: "rauto"}
 	}
-	infs := []dataset.Informal{
+	infs := []workspace.Informal{
 		inf("ConNF.Params", "The parameters of the model: cardinals Λ and κ."),
 		inf("ConNF.Litter", "A litter is a set of atoms indexed by an extended index."),
 		inf("ConNF.NearLitter", "A near-litter is a set near some litter set."),
@@ -53,15 +53,15 @@ func fixtureDecls() ([]dataset.Declaration, []dataset.Informal) {
 func fixtureWS(t testing.TB) string {
 	t.Helper()
 	dir := t.TempDir()
-	ws, err := dataset.Open(dir)
+	ws, err := workspace.Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	decls, infs := fixtureDecls()
-	if err := dataset.WriteTable(ws.Path(dataset.DeclarationsFile), decls); err != nil {
+	if err := workspace.WriteTable(ws.Path(workspace.DeclarationsFile), decls); err != nil {
 		t.Fatal(err)
 	}
-	if err := dataset.WriteTable(ws.Path(dataset.InformalFile), infs); err != nil {
+	if err := workspace.WriteTable(ws.Path(workspace.InformalFile), infs); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := index.Build(context.Background(), ws, index.BuildOptions{HashDim: 64}); err != nil {

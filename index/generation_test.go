@@ -13,9 +13,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/driftkit/driftkit/dataset"
 	"github.com/driftkit/driftkit/index"
 	"github.com/driftkit/driftkit/retrieval"
+	"github.com/driftkit/driftkit/workspace"
 )
 
 // writeVersion writes the fixture library with every name suffixed by v
@@ -33,11 +33,11 @@ func writeVersion(t testing.TB, dir, v string) {
 	for i := range infs {
 		infs[i].Name = rename(infs[i].Name)
 	}
-	ws := &dataset.Workspace{Dir: dir}
-	if err := dataset.WriteTable(ws.Path(dataset.DeclarationsFile), decls); err != nil {
+	ws := &workspace.Workspace{Dir: dir}
+	if err := workspace.WriteTable(ws.Path(workspace.DeclarationsFile), decls); err != nil {
 		t.Fatal(err)
 	}
-	if err := dataset.WriteTable(ws.Path(dataset.InformalFile), infs); err != nil {
+	if err := workspace.WriteTable(ws.Path(workspace.InformalFile), infs); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -46,7 +46,7 @@ func writeVersion(t testing.TB, dir, v string) {
 func buildVersion(t testing.TB, dir, v string, dim int) {
 	t.Helper()
 	writeVersion(t, dir, v)
-	if _, err := index.Build(context.Background(), &dataset.Workspace{Dir: dir}, index.BuildOptions{HashDim: dim, Force: true}); err != nil {
+	if _, err := index.Build(context.Background(), &workspace.Workspace{Dir: dir}, index.BuildOptions{HashDim: dim, Force: true}); err != nil {
 		t.Fatal(err)
 	}
 }

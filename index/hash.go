@@ -17,8 +17,8 @@ import (
 	"sync"
 	"unicode/utf8"
 
-	"github.com/driftkit/driftkit/dataset"
 	"github.com/driftkit/driftkit/retrieval"
+	"github.com/driftkit/driftkit/workspace"
 )
 
 // HashEncoder is the built-in offline encoder (a fallback, labelled as such in
@@ -52,7 +52,7 @@ func newHashFromSpec(_ context.Context, spec EncoderSpec, env EncoderEnv) (Encod
 		return nil, err
 	}
 	if h.Dim() != spec.Dims || (spec.State != "" && h.state != spec.State) {
-		return nil, &dataset.FileError{Path: path, Row: -1, Err: fmt.Errorf("%w: hash encoder state (dim %d, sha256 %.12s) does not match the manifest (dim %d, sha256 %.12s)",
+		return nil, &workspace.FileError{Path: path, Row: -1, Err: fmt.Errorf("%w: hash encoder state (dim %d, sha256 %.12s) does not match the manifest (dim %d, sha256 %.12s)",
 			ErrStale, h.Dim(), h.state, spec.Dims, spec.State)}
 	}
 	return h, nil
@@ -252,7 +252,7 @@ func (h *HashEncoder) stateBytes() []byte {
 
 // Save writes the fitted state (dimension and document frequencies).
 func (h *HashEncoder) Save(path string) error {
-	return dataset.WriteFileAtomic(path, h.stateBytes())
+	return workspace.WriteFileAtomic(path, h.stateBytes())
 }
 
 // LoadHashEncoder reads a state written by Save.
@@ -263,12 +263,12 @@ func LoadHashEncoder(path string) (*HashEncoder, error) {
 	}
 	b := raw
 	if len(b) != len(hashStateMagic)+16+4*dfBuckets || string(b[:len(hashStateMagic)]) != hashStateMagic {
-		return nil, &dataset.FileError{Path: path, Row: -1, Err: errors.New("not a hash encoder state file")}
+		return nil, &workspace.FileError{Path: path, Row: -1, Err: errors.New("not a hash encoder state file")}
 	}
 	b = b[len(hashStateMagic):]
 	dim := int(binary.LittleEndian.Uint64(b))
 	if dim <= 0 || dim > 1<<16 {
-		return nil, &dataset.FileError{Path: path, Row: -1, Err: fmt.Errorf("bad dimension %d", dim)}
+		return nil, &workspace.FileError{Path: path, Row: -1, Err: fmt.Errorf("bad dimension %d", dim)}
 	}
 	h := NewHashEncoder(dim)
 	h.state = stateSHA(raw)

@@ -7,9 +7,9 @@ import (
 	"path/filepath"
 	"slices"
 
-	"github.com/driftkit/driftkit/dataset"
 	"github.com/driftkit/driftkit/head"
 	"github.com/driftkit/driftkit/retrieval"
+	"github.com/driftkit/driftkit/workspace"
 )
 
 // HeadInfo says which projection head an index applies at query time.
@@ -123,7 +123,7 @@ func (hb *headBackend) SearchDenseMany(ctx context.Context, qs [][]float32, bs [
 // embeddings. A head trained on other embeddings is an error: silently
 // searching without it would report numbers the user did not ask for.
 func loadHead(wsDir string, m *Manifest, t *retrieval.Table, raw *Store) (*headBackend, error) {
-	dir := filepath.Join(wsDir, dataset.HeadDir)
+	dir := filepath.Join(wsDir, workspace.HeadDir)
 	if !head.Exists(dir) {
 		return nil, nil
 	}
@@ -189,7 +189,7 @@ func (ix *Index) WithHead(h *head.Head) (s retrieval.Searcher, release func(), e
 // from WS/head). The caller holds the lock of a stage that writes the index;
 // train.TrainWorkspace does not call it: it stages the same change
 // (StageHeadRecord) in the commit that writes the head.
-func RecordHead(ws *dataset.Workspace, h *head.Head) error {
+func RecordHead(ws *workspace.Workspace, h *head.Head) error {
 	tx := ws.Begin("index-head")
 	defer tx.Abort()
 	info, err := StageHeadRecord(tx, ws, h)
@@ -203,7 +203,7 @@ func RecordHead(ws *dataset.Workspace, h *head.Head) error {
 // h as the head search applies (nil: none), and lists it among tx's outputs,
 // so that the head and the index manifest that names it take effect
 // together.
-func StageHeadRecord(tx *dataset.Txn, ws *dataset.Workspace, h *head.Head) (*HeadInfo, error) {
+func StageHeadRecord(tx *workspace.Txn, ws *workspace.Workspace, h *head.Head) (*HeadInfo, error) {
 	gdir, err := CurrentDir(ws.Dir)
 	if err != nil {
 		return nil, err
@@ -224,7 +224,7 @@ func StageHeadRecord(tx *dataset.Txn, ws *dataset.Workspace, h *head.Head) (*Hea
 	if err != nil {
 		return nil, err
 	}
-	rel := filepath.ToSlash(filepath.Join(dataset.IndexDir, filepath.Base(gdir), ManifestName))
+	rel := filepath.ToSlash(filepath.Join(workspace.IndexDir, filepath.Base(gdir), ManifestName))
 	if err := tx.WriteFile(rel, append(b, '\n')); err != nil {
 		return nil, err
 	}
@@ -233,8 +233,8 @@ func StageHeadRecord(tx *dataset.Txn, ws *dataset.Workspace, h *head.Head) (*Hea
 }
 
 // headAtBuild returns the head a new index will apply, if WS/head fits it.
-func headAtBuild(ws *dataset.Workspace, m *Manifest) *HeadInfo {
-	dir := ws.Path(dataset.HeadDir)
+func headAtBuild(ws *workspace.Workspace, m *Manifest) *HeadInfo {
+	dir := ws.Path(workspace.HeadDir)
 	if !head.Exists(dir) {
 		return nil
 	}

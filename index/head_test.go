@@ -6,9 +6,9 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/driftkit/driftkit/dataset"
 	"github.com/driftkit/driftkit/head"
 	"github.com/driftkit/driftkit/index"
+	"github.com/driftkit/driftkit/workspace"
 )
 
 // diagHead is a head of dimension n whose query matrix is the identity and
@@ -40,7 +40,7 @@ func denseNames(t *testing.T, ix *index.Index, q index.Query) []string {
 
 func TestHeadAppliedToDenseCandidates(t *testing.T) {
 	dir := fixtureWS(t)
-	ws := &dataset.Workspace{Dir: dir}
+	ws := &workspace.Workspace{Dir: dir}
 	q := index.Query{Text: "the cloud of a set of tangles"}
 	raw, err := index.Open(dir, nil)
 	if err != nil {
@@ -53,7 +53,7 @@ func TestHeadAppliedToDenseCandidates(t *testing.T) {
 	rawOrder := denseNames(t, raw, q)
 
 	h := diagHead(t, 64, -1, head.EncoderID("hash", "", 64))
-	if err := h.Save(ws.Path(dataset.HeadDir)); err != nil {
+	if err := h.Save(ws.Path(workspace.HeadDir)); err != nil {
 		t.Fatal(err)
 	}
 	ix, err := index.Open(dir, nil)
@@ -92,8 +92,8 @@ func TestHeadAppliedToDenseCandidates(t *testing.T) {
 
 func TestHeadMismatchIsAnError(t *testing.T) {
 	dir := fixtureWS(t)
-	ws := &dataset.Workspace{Dir: dir}
-	if err := diagHead(t, 64, 1, "openai:bge-m3:64").Save(ws.Path(dataset.HeadDir)); err != nil {
+	ws := &workspace.Workspace{Dir: dir}
+	if err := diagHead(t, 64, 1, "openai:bge-m3:64").Save(ws.Path(workspace.HeadDir)); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := index.Open(dir, nil); !errors.Is(err, head.ErrMismatch) {
@@ -108,9 +108,9 @@ func TestHeadMismatchIsAnError(t *testing.T) {
 
 func TestRecordHeadInManifest(t *testing.T) {
 	dir := fixtureWS(t)
-	ws := &dataset.Workspace{Dir: dir}
+	ws := &workspace.Workspace{Dir: dir}
 	h := diagHead(t, 64, 1, head.EncoderID("hash", "", 64))
-	if err := h.Save(ws.Path(dataset.HeadDir)); err != nil {
+	if err := h.Save(ws.Path(workspace.HeadDir)); err != nil {
 		t.Fatal(err)
 	}
 	if err := index.RecordHead(ws, h); err != nil {

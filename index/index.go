@@ -22,7 +22,7 @@
 //	  vectors.npy    float32 (rows, dims), NumPy format 1.0, C order (memory-mapped when serving)
 //	  bm25/          bleve index (BM25 scoring): text, name, kind, library fields
 //	  bm25.postings  the same BM25 index as in-memory postings (used for serving)
-//	  usage.parquet  dataset.Usage: premise → declarations whose statement uses it
+//	  usage.parquet  workspace.Usage: premise → declarations whose statement uses it
 //	  hash_state.bin document frequencies of the hash encoder (hash only)
 package index
 
@@ -43,9 +43,9 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/driftkit/driftkit/dataset"
-	"github.com/driftkit/driftkit/dataset/npy"
 	"github.com/driftkit/driftkit/retrieval"
+	"github.com/driftkit/driftkit/workspace"
+	"github.com/driftkit/driftkit/workspace/npy"
 )
 
 // File names inside WS/index/ and a generation folder.
@@ -124,7 +124,7 @@ func currentGeneration(dir string) (string, error) {
 	b, err := os.ReadFile(filepath.Join(dir, CurrentName))
 	if errors.Is(err, os.ErrNotExist) {
 		if _, err := os.Stat(filepath.Join(dir, ManifestName)); err == nil {
-			return "", &dataset.FileError{Path: dir, Row: -1,
+			return "", &workspace.FileError{Path: dir, Row: -1,
 				Err: fmt.Errorf("%w: the index has the layout of an older driftkit (files directly in index/, no generations)", ErrStale)}
 		}
 		return "", fmt.Errorf("%s: %w", dir, ErrNoIndex)
@@ -134,7 +134,7 @@ func currentGeneration(dir string) (string, error) {
 	}
 	id := strings.TrimSpace(string(b))
 	if !strings.HasPrefix(id, generationPrefix) || strings.ContainsAny(id, `/\`) || id != filepath.Base(id) {
-		return "", &dataset.FileError{Path: filepath.Join(dir, CurrentName), Row: -1,
+		return "", &workspace.FileError{Path: filepath.Join(dir, CurrentName), Row: -1,
 			Err: fmt.Errorf("%w: %q is not a generation name", ErrStale, id)}
 	}
 	return id, nil
@@ -148,15 +148,15 @@ func readManifest(genDir string) (*Manifest, error) {
 	}
 	var m Manifest
 	if err := json.Unmarshal(b, &m); err != nil {
-		return nil, &dataset.FileError{Path: path, Row: -1,
+		return nil, &workspace.FileError{Path: path, Row: -1,
 			Err: fmt.Errorf("%w: malformed index manifest (JSON: %v)", ErrStale, err)}
 	}
 	if m.Format != FormatVersion {
-		return nil, &dataset.FileError{Path: path, Row: -1,
+		return nil, &workspace.FileError{Path: path, Row: -1,
 			Err: fmt.Errorf("%w: format %q, this driftkit reads %q", ErrStale, m.Format, FormatVersion)}
 	}
 	if m.Generation != filepath.Base(genDir) {
-		return nil, &dataset.FileError{Path: path, Row: -1,
+		return nil, &workspace.FileError{Path: path, Row: -1,
 			Err: fmt.Errorf("%w: manifest of generation %q found in %s", ErrStale, m.Generation, filepath.Base(genDir))}
 	}
 	return &m, nil
@@ -165,7 +165,7 @@ func readManifest(genDir string) (*Manifest, error) {
 // ReadManifest reads the manifest of the workspace's current index
 // generation.
 func ReadManifest(wsDir string) (*Manifest, error) {
-	dir := filepath.Join(wsDir, dataset.IndexDir)
+	dir := filepath.Join(wsDir, workspace.IndexDir)
 	id, err := currentGeneration(dir)
 	if err != nil {
 		return nil, err
@@ -175,7 +175,7 @@ func ReadManifest(wsDir string) (*Manifest, error) {
 
 // CurrentDir is the folder of the workspace's current index generation.
 func CurrentDir(wsDir string) (string, error) {
-	dir := filepath.Join(wsDir, dataset.IndexDir)
+	dir := filepath.Join(wsDir, workspace.IndexDir)
 	id, err := currentGeneration(dir)
 	if err != nil {
 		return "", err
@@ -203,21 +203,21 @@ func verifyFile(genDir string, m *Manifest, name string) error {
 	path := filepath.Join(genDir, name)
 	want, ok := m.Files[name]
 	if !ok {
-		return &dataset.FileError{Path: path, Row: -1, Err: fmt.Errorf("%w: not listed in the manifest", ErrStale)}
+		return &workspace.FileError{Path: path, Row: -1, Err: fmt.Errorf("%w: not listed in the manifest", ErrStale)}
 	}
 	st, err := os.Stat(path)
 	if err != nil {
 		return err
 	}
 	if st.Size() != want.Size {
-		return &dataset.FileError{Path: path, Row: -1, Err: fmt.Errorf("%w: %d bytes, the manifest says %d (truncated or replaced)", ErrStale, st.Size(), want.Size)}
+		return &workspace.FileError{Path: path, Row: -1, Err: fmt.Errorf("%w: %d bytes, the manifest says %d (truncated or replaced)", ErrStale, st.Size(), want.Size)}
 	}
 	got, err := sumFile(path)
 	if err != nil {
 		return err
 	}
 	if got.SHA256 != want.SHA256 {
-		return &dataset.FileError{Path: path, Row: -1, Err: fmt.Errorf("%w: sha256 %.12s, the manifest says %.12s (the file is damaged or not this generation's)", ErrStale, got.SHA256, want.SHA256)}
+		return &workspace.FileError{Path: path, Row: -1, Err: fmt.Errorf("%w: sha256 %.12s, the manifest says %.12s (the file is damaged or not this generation's)", ErrStale, got.SHA256, want.SHA256)}
 	}
 	return nil
 }
@@ -295,7 +295,7 @@ func (g *Generation) Vectors() *Store { return g.raw }
 // when ctx is done. The generation must stay pinned until it returns.
 func (g *Generation) EachDocument(ctx context.Context, fn func(row int, d *Doc) error) error {
 	row := 0
-	err := dataset.EachRow(filepath.Join(g.dir, DocsName), func(d *Doc) error {
+	err := workspace.EachRow(filepath.Join(g.dir, DocsName), func(d *Doc) error {
 		if row%1024 == 0 {
 			if err := ctx.Err(); err != nil {
 				return err
@@ -362,7 +362,7 @@ type docCols struct {
 
 // openGeneration loads and verifies one generation.
 func openGeneration(wsDir, id string, opts *OpenOptions) (_ *Generation, err error) {
-	dir := filepath.Join(wsDir, dataset.IndexDir, id)
+	dir := filepath.Join(wsDir, workspace.IndexDir, id)
 	m, err := readManifest(dir)
 	if err != nil {
 		return nil, err
@@ -395,7 +395,7 @@ func openGeneration(wsDir, id string, opts *OpenOptions) (_ *Generation, err err
 		}
 	}
 	var entries []retrieval.Entry
-	if err := dataset.EachRow(filepath.Join(dir, DocsName), func(d *docCols) error {
+	if err := workspace.EachRow(filepath.Join(dir, DocsName), func(d *docCols) error {
 		entries = append(entries, retrieval.Entry{Name: strings.Clone(d.Name), Kind: strings.Clone(d.Kind), Module: strings.Clone(d.Module),
 			Library: strings.Clone(d.Library), Signature: strings.Clone(d.Signature), InformalName: strings.Clone(d.InformalName),
 			InformalStatement: strings.Clone(d.InformalStatement), InformalSource: strings.Clone(d.InformalSource), StatementDeps: cloneStrings(d.Deps)})
@@ -407,7 +407,7 @@ func openGeneration(wsDir, id string, opts *OpenOptions) (_ *Generation, err err
 		return nil, fmt.Errorf("%s: %w: manifest says %d docs, docs.parquet has %d", dir, ErrStale, m.Docs, len(entries))
 	}
 	usedBy := map[string][]string{}
-	if err := dataset.EachRow(filepath.Join(dir, UsageName), func(u *dataset.Usage) error {
+	if err := workspace.EachRow(filepath.Join(dir, UsageName), func(u *workspace.Usage) error {
 		usedBy[strings.Clone(u.Premise)] = cloneStrings(u.UsedBy)
 		return nil
 	}); err != nil {
@@ -545,12 +545,12 @@ func (ix *Index) openCurrent() (*Generation, error) {
 	// No commit (an index build, a head with its record) lands while the
 	// files are opened, and one that a killed run left half done is finished
 	// first: the generation and WS/head belong together.
-	release, err := dataset.ReadSnapshot(ix.ws)
+	release, err := workspace.ReadSnapshot(ix.ws)
 	if err != nil {
 		return nil, err
 	}
 	defer release()
-	dir := filepath.Join(ix.ws, dataset.IndexDir)
+	dir := filepath.Join(ix.ws, workspace.IndexDir)
 	for attempt := 0; ; attempt++ {
 		id, err := currentGeneration(dir)
 		if err != nil {
@@ -607,7 +607,7 @@ func (ix *Index) Reload() (bool, error) {
 		return false, errors.New("index: Reload after Close")
 	}
 	old := ix.cur.Load()
-	id, err := currentGeneration(filepath.Join(ix.ws, dataset.IndexDir))
+	id, err := currentGeneration(filepath.Join(ix.ws, workspace.IndexDir))
 	if err != nil {
 		return false, err
 	}
@@ -728,8 +728,8 @@ func (ix *Index) Head() *HeadInfo {
 	return nil
 }
 
-func sortUsage(u []dataset.Usage) {
-	slices.SortFunc(u, func(a, b dataset.Usage) int { return strings.Compare(a.Premise, b.Premise) })
+func sortUsage(u []workspace.Usage) {
+	slices.SortFunc(u, func(a, b workspace.Usage) int { return strings.Compare(a.Premise, b.Premise) })
 	for i := range u {
 		slices.Sort(u[i].UsedBy)
 	}

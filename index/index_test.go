@@ -13,10 +13,10 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/driftkit/driftkit/dataset"
 	"github.com/driftkit/driftkit/index"
 	"github.com/driftkit/driftkit/retrieval"
 	"github.com/driftkit/driftkit/retrieval/eval"
+	"github.com/driftkit/driftkit/workspace"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -61,10 +61,10 @@ func TestBuildWritesIndex(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.Encoder != "hash" || !m.EncoderFallback || m.Dims != 64 || m.Rendering != dataset.RenderingVersion || m.Docs != 12 || m.PremiseDocs != 7 || len(m.CorpusSHA256) != 64 {
+	if m.Encoder != "hash" || !m.EncoderFallback || m.Dims != 64 || m.Rendering != workspace.RenderingVersion || m.Docs != 12 || m.PremiseDocs != 7 || len(m.CorpusSHA256) != 64 {
 		t.Errorf("manifest %+v", m)
 	}
-	if s := m.EncoderSpec; s.Kind != "hash" || s.Dims != 64 || !s.Fallback || s.Normalize != "l2" || s.Rendering != dataset.RenderingVersion || len(s.State) != 64 {
+	if s := m.EncoderSpec; s.Kind != "hash" || s.Dims != 64 || !s.Fallback || s.Normalize != "l2" || s.Rendering != workspace.RenderingVersion || len(s.State) != 64 {
 		t.Errorf("encoder spec %+v", s)
 	}
 	gen := genDir(t, dir)
@@ -77,7 +77,7 @@ func TestBuildWritesIndex(t *testing.T) {
 			t.Errorf("%s: manifest entry %+v, stat %v", n, f, err)
 		}
 	}
-	u, err := dataset.ReadTable[dataset.Usage](filepath.Join(gen, index.UsageName))
+	u, err := workspace.ReadTable[workspace.Usage](filepath.Join(gen, index.UsageName))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +92,7 @@ func TestBuildWritesIndex(t *testing.T) {
 	}
 	// The workspace manifest records the run; a rebuild is a new generation
 	// and the old one is removed.
-	ws := &dataset.Workspace{Dir: dir}
+	ws := &workspace.Workspace{Dir: dir}
 	if _, err := index.Build(context.Background(), ws, index.BuildOptions{HashDim: 64}); err != nil {
 		t.Fatalf("rebuild: %v", err)
 	}
@@ -107,7 +107,7 @@ func TestBuildWritesIndex(t *testing.T) {
 	}
 	// A hand-edited CURRENT is refused.
 	os.WriteFile(filepath.Join(dir, "index", index.CurrentName), []byte("gen-x\n"), 0o644)
-	if _, err := index.Build(context.Background(), ws, index.BuildOptions{HashDim: 64}); !errors.Is(err, dataset.ErrForeignOutput) {
+	if _, err := index.Build(context.Background(), ws, index.BuildOptions{HashDim: 64}); !errors.Is(err, workspace.ErrForeignOutput) {
 		t.Fatalf("err = %v, want ErrForeignOutput", err)
 	}
 }
@@ -132,7 +132,7 @@ func TestOldLayout(t *testing.T) {
 	if _, err := index.ReadManifest(dir); !errors.Is(err, index.ErrStale) {
 		t.Errorf("ReadManifest of the old layout: %v", err)
 	}
-	if _, err := index.Build(context.Background(), &dataset.Workspace{Dir: dir}, index.BuildOptions{HashDim: 64, Force: true}); err != nil {
+	if _, err := index.Build(context.Background(), &workspace.Workspace{Dir: dir}, index.BuildOptions{HashDim: 64, Force: true}); err != nil {
 		t.Fatal(err)
 	}
 	for _, n := range []string{index.ManifestName, index.DocsName, index.VectorsName, index.UsageName} {
@@ -152,7 +152,7 @@ func TestBuildCancelledKeepsOldIndex(t *testing.T) {
 	before, _ := os.ReadFile(filepath.Join(dir, "index", index.ManifestName))
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := index.Build(ctx, &dataset.Workspace{Dir: dir}, index.BuildOptions{HashDim: 32}); !errors.Is(err, context.Canceled) {
+	if _, err := index.Build(ctx, &workspace.Workspace{Dir: dir}, index.BuildOptions{HashDim: 32}); !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v", err)
 	}
 	after, _ := os.ReadFile(filepath.Join(dir, "index", index.ManifestName))
@@ -164,7 +164,7 @@ func TestBuildCancelledKeepsOldIndex(t *testing.T) {
 	}
 	ents, _ := os.ReadDir(filepath.Join(dir, "index"))
 	for _, e := range ents {
-		if dataset.IsTemporary(e.Name()) {
+		if workspace.IsTemporary(e.Name()) {
 			t.Errorf("staging folder left behind: %s", e.Name())
 		}
 	}
@@ -193,7 +193,7 @@ func (c *countdownCtx) Err() error {
 // build that saw the cancellation never reports success.
 func TestBuildCancelAtEveryPoint(t *testing.T) {
 	dir := fixtureWS(t)
-	ws := &dataset.Workspace{Dir: dir}
+	ws := &workspace.Workspace{Dir: dir}
 	snapshot := func() map[string]string {
 		m := map[string]string{}
 		filepath.WalkDir(filepath.Join(dir, "index"), func(p string, d os.DirEntry, err error) error {
@@ -246,14 +246,14 @@ func TestBuildCancelAtEveryPoint(t *testing.T) {
 
 func TestBuildRefusesConcurrentBuild(t *testing.T) {
 	dir := fixtureWS(t)
-	ws := &dataset.Workspace{Dir: dir}
+	ws := &workspace.Workspace{Dir: dir}
 	unlock, err := ws.TryLock("index")
 	if err != nil {
 		t.Fatal(err)
 	}
 	before := snapshotManifest(t, dir)
-	if _, err := index.Build(context.Background(), ws, index.BuildOptions{HashDim: 64}); !errors.Is(err, dataset.ErrBusy) {
-		t.Fatalf("build while another holds the workspace: err %v, want dataset.ErrBusy", err)
+	if _, err := index.Build(context.Background(), ws, index.BuildOptions{HashDim: 64}); !errors.Is(err, workspace.ErrBusy) {
+		t.Fatalf("build while another holds the workspace: err %v, want workspace.ErrBusy", err)
 	}
 	if snapshotManifest(t, dir) != before {
 		t.Error("refused build changed the index")
@@ -290,7 +290,7 @@ func TestOpenErrors(t *testing.T) {
 	mp := filepath.Join(gen, index.ManifestName)
 	os.WriteFile(mp, []byte(`{"format":`), 0o644)
 	_, err := index.Open(dir, nil)
-	var fe *dataset.FileError
+	var fe *workspace.FileError
 	if !errors.As(err, &fe) || fe.Path != mp || !errors.Is(err, index.ErrStale) || !strings.Contains(err.Error(), "malformed index manifest") {
 		t.Errorf("truncated manifest: err %v, want a FileError naming it, wrapping ErrStale, saying it is malformed", err)
 	}
@@ -321,7 +321,7 @@ func TestOpenRefusesDamagedFiles(t *testing.T) {
 				t.Fatal(err)
 			}
 			_, err = index.Open(dir, nil)
-			var fe *dataset.FileError
+			var fe *workspace.FileError
 			if !errors.Is(err, index.ErrStale) || !errors.As(err, &fe) || fe.Path != p || !strings.Contains(err.Error(), "sha256") {
 				t.Errorf("damaged %s: err %v, want ErrStale naming the file and its checksum", name, err)
 			}

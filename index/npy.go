@@ -1,6 +1,6 @@
 package index
 
-import "github.com/driftkit/driftkit/dataset/npy"
+import "github.com/driftkit/driftkit/workspace/npy"
 
 // ErrNPY is wrapped by errors about malformed .npy files.
 var ErrNPY = npy.ErrMalformed

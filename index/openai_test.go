@@ -13,10 +13,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/driftkit/driftkit/dataset"
 	"github.com/driftkit/driftkit/index"
+	"github.com/driftkit/driftkit/internal/testkit/fakeopenai"
 	"github.com/driftkit/driftkit/llm"
-	"github.com/driftkit/driftkit/llm/fakeopenai"
+	"github.com/driftkit/driftkit/workspace"
 )
 
 // llmEmbedder wires driftkit's llm client (retries, Retry-After, timeouts)
@@ -174,7 +174,7 @@ func TestBuildWithOpenAIEncoder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := index.Build(ctx, &dataset.Workspace{Dir: dir}, index.BuildOptions{Encoder: enc}); err != nil {
+	if _, err := index.Build(ctx, &workspace.Workspace{Dir: dir}, index.BuildOptions{Encoder: enc}); err != nil {
 		t.Fatal(err)
 	}
 	m, err := index.ReadManifest(dir)
@@ -185,7 +185,7 @@ func TestBuildWithOpenAIEncoder(t *testing.T) {
 		t.Errorf("manifest %+v", m)
 	}
 	if m.EncoderSpec.Kind != "openai" || m.EncoderSpec.Model != "bge-m3" || m.EncoderSpec.Dims != 12 || m.EncoderSpec.MaxChars != 8000 ||
-		m.EncoderSpec.Rendering != dataset.RenderingVersion || m.EncoderSpec.BaseURL != srv.BaseURL() {
+		m.EncoderSpec.Rendering != workspace.RenderingVersion || m.EncoderSpec.BaseURL != srv.BaseURL() {
 		t.Errorf("encoder spec %+v", m.EncoderSpec)
 	}
 	gdir, _ := index.CurrentDir(dir)
@@ -209,10 +209,10 @@ func TestBuildWithOpenAIEncoder(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ix.Close()
-	ws := &dataset.Workspace{Dir: dir}
+	ws := &workspace.Workspace{Dir: dir}
 	// The fake's vectors are deterministic per text: a document's own text
 	// is its nearest neighbour.
-	docs, err := dataset.LoadDocuments(ws)
+	docs, err := workspace.LoadDocuments(ws)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,8 +17,8 @@ import (
 	"github.com/blevesearch/bleve/v2/analysis"
 	"github.com/blevesearch/bleve/v2/registry"
 
-	"github.com/driftkit/driftkit/dataset"
 	"github.com/driftkit/driftkit/retrieval"
+	"github.com/driftkit/driftkit/workspace"
 )
 
 // BM25 parameters (the same as bleve's).
@@ -217,7 +217,7 @@ const postingsMagic = "DKBM25P1"
 
 // Save writes the postings (terms sorted, so the file is reproducible).
 func (p *Postings) Save(path string) error {
-	f, err := dataset.CreateAtomic(path)
+	f, err := workspace.CreateAtomic(path)
 	if err != nil {
 		return err
 	}
@@ -262,7 +262,7 @@ func LoadPostings(path string) (*Postings, error) {
 	defer f.Close()
 	r := bufio.NewReaderSize(f, 1<<20)
 	bad := func(e error) error {
-		return &dataset.FileError{Path: path, Row: -1, Err: fmt.Errorf("%w: bm25 postings: %v", ErrStale, e)}
+		return &workspace.FileError{Path: path, Row: -1, Err: fmt.Errorf("%w: bm25 postings: %v", ErrStale, e)}
 	}
 	magic := make([]byte, len(postingsMagic))
 	if _, err := io.ReadFull(r, magic); err != nil || string(magic) != postingsMagic {

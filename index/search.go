@@ -1,8 +1,8 @@
 package index
 
 import (
-	"github.com/driftkit/driftkit/dataset"
 	"github.com/driftkit/driftkit/retrieval"
+	"github.com/driftkit/driftkit/workspace"
 )
 
 // The search vocabulary lives in package retrieval; these aliases keep the
@@ -29,5 +29,5 @@ func ParseMode(s string) (Mode, error) { return retrieval.ParseMode(s) }
 // ErrEmptyQuery is returned for a query with no text.
 var ErrEmptyQuery = retrieval.ErrEmptyQuery
 
-// IsCandidateKind is the default candidate filter (dataset.IsPremiseKind).
-func IsCandidateKind(kind string) bool { return dataset.IsPremiseKind(kind) }
+// IsCandidateKind is the default candidate filter (workspace.IsPremiseKind).
+func IsCandidateKind(kind string) bool { return workspace.IsPremiseKind(kind) }

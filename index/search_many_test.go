@@ -6,10 +6,10 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/driftkit/driftkit/dataset"
 	"github.com/driftkit/driftkit/head"
 	"github.com/driftkit/driftkit/index"
 	"github.com/driftkit/driftkit/retrieval"
+	"github.com/driftkit/driftkit/workspace"
 )
 
 // manyQueries mixes modes, profiles, filters and depths, as DRIFT's
@@ -67,7 +67,7 @@ func TestSearchManyEqualsSearch(t *testing.T) {
 	})
 	t.Run("head", func(t *testing.T) {
 		h := diagHead(t, 64, -1, head.EncoderID("hash", "", 64))
-		if err := h.Save((&dataset.Workspace{Dir: dir}).Path(dataset.HeadDir)); err != nil {
+		if err := h.Save((&workspace.Workspace{Dir: dir}).Path(workspace.HeadDir)); err != nil {
 			t.Fatal(err)
 		}
 		ix, err := index.Open(dir, nil)

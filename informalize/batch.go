@@ -18,7 +18,7 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
-	"github.com/driftkit/driftkit/dataset"
+	"github.com/driftkit/driftkit/workspace"
 )
 
 // Batch shards stay under the OpenAI Batch API limits.
@@ -127,7 +127,7 @@ func parseBatchLine(b []byte) (BatchAnswer, error) {
 type shardWriter struct {
 	dir   string
 	mu    sync.Mutex
-	cur   *dataset.AtomicFile
+	cur   *workspace.AtomicFile
 	lines int
 	bytes int
 	files []string
@@ -148,7 +148,7 @@ func (s *shardWriter) write(line []byte) error {
 	}
 	if s.cur == nil {
 		name := filepath.Join(s.dir, fmt.Sprintf("%s%05d.jsonl", batchPrefix, len(s.files)))
-		f, err := dataset.CreateAtomic(name)
+		f, err := workspace.CreateAtomic(name)
 		if err != nil {
 			s.err = err
 			return err
@@ -192,7 +192,7 @@ func (s *shardWriter) close() error {
 // done whose in-selection dependencies are all done. Run the shards with the
 // Batch API or `vllm run-batch`, ingest the output with BatchIn, and repeat
 // until no requests are written; then the table is compacted.
-func BatchOut(ctx context.Context, ws *dataset.Workspace, opts Options, dir string) (*Report, error) {
+func BatchOut(ctx context.Context, ws *workspace.Workspace, opts Options, dir string) (*Report, error) {
 	p, ok := opts.Provider.(*LLM)
 	if !ok {
 		return nil, errors.New("batch mode needs the openai provider")
@@ -245,7 +245,7 @@ func BatchOut(ctx context.Context, ws *dataset.Workspace, opts Options, dir stri
 // strictly and journalled as ok or failed (a batch cannot be repaired; a
 // rerun of BatchOut asks again for failed ones). Declarations without an
 // answer in the files wait for the next wave.
-func BatchIn(ctx context.Context, ws *dataset.Workspace, opts Options, files ...string) (*Report, error) {
+func BatchIn(ctx context.Context, ws *workspace.Workspace, opts Options, files ...string) (*Report, error) {
 	answers := map[string]BatchAnswer{}
 	var bad []*BatchLineError
 	files = slices.Clone(files)
@@ -334,7 +334,7 @@ type BatchOptions struct {
 // wave: write the shards, upload them, create the batches, poll until they
 // end, download and ingest the output, and repeat until every selected
 // declaration is done or failed.
-func Submit(ctx context.Context, ws *dataset.Workspace, opts Options, bo BatchOptions) (*Report, error) {
+func Submit(ctx context.Context, ws *workspace.Workspace, opts Options, bo BatchOptions) (*Report, error) {
 	p, ok := opts.Provider.(*LLM)
 	if !ok {
 		return nil, errors.New("batch mode needs the openai provider")
@@ -443,7 +443,7 @@ func runBatch(ctx context.Context, oc *openai.Client, shard string, bo BatchOpti
 					return nil, err
 				}
 				name := strings.TrimSuffix(shard, ".jsonl") + "." + *id + ".out.jsonl"
-				if err := dataset.WriteFileAtomic(name, content); err != nil {
+				if err := workspace.WriteFileAtomic(name, content); err != nil {
 					return nil, err
 				}
 				out = append(out, name)

@@ -6,9 +6,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/driftkit/driftkit/dataset"
 	"github.com/driftkit/driftkit/internal/cpu"
-	"github.com/driftkit/driftkit/llm/fakeopenai"
+	"github.com/driftkit/driftkit/internal/testkit/fakeopenai"
+	"github.com/driftkit/driftkit/workspace"
 )
 
 func TestMain(m *testing.M) {
@@ -41,7 +41,7 @@ func BenchmarkInformalizeThroughput(b *testing.B) {
 	b.ResetTimer()
 	for it := 0; it < b.N; it++ {
 		b.StopTimer()
-		ws, _ := dataset.Open(b.TempDir())
+		ws, _ := workspace.Open(b.TempDir())
 		writeFixture(b, ws.Dir, ds)
 		b.StartTimer()
 		cpu0, t0 := cpu.Time(), time.Now()
@@ -78,12 +78,12 @@ func BenchmarkRerunPlan(b *testing.B) {
 	srv := newFake(fakeopenai.Options{})
 	defer srv.Close()
 	p := llmProvider(b, srv.BaseURL(), 16)
-	ws, _ := dataset.Open(b.TempDir())
+	ws, _ := workspace.Open(b.TempDir())
 	writeFixture(b, ws.Dir, ds)
 	if _, err := Run(context.Background(), ws, quietOpts(p)); err != nil {
 		b.Fatal(err)
 	}
-	v1, err := os.ReadFile(ws.Path(dataset.InformalFile))
+	v1, err := os.ReadFile(ws.Path(workspace.InformalFile))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -96,7 +96,7 @@ func BenchmarkRerunPlan(b *testing.B) {
 	for it := 0; it < b.N; it++ {
 		b.StopTimer()
 		// Back to the v1 table, as the manifest knew it.
-		if err := os.WriteFile(ws.Path(dataset.InformalFile), v1, 0o644); err != nil {
+		if err := os.WriteFile(ws.Path(workspace.InformalFile), v1, 0o644); err != nil {
 			b.Fatal(err)
 		}
 		b.StartTimer()

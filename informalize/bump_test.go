@@ -10,20 +10,20 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/driftkit/driftkit/dataset"
 	"github.com/driftkit/driftkit/extract"
-	"github.com/driftkit/driftkit/llm/fakeopenai"
+	"github.com/driftkit/driftkit/internal/testkit/fakeopenai"
+	"github.com/driftkit/driftkit/workspace"
 )
 
 // extractBump extracts testdata/bump/<version> (a Lean library written for
 // these tests; its README lists what changes between versions) into ws.
-func extractBump(t *testing.T, ws *dataset.Workspace, version string) []dataset.Declaration {
+func extractBump(t *testing.T, ws *workspace.Workspace, version string) []workspace.Declaration {
 	t.Helper()
 	src := extract.Source{Dir: filepath.Join("testdata", "bump", version, "Bump"), Library: "bump", Revision: version}
 	if _, err := extract.Run(context.Background(), ws, extract.Options{Sources: []extract.Source{src}, Force: true}); err != nil {
 		t.Fatal(err)
 	}
-	ds, err := dataset.ReadTable[dataset.Declaration](ws.Path(dataset.DeclarationsFile))
+	ds, err := workspace.ReadTable[workspace.Declaration](ws.Path(workspace.DeclarationsFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +88,7 @@ func TestBumpRedoesWhatChanged(t *testing.T) {
 		refresh bool
 	}{{"formal inputs", false}, {"refresh dependents", true}} {
 		t.Run(tc.name, func(t *testing.T) {
-			ws, err := dataset.Open(t.TempDir())
+			ws, err := workspace.Open(t.TempDir())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -102,7 +102,7 @@ func TestBumpRedoesWhatChanged(t *testing.T) {
 			if rep.Failed != 1 || rep.New != 11 {
 				t.Fatalf("v1 run: %+v", rep)
 			}
-			v1Rows := map[string]dataset.Informal{}
+			v1Rows := map[string]workspace.Informal{}
 			for _, r := range readInformal(t, ws.Dir) {
 				v1Rows[r.Name] = r
 			}
@@ -159,7 +159,7 @@ func TestBumpRedoesWhatChanged(t *testing.T) {
 				t.Errorf("report: %s", rep.Summary())
 			}
 			rows := checkTable(t, ws, ds, "openai:fake")
-			byName := map[string]dataset.Informal{}
+			byName := map[string]workspace.Informal{}
 			for _, r := range rows {
 				byName[r.Name] = r
 				redone := slices.Contains(wantAsked, r.Name)
@@ -169,7 +169,7 @@ func TestBumpRedoesWhatChanged(t *testing.T) {
 				if !redone && (r.InputSHA256 != v1Rows[r.Name].InputSHA256 || r.CreatedAt != v1Rows[r.Name].CreatedAt) {
 					t.Errorf("%s: reused row changed: %+v → %+v", r.Name, v1Rows[r.Name], r)
 				}
-				if r.InformalSHA256 != dataset.InformalTextSHA256(r.InformalName, r.InformalStatement) || len(r.OwnInputSHA256) != 64 {
+				if r.InformalSHA256 != workspace.InformalTextSHA256(r.InformalName, r.InformalStatement) || len(r.OwnInputSHA256) != 64 {
 					t.Errorf("%s: hashes %+v", r.Name, r)
 				}
 			}
@@ -219,7 +219,7 @@ func TestBumpRedoesWhatChanged(t *testing.T) {
 
 // staleRows lists the rows whose context names a dependency text other than
 // the dependency's current one: the query a curator runs.
-func staleRows(byName map[string]dataset.Informal) []string {
+func staleRows(byName map[string]workspace.Informal) []string {
 	out := []string{}
 	for name, r := range byName {
 		for _, c := range r.Context {

@@ -6,8 +6,8 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/driftkit/driftkit/dataset"
-	"github.com/driftkit/driftkit/dataset/crashtest"
+	"github.com/driftkit/driftkit/internal/testkit/crashtest"
+	"github.com/driftkit/driftkit/workspace"
 )
 
 // cancelling is the template provider, cancelling the run after n answers.
@@ -30,7 +30,7 @@ func TestCompactionEveryStep(t *testing.T) {
 	crashtest.EveryStep(t, crashtest.Stage{
 		Name: "informalize",
 		Setup: func(t *testing.T, dir string) {
-			ws, _ := dataset.OpenExisting(dir)
+			ws, _ := workspace.OpenExisting(dir)
 			writeFixture(t, dir, synthDecls(30, 7))
 			opts := quietOpts(Template{})
 			opts.Limit = 5
@@ -43,15 +43,15 @@ func TestCompactionEveryStep(t *testing.T) {
 			if _, err := Run(ctx, ws, quietOpts(&cancelling{after: 8, cancel: cancel})); !errors.Is(err, context.Canceled) {
 				t.Fatalf("setup: %v", err)
 			}
-			if !ws.Has(dataset.InformalJournalFile) {
+			if !ws.Has(workspace.InformalJournalFile) {
 				t.Fatal("setup: no journal")
 			}
 		},
-		Run: func(ctx context.Context, ws *dataset.Workspace) error {
+		Run: func(ctx context.Context, ws *workspace.Workspace) error {
 			_, err := Run(ctx, ws, quietOpts(Template{}))
 			return err
 		},
-		Outputs:  []string{dataset.InformalFile},
-		Journals: []string{dataset.InformalJournalFile},
+		Outputs:  []string{workspace.InformalFile},
+		Journals: []string{workspace.InformalJournalFile},
 	})
 }

@@ -13,10 +13,10 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
-	"github.com/driftkit/driftkit/dataset"
 	"github.com/driftkit/driftkit/internal/journal"
+	"github.com/driftkit/driftkit/internal/testkit/fakeopenai"
 	"github.com/driftkit/driftkit/llm"
-	"github.com/driftkit/driftkit/llm/fakeopenai"
+	"github.com/driftkit/driftkit/workspace"
 )
 
 func strp(s string) *string { return &s }
@@ -24,14 +24,14 @@ func strp(s string) *string { return &s }
 // synthDecls makes a library of n declarations in 4 modules whose statement
 // dependencies form a random DAG (each depends on up to 3 earlier ones) plus
 // a 3-cycle and a self-reference, and mentions of names outside the library.
-func synthDecls(n int, seed uint64) []dataset.Declaration {
+func synthDecls(n int, seed uint64) []workspace.Declaration {
 	rng := rand.New(rand.NewPCG(seed, 1))
-	kinds := []string{dataset.KindTheorem, dataset.KindDefinition, dataset.KindTheorem, dataset.KindStructure, dataset.KindTheorem}
-	var ds []dataset.Declaration
+	kinds := []string{workspace.KindTheorem, workspace.KindDefinition, workspace.KindTheorem, workspace.KindStructure, workspace.KindTheorem}
+	var ds []workspace.Declaration
 	for i := 0; i < n; i++ {
 		mod := fmt.Sprintf("Lib.M%d", i%4)
 		name := fmt.Sprintf("Lib.N%d.decl_%03d", i%7, i)
-		d := dataset.Declaration{Library: "lib", Revision: "r1", Name: name, Kind: kinds[i%len(kinds)], Keyword: "theorem",
+		d := workspace.Declaration{Library: "lib", Revision: "r1", Name: name, Kind: kinds[i%len(kinds)], Keyword: "theorem",
 			Module: mod, Path: strings.ReplaceAll(mod, ".", "/") + ".lean", LineStart: int32(i + 1), LineEnd: int32(i + 2),
 			Signature: fmt.Sprintf("(x : ℕ) (h : %d ≤ x) : x ∣ %d", i, i*2), Code: fmt.Sprintf("theorem %s : True := trivial", name)}
 		if i%3 == 0 {
@@ -55,20 +55,20 @@ func synthDecls(n int, seed uint64) []dataset.Declaration {
 	return ds
 }
 
-func writeFixture(t testing.TB, dir string, ds []dataset.Declaration) {
+func writeFixture(t testing.TB, dir string, ds []workspace.Declaration) {
 	t.Helper()
-	if err := dataset.WriteTable(filepath.Join(dir, dataset.DeclarationsFile), ds); err != nil {
+	if err := workspace.WriteTable(filepath.Join(dir, workspace.DeclarationsFile), ds); err != nil {
 		t.Fatal(err)
 	}
 	mods := map[string]bool{}
-	var ms []dataset.Module
+	var ms []workspace.Module
 	for _, d := range ds {
 		if !mods[d.Module] {
 			mods[d.Module] = true
-			ms = append(ms, dataset.Module{Library: "lib", Revision: "r1", Name: d.Module, Path: d.Path, Docstring: strp("# Module " + d.Module)})
+			ms = append(ms, workspace.Module{Library: "lib", Revision: "r1", Name: d.Module, Path: d.Path, Docstring: strp("# Module " + d.Module)})
 		}
 	}
-	if err := dataset.WriteTable(filepath.Join(dir, dataset.ModulesFile), ms); err != nil {
+	if err := workspace.WriteTable(filepath.Join(dir, workspace.ModulesFile), ms); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -111,9 +111,9 @@ func quietOpts(p Provider) Options {
 	return Options{Provider: p, Out: io.Discard, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
 }
 
-func readInformal(t testing.TB, dir string) []dataset.Informal {
+func readInformal(t testing.TB, dir string) []workspace.Informal {
 	t.Helper()
-	rows, err := dataset.ReadTable[dataset.Informal](filepath.Join(dir, dataset.InformalFile))
+	rows, err := workspace.ReadTable[workspace.Informal](filepath.Join(dir, workspace.InformalFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +122,7 @@ func readInformal(t testing.TB, dir string) []dataset.Informal {
 
 func journalNames(t testing.TB, dir string) map[string]bool {
 	t.Helper()
-	f, err := os.Open(filepath.Join(dir, dataset.InformalJournalFile))
+	f, err := os.Open(filepath.Join(dir, workspace.InformalJournalFile))
 	if os.IsNotExist(err) {
 		return map[string]bool{}
 	}

@@ -62,10 +62,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/driftkit/driftkit/dataset"
 	"github.com/driftkit/driftkit/internal/journal"
 	"github.com/driftkit/driftkit/internal/progress"
 	"github.com/driftkit/driftkit/llm"
+	"github.com/driftkit/driftkit/workspace"
 )
 
 // FailedFile lists the declarations of the last compaction that have no
@@ -161,18 +161,18 @@ type Report struct {
 
 // ErrBusy is wrapped when another run holds a lock informalize needs (another
 // informalize, or a stage that writes the declarations or reads the informal
-// table). It is dataset.ErrBusy, which every stage's lock error wraps.
-var ErrBusy = dataset.ErrBusy
+// table). It is workspace.ErrBusy, which every stage's lock error wraps.
+var ErrBusy = workspace.ErrBusy
 
 // state is one run's view of the workspace.
 type state struct {
-	ws         *dataset.Workspace
+	ws         *workspace.Workspace
 	opts       Options
 	prov       Provider
 	promptHash string
 	log        *slog.Logger
 
-	decls  []dataset.Declaration
+	decls  []workspace.Declaration
 	byName map[string]int32
 	modDoc map[string]string
 	sel    []int32 // node → declaration index
@@ -180,7 +180,7 @@ type state struct {
 	graph  *Graph
 	// table is informal.parquet as the last finished run left it: the
 	// reference of every verdict.
-	table map[string]dataset.Informal
+	table map[string]workspace.Informal
 	// byKey holds the journal's ok answers of this rule by reuse key
 	// (oldest first); latest the newest ok answer of each name, any rule.
 	byKey  map[string][]Entry
@@ -227,14 +227,14 @@ type outcome struct {
 // keyed is what a new answer for a node is recorded with.
 type keyed struct {
 	Key, Own string
-	Context  []dataset.InformalContext
+	Context  []workspace.InformalContext
 }
 
 // handler decides a node that the reuse rule sends to be redone.
 type handler func(ctx context.Context, v int32, in *Input, k *keyed) outcome
 
 // Run informalizes the workspace.
-func Run(ctx context.Context, ws *dataset.Workspace, opts Options) (*Report, error) {
+func Run(ctx context.Context, ws *workspace.Workspace, opts Options) (*Report, error) {
 	st, err := prepare(ws, opts)
 	if err != nil {
 		return nil, err
@@ -272,7 +272,7 @@ func (opts Options) withDefaults() Options {
 	return opts
 }
 
-func prepare(ws *dataset.Workspace, opts Options) (*state, error) {
+func prepare(ws *workspace.Workspace, opts Options) (*state, error) {
 	if opts.Provider == nil {
 		return nil, errors.New("informalize: no provider")
 	}
@@ -292,7 +292,7 @@ func prepare(ws *dataset.Workspace, opts Options) (*state, error) {
 			return nil, err
 		}
 		st.unlock = unlock
-		if err := ws.GuardOutputs(opts.Force, dataset.InformalFile); err != nil {
+		if err := ws.GuardOutputs(opts.Force, workspace.InformalFile); err != nil {
 			st.close()
 			return nil, err
 		}
@@ -333,13 +333,13 @@ func (st *state) load() error {
 		interned[v] = v
 		return v
 	}
-	err := dataset.EachRow(st.ws.Path(dataset.DeclarationsFile), func(d *dataset.Declaration) error {
+	err := workspace.EachRow(st.ws.Path(workspace.DeclarationsFile), func(d *workspace.Declaration) error {
 		if _, dup := st.byName[d.Name]; dup {
 			dups++
 			return nil
 		}
 		// Clone: the reader's strings may share its page buffers.
-		slim := dataset.Declaration{Name: strings.Clone(d.Name), Kind: intern(d.Kind), Module: intern(d.Module),
+		slim := workspace.Declaration{Name: strings.Clone(d.Name), Kind: intern(d.Kind), Module: intern(d.Module),
 			Signature: strings.Clone(truncate(d.Signature, maxSignature))}
 		if d.Docstring != nil {
 			doc := strings.Clone(truncate(*d.Docstring, maxDocstring))
@@ -359,10 +359,10 @@ func (st *state) load() error {
 		return nil
 	})
 	if errors.Is(err, os.ErrNotExist) {
-		return st.ws.Missing(dataset.DeclarationsFile, "declarations")
+		return st.ws.Missing(workspace.DeclarationsFile, "declarations")
 	}
 	if err != nil {
-		// A *dataset.FileError names the file (and row); rerunning extract
+		// A *workspace.FileError names the file (and row); rerunning extract
 		// replaces a damaged table.
 		return fmt.Errorf("reading declarations: %w", err)
 	}
@@ -371,8 +371,8 @@ func (st *state) load() error {
 	}
 	st.rep.Declarations = len(st.decls)
 	st.modDoc = map[string]string{}
-	if st.ws.Has(dataset.ModulesFile) {
-		err := dataset.EachRow(st.ws.Path(dataset.ModulesFile), func(m *dataset.Module) error {
+	if st.ws.Has(workspace.ModulesFile) {
+		err := workspace.EachRow(st.ws.Path(workspace.ModulesFile), func(m *workspace.Module) error {
 			if m.Docstring != nil {
 				st.modDoc[m.Name] = *m.Docstring
 			}
@@ -384,19 +384,19 @@ func (st *state) load() error {
 	}
 	st.byKey = map[string][]Entry{}
 	st.latest = map[string]Entry{}
-	st.table = map[string]dataset.Informal{}
-	if st.ws.Has(dataset.InformalFile) {
-		err := dataset.EachRow(st.ws.Path(dataset.InformalFile), func(r *dataset.Informal) error {
+	st.table = map[string]workspace.Informal{}
+	if st.ws.Has(workspace.InformalFile) {
+		err := workspace.EachRow(st.ws.Path(workspace.InformalFile), func(r *workspace.Informal) error {
 			// Clone: the reader's strings may share its page buffers.
-			c := dataset.Informal{Name: strings.Clone(r.Name), InformalName: strings.Clone(r.InformalName),
+			c := workspace.Informal{Name: strings.Clone(r.Name), InformalName: strings.Clone(r.InformalName),
 				InformalStatement: strings.Clone(r.InformalStatement), Provider: intern(r.Provider), PromptVersion: intern(r.PromptVersion),
 				InputSHA256: strings.Clone(r.InputSHA256), OwnInputSHA256: strings.Clone(r.OwnInputSHA256),
 				PromptTokens: r.PromptTokens, CompletionTokens: r.CompletionTokens, CreatedAt: intern(r.CreatedAt),
 				InformalSHA256: strings.Clone(r.InformalSHA256)}
 			if len(r.Context) > 0 {
-				c.Context = make([]dataset.InformalContext, len(r.Context))
+				c.Context = make([]workspace.InformalContext, len(r.Context))
 				for i, x := range r.Context {
-					c.Context[i] = dataset.InformalContext{Name: strings.Clone(x.Name), InformalSHA256: strings.Clone(x.InformalSHA256)}
+					c.Context[i] = workspace.InformalContext{Name: strings.Clone(x.Name), InformalSHA256: strings.Clone(x.InformalSHA256)}
 				}
 			}
 			st.table[c.Name] = c
@@ -407,11 +407,11 @@ func (st *state) load() error {
 				return fmt.Errorf("%w (the run can start over without it and ask again)", err)
 			}
 			st.log.Warn("ignoring unreadable informal table", "err", err)
-			st.table = map[string]dataset.Informal{}
+			st.table = map[string]workspace.Informal{}
 		}
 	}
 	var rep *journal.Replay[Entry]
-	path := st.ws.Path(dataset.InformalJournalFile)
+	path := st.ws.Path(workspace.InformalJournalFile)
 	if st.opts.DryRun {
 		f, err := os.Open(path)
 		if err == nil {
@@ -506,19 +506,19 @@ func (st *state) selectNodes() {
 
 // bodyKinds get their source text in the prompt.
 var bodyKinds = map[string]bool{
-	dataset.KindDefinition: true, dataset.KindAbbrev: true, dataset.KindInstance: true,
-	dataset.KindStructure: true, dataset.KindClass: true, dataset.KindInductive: true,
+	workspace.KindDefinition: true, workspace.KindAbbrev: true, workspace.KindInstance: true,
+	workspace.KindStructure: true, workspace.KindClass: true, workspace.KindInductive: true,
 }
 
 // input builds the prompt input of node v and the context it carries: the
 // informal text of the kept (ordered) in-selection dependencies that
 // succeeded, so the input is the same whatever the timing.
-func (st *state) input(v int32) (*Input, []dataset.InformalContext) {
+func (st *state) input(v int32) (*Input, []workspace.InformalContext) {
 	in := st.formalInput(st.sel[v])
 	if !st.prov.UsesDeps() {
 		return in, nil
 	}
-	var ctx []dataset.InformalContext
+	var ctx []workspace.InformalContext
 	kept := st.graph.Deps[v]
 	for i := range in.Deps {
 		dep := &in.Deps[i]
@@ -529,7 +529,7 @@ func (st *state) input(v int32) (*Input, []dataset.InformalContext) {
 		if w := st.nodeOf[j]; w >= 0 && slices.Contains(kept, w) && st.results[w].Status == StatusOK {
 			dep.InformalName = st.results[w].InformalName
 			dep.InformalStatement = st.results[w].InformalStatement
-			ctx = append(ctx, dataset.InformalContext{Name: dep.Name, InformalSHA256: st.textSHA[w]})
+			ctx = append(ctx, workspace.InformalContext{Name: dep.Name, InformalSHA256: st.textSHA[w]})
 		}
 	}
 	return in, ctx
@@ -691,7 +691,7 @@ func (q *readyQueue) peek() int32 { return q.items[0] }
 func (st *state) setResult(v int32, e Entry) {
 	st.results[v] = e
 	if e.Status == StatusOK {
-		st.textSHA[v] = dataset.InformalTextSHA256(e.InformalName, e.InformalStatement)
+		st.textSHA[v] = workspace.InformalTextSHA256(e.InformalName, e.InformalStatement)
 	}
 }
 
@@ -770,18 +770,18 @@ func (st *state) resultOutcome(ctx context.Context, in *Input, k *keyed, res Res
 	}
 }
 
-func (st *state) recordInputs(rec *dataset.RunRecorder) error {
-	if err := rec.Input(st.ws.Path(dataset.DeclarationsFile)); err != nil {
+func (st *state) recordInputs(rec *workspace.RunRecorder) error {
+	if err := rec.Input(st.ws.Path(workspace.DeclarationsFile)); err != nil {
 		return err
 	}
-	if st.ws.Has(dataset.ModulesFile) {
-		return rec.Input(st.ws.Path(dataset.ModulesFile))
+	if st.ws.Has(workspace.ModulesFile) {
+		return rec.Input(st.ws.Path(workspace.ModulesFile))
 	}
 	return nil
 }
 
 // finish compacts the journal into informal.parquet and records the run.
-func (st *state) finish(rec *dataset.RunRecorder) error {
+func (st *state) finish(rec *workspace.RunRecorder) error {
 	start := time.Now()
 	if st.rep.Deferred > 0 {
 		fmt.Fprintf(st.opts.Out, "informalize: %d declarations wait for batch results; not compacting yet\n", st.rep.Deferred)
@@ -793,7 +793,7 @@ func (st *state) finish(rec *dataset.RunRecorder) error {
 		return err
 	}
 	rec.Phase("compact", time.Since(start))
-	tx.Output(dataset.InformalFile, st.rep.Rows)
+	tx.Output(workspace.InformalFile, st.rep.Rows)
 	for k, n := range map[string]int64{
 		"declarations": int64(st.rep.Declarations), "selected": int64(st.rep.Selected), "requested": int64(st.rep.Requested),
 		"reused": int64(st.rep.Reused), "redone_changed": int64(st.rep.Changed), "redone_dependency_changed": int64(st.rep.DepChanged),
@@ -833,15 +833,15 @@ func (st *state) finish(rec *dataset.RunRecorder) error {
 // answer, else (outside the selection) the newest earlier answer; selected
 // declarations that failed get no row and are listed in FailedFile. The
 // journal is removed by the same commit: its content is in the table.
-func (st *state) compact(tx *dataset.Txn) error {
-	w, err := dataset.NewStagedWriter[dataset.Informal](tx, dataset.InformalFile)
+func (st *state) compact(tx *workspace.Txn) error {
+	w, err := workspace.NewStagedWriter[workspace.Informal](tx, workspace.InformalFile)
 	if err != nil {
 		return err
 	}
 	toRow := entryRow
 	for i := range st.decls {
 		name := st.decls[i].Name
-		var row dataset.Informal
+		var row workspace.Informal
 		if v := st.nodeOf[i]; v >= 0 {
 			if st.results[v].Status != StatusOK {
 				continue
@@ -851,7 +851,7 @@ func (st *state) compact(tx *dataset.Txn) error {
 			row = toRow(e)
 		} else if r, ok := st.table[name]; ok {
 			row = r
-			row.InformalSHA256 = dataset.InformalTextSHA256(r.InformalName, r.InformalStatement)
+			row.InformalSHA256 = workspace.InformalTextSHA256(r.InformalName, r.InformalStatement)
 		} else {
 			continue
 		}
@@ -871,7 +871,7 @@ func (st *state) compact(tx *dataset.Txn) error {
 		}
 		st.journal = nil
 	}
-	if err := tx.Remove(dataset.InformalJournalFile); err != nil {
+	if err := tx.Remove(workspace.InformalJournalFile); err != nil {
 		return err
 	}
 	if len(st.rep.Failures) == 0 {
@@ -903,7 +903,7 @@ func (st *state) estimate(in *Input) [2]int64 {
 
 // dryRunAlt judges node v by the rule this run does not use: o.alt says it
 // would be redone, o.altEst what it would cost.
-func (st *state) dryRunAlt(o *outcome, v int32, in *Input, inCtx []dataset.InformalContext) {
+func (st *state) dryRunAlt(o *outcome, v int32, in *Input, inCtx []workspace.InformalContext) {
 	p := &st.plan[v]
 	if st.opts.RefreshDependents {
 		o.alt = p.class != ClassReused

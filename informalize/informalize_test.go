@@ -12,13 +12,13 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/driftkit/driftkit/dataset"
-	"github.com/driftkit/driftkit/llm/fakeopenai"
+	"github.com/driftkit/driftkit/internal/testkit/fakeopenai"
+	"github.com/driftkit/driftkit/workspace"
 )
 
-func openWS(t *testing.T, n int) (*dataset.Workspace, []dataset.Declaration) {
+func openWS(t *testing.T, n int) (*workspace.Workspace, []workspace.Declaration) {
 	t.Helper()
-	ws, err := dataset.Open(t.TempDir())
+	ws, err := workspace.Open(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -27,7 +27,7 @@ func openWS(t *testing.T, n int) (*dataset.Workspace, []dataset.Declaration) {
 	return ws, ds
 }
 
-func checkTable(t *testing.T, ws *dataset.Workspace, ds []dataset.Declaration, provider string) []dataset.Informal {
+func checkTable(t *testing.T, ws *workspace.Workspace, ds []workspace.Declaration, provider string) []workspace.Informal {
 	t.Helper()
 	rows := readInformal(t, ws.Dir)
 	seen := map[string]int{}
@@ -58,7 +58,7 @@ func TestTemplateRunAndRerun(t *testing.T) {
 		t.Fatalf("report %+v", rep)
 	}
 	checkTable(t, ws, ds, "template")
-	if ws.Has(dataset.InformalJournalFile) {
+	if ws.Has(workspace.InformalJournalFile) {
 		t.Error("journal left after compaction")
 	}
 	m, _ := ws.ReadManifest()
@@ -103,7 +103,7 @@ func TestLLMDependencyOrder(t *testing.T) {
 		if !strings.Contains(prompt, "- Nat.le") {
 			bad = append(bad, r.Key+": outside dependency not listed by name")
 		}
-		if hasBody := strings.Contains(prompt, "Definition body:"); hasBody != (kind[r.Key] != dataset.KindTheorem) {
+		if hasBody := strings.Contains(prompt, "Definition body:"); hasBody != (kind[r.Key] != workspace.KindTheorem) {
 			bad = append(bad, r.Key+": definition body shown for a theorem or missing for a definition")
 		}
 		if !strings.Contains(prompt, "Module documentation (excerpt):\n# Module Lib.M") {
@@ -163,7 +163,7 @@ func TestFaultyServer(t *testing.T) {
 		t.Errorf("accounting shows no retries: %+v", rep.Usage)
 	}
 	rows := readInformal(t, ws.Dir)
-	if len(rows) != 79 || slices.ContainsFunc(rows, func(r dataset.Informal) bool { return r.Name == hopeless }) {
+	if len(rows) != 79 || slices.ContainsFunc(rows, func(r workspace.Informal) bool { return r.Name == hopeless }) {
 		t.Errorf("table has %d rows (failed one included?)", len(rows))
 	}
 	for _, r := range rows {
@@ -195,7 +195,7 @@ func TestFaultyServer(t *testing.T) {
 
 // dependents lists the declarations of ds whose statements use one of
 // names (directly, or transitively when closure), without names themselves.
-func dependents(ds []dataset.Declaration, names []string, closure bool) map[string]bool {
+func dependents(ds []workspace.Declaration, names []string, closure bool) map[string]bool {
 	set := map[string]bool{}
 	for _, n := range names {
 		set[n] = true
@@ -237,7 +237,7 @@ func TestIncremental(t *testing.T) {
 		t.Fatal("no declaration with a deep cascade in the synthetic library")
 	}
 	for _, refresh := range []bool{false, true} {
-		ws, err := dataset.Open(t.TempDir())
+		ws, err := workspace.Open(t.TempDir())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -291,7 +291,7 @@ func TestTornJournalTolerated(t *testing.T) {
 	j := `{"name":"x","status":"ok","input_sha256":"` + sha + `","informal_name":"n","informal_statement":"s","provider":"template","prompt_version":"template-v1","prompt_tokens":0,"completion_tokens":0,"created_at":"2026-01-01T00:00:00Z"}` + "\n" +
 		"not json at all\n" +
 		`{"name":"Lib.N0.decl_000","status":"ok","input_sha2`
-	os.WriteFile(ws.Path(dataset.InformalJournalFile), []byte(j), 0o644)
+	os.WriteFile(ws.Path(workspace.InformalJournalFile), []byte(j), 0o644)
 	var out bytes.Buffer
 	opts := quietOpts(Template{})
 	opts.Out = &out
@@ -316,12 +316,12 @@ func TestSelectionAndDryRun(t *testing.T) {
 	var out bytes.Buffer
 	opts := quietOpts(p)
 	opts.Out, opts.DryRun, opts.Prices = &out, true, p.Client.Config().Prices
-	opts.Kinds, opts.Modules = []string{dataset.KindTheorem}, []string{"Lib.M1", "Lib.M2"}
+	opts.Kinds, opts.Modules = []string{workspace.KindTheorem}, []string{"Lib.M1", "Lib.M2"}
 	rep, err := Run(context.Background(), ws, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if srv.Requests() != 0 || ws.Has(dataset.InformalFile) || ws.Has(dataset.InformalJournalFile) {
+	if srv.Requests() != 0 || ws.Has(workspace.InformalFile) || ws.Has(workspace.InformalJournalFile) {
 		t.Error("dry run requested or wrote something")
 	}
 	if rep.Selected == 0 || rep.Selected >= 20 || rep.EstPromptTokens == 0 || rep.EstCostUSD <= 0 {
@@ -356,21 +356,21 @@ func TestSelectionAndDryRun(t *testing.T) {
 
 func TestGuardsForeignTableAndBusy(t *testing.T) {
 	ws, _ := openWS(t, 5)
-	os.WriteFile(ws.Path(dataset.InformalFile), []byte("hand made"), 0o644)
+	os.WriteFile(ws.Path(workspace.InformalFile), []byte("hand made"), 0o644)
 	_, err := Run(context.Background(), ws, quietOpts(Template{}))
-	if !errors.Is(err, dataset.ErrForeignOutput) {
+	if !errors.Is(err, workspace.ErrForeignOutput) {
 		t.Fatalf("err %v, want ErrForeignOutput", err)
 	}
-	os.Remove(ws.Path(dataset.InformalFile))
+	os.Remove(ws.Path(workspace.InformalFile))
 	st, err := prepare(ws, quietOpts(Template{}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer st.close()
 	// another run: another Workspace value (Lock is re-entrant on one value)
-	other, _ := dataset.OpenExisting(ws.Dir)
-	if _, err := Run(context.Background(), other, quietOpts(Template{})); !errors.Is(err, ErrBusy) || !errors.Is(err, dataset.ErrBusy) {
-		t.Errorf("concurrent run: %v, want dataset.ErrBusy", err)
+	other, _ := workspace.OpenExisting(ws.Dir)
+	if _, err := Run(context.Background(), other, quietOpts(Template{})); !errors.Is(err, ErrBusy) || !errors.Is(err, workspace.ErrBusy) {
+		t.Errorf("concurrent run: %v, want workspace.ErrBusy", err)
 	}
 }
 
@@ -389,7 +389,7 @@ func TestCancelKeepsJournal(t *testing.T) {
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("err %v, want canceled", err)
 	}
-	if ws.Has(dataset.InformalFile) {
+	if ws.Has(workspace.InformalFile) {
 		t.Error("table written after cancellation")
 	}
 	done := journalNames(t, ws.Dir)
@@ -431,7 +431,7 @@ func TestDependencyDetailsDoNotCascade(t *testing.T) {
 	ds := synthDecls(120, 7)
 	x := -1
 	for i := 6; i < len(ds); i++ {
-		if ds[i].Kind == dataset.KindDefinition && len(dependents(ds, []string{ds[i].Name}, false)) >= 2 {
+		if ds[i].Kind == workspace.KindDefinition && len(dependents(ds, []string{ds[i].Name}, false)) >= 2 {
 			x = i
 			break
 		}
@@ -439,7 +439,7 @@ func TestDependencyDetailsDoNotCascade(t *testing.T) {
 	if x < 0 {
 		t.Fatal("no definition with dependents in the synthetic library")
 	}
-	ws, err := dataset.Open(t.TempDir())
+	ws, err := workspace.Open(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}

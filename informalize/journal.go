@@ -4,8 +4,8 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/driftkit/driftkit/dataset"
 	"github.com/driftkit/driftkit/internal/journal"
+	"github.com/driftkit/driftkit/workspace"
 )
 
 // Entry statuses.
@@ -34,8 +34,8 @@ type Entry struct {
 	Error             string `json:"error,omitempty"`
 	CreatedAt         string `json:"created_at"`
 	// Context lists the dependency texts the prompt carried (see
-	// dataset.Informal.Context).
-	Context []dataset.InformalContext `json:"context,omitempty"`
+	// workspace.Informal.Context).
+	Context []workspace.InformalContext `json:"context,omitempty"`
 }
 
 // journalOptions decode informal.journal.jsonl strictly: an unknown field

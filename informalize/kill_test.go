@@ -15,8 +15,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/driftkit/driftkit/dataset"
-	"github.com/driftkit/driftkit/llm/fakeopenai"
+	"github.com/driftkit/driftkit/internal/testkit/fakeopenai"
+	"github.com/driftkit/driftkit/workspace"
 )
 
 // TestHelperInformalize is not a test: TestSIGKILLResume runs the test
@@ -26,7 +26,7 @@ func TestHelperInformalize(t *testing.T) {
 	if os.Getenv("DRIFTKIT_INFORMALIZE_HELPER") != "1" {
 		t.Skip("helper process for TestSIGKILLResume")
 	}
-	ws, err := dataset.Open(os.Getenv("DRIFTKIT_WS"))
+	ws, err := workspace.Open(os.Getenv("DRIFTKIT_WS"))
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(3)
@@ -82,7 +82,7 @@ func TestSIGKILLResume(t *testing.T) {
 		}
 		if i == 2 {
 			// Simulate a crash in the middle of a write: a torn last line.
-			f, _ := os.OpenFile(ws.Path(dataset.InformalJournalFile), os.O_APPEND|os.O_WRONLY, 0)
+			f, _ := os.OpenFile(ws.Path(workspace.InformalJournalFile), os.O_APPEND|os.O_WRONLY, 0)
 			f.WriteString(`{"name":"Lib.N1.decl_001","status":"ok","inf`)
 			f.Close()
 			torn = true
@@ -107,7 +107,7 @@ func TestSIGKILLResume(t *testing.T) {
 			t.Errorf("%s was requested again after its answer was journalled (%d → %d)", name, n, stats[name].Requests)
 		}
 	}
-	if ws.Has(dataset.InformalJournalFile) {
+	if ws.Has(workspace.InformalJournalFile) {
 		t.Error("journal left after the final run")
 	}
 }
@@ -243,7 +243,7 @@ func TestSIGKILLIncrementalKeepsRule(t *testing.T) {
 			// The first informalize run after v1's is the one that finished
 			// the incremental work (a process killed after compacting may
 			// leave a later, idle one).
-			var runs []dataset.Run
+			var runs []workspace.Run
 			for _, r := range m.Runs {
 				if r.Stage == "informalize" {
 					runs = append(runs, r)

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/driftkit/driftkit/dataset"
+	"github.com/driftkit/driftkit/workspace"
 )
 
 // legacyWorkspace copies testdata/bump/legacy-v1 into a fresh workspace: the
@@ -15,13 +15,13 @@ import (
 // older rule (keys over the dependencies' informal text, no
 // own_input_sha256, informal_sha256 or context columns), against a fake
 // model answering "v1 …" that failed Bump.ten_pos.
-func legacyWorkspace(t *testing.T) *dataset.Workspace {
+func legacyWorkspace(t *testing.T) *workspace.Workspace {
 	t.Helper()
-	ws, err := dataset.Open(t.TempDir())
+	ws, err := workspace.Open(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range []string{dataset.DeclarationsFile, dataset.ModulesFile, dataset.InformalFile} {
+	for _, f := range []string{workspace.DeclarationsFile, workspace.ModulesFile, workspace.InformalFile} {
 		b, err := os.ReadFile(filepath.Join("testdata", "bump", "legacy-v1", f))
 		if err != nil {
 			t.Fatal(err)
@@ -58,8 +58,8 @@ func TestLegacyRowsMigrate(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ws := legacyWorkspace(t)
-			old := map[string]dataset.Informal{}
-			legacy, err := dataset.ReadTable[dataset.Informal](ws.Path(dataset.InformalFile))
+			old := map[string]workspace.Informal{}
+			legacy, err := workspace.ReadTable[workspace.Informal](ws.Path(workspace.InformalFile))
 			if err != nil {
 				t.Fatalf("rows of the older rule do not load: %v", err)
 			}
@@ -69,7 +69,7 @@ func TestLegacyRowsMigrate(t *testing.T) {
 				}
 				old[r.Name] = r
 			}
-			ds, err := dataset.ReadTable[dataset.Declaration](ws.Path(dataset.DeclarationsFile))
+			ds, err := workspace.ReadTable[workspace.Declaration](ws.Path(workspace.DeclarationsFile))
 			if err != nil {
 				t.Fatal(err)
 			}

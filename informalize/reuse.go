@@ -3,7 +3,7 @@ package informalize
 import (
 	"slices"
 
-	"github.com/driftkit/driftkit/dataset"
+	"github.com/driftkit/driftkit/workspace"
 )
 
 // Class says why a selected declaration is, or is not, redone: the reuse
@@ -53,7 +53,7 @@ type nodePlan struct {
 	// legacyOK: its old key matches the current inputs with the dependency
 	// texts of the table, whose revisions legacyCtx lists.
 	legacy, legacyOK bool
-	legacyCtx        []dataset.InformalContext
+	legacyCtx        []workspace.InformalContext
 }
 
 // formalInput is the prompt input of declaration di without any informal
@@ -103,7 +103,7 @@ func (st *state) modDocKey(module string) string {
 	}
 	k, ok := st.modDocSum[module]
 	if !ok {
-		k = dataset.InformalTextSHA256(module, truncate(st.modDoc[module], maxModuleDoc))
+		k = workspace.InformalTextSHA256(module, truncate(st.modDoc[module], maxModuleDoc))
 		st.modDocSum[module] = k
 	}
 	return k
@@ -146,8 +146,8 @@ func (st *state) makePlan() {
 // legacyMatch recomputes the older rule's key of node v over the current
 // library, with the dependency texts the table holds (as that rule's run
 // put them in the prompt), and compares it with the row's.
-func (st *state) legacyMatch(v int32, r dataset.Informal, in *Input) (bool, []dataset.InformalContext) {
-	var ctx []dataset.InformalContext
+func (st *state) legacyMatch(v int32, r workspace.Informal, in *Input) (bool, []workspace.InformalContext) {
+	var ctx []workspace.InformalContext
 	kept := st.graph.Deps[v]
 	for i := range in.Deps {
 		dep := &in.Deps[i]
@@ -161,7 +161,7 @@ func (st *state) legacyMatch(v int32, r dataset.Informal, in *Input) (bool, []da
 		}
 		if dr, ok := st.table[dep.Name]; ok {
 			dep.InformalName, dep.InformalStatement = dr.InformalName, dr.InformalStatement
-			ctx = append(ctx, dataset.InformalContext{Name: dep.Name, InformalSHA256: dataset.InformalTextSHA256(dr.InformalName, dr.InformalStatement)})
+			ctx = append(ctx, workspace.InformalContext{Name: dep.Name, InformalSHA256: workspace.InformalTextSHA256(dr.InformalName, dr.InformalStatement)})
 		}
 	}
 	ok := st.legacyKey(in) == r.InputSHA256
@@ -261,7 +261,7 @@ func (st *state) decideDefault(v int32) {
 // done: reuse only an answer with the same key whose prompt carried exactly
 // the dependency texts it would carry now (ctx). It returns the verdict, the
 // answer to use (nil: ask) and whether the answer comes from the journal.
-func (st *state) decideRefresh(v int32, in *Input, ctx []dataset.InformalContext) (Class, *Entry, bool) {
+func (st *state) decideRefresh(v int32, in *Input, ctx []workspace.InformalContext) (Class, *Entry, bool) {
 	p := &st.plan[v]
 	name := st.decls[st.sel[v]].Name
 	var journalled *Entry
@@ -288,19 +288,19 @@ func (st *state) decideRefresh(v int32, in *Input, ctx []dataset.InformalContext
 	return st.classOf(v), journalled, journalled != nil
 }
 
-func contextEqual(a, b []dataset.InformalContext) bool {
+func contextEqual(a, b []workspace.InformalContext) bool {
 	return slices.Equal(a, b)
 }
 
 // adopt re-keys a row of the older rule that the new one accepts.
-func (st *state) adopt(r dataset.Informal, p *nodePlan, ctx []dataset.InformalContext) Entry {
+func (st *state) adopt(r workspace.Informal, p *nodePlan, ctx []workspace.InformalContext) Entry {
 	e := rowEntry(r)
 	e.InputSHA256, e.OwnInputSHA256, e.Context = p.key, p.own, ctx
 	return e
 }
 
 // rowEntry is a table row as a journal entry.
-func rowEntry(r dataset.Informal) Entry {
+func rowEntry(r workspace.Informal) Entry {
 	return Entry{Name: r.Name, Status: StatusOK, InputSHA256: r.InputSHA256, OwnInputSHA256: r.OwnInputSHA256,
 		InformalName: r.InformalName, InformalStatement: r.InformalStatement, Provider: r.Provider,
 		PromptVersion: r.PromptVersion, PromptTokens: r.PromptTokens, CompletionTokens: r.CompletionTokens,
@@ -308,10 +308,10 @@ func rowEntry(r dataset.Informal) Entry {
 }
 
 // entryRow is an entry as a table row.
-func entryRow(e Entry) dataset.Informal {
-	return dataset.Informal{Name: e.Name, InformalName: e.InformalName, InformalStatement: e.InformalStatement,
+func entryRow(e Entry) workspace.Informal {
+	return workspace.Informal{Name: e.Name, InformalName: e.InformalName, InformalStatement: e.InformalStatement,
 		Provider: e.Provider, PromptVersion: e.PromptVersion, InputSHA256: e.InputSHA256,
 		PromptTokens: e.PromptTokens, CompletionTokens: e.CompletionTokens, CreatedAt: e.CreatedAt,
-		OwnInputSHA256: e.OwnInputSHA256, InformalSHA256: dataset.InformalTextSHA256(e.InformalName, e.InformalStatement),
+		OwnInputSHA256: e.OwnInputSHA256, InformalSHA256: workspace.InformalTextSHA256(e.InformalName, e.InformalStatement),
 		Context: e.Context}
 }

@@ -7,7 +7,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/driftkit/driftkit/dataset"
+	"github.com/driftkit/driftkit/workspace"
 )
 
 // TemplateVersion is the prompt_version recorded for template rows.
@@ -517,7 +517,7 @@ func (v *Vocabulary) Statement(in *Input) string {
 	}
 	human := v.HumanizeName(in.Name)
 	switch in.Kind {
-	case dataset.KindTheorem, dataset.KindAxiom, "":
+	case workspace.KindTheorem, workspace.KindAxiom, "":
 		body := v.renderProp(typ)
 		if body == "" {
 			body = v.renderProp(in.Signature)
@@ -539,17 +539,17 @@ func (v *Vocabulary) Statement(in *Input) string {
 			body = capitalize(body)
 		}
 		return strings.TrimSpace(s+body) + "."
-	case dataset.KindInstance:
+	case workspace.KindInstance:
 		return "Instance: " + v.renderProp(typ) + where + "."
-	case dataset.KindStructure, dataset.KindClass, dataset.KindInductive:
+	case workspace.KindStructure, workspace.KindClass, workspace.KindInductive:
 		s := "The " + in.Kind + " " + lastComponent(in.Name) + " (" + strings.ToLower(human) + ")"
 		if len(objects) > 0 {
 			s += " of " + joinAnd(objects)
 		}
 		return s + where + "."
-	case dataset.KindConstructor, dataset.KindProjection:
+	case workspace.KindConstructor, workspace.KindProjection:
 		role := "constructor"
-		if in.Kind == dataset.KindProjection {
+		if in.Kind == workspace.KindProjection {
 			role = "field"
 		}
 		s := "The " + role + " " + lastComponent(in.Name) + " of " + parentName(in.Name)

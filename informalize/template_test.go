@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/driftkit/driftkit/dataset"
+	"github.com/driftkit/driftkit/workspace"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -84,13 +84,13 @@ func TestTemplateGolden(t *testing.T) {
 func TestTemplateRunLabelsEveryRow(t *testing.T) {
 	dir := t.TempDir()
 	ds := synthDecls(40, 7)
-	bare := []dataset.Declaration{
-		{Library: "lib", Name: "Lib.bare", Kind: dataset.KindAxiom, Module: "Lib.M0"},
-		{Library: "lib", Name: "x", Kind: dataset.KindTheorem, Module: "Lib.M0"},
-		{Library: "lib", Name: "Lib.Ind.mk", Kind: dataset.KindConstructor, Module: "Lib.M1", Signature: ": Lib.Ind"},
+	bare := []workspace.Declaration{
+		{Library: "lib", Name: "Lib.bare", Kind: workspace.KindAxiom, Module: "Lib.M0"},
+		{Library: "lib", Name: "x", Kind: workspace.KindTheorem, Module: "Lib.M0"},
+		{Library: "lib", Name: "Lib.Ind.mk", Kind: workspace.KindConstructor, Module: "Lib.M1", Signature: ": Lib.Ind"},
 	}
 	writeFixture(t, dir, append(ds, bare...))
-	ws := &dataset.Workspace{Dir: dir}
+	ws := &workspace.Workspace{Dir: dir}
 	if _, err := Run(context.Background(), ws, quietOpts(Template{})); err != nil {
 		t.Fatal(err)
 	}

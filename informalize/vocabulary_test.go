@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/driftkit/driftkit/dataset"
+	"github.com/driftkit/driftkit/workspace"
 )
 
 func writeVocab(t *testing.T, dir, s string) string {
@@ -72,7 +72,7 @@ func TestVocabularyRedoesRows(t *testing.T) {
 	dir := t.TempDir()
 	ds := synthDecls(20, 3)
 	writeFixture(t, dir, ds)
-	ws := &dataset.Workspace{Dir: dir}
+	ws := &workspace.Workspace{Dir: dir}
 	if _, err := Run(context.Background(), ws, quietOpts(Template{})); err != nil {
 		t.Fatal(err)
 	}

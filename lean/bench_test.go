@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/driftkit/driftkit/internal/cpu"
-	"github.com/driftkit/driftkit/lean/leantest"
+	"github.com/driftkit/driftkit/internal/testkit/leantest"
 )
 
 // BenchmarkREPLCheck checks one snippet at a time on one fake REPL worker

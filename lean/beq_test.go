@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/driftkit/driftkit/lean/leantest"
+	"github.com/driftkit/driftkit/internal/testkit/leantest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/driftkit/driftkit/lean/leantest"
+	"github.com/driftkit/driftkit/internal/testkit/leantest"
 )
 
 // openREPL opens the REPL backend on the fake REPL (unless o.REPL is set)

@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/driftkit/driftkit/internal/cpu"
+	"github.com/driftkit/driftkit/internal/testkit/fakeopenai"
 	"github.com/driftkit/driftkit/llm"
-	"github.com/driftkit/driftkit/llm/fakeopenai"
 )
 
 func TestMain(m *testing.M) {

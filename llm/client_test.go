@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/driftkit/driftkit/internal/testkit/fakeopenai"
 	"github.com/driftkit/driftkit/llm"
-	"github.com/driftkit/driftkit/llm/fakeopenai"
 )
 
 func testConfig(urls ...string) llm.Config {

@@ -5,8 +5,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/driftkit/driftkit/internal/testkit/fakeopenai"
 	"github.com/driftkit/driftkit/llm"
-	"github.com/driftkit/driftkit/llm/fakeopenai"
 )
 
 // TestZeroTemperatureIsSent: go-openai omits a zero temperature, so the

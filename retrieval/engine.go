@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/driftkit/driftkit/dataset"
+	"github.com/driftkit/driftkit/workspace"
 )
 
 // Engine is a Searcher made of parts: a corpus Table, a dense backend with
@@ -88,7 +88,7 @@ func (s *searchState) assoc() []int {
 func (t *Table) Selections(f Filter) (cand, neigh Selection) {
 	var premise, other []string
 	for _, k := range t.kinds {
-		if dataset.IsPremiseKind(k) {
+		if workspace.IsPremiseKind(k) {
 			premise = append(premise, k)
 		} else {
 			other = append(other, k)

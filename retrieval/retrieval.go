@@ -73,8 +73,8 @@ func ParseProfile(s string) (Profile, error) {
 // query language.
 type Filter struct {
 	// Kinds, when non-empty, restricts candidates to these declaration kinds
-	// (dataset.Kinds). Empty means the default: premise kinds
-	// (dataset.IsPremiseKind) unless AllKinds.
+	// (workspace.Kinds). Empty means the default: premise kinds
+	// (workspace.IsPremiseKind) unless AllKinds.
 	Kinds []string `json:"kinds,omitempty"`
 	// AllKinds makes every declaration a candidate.
 	AllKinds bool `json:"all_kinds,omitempty"`
@@ -246,7 +246,7 @@ func (f SearcherFunc) Search(ctx context.Context, q Query) ([]Hit, error) { retu
 // Entry is what a corpus knows about one declaration: enough to show it in a
 // result list and to put it in a prompt (DRIFT's formalization context).
 // The full source text and proof dependencies live in the workspace tables
-// (dataset.Declaration).
+// (workspace.Declaration).
 type Entry struct {
 	Name   string `json:"name"`
 	Kind   string `json:"kind"`

@@ -4,7 +4,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/driftkit/driftkit/dataset"
+	"github.com/driftkit/driftkit/workspace"
 )
 
 // Table is the in-memory corpus an Engine ranks over: the documents by id
@@ -19,7 +19,7 @@ type Table struct {
 	// uses[doc] = len(usedBy[name of doc]).
 	uses []int32
 	// premise[doc] says whether doc is a premise candidate by default
-	// (dataset.IsPremiseKind).
+	// (workspace.IsPremiseKind).
 	premise []bool
 	// kind[doc] indexes kinds; library[doc] indexes libraries.
 	kind    []uint8
@@ -52,7 +52,7 @@ func NewTable(entries []Entry, usedBy map[string][]string) *Table {
 	for i := range entries {
 		e := &entries[i]
 		t.byName[e.Name] = i
-		t.premise[i] = dataset.IsPremiseKind(e.Kind)
+		t.premise[i] = workspace.IsPremiseKind(e.Kind)
 		t.uses[i] = int32(len(usedBy[e.Name]))
 		k, ok := kindID[e.Kind]
 		if !ok && len(t.kinds) < 255 {

@@ -9,9 +9,9 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/driftkit/driftkit/dataset"
 	"github.com/driftkit/driftkit/retrieval"
 	"github.com/driftkit/driftkit/retrieval/augment"
+	"github.com/driftkit/driftkit/workspace"
 )
 
 // SearchRequest is the body of POST /api/search; GET takes the same
@@ -143,12 +143,12 @@ func (s *Server) query(req SearchRequest) (retrieval.Query, error) {
 		return q, badField("profile", "%v", err)
 	}
 	q.Profile = p
-	if len(req.Kinds) > len(dataset.Kinds) {
-		return q, badField("kinds", "%d kinds given; there are %d", len(req.Kinds), len(dataset.Kinds))
+	if len(req.Kinds) > len(workspace.Kinds) {
+		return q, badField("kinds", "%d kinds given; there are %d", len(req.Kinds), len(workspace.Kinds))
 	}
 	for _, k := range req.Kinds {
-		if !slices.Contains(dataset.Kinds, k) {
-			return q, badField("kinds", "unknown kind %q (one of %s)", truncate(k, 32), strings.Join(dataset.Kinds, ", "))
+		if !slices.Contains(workspace.Kinds, k) {
+			return q, badField("kinds", "unknown kind %q (one of %s)", truncate(k, 32), strings.Join(workspace.Kinds, ", "))
 		}
 	}
 	q.Filter.Kinds = req.Kinds

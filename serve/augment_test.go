@@ -11,10 +11,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/driftkit/driftkit/dataset"
+	"github.com/driftkit/driftkit/internal/testkit/fakeopenai"
 	"github.com/driftkit/driftkit/llm"
-	"github.com/driftkit/driftkit/llm/fakeopenai"
 	"github.com/driftkit/driftkit/retrieval/augment"
+	"github.com/driftkit/driftkit/workspace"
 )
 
 // A workspace with an Augmenter rewrites every theorem search — the search
@@ -42,7 +42,7 @@ func TestAugmentedTheoremSearch(t *testing.T) {
 	}
 	defer c.Close()
 	dir := t.TempDir()
-	if err := dataset.WriteTable(filepath.Join(dir, dataset.DeclarationsFile), fixtureDecls()); err != nil {
+	if err := workspace.WriteTable(filepath.Join(dir, workspace.DeclarationsFile), fixtureDecls()); err != nil {
 		t.Fatal(err)
 	}
 	cache, err := augment.OpenCache(augment.CachePath(dir))

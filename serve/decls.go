@@ -9,7 +9,7 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
-	"github.com/driftkit/driftkit/dataset"
+	"github.com/driftkit/driftkit/workspace"
 )
 
 // Decls answers full declaration rows (code, path, lines, proof
@@ -32,10 +32,10 @@ type Decls struct {
 	// for concurrent use; seeking one is cheap). It is bounded: a burst of
 	// lookups makes more, and drops them after, so memory returns to its
 	// baseline.
-	readers chan *parquet.GenericReader[dataset.Declaration]
+	readers chan *parquet.GenericReader[workspace.Declaration]
 
 	mu    sync.Mutex
-	cache map[string]*dataset.Declaration
+	cache map[string]*workspace.Declaration
 	order []string // FIFO of cache keys
 }
 
@@ -84,7 +84,7 @@ func OpenDecls(path string) (d *Decls, err error) {
 	}
 	defer func() {
 		if r := recover(); r != nil {
-			err = &dataset.FileError{Path: path, Row: -1, Err: fmt.Errorf("%w: %v", dataset.ErrCorrupt, r)}
+			err = &workspace.FileError{Path: path, Row: -1, Err: fmt.Errorf("%w: %v", workspace.ErrCorrupt, r)}
 		}
 		if err != nil {
 			f.Close()
@@ -92,16 +92,16 @@ func OpenDecls(path string) (d *Decls, err error) {
 	}()
 	pf, err := parquet.OpenFile(f, id.size)
 	if err != nil {
-		return nil, &dataset.FileError{Path: path, Row: -1, Err: fmt.Errorf("%w: %v", dataset.ErrCorrupt, err)}
+		return nil, &workspace.FileError{Path: path, Row: -1, Err: fmt.Errorf("%w: %v", workspace.ErrCorrupt, err)}
 	}
 	d = &Decls{path: path, f: f, pf: pf, id: id, rows: make(map[string]int64, pf.NumRows()), docs: map[string]string{},
-		cache: map[string]*dataset.Declaration{}, readers: make(chan *parquet.GenericReader[dataset.Declaration], declReaders)}
+		cache: map[string]*workspace.Declaration{}, readers: make(chan *parquet.GenericReader[workspace.Declaration], declReaders)}
 	var row int64
 	type nameCol struct {
 		Name      string  `parquet:"name"`
 		Docstring *string `parquet:"docstring,optional"`
 	}
-	if err := dataset.EachRow(path, func(c *nameCol) error {
+	if err := workspace.EachRow(path, func(c *nameCol) error {
 		if _, dup := d.rows[c.Name]; !dup && c.Name != "" {
 			name := strings.Clone(c.Name)
 			d.rows[name] = row
@@ -130,7 +130,7 @@ func (d *Decls) Changed() bool {
 // Lookup returns the row of a declaration; the result is shared and must
 // not be modified. ok is false for an unknown name; err reports a file
 // that cannot be decoded.
-func (d *Decls) Lookup(name string) (decl *dataset.Declaration, ok bool, err error) {
+func (d *Decls) Lookup(name string) (decl *workspace.Declaration, ok bool, err error) {
 	row, ok := d.rows[name]
 	if !ok {
 		return nil, false, nil
@@ -141,15 +141,15 @@ func (d *Decls) Lookup(name string) (decl *dataset.Declaration, ok bool, err err
 		return c, true, nil
 	}
 	d.mu.Unlock()
-	var r *parquet.GenericReader[dataset.Declaration]
+	var r *parquet.GenericReader[workspace.Declaration]
 	select {
 	case r = <-d.readers:
 	default:
-		r = parquet.NewGenericReader[dataset.Declaration](d.pf)
+		r = parquet.NewGenericReader[workspace.Declaration](d.pf)
 	}
 	defer func() {
 		if p := recover(); p != nil {
-			err = &dataset.FileError{Path: d.path, Row: row, Err: fmt.Errorf("%w: %v", dataset.ErrCorrupt, p)}
+			err = &workspace.FileError{Path: d.path, Row: row, Err: fmt.Errorf("%w: %v", workspace.ErrCorrupt, p)}
 			return // a reader that panicked is not reused
 		}
 		select {
@@ -159,15 +159,15 @@ func (d *Decls) Lookup(name string) (decl *dataset.Declaration, ok bool, err err
 		}
 	}()
 	if err := r.SeekToRow(row); err != nil {
-		return nil, false, &dataset.FileError{Path: d.path, Row: row, Err: err}
+		return nil, false, &workspace.FileError{Path: d.path, Row: row, Err: err}
 	}
-	buf := make([]dataset.Declaration, 1)
+	buf := make([]workspace.Declaration, 1)
 	if n, err := r.Read(buf); n != 1 {
-		return nil, false, &dataset.FileError{Path: d.path, Row: row, Err: fmt.Errorf("%w: row unreadable: %v", dataset.ErrCorrupt, err)}
+		return nil, false, &workspace.FileError{Path: d.path, Row: row, Err: fmt.Errorf("%w: row unreadable: %v", workspace.ErrCorrupt, err)}
 	}
 	decl = cloneDecl(&buf[0])
 	if decl.Name != name {
-		return nil, false, &dataset.FileError{Path: d.path, Row: row, Err: fmt.Errorf("%w: row %d is %q, not %q", dataset.ErrCorrupt, row, decl.Name, name)}
+		return nil, false, &workspace.FileError{Path: d.path, Row: row, Err: fmt.Errorf("%w: row %d is %q, not %q", workspace.ErrCorrupt, row, decl.Name, name)}
 	}
 	d.mu.Lock()
 	if _, had := d.cache[name]; !had {
@@ -186,7 +186,7 @@ func (d *Decls) Lookup(name string) (decl *dataset.Declaration, ok bool, err err
 func (d *Decls) Close() error { return d.f.Close() }
 
 // cloneDecl copies a decoded row out of the reader's buffers.
-func cloneDecl(d *dataset.Declaration) *dataset.Declaration {
+func cloneDecl(d *workspace.Declaration) *workspace.Declaration {
 	c := *d
 	for _, p := range []*string{&c.Library, &c.Revision, &c.Name, &c.Kind, &c.Keyword, &c.Module, &c.Path, &c.Namespace, &c.Signature, &c.Code} {
 		*p = strings.Clone(*p)

@@ -18,7 +18,7 @@
 //     failed request, and a graceful shutdown that records cancelled runs.
 //
 // The server searches only through retrieval's interfaces (Index), so any
-// backend plugs in; internal/app opens real workspaces for it. No path or
+// backend plugs in; app opens real workspaces for it. No path or
 // file name from a request reaches the filesystem: declaration names are
 // looked up in memory, run folders are named by the server's random ids.
 package serve

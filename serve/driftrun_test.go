@@ -9,10 +9,10 @@ import (
 	"time"
 
 	"github.com/driftkit/driftkit/index"
+	"github.com/driftkit/driftkit/internal/testkit/drifttest"
+	"github.com/driftkit/driftkit/internal/testkit/fakeopenai"
 	"github.com/driftkit/driftkit/llm"
-	"github.com/driftkit/driftkit/llm/fakeopenai"
 	"github.com/driftkit/driftkit/serve/drift"
-	"github.com/driftkit/driftkit/serve/drift/drifttest"
 )
 
 // driftServer serves the fixture library through its real index, with

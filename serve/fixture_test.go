@@ -14,8 +14,8 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/driftkit/driftkit/dataset"
 	"github.com/driftkit/driftkit/retrieval"
+	"github.com/driftkit/driftkit/workspace"
 )
 
 // fakeIndex is an in-memory Index: it ranks entries by how many query
@@ -48,7 +48,7 @@ func newFakeIndex(entries []retrieval.Entry) *fakeIndex {
 		for _, d := range e.StatementDeps {
 			f.users[d] = append(f.users[d], e.Name)
 		}
-		if dataset.IsPremiseKind(e.Kind) {
+		if workspace.IsPremiseKind(e.Kind) {
 			premises++
 		}
 	}
@@ -80,7 +80,7 @@ func (f *fakeIndex) Search(ctx context.Context, q retrieval.Query) ([]retrieval.
 		switch {
 		case len(q.Filter.Kinds) > 0 && !slices.Contains(q.Filter.Kinds, e.Kind):
 			continue
-		case len(q.Filter.Kinds) == 0 && !q.Filter.AllKinds && !dataset.IsPremiseKind(e.Kind):
+		case len(q.Filter.Kinds) == 0 && !q.Filter.AllKinds && !workspace.IsPremiseKind(e.Kind):
 			continue
 		case q.Filter.Library != "" && e.Library != q.Filter.Library:
 			continue
@@ -145,17 +145,17 @@ func (f *fakeIndex) Reload() (bool, error) {
 func str(s string) *string { return &s }
 
 // fixtureDecls is a small Mathlib-like library with Lean's unicode.
-func fixtureDecls() []dataset.Declaration {
-	d := func(name, kind, module, sig string, deps, proof []string) dataset.Declaration {
+func fixtureDecls() []workspace.Declaration {
+	d := func(name, kind, module, sig string, deps, proof []string) workspace.Declaration {
 		code := "theorem " + name + " " + sig + " := by\n  simp"
 		if kind != "theorem" {
 			code = "def " + name + " " + sig + " := sorry"
 		}
-		return dataset.Declaration{Library: "mathlib", Revision: "59fdb6b0", Name: name, Kind: kind, Keyword: map[bool]string{true: "theorem", false: "def"}[kind == "theorem"],
+		return workspace.Declaration{Library: "mathlib", Revision: "59fdb6b0", Name: name, Kind: kind, Keyword: map[bool]string{true: "theorem", false: "def"}[kind == "theorem"],
 			Module: module, Path: strings.ReplaceAll(module, ".", "/") + ".lean", LineStart: 10, LineEnd: 12, Namespace: "Nat",
 			Signature: sig, Code: code, StatementDeps: deps, ProofDeps: proof}
 	}
-	decls := []dataset.Declaration{
+	decls := []workspace.Declaration{
 		d("Nat", "inductive", "Init.Prelude", ": Type", nil, nil),
 		d("Nat.Prime", "definition", "Mathlib.Data.Nat.Prime.Defs", "(p : ℕ) : Prop", []string{"Nat"}, []string{"Irreducible"}),
 		d("Dvd.dvd", "definition", "Init.Prelude", "{α : Type u} [Dvd α] (a b : α) : Prop", nil, nil),
@@ -169,7 +169,7 @@ func fixtureDecls() []dataset.Declaration {
 	return decls
 }
 
-func fixtureEntries(decls []dataset.Declaration) []retrieval.Entry {
+func fixtureEntries(decls []workspace.Declaration) []retrieval.Entry {
 	informal := map[string][3]string{
 		"Nat.Prime":           {"Prime natural number", "A natural number p is prime if it is at least 2 and its only divisors are 1 and p.", "openai:gpt-4o"},
 		"Nat.Prime.dvd_mul":   {"", "If a prime p divides a product m n, then p divides m or p divides n.", "template"},
@@ -202,7 +202,7 @@ func newTestServer(t testing.TB, o Options) *testServer {
 	t.Helper()
 	dir := t.TempDir()
 	decls := fixtureDecls()
-	if err := dataset.WriteTable(filepath.Join(dir, dataset.DeclarationsFile), decls); err != nil {
+	if err := workspace.WriteTable(filepath.Join(dir, workspace.DeclarationsFile), decls); err != nil {
 		t.Fatal(err)
 	}
 	idx := newFakeIndex(fixtureEntries(decls))
@@ -211,7 +211,7 @@ func newTestServer(t testing.TB, o Options) *testServer {
 		t.Fatal(err)
 	}
 	dir2 := t.TempDir()
-	if err := dataset.WriteTable(filepath.Join(dir2, dataset.DeclarationsFile), decls[:2]); err != nil {
+	if err := workspace.WriteTable(filepath.Join(dir2, workspace.DeclarationsFile), decls[:2]); err != nil {
 		t.Fatal(err)
 	}
 	other := newFakeIndex(fixtureEntries(decls[:2]))

@@ -2,7 +2,7 @@ package serve
 
 import "github.com/driftkit/driftkit/index"
 
-// IndexOf adapts a loaded *index.Index (opened by internal/app, with its
+// IndexOf adapts a loaded *index.Index (opened by app, with its
 // head and query encoder) to the server's Index. Reload switches index
 // generations under live searches (index.Index.Reload).
 func IndexOf(ix *index.Index) Index { return indexAdapter{ix} }

@@ -10,30 +10,30 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/driftkit/driftkit/dataset"
 	"github.com/driftkit/driftkit/index"
+	"github.com/driftkit/driftkit/workspace"
 )
 
 // realWorkspace writes the fixture library as a workspace and builds its
 // hash index.
-func realWorkspace(t testing.TB) (*dataset.Workspace, string) {
+func realWorkspace(t testing.TB) (*workspace.Workspace, string) {
 	t.Helper()
 	dir := t.TempDir()
-	ws, err := dataset.Open(dir)
+	ws, err := workspace.Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	decls := fixtureDecls()
-	if err := dataset.WriteTable(ws.Path(dataset.DeclarationsFile), decls); err != nil {
+	if err := workspace.WriteTable(ws.Path(workspace.DeclarationsFile), decls); err != nil {
 		t.Fatal(err)
 	}
-	var infs []dataset.Informal
+	var infs []workspace.Informal
 	for _, e := range fixtureEntries(decls) {
 		if e.InformalSource != "" && e.InformalSource != "docstring" {
-			infs = append(infs, dataset.Informal{Name: e.Name, InformalName: e.InformalName, InformalStatement: e.InformalStatement, Provider: e.InformalSource})
+			infs = append(infs, workspace.Informal{Name: e.Name, InformalName: e.InformalName, InformalStatement: e.InformalStatement, Provider: e.InformalSource})
 		}
 	}
-	if err := dataset.WriteTable(ws.Path(dataset.InformalFile), infs); err != nil {
+	if err := workspace.WriteTable(ws.Path(workspace.InformalFile), infs); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := index.Build(context.Background(), ws, index.BuildOptions{HashDim: 32}); err != nil {

@@ -5,10 +5,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/driftkit/driftkit/internal/testkit/fakeopenai"
+	"github.com/driftkit/driftkit/internal/testkit/tomapfake"
 	"github.com/driftkit/driftkit/llm"
-	"github.com/driftkit/driftkit/llm/fakeopenai"
 	"github.com/driftkit/driftkit/serve/tomap"
-	"github.com/driftkit/driftkit/serve/tomap/tomapfake"
 )
 
 // TestToMapRunOverHTTP: POST /api/tomap runs ToMap through the fake

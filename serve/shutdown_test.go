@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/driftkit/driftkit/dataset"
+	"github.com/driftkit/driftkit/workspace"
 )
 
 // TestServeGracefulShutdown: cancelling Serve's context stops accepting
@@ -77,8 +77,8 @@ func TestServeGracefulShutdown(t *testing.T) {
 func TestReloadPicksUpNewDeclarations(t *testing.T) {
 	ts := newTestServer(t, Options{})
 	decls := fixtureDecls()
-	decls = append(decls, dataset.Declaration{Name: "Nat.brand_new", Kind: "theorem", Module: "M", Signature: ": True", Code: "theorem brand_new : True := trivial"})
-	if err := dataset.WriteTable(filepath.Join(ts.dir, dataset.DeclarationsFile), decls); err != nil {
+	decls = append(decls, workspace.Declaration{Name: "Nat.brand_new", Kind: "theorem", Module: "M", Signature: ": True", Code: "theorem brand_new : True := trivial"})
+	if err := workspace.WriteTable(filepath.Join(ts.dir, workspace.DeclarationsFile), decls); err != nil {
 		t.Fatal(err)
 	}
 	if resp, _ := ts.do(t, "GET", "/api/decl/Nat.brand_new", "", ""); resp.StatusCode != 404 {

@@ -8,14 +8,14 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/driftkit/driftkit/dataset"
 	"github.com/driftkit/driftkit/retrieval"
 	"github.com/driftkit/driftkit/retrieval/augment"
+	"github.com/driftkit/driftkit/workspace"
 )
 
 // Index is one workspace's search index as the server uses it: a searcher,
 // the corpus behind it, what it is built with, and a way to pick up a
-// rebuilt index. internal/app adapts *index.Index to it. Implementations are
+// rebuilt index. app adapts *index.Index to it. Implementations are
 // safe for concurrent use; Reload runs while searches are in flight and must
 // let each finish on the index it started on.
 type Index interface {
@@ -93,7 +93,7 @@ func NewWorkspace(name, dir string, idx Index) (*Workspace, error) {
 	if !validName.MatchString(name) {
 		return nil, fmt.Errorf("workspace name %q: use letters, digits, '_', '.' and '-' (at most 64)", name)
 	}
-	d, err := OpenDecls(filepath.Join(dir, dataset.DeclarationsFile))
+	d, err := OpenDecls(filepath.Join(dir, workspace.DeclarationsFile))
 	if err != nil {
 		return nil, fmt.Errorf("workspace %s: %w", name, err)
 	}

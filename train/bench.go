@@ -5,11 +5,11 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/driftkit/driftkit/dataset"
 	"github.com/driftkit/driftkit/head"
 	"github.com/driftkit/driftkit/index"
 	"github.com/driftkit/driftkit/retrieval"
 	"github.com/driftkit/driftkit/retrieval/eval"
+	"github.com/driftkit/driftkit/workspace"
 )
 
 // BenchMetrics are dense-retrieval metrics on a benchmark at one cutoff,
@@ -37,7 +37,7 @@ type BenchReport struct {
 // excluded), with the raw embeddings and, when h is not nil, through the
 // head — both by eval.Retrieval, the code that scores every searcher. ix
 // must be opened without the workspace's head (index.OpenOptions.NoHead).
-func EvalBench(ctx context.Context, ws *dataset.Workspace, ix *index.Index, h *head.Head, bench string, ks []int) (*BenchReport, error) {
+func EvalBench(ctx context.Context, ws *workspace.Workspace, ix *index.Index, h *head.Head, bench string, ks []int) (*BenchReport, error) {
 	items, err := eval.ReadBenchFile(bench)
 	if err != nil {
 		return nil, err

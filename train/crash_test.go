@@ -4,11 +4,11 @@ import (
 	"context"
 	"testing"
 
-	"github.com/driftkit/driftkit/dataset"
-	"github.com/driftkit/driftkit/dataset/crashtest"
 	"github.com/driftkit/driftkit/dataset/mine"
-	"github.com/driftkit/driftkit/dataset/mine/minetest"
 	"github.com/driftkit/driftkit/index"
+	"github.com/driftkit/driftkit/internal/testkit/crashtest"
+	"github.com/driftkit/driftkit/internal/testkit/minetest"
+	"github.com/driftkit/driftkit/workspace"
 )
 
 // TestTrainHeadEveryStep: head/ (as a whole) and the index manifest naming the
@@ -16,7 +16,7 @@ import (
 // a crash or a failure hits (a full disk after the first rename used to leave
 // a new log.jsonl beside the old weights).
 func TestTrainHeadEveryStep(t *testing.T) {
-	train := func(ctx context.Context, ws *dataset.Workspace, seed uint64, tied bool) error {
+	train := func(ctx context.Context, ws *workspace.Workspace, seed uint64, tied bool) error {
 		ix, err := index.Open(ws.Dir, &index.OpenOptions{NoHead: true})
 		if err != nil {
 			return err
@@ -31,7 +31,7 @@ func TestTrainHeadEveryStep(t *testing.T) {
 			if err := minetest.WriteWorkspace(dir, 3, false); err != nil {
 				t.Fatal(err)
 			}
-			ws, _ := dataset.OpenExisting(dir)
+			ws, _ := workspace.OpenExisting(dir)
 			ctx := context.Background()
 			if _, err := index.Build(ctx, ws, index.BuildOptions{HashDim: 32}); err != nil {
 				t.Fatal(err)
@@ -44,7 +44,7 @@ func TestTrainHeadEveryStep(t *testing.T) {
 			}
 		},
 		// tied: the new head has no document.npy, which must go with the rest
-		Run:     func(ctx context.Context, ws *dataset.Workspace) error { return train(ctx, ws, 2, true) },
+		Run:     func(ctx context.Context, ws *workspace.Workspace) error { return train(ctx, ws, 2, true) },
 		Outputs: []string{"head/config.json", "head/query.npy", "head/log.jsonl", "index/manifest.json"},
 	})
 }

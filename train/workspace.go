@@ -8,10 +8,10 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/driftkit/driftkit/dataset"
 	"github.com/driftkit/driftkit/head"
 	"github.com/driftkit/driftkit/index"
 	"github.com/driftkit/driftkit/internal/progress"
+	"github.com/driftkit/driftkit/workspace"
 )
 
 // WorkspaceOptions configure TrainWorkspace.
@@ -47,12 +47,12 @@ func EncoderID(m *index.Manifest) string { return head.EncoderID(m.Encoder, m.Mo
 // TrainWorkspace trains a head on the workspace's pairs.parquet over the
 // frozen embeddings of its index (documents from index/vectors.npy, queries
 // through ix's encoder) and writes WS/head/ and the index manifest's record of
-// it, as one commit (a dataset.Txn: head/ is replaced as a whole, and the
+// it, as one commit (a workspace.Txn: head/ is replaced as a whole, and the
 // index names the new head exactly when the new head is in place). ix must be
 // the workspace's index, opened with dense vectors; open it after taking the
 // stage's lock (ws.Lock("train head"), which this function takes again) so no
 // index build replaces it meanwhile.
-func TrainWorkspace(ctx context.Context, ws *dataset.Workspace, ix *index.Index, opts WorkspaceOptions) (*WorkspaceResult, error) {
+func TrainWorkspace(ctx context.Context, ws *workspace.Workspace, ix *index.Index, opts WorkspaceOptions) (*WorkspaceResult, error) {
 	opts.fill()
 	unlock, err := ws.Lock("train head")
 	if err != nil {
@@ -62,12 +62,12 @@ func TrainWorkspace(ctx context.Context, ws *dataset.Workspace, ix *index.Index,
 	if opts.EncodeBatch <= 0 {
 		opts.EncodeBatch = 256
 	}
-	rel := func(n string) string { return filepath.ToSlash(filepath.Join(dataset.HeadDir, n)) }
+	rel := func(n string) string { return filepath.ToSlash(filepath.Join(workspace.HeadDir, n)) }
 	if err := ws.GuardOutputs(opts.Force, rel(head.ConfigFile), rel(head.QueryWeightsFile), rel(head.DocumentWeightsFile), rel(head.LogFile)); err != nil {
 		return nil, err
 	}
-	if !ws.Has(dataset.PairsFile) {
-		return nil, ws.Missing(dataset.PairsFile, "pairs")
+	if !ws.Has(workspace.PairsFile) {
+		return nil, ws.Missing(workspace.PairsFile, "pairs")
 	}
 	// One generation for documents, vectors and encoder, even if the index
 	// is rebuilt meanwhile.
@@ -78,13 +78,13 @@ func TrainWorkspace(ctx context.Context, ws *dataset.Workspace, ix *index.Index,
 		return nil, fmt.Errorf("index opened without dense vectors: the head needs them")
 	}
 	man := g.Manifest()
-	res := &WorkspaceResult{Dir: ws.Path(dataset.HeadDir), Encoder: EncoderID(&man), EncoderFallback: man.EncoderFallback}
+	res := &WorkspaceResult{Dir: ws.Path(workspace.HeadDir), Encoder: EncoderID(&man), EncoderFallback: man.EncoderFallback}
 	params := map[string]any{"out_dim": opts.OutDim, "tied": opts.Tied, "temperature": opts.Temperature, "lr": opts.LearnRate,
 		"batch_size": opts.BatchSize, "group_size": opts.GroupSize, "epochs": opts.Epochs, "patience": opts.Patience,
 		"eval_every": opts.EvalEvery, "k": opts.K, "valid_max": opts.ValidMax, "seed": opts.Seed, "all_kinds": opts.AllKinds,
 		"encoder": res.Encoder}
 	run := ws.StartRun("train head", params)
-	for _, n := range []string{dataset.PairsFile, filepath.Join(g.Dir(), index.ManifestName), filepath.Join(g.Dir(), index.VectorsName)} {
+	for _, n := range []string{workspace.PairsFile, filepath.Join(g.Dir(), index.ManifestName), filepath.Join(g.Dir(), index.VectorsName)} {
 		if err := run.Input(n); err != nil {
 			return nil, err
 		}
@@ -101,7 +101,7 @@ func TrainWorkspace(ctx context.Context, ws *dataset.Workspace, ix *index.Index,
 	docIdx := map[string]int32{}
 	for r := range table.Len() {
 		doc := table.Entry(r)
-		if !opts.AllKinds && !dataset.IsPremiseKind(doc.Kind) {
+		if !opts.AllKinds && !workspace.IsPremiseKind(doc.Kind) {
 			continue
 		}
 		docIdx[doc.Name] = int32(d.NumDocs)
@@ -111,7 +111,7 @@ func TrainWorkspace(ctx context.Context, ws *dataset.Workspace, ix *index.Index,
 	res.Docs = d.NumDocs
 
 	// Queries.
-	pairs, err := dataset.ReadTable[dataset.Pair](ws.Path(dataset.PairsFile))
+	pairs, err := workspace.ReadTable[workspace.Pair](ws.Path(workspace.PairsFile))
 	if err != nil {
 		return nil, err
 	}
@@ -169,9 +169,9 @@ func TrainWorkspace(ctx context.Context, ws *dataset.Workspace, ix *index.Index,
 	run.Phase("encode_queries", time.Since(t0))
 	for i, ex := range exs {
 		switch splits[i] {
-		case dataset.SplitTrain:
+		case workspace.SplitTrain:
 			d.Train = append(d.Train, ex)
-		case dataset.SplitValid:
+		case workspace.SplitValid:
 			d.Valid = append(d.Valid, ex)
 		}
 	}
@@ -202,11 +202,11 @@ func TrainWorkspace(ctx context.Context, ws *dataset.Workspace, ix *index.Index,
 	}
 	tx := ws.Begin("train head")
 	defer tx.Abort()
-	dir, err := tx.TempDir(dataset.HeadDir)
+	dir, err := tx.TempDir(workspace.HeadDir)
 	if err != nil {
 		return nil, err
 	}
-	if err := dataset.WriteFileAtomic(filepath.Join(dir, head.LogFile), logBuf.Bytes()); err != nil {
+	if err := workspace.WriteFileAtomic(filepath.Join(dir, head.LogFile), logBuf.Bytes()); err != nil {
 		return nil, err
 	}
 	if err := h.Save(dir); err != nil {

@@ -9,11 +9,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/driftkit/driftkit/dataset"
 	"github.com/driftkit/driftkit/dataset/mine"
-	"github.com/driftkit/driftkit/dataset/mine/minetest"
 	"github.com/driftkit/driftkit/head"
 	"github.com/driftkit/driftkit/index"
+	"github.com/driftkit/driftkit/internal/testkit/minetest"
+	"github.com/driftkit/driftkit/workspace"
 )
 
 func TestTrainWorkspace(t *testing.T) {
@@ -21,7 +21,7 @@ func TestTrainWorkspace(t *testing.T) {
 	if err := minetest.WriteWorkspace(dir, 3, false); err != nil {
 		t.Fatal(err)
 	}
-	ws, _ := dataset.Open(dir)
+	ws, _ := workspace.Open(dir)
 	ctx := context.Background()
 	if _, err := index.Build(ctx, ws, index.BuildOptions{HashDim: 64}); err != nil {
 		t.Fatal(err)
@@ -31,8 +31,8 @@ func TestTrainWorkspace(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ix.Close()
-	var missing *dataset.MissingError
-	if _, err := TrainWorkspace(ctx, ws, ix, WorkspaceOptions{}); !errors.As(err, &missing) || missing.Path != ws.Path(dataset.PairsFile) {
+	var missing *workspace.MissingError
+	if _, err := TrainWorkspace(ctx, ws, ix, WorkspaceOptions{}); !errors.As(err, &missing) || missing.Path != ws.Path(workspace.PairsFile) {
 		t.Fatalf("no pairs: err = %v", err)
 	}
 	if _, err := mine.Mine(ctx, ws, mine.Options{Ranker: mine.IndexRanker{Searcher: ix}, ValidFrac: 0.3, RangeHi: 30}); err != nil {
@@ -45,14 +45,14 @@ func TestTrainWorkspace(t *testing.T) {
 	if res.Train == 0 || res.Valid == 0 || res.Docs != 61 || res.Encoder != "hash:64" || !res.EncoderFallback {
 		t.Fatalf("result %+v", res)
 	}
-	h, err := head.Load(ws.Path(dataset.HeadDir))
+	h, err := head.Load(ws.Path(workspace.HeadDir))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if h.Config.InDim != 64 || h.Config.OutDim != 16 || h.Config.Encoder != "hash:64" || !h.Config.EncoderFallback || h.ID() != res.Head.ID() {
 		t.Fatalf("saved config %+v", h.Config)
 	}
-	log, err := os.ReadFile(filepath.Join(ws.Path(dataset.HeadDir), head.LogFile))
+	log, err := os.ReadFile(filepath.Join(ws.Path(workspace.HeadDir), head.LogFile))
 	if err != nil || strings.Count(string(log), "\n") != len(res.Log) {
 		t.Fatalf("log.jsonl: %d lines for %d entries (%v)", strings.Count(string(log), "\n"), len(res.Log), err)
 	}
@@ -65,8 +65,8 @@ func TestTrainWorkspace(t *testing.T) {
 		t.Fatalf("index manifest does not name the new head: %+v, %v", im, err)
 	}
 	// The head is protected against silent replacement once edited.
-	os.WriteFile(filepath.Join(ws.Path(dataset.HeadDir), head.LogFile), []byte("x\n"), 0o644)
-	if _, err := TrainWorkspace(ctx, ws, ix, WorkspaceOptions{Options: Options{OutDim: 16, BatchSize: 8, Epochs: 1}}); !errors.Is(err, dataset.ErrForeignOutput) {
+	os.WriteFile(filepath.Join(ws.Path(workspace.HeadDir), head.LogFile), []byte("x\n"), 0o644)
+	if _, err := TrainWorkspace(ctx, ws, ix, WorkspaceOptions{Options: Options{OutDim: 16, BatchSize: 8, Epochs: 1}}); !errors.Is(err, workspace.ErrForeignOutput) {
 		t.Fatalf("edited head: err = %v", err)
 	}
 }
@@ -76,7 +76,7 @@ func TestEvalBench(t *testing.T) {
 	if err := minetest.WriteWorkspace(dir, 1, false); err != nil {
 		t.Fatal(err)
 	}
-	ws, _ := dataset.Open(dir)
+	ws, _ := workspace.Open(dir)
 	ctx := context.Background()
 	if _, err := index.Build(ctx, ws, index.BuildOptions{HashDim: 32}); err != nil {
 		t.Fatal(err)

@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/driftkit/driftkit/dataset"
 	"github.com/driftkit/driftkit/dataset/mine"
 	"github.com/driftkit/driftkit/head"
 	"github.com/driftkit/driftkit/index"
@@ -14,6 +13,7 @@ import (
 	"github.com/driftkit/driftkit/serve"
 	"github.com/driftkit/driftkit/serve/drift"
 	"github.com/driftkit/driftkit/train"
+	"github.com/driftkit/driftkit/workspace"
 )
 
 // advice says which driftkit command fixes err, or "". Library errors say
@@ -24,17 +24,17 @@ func advice(err error, ws string) string {
 	if ws == "" {
 		ws = "WS"
 	}
-	var missing *dataset.MissingError
+	var missing *workspace.MissingError
 	var noPairs *mine.NoPairsError
 	switch {
 	case errors.As(err, &missing):
 		dir := filepath.Dir(missing.Path)
 		switch filepath.Base(missing.Path) {
-		case dataset.DeclarationsFile, dataset.ModulesFile:
+		case workspace.DeclarationsFile, workspace.ModulesFile:
 			return fmt.Sprintf("run `driftkit extract --ws %s` or `driftkit import rauto --ws %s` first", dir, dir)
-		case dataset.InformalFile:
+		case workspace.InformalFile:
 			return fmt.Sprintf("run `driftkit informalize --ws %s` first", dir)
-		case dataset.PairsFile:
+		case workspace.PairsFile:
 			return fmt.Sprintf("run `driftkit mine --ws %s` first", dir)
 		}
 	case errors.Is(err, serve.ErrNoDeclarations):
@@ -45,7 +45,7 @@ func advice(err error, ws string) string {
 		return fmt.Sprintf("retrain it with `driftkit train head --ws %s`, or search without it: --no-head", ws)
 	case errors.Is(err, index.ErrStale):
 		return fmt.Sprintf("rebuild it with `driftkit index --ws %s`", ws)
-	case errors.Is(err, dataset.ErrForeignOutput):
+	case errors.Is(err, workspace.ErrForeignOutput):
 		return "pass --force to replace it"
 	case errors.As(err, &noPairs) && noPairs.TemplateExcluded > 0:
 		return "informalize with a model (--model), or pass --allow-template to use the template fallback's statements as queries"

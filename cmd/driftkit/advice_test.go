@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/driftkit/driftkit/dataset"
 	"github.com/driftkit/driftkit/dataset/mine"
 	"github.com/driftkit/driftkit/head"
 	"github.com/driftkit/driftkit/index"
@@ -15,6 +14,7 @@ import (
 	"github.com/driftkit/driftkit/serve"
 	"github.com/driftkit/driftkit/serve/drift"
 	"github.com/driftkit/driftkit/train"
+	"github.com/driftkit/driftkit/workspace"
 )
 
 // TestAdvice: library errors say what is wrong; the command line adds the
@@ -26,15 +26,15 @@ func TestAdvice(t *testing.T) {
 		err  error
 		want string // "" for no advice
 	}{
-		{&dataset.MissingError{Path: filepath.Join(ws, dataset.DeclarationsFile)}, "run `driftkit extract --ws w/s` or `driftkit import rauto --ws w/s` first"},
-		{wrap(&dataset.MissingError{Path: filepath.Join(ws, dataset.PairsFile)}), "run `driftkit mine --ws w/s` first"},
-		{&dataset.MissingError{Path: filepath.Join(ws, dataset.InformalFile)}, "run `driftkit informalize --ws w/s` first"},
+		{&workspace.MissingError{Path: filepath.Join(ws, workspace.DeclarationsFile)}, "run `driftkit extract --ws w/s` or `driftkit import rauto --ws w/s` first"},
+		{wrap(&workspace.MissingError{Path: filepath.Join(ws, workspace.PairsFile)}), "run `driftkit mine --ws w/s` first"},
+		{&workspace.MissingError{Path: filepath.Join(ws, workspace.InformalFile)}, "run `driftkit informalize --ws w/s` first"},
 		{wrap(index.ErrNoIndex), "run `driftkit index --ws w/s` first"},
 		{wrap(serve.ErrNoDeclarations), "run `driftkit extract --ws w/s` or `driftkit import rauto --ws w/s` first"},
-		{&dataset.FileError{Path: "x", Row: -1, Err: fmt.Errorf("%w: sha256", index.ErrStale)}, "rebuild it with `driftkit index --ws w/s`"},
+		{&workspace.FileError{Path: "x", Row: -1, Err: fmt.Errorf("%w: sha256", index.ErrStale)}, "rebuild it with `driftkit index --ws w/s`"},
 		{wrap(head.ErrMismatch), "--no-head"},
 		{fmt.Errorf("%w: both", errors.Join(head.ErrMismatch, index.ErrStale)), "retrain it with `driftkit train head --ws w/s`"},
-		{wrap(dataset.ErrForeignOutput), "pass --force"},
+		{wrap(workspace.ErrForeignOutput), "pass --force"},
 		{&mine.NoPairsError{Theorems: 3, TemplateExcluded: 3}, "--allow-template"},
 		{&mine.NoPairsError{Theorems: 3, NoPositives: 3}, ""},
 		{wrap(train.ErrNoValid), "--valid-frac"},

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/driftkit/driftkit/dataset"
+	"github.com/driftkit/driftkit/workspace"
 )
 
 // TestBadInput runs the commands on bad input: each must exit 1 (error) or 2
@@ -46,7 +46,7 @@ func TestBadInput(t *testing.T) {
 	newerWS := filepath.Join(tmp, "newer")
 	os.MkdirAll(newerWS, 0o755)
 	newerManifest := `{"format": 99, "runs": []}` + "\n"
-	os.WriteFile(filepath.Join(newerWS, dataset.ManifestFile), []byte(newerManifest), 0o644)
+	os.WriteFile(filepath.Join(newerWS, workspace.ManifestFile), []byte(newerManifest), 0o644)
 	// A library outside any git checkout, without a .revision file.
 	norev := filepath.Join(tmp, "norev")
 	os.MkdirAll(filepath.Join(norev, "Lib"), 0o755)
@@ -56,14 +56,14 @@ func TestBadInput(t *testing.T) {
 	os.MkdirAll(emptyWS, 0o755)
 	truncWS := filepath.Join(tmp, "trunc")
 	os.MkdirAll(truncWS, 0o755)
-	b, err := os.ReadFile(filepath.Join(ws, dataset.DeclarationsFile))
+	b, err := os.ReadFile(filepath.Join(ws, workspace.DeclarationsFile))
 	if err != nil {
 		t.Fatal(err)
 	}
-	os.WriteFile(filepath.Join(truncWS, dataset.DeclarationsFile), b[:len(b)/2], 0o644)
+	os.WriteFile(filepath.Join(truncWS, workspace.DeclarationsFile), b[:len(b)/2], 0o644)
 
 	// A run holding the tables' lock makes a second writer fail at once.
-	busy, err := dataset.Open(filepath.Join(tmp, "busy"))
+	busy, err := workspace.Open(filepath.Join(tmp, "busy"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +92,7 @@ func TestBadInput(t *testing.T) {
 		{args: []string{"export", "hf", "--ws", ws}, code: 2, prefix: "driftkit export hf: a licence identifier is required", want: []string{"Usage: driftkit export hf"}},
 		{args: []string{"export", "embeddings"}, code: 2, prefix: "driftkit export embeddings: --ws is required\n\nUsage: driftkit export embeddings"},
 		{args: []string{"export", "embeddings", "--ws", ws, "--row-group-rows", "-1"}, code: 2, prefix: "driftkit export embeddings: --row-group-rows -1 (want 0 or more)\n\nUsage: driftkit export embeddings"},
-		{args: []string{"export", "embeddings", "--ws", emptyWS}, code: 1, want: []string{filepath.Join(emptyWS, dataset.DeclarationsFile), "run `driftkit extract --ws " + emptyWS}},
+		{args: []string{"export", "embeddings", "--ws", emptyWS}, code: 1, want: []string{filepath.Join(emptyWS, workspace.DeclarationsFile), "run `driftkit extract --ws " + emptyWS}},
 		{args: []string{"export", "embeddings", "--ws", missing}, code: 1, want: []string{missing, "workspace folder does not exist"}},
 		{args: []string{"train", "head"}, code: 2, prefix: "driftkit train head: --ws is required\n\nUsage: driftkit train head"},
 		{args: []string{"informalize"}, code: 2, prefix: "driftkit informalize: --ws is required\n\nUsage: driftkit informalize"},
@@ -117,7 +117,7 @@ func TestBadInput(t *testing.T) {
 			want: []string{"--per-item " + filepath.Join(noDir, "items.jsonl"), "the folder " + noDir + " does not exist"}},
 		// A manifest from a newer driftkit is refused, not rewritten without its fields.
 		{args: []string{"import", "rauto", "--library", lib, "--ws", newerWS}, code: 1,
-			want: []string{filepath.Join(newerWS, dataset.ManifestFile), "written by a newer driftkit", "format 99"}},
+			want: []string{filepath.Join(newerWS, workspace.ManifestFile), "written by a newer driftkit", "format 99"}},
 		// Duplicate full_names in a library are reported.
 		{args: []string{"import", "rauto", "--library", dupLib, "--ws", filepath.Join(tmp, "dupws")}, code: 0,
 			want: []string{"warning: " + dupLib + `:3: `, `duplicate full_name "A.b" (first on line 1)`}},
@@ -140,10 +140,10 @@ func TestBadInput(t *testing.T) {
 		{args: []string{"search", "--ws", missing, "x"}, code: 1, want: []string{missing, "no index"}},
 		{args: []string{"import", "rauto", "--library", filepath.Join(tmp, "none.jsonl"), "--ws", missing}, code: 1, want: []string{"none.jsonl"}},
 		{args: []string{"extract", "--src", filepath.Join(tmp, "nosrc"), "--ws", missing}, code: 1, want: []string{"nosrc"}},
-		{args: []string{"index", "--ws", truncWS}, code: 1, want: []string{filepath.Join(truncWS, dataset.DeclarationsFile), "corrupt parquet file"}},
-		{args: []string{"informalize", "--ws", truncWS}, code: 1, want: []string{filepath.Join(truncWS, dataset.DeclarationsFile), "corrupt parquet file"}},
-		{args: []string{"informalize", "--ws", emptyWS}, code: 1, want: []string{filepath.Join(emptyWS, dataset.DeclarationsFile), "run `driftkit extract --ws " + emptyWS}},
-		{args: []string{"index", "--ws", emptyWS}, code: 1, want: []string{filepath.Join(emptyWS, dataset.DeclarationsFile), "driftkit extract"}},
+		{args: []string{"index", "--ws", truncWS}, code: 1, want: []string{filepath.Join(truncWS, workspace.DeclarationsFile), "corrupt parquet file"}},
+		{args: []string{"informalize", "--ws", truncWS}, code: 1, want: []string{filepath.Join(truncWS, workspace.DeclarationsFile), "corrupt parquet file"}},
+		{args: []string{"informalize", "--ws", emptyWS}, code: 1, want: []string{filepath.Join(emptyWS, workspace.DeclarationsFile), "run `driftkit extract --ws " + emptyWS}},
+		{args: []string{"index", "--ws", emptyWS}, code: 1, want: []string{filepath.Join(emptyWS, workspace.DeclarationsFile), "driftkit extract"}},
 		{args: []string{"eval", "retrieval", "--ws", ws, "--bench", emptyBench}, code: 1, want: []string{emptyBench + ":1:", "no items"}},
 		{args: []string{"eval", "retrieval", "--ws", ws, "--bench", badLine}, code: 1, want: []string{badLine + ":2:", "want one JSON object per line"}},
 		{args: []string{"eval", "retrieval", "--ws", ws, "--bench", notArray}, code: 1, want: []string{notArray + ":1:"}},
@@ -182,14 +182,14 @@ func TestBadInput(t *testing.T) {
 	}
 	// The refused manifest is left as the newer driftkit wrote it; the
 	// duplicate row is not imported; the unknown revision is in the rows.
-	if b, _ := os.ReadFile(filepath.Join(newerWS, dataset.ManifestFile)); string(b) != newerManifest {
+	if b, _ := os.ReadFile(filepath.Join(newerWS, workspace.ManifestFile)); string(b) != newerManifest {
 		t.Errorf("the newer manifest was rewritten: %s", b)
 	}
-	decls, err := dataset.ReadTable[dataset.Declaration](filepath.Join(tmp, "dupws", dataset.DeclarationsFile))
+	decls, err := workspace.ReadTable[workspace.Declaration](filepath.Join(tmp, "dupws", workspace.DeclarationsFile))
 	if err != nil || len(decls) != 2 {
 		t.Errorf("import of a library with a duplicate: %d declarations, %v; want 2", len(decls), err)
 	}
-	decls, err = dataset.ReadTable[dataset.Declaration](filepath.Join(tmp, "norevws", dataset.DeclarationsFile))
+	decls, err = workspace.ReadTable[workspace.Declaration](filepath.Join(tmp, "norevws", workspace.DeclarationsFile))
 	if err != nil || len(decls) == 0 || decls[0].Revision != "unknown" {
 		t.Errorf("extract without a revision: rows %+v, %v; want revision unknown", decls, err)
 	}

@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/driftkit/driftkit/dataset"
 	"github.com/driftkit/driftkit/index"
+	"github.com/driftkit/driftkit/workspace"
 )
 
 func init() {
@@ -31,7 +31,7 @@ func runCacheStats(ctx context.Context, env *Env, args []string) error {
 	if err := noArgs(fs); err != nil {
 		return err
 	}
-	ws, err := dataset.OpenExisting(sf.WS)
+	ws, err := workspace.OpenExisting(sf.WS)
 	if err != nil {
 		return err
 	}
@@ -83,7 +83,7 @@ func runCachePrune(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	ctx = sf.context(ctx)
-	ws, err := dataset.OpenExisting(sf.WS)
+	ws, err := workspace.OpenExisting(sf.WS)
 	if err != nil {
 		return err
 	}

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/driftkit/driftkit/llm/fakeopenai"
+	"github.com/driftkit/driftkit/internal/testkit/fakeopenai"
 )
 
 // index with the openai encoder twice (the second sends nothing), --no-cache

@@ -10,12 +10,12 @@ import (
 	"os"
 	"strings"
 
-	"github.com/driftkit/driftkit/dataset"
 	"github.com/driftkit/driftkit/index"
 	"github.com/driftkit/driftkit/lean"
 	"github.com/driftkit/driftkit/llm"
 	"github.com/driftkit/driftkit/retrieval"
 	"github.com/driftkit/driftkit/serve/drift"
+	"github.com/driftkit/driftkit/workspace"
 )
 
 func init() {
@@ -133,9 +133,9 @@ func runDrift(ctx context.Context, env *Env, args []string) error {
 			return err
 		}
 		dst := env.Stdout
-		var af *dataset.AtomicFile
+		var af *workspace.AtomicFile
 		if *out != "" {
-			if af, err = dataset.CreateAtomic(*out); err != nil {
+			if af, err = workspace.CreateAtomic(*out); err != nil {
 				return err
 			}
 			defer af.Abort()

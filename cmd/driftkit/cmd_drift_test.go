@@ -10,10 +10,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/driftkit/driftkit/lean/leantest"
-	"github.com/driftkit/driftkit/llm/fakeopenai"
+	"github.com/driftkit/driftkit/internal/testkit/drifttest"
+	"github.com/driftkit/driftkit/internal/testkit/fakeopenai"
+	"github.com/driftkit/driftkit/internal/testkit/leantest"
 	"github.com/driftkit/driftkit/serve/drift"
-	"github.com/driftkit/driftkit/serve/drift/drifttest"
 )
 
 // bundledWorkspace builds the offline pipeline on testdata/lean (extract,

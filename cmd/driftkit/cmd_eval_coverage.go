@@ -4,9 +4,9 @@ import (
 	"context"
 	"encoding/json"
 
-	"github.com/driftkit/driftkit/dataset"
 	"github.com/driftkit/driftkit/extract"
 	"github.com/driftkit/driftkit/retrieval/eval"
+	"github.com/driftkit/driftkit/workspace"
 )
 
 func init() {
@@ -27,7 +27,7 @@ func runEvalCoverage(ctx context.Context, env *Env, args []string) error {
 	if *wsDir == "" || *bench == "" {
 		return usagef(fs, "--ws and --bench are required")
 	}
-	ws, err := dataset.OpenExisting(*wsDir)
+	ws, err := workspace.OpenExisting(*wsDir)
 	if err != nil {
 		return err
 	}
@@ -39,7 +39,7 @@ func runEvalCoverage(ctx context.Context, env *Env, args []string) error {
 	for _, it := range items {
 		gold = append(gold, it.Gold...)
 	}
-	cov, err := extract.Coverage(ws.Path(dataset.DeclarationsFile), gold)
+	cov, err := extract.Coverage(ws.Path(workspace.DeclarationsFile), gold)
 	if err != nil {
 		return err
 	}

@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 	"strings"
 
-	"github.com/driftkit/driftkit/dataset"
 	"github.com/driftkit/driftkit/extract"
+	"github.com/driftkit/driftkit/workspace"
 )
 
 func init() {
@@ -31,7 +31,7 @@ func runEvalExtract(ctx context.Context, env *Env, args []string) error {
 	if *wsDir == "" || (*refPath == "") == (*refWS == "") {
 		return usagef(fs, "--ws and one of --reference, --reference-ws are required")
 	}
-	ws, err := dataset.OpenExisting(*wsDir)
+	ws, err := workspace.OpenExisting(*wsDir)
 	if err != nil {
 		return err
 	}
@@ -39,9 +39,9 @@ func runEvalExtract(ctx context.Context, env *Env, args []string) error {
 	if *refPath != "" {
 		ref, err = extract.ReadReference(*refPath)
 	} else {
-		var rws *dataset.Workspace
-		if rws, err = dataset.OpenExisting(*refWS); err == nil {
-			ref, err = extract.ReadReferenceTable(rws.Path(dataset.DeclarationsFile))
+		var rws *workspace.Workspace
+		if rws, err = workspace.OpenExisting(*refWS); err == nil {
+			ref, err = extract.ReadReferenceTable(rws.Path(workspace.DeclarationsFile))
 		}
 	}
 	if err != nil {
@@ -51,7 +51,7 @@ func runEvalExtract(ctx context.Context, env *Env, args []string) error {
 	if *srcs != "" {
 		opt.Sources = strings.Split(*srcs, ",")
 	}
-	rep, err := extract.EvalReference(ws.Path(dataset.DeclarationsFile), ref, opt)
+	rep, err := extract.EvalReference(ws.Path(workspace.DeclarationsFile), ref, opt)
 	if err != nil {
 		return err
 	}

@@ -7,8 +7,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/driftkit/driftkit/dataset"
 	"github.com/driftkit/driftkit/retrieval/eval"
+	"github.com/driftkit/driftkit/workspace"
 )
 
 func init() {
@@ -83,9 +83,9 @@ func runEvalRetrieval(ctx context.Context, env *Env, args []string) error {
 	man := ix.Manifest()
 	opts := eval.Options{Ks: kl, Mode: m, Profile: qo.Profile, AllKinds: qo.AllKinds, UseFormal: *useFormal, HoldOutModule: *holdOut, Unseen: unseenNames,
 		Weights: qo.Weights, BenchLabel: *bench, Split: half, Encoder: man.Encoder, EncoderFallback: man.EncoderFallback, Head: ix.Head()}
-	var pf *dataset.AtomicFile
+	var pf *workspace.AtomicFile
 	if *perItem != "" {
-		pf, err = dataset.CreateAtomic(*perItem)
+		pf, err = workspace.CreateAtomic(*perItem)
 		if err != nil {
 			return err
 		}

@@ -8,10 +8,10 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/driftkit/driftkit/dataset"
 	"github.com/driftkit/driftkit/index"
 	"github.com/driftkit/driftkit/retrieval"
 	"github.com/driftkit/driftkit/retrieval/eval"
+	"github.com/driftkit/driftkit/workspace"
 )
 
 func init() {
@@ -139,9 +139,9 @@ func runEvalSearch(ctx context.Context, env *Env, args []string) error {
 	if a != nil {
 		opts.Rewrite, opts.RewriteLabel = a.Rewrite, a.Label()
 	}
-	var pf *dataset.AtomicFile
+	var pf *workspace.AtomicFile
 	if *perItem != "" {
-		pf, err = dataset.CreateAtomic(*perItem)
+		pf, err = workspace.CreateAtomic(*perItem)
 		if err != nil {
 			return err
 		}
@@ -168,8 +168,8 @@ func runEvalSearch(ctx context.Context, env *Env, args []string) error {
 func parseKinds(s string) ([]string, error) {
 	ks := splitList(s)
 	for _, k := range ks {
-		if !slices.Contains(dataset.Kinds, k) {
-			return nil, fmt.Errorf("%w: --kinds: unknown kind %q (one of %s)", errUsage, k, strings.Join(dataset.Kinds, ", "))
+		if !slices.Contains(workspace.Kinds, k) {
+			return nil, fmt.Errorf("%w: --kinds: unknown kind %q (one of %s)", errUsage, k, strings.Join(workspace.Kinds, ", "))
 		}
 	}
 	return ks, nil

@@ -8,7 +8,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/driftkit/driftkit/llm/fakeopenai"
+	"github.com/driftkit/driftkit/internal/testkit/fakeopenai"
 	"github.com/driftkit/driftkit/retrieval"
 	"github.com/driftkit/driftkit/retrieval/augment"
 	"github.com/driftkit/driftkit/retrieval/eval"

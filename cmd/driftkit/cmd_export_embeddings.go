@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/driftkit/driftkit/dataset"
 	"github.com/driftkit/driftkit/index/embeddings"
+	"github.com/driftkit/driftkit/workspace"
 )
 
 func init() {
@@ -34,7 +34,7 @@ func runExportEmbeddings(ctx context.Context, env *Env, args []string) error {
 		return usagef(fs, "--row-group-rows %d (want 0 or more)", *rowGroup)
 	}
 	ctx = sf.context(ctx)
-	ws, err := dataset.OpenExisting(sf.WS)
+	ws, err := workspace.OpenExisting(sf.WS)
 	if err != nil {
 		return err
 	}

@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/driftkit/driftkit/dataset"
 	"github.com/driftkit/driftkit/dataset/export"
+	"github.com/driftkit/driftkit/workspace"
 )
 
 func init() {
@@ -35,7 +35,7 @@ func init() {
 			return fmt.Errorf("%w: --min-negatives %d (want at least 0)", errUsage, *minNeg)
 		}
 		ctx = sf.context(ctx)
-		ws, err := dataset.Open(sf.WS)
+		ws, err := workspace.Open(sf.WS)
 		if err != nil {
 			return err
 		}

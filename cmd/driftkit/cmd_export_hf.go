@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/driftkit/driftkit/dataset"
 	"github.com/driftkit/driftkit/dataset/export"
+	"github.com/driftkit/driftkit/workspace"
 )
 
 func trainRecipe(model string) export.Recipe {
@@ -40,7 +40,7 @@ func init() {
 			return err
 		}
 		ctx = sf.context(ctx)
-		ws, err := dataset.Open(sf.WS)
+		ws, err := workspace.Open(sf.WS)
 		if err != nil {
 			return err
 		}

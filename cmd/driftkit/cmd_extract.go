@@ -7,8 +7,8 @@ import (
 	"runtime/pprof"
 	"strings"
 
-	"github.com/driftkit/driftkit/dataset"
 	"github.com/driftkit/driftkit/extract"
+	"github.com/driftkit/driftkit/workspace"
 )
 
 // multiFlag collects a repeatable string flag.
@@ -18,8 +18,8 @@ func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
 func (m *multiFlag) Set(s string) error { *m = append(*m, s); return nil }
 
 // tablesLock is the workspace lock of declarations.parquet and
-// modules.parquet, which extract and the importers take (dataset.ResTables).
-const tablesLock = string(dataset.ResTables)
+// modules.parquet, which extract and the importers take (workspace.ResTables).
+const tablesLock = string(workspace.ResTables)
 
 func init() {
 	// Fewer collections while the tables grow, but well under 2 GiB (Mathlib).
@@ -69,7 +69,7 @@ func runExtract(ctx context.Context, env *Env, args []string) error {
 			return err
 		}
 	}
-	ws, err := dataset.Open(sf.WS)
+	ws, err := workspace.Open(sf.WS)
 	if err != nil {
 		return err
 	}
@@ -117,7 +117,7 @@ func runExtract(ctx context.Context, env *Env, args []string) error {
 		}
 	}
 	if res.Report != nil {
-		f, err := dataset.CreateAtomic(*report)
+		f, err := workspace.CreateAtomic(*report)
 		if err != nil {
 			return err
 		}

@@ -8,9 +8,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/driftkit/driftkit/dataset"
 	"github.com/driftkit/driftkit/extract"
-	"github.com/driftkit/driftkit/extract/elab/elabtest"
+	"github.com/driftkit/driftkit/internal/testkit/elabtest"
+	"github.com/driftkit/driftkit/workspace"
 )
 
 // TestElaboratedImportsThroughPipeline: the bundled library, extracted from
@@ -24,7 +24,7 @@ func TestElaboratedImportsThroughPipeline(t *testing.T) {
 	if code := run([]string{"extract", "--src", lib, "--library", "driftlib", "--ws", src, "--quiet"}, io0(), io0()); code != 0 {
 		t.Fatalf("extract: exit %d", code)
 	}
-	rows, err := dataset.ReadTable[dataset.Declaration](filepath.Join(src, dataset.DeclarationsFile))
+	rows, err := workspace.ReadTable[workspace.Declaration](filepath.Join(src, workspace.DeclarationsFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +54,7 @@ func TestElaboratedImportsThroughPipeline(t *testing.T) {
 			if !strings.Contains(out.String(), "declarations") || errb.String() != "warning: no --revision given: the rows record revision \"unknown\"\n" {
 				t.Errorf("import output %q, stderr %q", out.String(), errb.String())
 			}
-			imported, err := dataset.ReadTable[dataset.Declaration](filepath.Join(ws, dataset.DeclarationsFile))
+			imported, err := workspace.ReadTable[workspace.Declaration](filepath.Join(ws, workspace.DeclarationsFile))
 			if err != nil || len(imported) == 0 || imported[0].Revision != extract.UnknownRevision {
 				t.Fatalf("imported rows: %d, revision %q (%v)", len(imported), imported[0].Revision, err)
 			}
@@ -75,7 +75,7 @@ func TestElaboratedImportsThroughPipeline(t *testing.T) {
 			if err := json.Unmarshal(out.Bytes(), &hits); err != nil || !strings.Contains(out.String(), "Driftlib.") {
 				t.Fatalf("search output %q (%v)", out.String(), err)
 			}
-			pairs, err := dataset.ReadTable[dataset.Pair](filepath.Join(ws, dataset.PairsFile))
+			pairs, err := workspace.ReadTable[workspace.Pair](filepath.Join(ws, workspace.PairsFile))
 			if err != nil || len(pairs) < 50 {
 				t.Fatalf("%d pairs (%v)", len(pairs), err)
 			}
@@ -144,7 +144,7 @@ func TestImportCommandErrors(t *testing.T) {
 			t.Errorf("%v: exit %d, stderr %q; want %d and %q", c.args, code, stderr.String(), c.code, c.msg)
 		}
 	}
-	if _, err := os.Stat(filepath.Join(ws, dataset.DeclarationsFile)); err == nil {
+	if _, err := os.Stat(filepath.Join(ws, workspace.DeclarationsFile)); err == nil {
 		t.Error("a failed import wrote a table")
 	}
 }

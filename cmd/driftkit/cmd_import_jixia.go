@@ -6,9 +6,9 @@ import (
 	"os"
 	"strings"
 
-	"github.com/driftkit/driftkit/dataset"
 	"github.com/driftkit/driftkit/extract"
 	"github.com/driftkit/driftkit/extract/jixia"
+	"github.com/driftkit/driftkit/workspace"
 )
 
 func init() {
@@ -62,7 +62,7 @@ func runImportJixia(ctx context.Context, env *Env, args []string) error {
 			}
 		}
 	}
-	ws, err := dataset.Open(sf.WS)
+	ws, err := workspace.Open(sf.WS)
 	if err != nil {
 		return err
 	}

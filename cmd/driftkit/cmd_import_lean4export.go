@@ -6,8 +6,8 @@ import (
 	"os"
 	"runtime/debug"
 
-	"github.com/driftkit/driftkit/dataset"
 	"github.com/driftkit/driftkit/extract/lean4export"
+	"github.com/driftkit/driftkit/workspace"
 )
 
 func init() {
@@ -42,7 +42,7 @@ func runImportLean4export(ctx context.Context, env *Env, args []string) error {
 		// percent more CPU. The binary decides this, not the package.
 		defer debug.SetGCPercent(debug.SetGCPercent(50))
 	}
-	ws, err := dataset.Open(sf.WS)
+	ws, err := workspace.Open(sf.WS)
 	if err != nil {
 		return err
 	}

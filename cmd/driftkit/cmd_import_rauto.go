@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/driftkit/driftkit/dataset"
-	"github.com/driftkit/driftkit/dataset/rauto"
+	"github.com/driftkit/driftkit/extract/rauto"
+	"github.com/driftkit/driftkit/workspace"
 )
 
 func init() {
@@ -33,7 +33,7 @@ func runImportRauto(ctx context.Context, env *Env, args []string) error {
 	if _, err := os.Stat(*lib); err != nil {
 		return err // before creating the workspace
 	}
-	ws, err := dataset.Open(sf.WS)
+	ws, err := workspace.Open(sf.WS)
 	if err != nil {
 		return err
 	}

@@ -11,11 +11,11 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/driftkit/driftkit/dataset"
 	"github.com/driftkit/driftkit/index"
-	"github.com/driftkit/driftkit/internal/app"
+	"github.com/driftkit/driftkit/app"
 	"github.com/driftkit/driftkit/llm"
 	"github.com/driftkit/driftkit/retrieval"
+	"github.com/driftkit/driftkit/workspace"
 )
 
 func init() {
@@ -56,7 +56,7 @@ func runIndex(ctx context.Context, env *Env, args []string) error {
 		return fmt.Errorf("%w: --max-chars %d (want at least 1)", errUsage, *maxChars)
 	}
 	ctx = sf.context(ctx)
-	ws, err := dataset.OpenExisting(sf.WS)
+	ws, err := workspace.OpenExisting(sf.WS)
 	if err != nil {
 		return err
 	}
@@ -86,7 +86,7 @@ func runIndex(ctx context.Context, env *Env, args []string) error {
 	for k, v := range st.Phases {
 		phases[k] = v.Seconds()
 	}
-	rep := map[string]any{"dir": ws.Path(dataset.IndexDir), "generation": st.Generation, "docs": st.Docs, "premise_docs": st.PremiseDocs,
+	rep := map[string]any{"dir": ws.Path(workspace.IndexDir), "generation": st.Generation, "docs": st.Docs, "premise_docs": st.PremiseDocs,
 		"encoder": st.Encoder, "encoder_fallback": st.Encoder == index.EncoderHash, "dims": st.Dims, "phase_seconds": phases,
 		"embedding_cache": st.Cache}
 	return sf.report(env.Stdout, rep, func(w io.Writer) {
@@ -96,7 +96,7 @@ func runIndex(ctx context.Context, env *Env, args []string) error {
 		}
 		sort.Strings(ph)
 		fmt.Fprintf(w, "indexed %d documents (%d premise candidates), encoder %s, %d dims → %s [%s]\n",
-			st.Docs, st.PremiseDocs, label, st.Dims, ws.Path(dataset.IndexDir), strings.Join(ph, ", "))
+			st.Docs, st.PremiseDocs, label, st.Dims, ws.Path(workspace.IndexDir), strings.Join(ph, ", "))
 		printCacheReport(env, st.Cache)
 	})
 }

@@ -8,10 +8,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/driftkit/driftkit/dataset"
 	"github.com/driftkit/driftkit/informalize"
-	"github.com/driftkit/driftkit/internal/app"
+	"github.com/driftkit/driftkit/app"
 	"github.com/driftkit/driftkit/llm"
+	"github.com/driftkit/driftkit/workspace"
 )
 
 func init() {
@@ -57,11 +57,11 @@ func runInformalize(ctx context.Context, env *Env, args []string) error {
 		return fmt.Errorf("%v: %w", err, errUsage)
 	}
 	for _, k := range splitList(*kinds) {
-		if !slices.Contains(dataset.Kinds, k) {
-			return fmt.Errorf("--kinds: unknown kind %q (one of %s): %w", k, strings.Join(dataset.Kinds, ", "), errUsage)
+		if !slices.Contains(workspace.Kinds, k) {
+			return fmt.Errorf("--kinds: unknown kind %q (one of %s): %w", k, strings.Join(workspace.Kinds, ", "), errUsage)
 		}
 	}
-	ws, err := dataset.OpenExisting(sf.WS)
+	ws, err := workspace.OpenExisting(sf.WS)
 	if err != nil {
 		return err
 	}

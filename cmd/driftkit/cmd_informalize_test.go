@@ -8,19 +8,19 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/driftkit/driftkit/dataset"
-	"github.com/driftkit/driftkit/llm/fakeopenai"
+	"github.com/driftkit/driftkit/internal/testkit/fakeopenai"
+	"github.com/driftkit/driftkit/workspace"
 )
 
 func informalizeFixture(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
 	doc := "Primes are at least two."
-	ds := []dataset.Declaration{
+	ds := []workspace.Declaration{
 		{Name: "Nat.Prime", Kind: "definition", Module: "M", Signature: "(p : ℕ) : Prop"},
 		{Name: "Nat.Prime.two_le", Kind: "theorem", Module: "M", Signature: "{p : ℕ} (hp : p.Prime) : 2 ≤ p", StatementDeps: []string{"Nat.Prime"}, Docstring: &doc},
 	}
-	if err := dataset.WriteTable(filepath.Join(dir, dataset.DeclarationsFile), ds); err != nil {
+	if err := workspace.WriteTable(filepath.Join(dir, workspace.DeclarationsFile), ds); err != nil {
 		t.Fatal(err)
 	}
 	return dir
@@ -53,7 +53,7 @@ func TestInformalizeCommand(t *testing.T) {
 			if code := run(args, io.Discard, io.Discard); code != tc.code {
 				t.Fatalf("exit %d, want %d", code, tc.code)
 			}
-			rows, err := dataset.ReadTable[dataset.Informal](filepath.Join(dir, dataset.InformalFile))
+			rows, err := workspace.ReadTable[workspace.Informal](filepath.Join(dir, workspace.InformalFile))
 			if tc.provider == "" {
 				if err == nil {
 					t.Errorf("wrote %d rows", len(rows))
@@ -91,12 +91,12 @@ func TestInformalizeRefreshDependents(t *testing.T) {
 		if code := run(base, io.Discard, io.Discard); code != 0 {
 			t.Fatalf("first run: exit %d", code)
 		}
-		ds, err := dataset.ReadTable[dataset.Declaration](filepath.Join(dir, dataset.DeclarationsFile))
+		ds, err := workspace.ReadTable[workspace.Declaration](filepath.Join(dir, workspace.DeclarationsFile))
 		if err != nil {
 			t.Fatal(err)
 		}
 		ds[0].Code = "def Nat.Prime (p : ℕ) : Prop := 2 ≤ p ∧ ∀ m, m ∣ p → m = 1 ∨ m = p"
-		if err := dataset.WriteTable(filepath.Join(dir, dataset.DeclarationsFile), ds); err != nil {
+		if err := workspace.WriteTable(filepath.Join(dir, workspace.DeclarationsFile), ds); err != nil {
 			t.Fatal(err)
 		}
 		var out bytes.Buffer

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/driftkit/driftkit/internal/testkit/leantest"
 	"github.com/driftkit/driftkit/lean"
-	"github.com/driftkit/driftkit/lean/leantest"
 )
 
 func runCmd(args ...string) (code int, stdout, stderr string) {

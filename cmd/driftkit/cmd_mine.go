@@ -7,9 +7,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/driftkit/driftkit/dataset"
 	"github.com/driftkit/driftkit/dataset/mine"
 	"github.com/driftkit/driftkit/index"
+	"github.com/driftkit/driftkit/workspace"
 )
 
 // listFlag is a repeatable flag whose values may also be comma-separated.
@@ -77,7 +77,7 @@ func init() {
 			return fmt.Errorf("%w: --negatives %d (want at least 0)", errUsage, *negatives)
 		}
 		ctx = sf.context(ctx)
-		ws, err := dataset.Open(sf.WS)
+		ws, err := workspace.Open(sf.WS)
 		if err != nil {
 			return err
 		}
@@ -121,13 +121,13 @@ func init() {
 			return err
 		}
 		if sf.JSON {
-			return writeJSON(env.Stdout, map[string]any{"file": ws.Path(dataset.PairsFile), "pairs": st.Pairs, "by_source": st.BySource,
+			return writeJSON(env.Stdout, map[string]any{"file": ws.Path(workspace.PairsFile), "pairs": st.Pairs, "by_source": st.BySource,
 				"by_split": st.BySplit, "mean_positives": st.MeanPositives, "mean_negatives": st.MeanNegatives, "ranker": st.Ranker,
 				"no_positives": st.NoPositives, "template_excluded": st.TemplateExcluded, "filled_negatives": st.FilledNegatives,
 				"decontaminated": st.Decontaminated, "decontaminated_by": st.DecontaminatedBy, "seconds": st.Seconds})
 		}
 		fmt.Fprintf(env.Stdout, "wrote %s: %d pairs (%v; splits %v), %.1f positives and %.1f negatives per pair, negatives from %s\n",
-			ws.Path(dataset.PairsFile), st.Pairs, st.BySource, st.BySplit, st.MeanPositives, st.MeanNegatives, st.Ranker)
+			ws.Path(workspace.PairsFile), st.Pairs, st.BySource, st.BySplit, st.MeanPositives, st.MeanNegatives, st.Ranker)
 		fmt.Fprintf(env.Stdout, "skipped: %d queries without premise positives, %d template queries (--allow-template); %d pairs needed random negatives\n",
 			st.NoPositives, st.TemplateExcluded, st.FilledNegatives)
 		if len(exclude) > 0 {

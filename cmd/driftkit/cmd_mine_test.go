@@ -6,9 +6,9 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/driftkit/driftkit/dataset"
-	"github.com/driftkit/driftkit/dataset/mine/minetest"
 	"github.com/driftkit/driftkit/head"
+	"github.com/driftkit/driftkit/internal/testkit/minetest"
+	"github.com/driftkit/driftkit/workspace"
 )
 
 // TestMineExportTrainCommands runs issue 6's commands through the CLI on the
@@ -45,8 +45,8 @@ func TestMineExportTrainCommands(t *testing.T) {
 			t.Fatalf("%s: exit %d, want %d", tc.name, got, tc.code)
 		}
 	}
-	ws, _ := dataset.Open(dir)
-	for _, p := range [][]string{{dataset.PairsFile}, {"export", "flagembedding", "finetune.sh"}, {"export", "hf", "README.md"}, {dataset.HeadDir, head.ConfigFile}} {
+	ws, _ := workspace.Open(dir)
+	for _, p := range [][]string{{workspace.PairsFile}, {"export", "flagembedding", "finetune.sh"}, {"export", "hf", "README.md"}, {workspace.HeadDir, head.ConfigFile}} {
 		if !ws.Has(p...) {
 			t.Errorf("missing %v", p)
 		}

@@ -14,10 +14,10 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/driftkit/driftkit/dataset"
-	"github.com/driftkit/driftkit/dataset/crashtest"
-	"github.com/driftkit/driftkit/extract/elab/elabtest"
 	"github.com/driftkit/driftkit/index"
+	"github.com/driftkit/driftkit/internal/testkit/crashtest"
+	"github.com/driftkit/driftkit/internal/testkit/elabtest"
+	"github.com/driftkit/driftkit/workspace"
 )
 
 // TestMain lets a test run the driftkit command in a child process (as
@@ -226,7 +226,7 @@ func elabFixtures(t *testing.T, base string) {
 	if _, err := os.Stat(jdir); err == nil {
 		return
 	}
-	rows, err := dataset.ReadTable[dataset.Declaration](filepath.Join(base, "ws", dataset.DeclarationsFile))
+	rows, err := workspace.ReadTable[workspace.Declaration](filepath.Join(base, "ws", workspace.DeclarationsFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -363,17 +363,17 @@ func TestSharedWorkspace(t *testing.T) {
 	// access finishes it and answers.
 	crashed := filepath.Join(base, "crashed")
 	copyTree(t, ws, crashed)
-	cw, err := dataset.OpenExisting(crashed)
+	cw, err := workspace.OpenExisting(crashed)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cw.CommitHook = func(s dataset.CommitStep) error {
+	cw.CommitHook = func(s workspace.CommitStep) error {
 		if s.Name == "place" && s.Path == "index/CURRENT" {
-			return dataset.ErrCrash
+			return workspace.ErrCrash
 		}
 		return nil
 	}
-	if _, err := index.Build(context.Background(), cw, index.BuildOptions{HashDim: 24}); !errors.Is(err, dataset.ErrCrash) {
+	if _, err := index.Build(context.Background(), cw, index.BuildOptions{HashDim: 24}); !errors.Is(err, workspace.ErrCrash) {
 		t.Fatal(err)
 	}
 	code, stderr, err = u.run("search", "--ws", crashed, "prime number")
@@ -455,7 +455,7 @@ func TestSecondWriterRefused(t *testing.T) {
 		{"extract", writingStages[4]},           // mine reads the tables
 		{"informalize", writingStages[7]},       // export hf reads informal.parquet
 	} {
-		holder, err := dataset.OpenExisting(ws)
+		holder, err := workspace.OpenExisting(ws)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -6,10 +6,10 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/driftkit/driftkit/dataset"
 	"github.com/driftkit/driftkit/index"
 	"github.com/driftkit/driftkit/retrieval"
 	"github.com/driftkit/driftkit/retrieval/augment"
+	"github.com/driftkit/driftkit/workspace"
 )
 
 func init() {
@@ -47,8 +47,8 @@ func runSearch(ctx context.Context, env *Env, args []string) error {
 		return fmt.Errorf("%w: --k %d (want at least 1)", errUsage, *k)
 	}
 	for _, kind := range strings.Split(*kinds, ",") {
-		if kind != "" && !slices.Contains(dataset.Kinds, kind) {
-			return fmt.Errorf("%w: --kinds: unknown kind %q (one of %s)", errUsage, kind, strings.Join(dataset.Kinds, ", "))
+		if kind != "" && !slices.Contains(workspace.Kinds, kind) {
+			return fmt.Errorf("%w: --kinds: unknown kind %q (one of %s)", errUsage, kind, strings.Join(workspace.Kinds, ", "))
 		}
 	}
 	qo, err := qf.resolve()

@@ -12,7 +12,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/driftkit/driftkit/internal/app"
+	"github.com/driftkit/driftkit/app"
 	"github.com/driftkit/driftkit/lean"
 	"github.com/driftkit/driftkit/llm"
 	"github.com/driftkit/driftkit/retrieval/augment"

@@ -16,10 +16,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/driftkit/driftkit/llm/fakeopenai"
+	"github.com/driftkit/driftkit/internal/testkit/drifttest"
+	"github.com/driftkit/driftkit/internal/testkit/fakeopenai"
 	"github.com/driftkit/driftkit/retrieval"
 	"github.com/driftkit/driftkit/serve/drift"
-	"github.com/driftkit/driftkit/serve/drift/drifttest"
 )
 
 // lockedBuffer is a bytes.Buffer safe for a command writing while a test

@@ -7,10 +7,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/driftkit/driftkit/lean/leantest"
-	"github.com/driftkit/driftkit/llm/fakeopenai"
+	"github.com/driftkit/driftkit/internal/testkit/fakeopenai"
+	"github.com/driftkit/driftkit/internal/testkit/leantest"
+	"github.com/driftkit/driftkit/internal/testkit/tomapfake"
 	"github.com/driftkit/driftkit/serve/tomap"
-	"github.com/driftkit/driftkit/serve/tomap/tomapfake"
 )
 
 const proofflowBench = "/work/shared/benchmarks/proofflow/benchmark.json"

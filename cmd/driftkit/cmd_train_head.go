@@ -6,10 +6,10 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/driftkit/driftkit/dataset"
 	"github.com/driftkit/driftkit/head"
 	"github.com/driftkit/driftkit/index"
 	"github.com/driftkit/driftkit/train"
+	"github.com/driftkit/driftkit/workspace"
 )
 
 func init() {
@@ -51,7 +51,7 @@ func init() {
 			return err
 		}
 		ctx = sf.context(ctx)
-		ws, err := dataset.Open(sf.WS)
+		ws, err := workspace.Open(sf.WS)
 		if err != nil {
 			return err
 		}
@@ -87,7 +87,7 @@ func init() {
 			return nil
 		}
 		if *evalOnly {
-			h, err := head.Load(ws.Path(dataset.HeadDir))
+			h, err := head.Load(ws.Path(workspace.HeadDir))
 			if err != nil {
 				return err
 			}

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"runtime"
 
-	"github.com/driftkit/driftkit/dataset"
+	"github.com/driftkit/driftkit/workspace"
 )
 
 func init() {
@@ -14,7 +14,7 @@ func init() {
 		if err := parseFlags(fs, args); err != nil {
 			return err
 		}
-		fmt.Fprintf(env.Stdout, "driftkit %s (%s, %s/%s)\n", dataset.Version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+		fmt.Fprintf(env.Stdout, "driftkit %s (%s, %s/%s)\n", workspace.Version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
 		return nil
 	}})
 }

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/driftkit/driftkit/dataset"
+	"github.com/driftkit/driftkit/workspace"
 )
 
 // TestCommonFlags: every stage that writes has --ws, --force and --quiet,
@@ -88,7 +88,7 @@ func TestExtractJSON(t *testing.T) {
 	if err := json.Unmarshal(stdout.Bytes(), &rep); err != nil {
 		t.Fatalf("extract --json: %v\n%s", err, stdout.String())
 	}
-	decls, err := dataset.ReadTable[dataset.Declaration](filepath.Join(ws, dataset.DeclarationsFile))
+	decls, err := workspace.ReadTable[workspace.Declaration](filepath.Join(ws, workspace.DeclarationsFile))
 	if err != nil {
 		t.Fatal(err)
 	}

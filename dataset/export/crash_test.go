@@ -8,16 +8,16 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/driftkit/driftkit/dataset"
-	"github.com/driftkit/driftkit/dataset/crashtest"
-	"github.com/driftkit/driftkit/dataset/mine/minetest"
+	"github.com/driftkit/driftkit/internal/testkit/crashtest"
+	"github.com/driftkit/driftkit/internal/testkit/minetest"
+	"github.com/driftkit/driftkit/workspace"
 )
 
-func exportSetup(t *testing.T, dir string, first func(*dataset.Workspace) error) {
+func exportSetup(t *testing.T, dir string, first func(*workspace.Workspace) error) {
 	if err := minetest.WriteWorkspace(dir, 3, true); err != nil {
 		t.Fatal(err)
 	}
-	ws, _ := dataset.OpenExisting(dir)
+	ws, _ := workspace.OpenExisting(dir)
 	if err := first(ws); err != nil {
 		t.Fatal(err)
 	}
@@ -26,16 +26,16 @@ func exportSetup(t *testing.T, dir string, first func(*dataset.Workspace) error)
 // TestFlagEmbeddingEveryStep: the JSONL files, the script and the manifest
 // entry appear together whichever step of the commit a crash hits.
 func TestFlagEmbeddingEveryStep(t *testing.T) {
-	rel := func(n string) string { return filepath.ToSlash(filepath.Join(dataset.ExportDir, FlagDir, n)) }
+	rel := func(n string) string { return filepath.ToSlash(filepath.Join(workspace.ExportDir, FlagDir, n)) }
 	crashtest.EveryStep(t, crashtest.Stage{
 		Name: "export flagembedding",
 		Setup: func(t *testing.T, dir string) {
-			exportSetup(t, dir, func(ws *dataset.Workspace) error {
+			exportSetup(t, dir, func(ws *workspace.Workspace) error {
 				_, err := FlagEmbedding(context.Background(), ws, FlagOptions{Seed: 1, Prompt: "old"})
 				return err
 			})
 		},
-		Run: func(ctx context.Context, ws *dataset.Workspace) error {
+		Run: func(ctx context.Context, ws *workspace.Workspace) error {
 			_, err := FlagEmbedding(ctx, ws, FlagOptions{Seed: 2, Prompt: "new", MinNegatives: 5})
 			return err
 		},
@@ -51,12 +51,12 @@ func TestHuggingFaceEveryStep(t *testing.T) {
 	crashtest.EveryStep(t, crashtest.Stage{
 		Name: "export hf",
 		Setup: func(t *testing.T, dir string) {
-			exportSetup(t, dir, func(ws *dataset.Workspace) error {
+			exportSetup(t, dir, func(ws *workspace.Workspace) error {
 				_, err := HuggingFace(context.Background(), ws, HFOptions{License: "mit", ShardRows: 7})
 				return err
 			})
 		},
-		Run: func(ctx context.Context, ws *dataset.Workspace) error {
+		Run: func(ctx context.Context, ws *workspace.Workspace) error {
 			_, err := HuggingFace(ctx, ws, HFOptions{License: "apache-2.0", ShardRows: 20})
 			return err
 		},
@@ -72,7 +72,7 @@ func TestFlagEmbeddingCannotCreate(t *testing.T) {
 	ws := fixture(t, true)
 	// a file where the export folder must go: creating the outputs fails,
 	// whoever runs the test (root ignores permissions)
-	dir := ws.Path(dataset.ExportDir, FlagDir)
+	dir := ws.Path(workspace.ExportDir, FlagDir)
 	os.MkdirAll(filepath.Dir(dir), 0o755)
 	if err := os.WriteFile(dir, []byte("not a folder"), 0o644); err != nil {
 		t.Fatal(err)

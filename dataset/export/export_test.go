@@ -13,18 +13,19 @@ import (
 	"testing"
 
 	"github.com/driftkit/driftkit/dataset"
-	"github.com/driftkit/driftkit/dataset/mine/minetest"
+	"github.com/driftkit/driftkit/internal/testkit/minetest"
+	"github.com/driftkit/driftkit/workspace"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
 
-func fixture(t *testing.T, pairs bool) *dataset.Workspace {
+func fixture(t *testing.T, pairs bool) *workspace.Workspace {
 	t.Helper()
 	dir := t.TempDir()
 	if err := minetest.WriteWorkspace(dir, 3, pairs); err != nil {
 		t.Fatal(err)
 	}
-	ws, err := dataset.Open(dir)
+	ws, err := workspace.Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,10 +76,10 @@ func TestFlagEmbedding(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pairs, _ := dataset.ReadTable[dataset.Pair](ws.Path(dataset.PairsFile))
+	pairs, _ := workspace.ReadTable[workspace.Pair](ws.Path(workspace.PairsFile))
 	var wantTrain, wantValid int
 	for _, p := range pairs {
-		if p.Split == dataset.SplitTrain {
+		if p.Split == workspace.SplitTrain {
 			wantTrain++
 		} else {
 			wantValid++
@@ -87,21 +88,21 @@ func TestFlagEmbedding(t *testing.T) {
 	if st.Train != wantTrain || st.Valid != wantValid || st.Skipped != 0 {
 		t.Fatalf("stats %+v, want %d train %d valid", st, wantTrain, wantValid)
 	}
-	docs, _ := dataset.LoadDocuments(ws)
+	docs, _ := workspace.LoadDocuments(ws)
 	text := map[string]string{}
 	premiseTexts := map[string]bool{}
 	for _, d := range docs {
 		text[d.Name] = d.Text
-		if dataset.IsPremiseKind(d.Kind) {
+		if workspace.IsPremiseKind(d.Kind) {
 			premiseTexts[d.Text] = true
 		}
 	}
-	dir := ws.Path(dataset.ExportDir, FlagDir)
+	dir := ws.Path(workspace.ExportDir, FlagDir)
 	train := readJSONL[map[string]any](t, filepath.Join(dir, FlagTrainFile))
 	if len(train) != wantTrain {
 		t.Fatalf("train.jsonl has %d lines, want %d", len(train), wantTrain)
 	}
-	byID := map[string]dataset.Pair{}
+	byID := map[string]workspace.Pair{}
 	for _, p := range pairs {
 		byID[p.QueryID] = p
 	}
@@ -167,7 +168,7 @@ func TestFlagEmbedding(t *testing.T) {
 	}
 	// A hand-edited output is refused without Force.
 	os.WriteFile(filepath.Join(dir, FlagTrainFile), []byte("{}\n"), 0o644)
-	if _, err := FlagEmbedding(context.Background(), ws, FlagOptions{}); !errors.Is(err, dataset.ErrForeignOutput) {
+	if _, err := FlagEmbedding(context.Background(), ws, FlagOptions{}); !errors.Is(err, workspace.ErrForeignOutput) {
 		t.Fatalf("edited output: err = %v", err)
 	}
 	if _, err := FlagEmbedding(context.Background(), ws, FlagOptions{Force: true}); err != nil {
@@ -177,7 +178,7 @@ func TestFlagEmbedding(t *testing.T) {
 
 func TestFlagEmbeddingFillsNegatives(t *testing.T) {
 	ws := fixture(t, true)
-	pairs, _ := dataset.ReadTable[dataset.Pair](ws.Path(dataset.PairsFile))
+	pairs, _ := workspace.ReadTable[workspace.Pair](ws.Path(workspace.PairsFile))
 	for i := range pairs {
 		first := pairs[i].Negatives[0]
 		pairs[i].Negatives, pairs[i].NegativeSources = nil, nil
@@ -189,10 +190,10 @@ func TestFlagEmbeddingFillsNegatives(t *testing.T) {
 			pairs[i].Positives = []string{"No.Such.Declaration"}
 		}
 		if i == 1 {
-			pairs[i].Split = dataset.SplitTest
+			pairs[i].Split = workspace.SplitTest
 		}
 	}
-	dataset.WriteTable(ws.Path(dataset.PairsFile), pairs)
+	workspace.WriteTable(ws.Path(workspace.PairsFile), pairs)
 	st, err := FlagEmbedding(context.Background(), ws, FlagOptions{MinNegatives: 5, Seed: 4})
 	if err != nil {
 		t.Fatal(err)
@@ -200,9 +201,9 @@ func TestFlagEmbeddingFillsNegatives(t *testing.T) {
 	if st.Skipped != 1 || st.Test != 1 || st.Filled != len(pairs)-1 || st.MissingDocs != 1 {
 		t.Fatalf("stats %+v", st)
 	}
-	train := readJSONL[FlagExample](t, filepath.Join(ws.Path(dataset.ExportDir, FlagDir), FlagTrainFile))
-	test := readJSONL[FlagExample](t, filepath.Join(ws.Path(dataset.ExportDir, FlagDir), FlagTestFile))
-	valid := readJSONL[FlagExample](t, filepath.Join(ws.Path(dataset.ExportDir, FlagDir), FlagValidFile))
+	train := readJSONL[FlagExample](t, filepath.Join(ws.Path(workspace.ExportDir, FlagDir), FlagTrainFile))
+	test := readJSONL[FlagExample](t, filepath.Join(ws.Path(workspace.ExportDir, FlagDir), FlagTestFile))
+	valid := readJSONL[FlagExample](t, filepath.Join(ws.Path(workspace.ExportDir, FlagDir), FlagValidFile))
 	random := 0
 	for _, ex := range slices.Concat(train, test, valid) {
 		want := slices.Repeat([]string{dataset.NegativeRandom}, 5)
@@ -228,11 +229,11 @@ func TestFlagEmbeddingFillsNegatives(t *testing.T) {
 		}
 	}
 	// Deterministic: the same seed gives the same file.
-	a, _ := os.ReadFile(filepath.Join(ws.Path(dataset.ExportDir, FlagDir), FlagTrainFile))
+	a, _ := os.ReadFile(filepath.Join(ws.Path(workspace.ExportDir, FlagDir), FlagTrainFile))
 	if _, err := FlagEmbedding(context.Background(), ws, FlagOptions{MinNegatives: 5, Seed: 4}); err != nil {
 		t.Fatal(err)
 	}
-	b, _ := os.ReadFile(filepath.Join(ws.Path(dataset.ExportDir, FlagDir), FlagTrainFile))
+	b, _ := os.ReadFile(filepath.Join(ws.Path(workspace.ExportDir, FlagDir), FlagTrainFile))
 	if string(a) != string(b) {
 		t.Fatal("same seed, different train.jsonl")
 	}
@@ -240,11 +241,11 @@ func TestFlagEmbeddingFillsNegatives(t *testing.T) {
 
 func TestFlagEmbeddingNoPairs(t *testing.T) {
 	ws := fixture(t, false)
-	var missing *dataset.MissingError
-	if _, err := FlagEmbedding(context.Background(), ws, FlagOptions{}); !errors.As(err, &missing) || missing.Path != ws.Path(dataset.PairsFile) {
+	var missing *workspace.MissingError
+	if _, err := FlagEmbedding(context.Background(), ws, FlagOptions{}); !errors.As(err, &missing) || missing.Path != ws.Path(workspace.PairsFile) {
 		t.Fatalf("err = %v", err)
 	}
-	if ws.Has(dataset.ExportDir, FlagDir, FlagTrainFile) {
+	if ws.Has(workspace.ExportDir, FlagDir, FlagTrainFile) {
 		t.Fatal("partial export left behind")
 	}
 }
@@ -260,13 +261,13 @@ func TestHuggingFace(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := ws.Path(dataset.ExportDir, HFDir)
+	dir := ws.Path(workspace.ExportDir, HFDir)
 	card, err := os.ReadFile(filepath.Join(dir, HFCardFile))
 	if err != nil {
 		t.Fatal(err)
 	}
 	golden(t, "hf_card.golden", versionRE.ReplaceAllString(string(card), "driftkit version | VERSION |"))
-	decls, _ := dataset.ReadTable[dataset.Declaration](ws.Path(dataset.DeclarationsFile))
+	decls, _ := workspace.ReadTable[workspace.Declaration](ws.Path(workspace.DeclarationsFile))
 	shards, _ := filepath.Glob(filepath.Join(dir, HFDataDir, "declarations", "train-*.parquet"))
 	want := (len(decls) + 39) / 40
 	if len(shards) != want || st.Shards["declarations"] != want {
@@ -274,7 +275,7 @@ func TestHuggingFace(t *testing.T) {
 	}
 	var total int
 	for _, s := range shards {
-		rows, err := dataset.ReadTable[dataset.Declaration](s)
+		rows, err := workspace.ReadTable[workspace.Declaration](s)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -291,7 +292,7 @@ func TestHuggingFace(t *testing.T) {
 			t.Errorf("missing shard %s", n)
 		}
 	}
-	leftovers, _ := filepath.Glob(filepath.Join(ws.Path(dataset.ExportDir), ".hf*"))
+	leftovers, _ := filepath.Glob(filepath.Join(ws.Path(workspace.ExportDir), ".hf*"))
 	if len(leftovers) > 0 {
 		t.Fatalf("temporary folders left: %v", leftovers)
 	}

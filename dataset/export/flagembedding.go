@@ -2,7 +2,7 @@
 // FlagEmbedding's fine-tuning JSONL (with the fine-tune script) and a Hugging
 // Face dataset folder (dataset card and Parquet shards).
 //
-// Documents are rendered by dataset.Render through dataset.LoadDocuments, so the
+// Documents are rendered by workspace.Render through workspace.LoadDocuments, so the
 // passages a model is fine-tuned on are exactly the texts the index embeds.
 package export
 
@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/driftkit/driftkit/dataset"
+	"github.com/driftkit/driftkit/workspace"
 )
 
 // File names inside WS/export/flagembedding/.
@@ -45,7 +46,7 @@ type FlagOptions struct {
 	// Seed makes the random fill deterministic.
 	Seed uint64
 	// AllKinds puts every declaration in corpus.jsonl, not only premise
-	// candidates (dataset.IsPremiseKind).
+	// candidates (workspace.IsPremiseKind).
 	AllKinds bool
 	// Recipe is the fine-tune recipe written to finetune.sh (default
 	// DRIFTRecipe()).
@@ -101,14 +102,14 @@ type CorpusLine struct {
 
 // jsonlFile is an atomically replaced JSON-lines output.
 type jsonlFile struct {
-	af   *dataset.AtomicFile
+	af   *workspace.AtomicFile
 	w    *bufio.Writer
 	enc  *json.Encoder
 	path string
 	rows int64
 }
 
-func createJSONL(tx *dataset.Txn, rel string) (*jsonlFile, error) {
+func createJSONL(tx *workspace.Txn, rel string) (*jsonlFile, error) {
 	af, err := tx.Create(rel)
 	if err != nil {
 		return nil, err
@@ -123,7 +124,7 @@ func createJSONL(tx *dataset.Txn, rel string) (*jsonlFile, error) {
 func (f *jsonlFile) write(v any) error {
 	f.rows++
 	if err := f.enc.Encode(v); err != nil {
-		return &dataset.FileError{Path: f.path, Row: f.rows - 1, Err: err}
+		return &workspace.FileError{Path: f.path, Row: f.rows - 1, Err: err}
 	}
 	return nil
 }
@@ -131,7 +132,7 @@ func (f *jsonlFile) write(v any) error {
 func (f *jsonlFile) commit() error {
 	if err := f.w.Flush(); err != nil {
 		f.af.Abort()
-		return &dataset.FileError{Path: f.path, Row: -1, Err: err}
+		return &workspace.FileError{Path: f.path, Row: -1, Err: err}
 	}
 	return f.af.Commit()
 }
@@ -139,8 +140,8 @@ func (f *jsonlFile) commit() error {
 // FlagEmbedding writes WS/export/flagembedding/: train.jsonl, valid.jsonl
 // (test.jsonl when pairs have a test split), corpus.jsonl and finetune.sh.
 // The files and the manifest entry replace the old ones together (one
-// dataset.Txn), and only when everything was written.
-func FlagEmbedding(ctx context.Context, ws *dataset.Workspace, opts FlagOptions) (*FlagStats, error) {
+// workspace.Txn), and only when everything was written.
+func FlagEmbedding(ctx context.Context, ws *workspace.Workspace, opts FlagOptions) (*FlagStats, error) {
 	if opts.Type == "" {
 		opts.Type = "normal"
 	}
@@ -151,7 +152,7 @@ func FlagEmbedding(ctx context.Context, ws *dataset.Workspace, opts FlagOptions)
 		r := DRIFTRecipe()
 		opts.Recipe = &r
 	}
-	rel := func(n string) string { return filepath.ToSlash(filepath.Join(dataset.ExportDir, FlagDir, n)) }
+	rel := func(n string) string { return filepath.ToSlash(filepath.Join(workspace.ExportDir, FlagDir, n)) }
 	names := []string{FlagTrainFile, FlagValidFile, FlagTestFile, FlagCorpusFile, FlagScriptFile}
 	relNames := make([]string, len(names))
 	for i, n := range names {
@@ -165,18 +166,18 @@ func FlagEmbedding(ctx context.Context, ws *dataset.Workspace, opts FlagOptions)
 	if err := ws.GuardOutputs(opts.Force, relNames...); err != nil {
 		return nil, err
 	}
-	pairsPath := ws.Path(dataset.PairsFile)
-	if !ws.Has(dataset.PairsFile) {
-		return nil, ws.Missing(dataset.PairsFile, "pairs")
+	pairsPath := ws.Path(workspace.PairsFile)
+	if !ws.Has(workspace.PairsFile) {
+		return nil, ws.Missing(workspace.PairsFile, "pairs")
 	}
 	run := ws.StartRun("export flagembedding", map[string]any{"prompt": opts.Prompt, "type": opts.Type,
 		"min_negatives": opts.MinNegatives, "seed": opts.Seed, "all_kinds": opts.AllKinds})
 	t0 := time.Now()
-	docs, err := dataset.LoadDocuments(ws)
+	docs, err := workspace.LoadDocuments(ws)
 	if err != nil {
 		return nil, err
 	}
-	for _, n := range []string{dataset.DeclarationsFile, dataset.InformalFile, dataset.PairsFile} {
+	for _, n := range []string{workspace.DeclarationsFile, workspace.InformalFile, workspace.PairsFile} {
 		if ws.Has(n) {
 			if err := run.Input(n); err != nil {
 				return nil, err
@@ -187,13 +188,13 @@ func FlagEmbedding(ctx context.Context, ws *dataset.Workspace, opts FlagOptions)
 	var pool []string // premise candidates, for filling negatives
 	for _, d := range docs {
 		text[d.Name] = d.Text
-		if dataset.IsPremiseKind(d.Kind) {
+		if workspace.IsPremiseKind(d.Kind) {
 			pool = append(pool, d.Name)
 		}
 	}
 	run.Phase("load", time.Since(t0))
 
-	dir := ws.Path(dataset.ExportDir, FlagDir)
+	dir := ws.Path(workspace.ExportDir, FlagDir)
 	st := &FlagStats{Dir: dir}
 	tx := ws.Begin("export flagembedding")
 	defer tx.Abort() // a failure anywhere leaves the old export
@@ -206,7 +207,7 @@ func FlagEmbedding(ctx context.Context, ws *dataset.Workspace, opts FlagOptions)
 		files[n] = f
 	}
 	t0 = time.Now()
-	err = dataset.EachRow(pairsPath, func(p *dataset.Pair) error {
+	err = workspace.EachRow(pairsPath, func(p *workspace.Pair) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
@@ -263,11 +264,11 @@ func FlagEmbedding(ctx context.Context, ws *dataset.Workspace, opts FlagOptions)
 		}
 		var f *jsonlFile
 		switch p.Split {
-		case dataset.SplitTrain:
+		case workspace.SplitTrain:
 			f, st.Train = files[FlagTrainFile], st.Train+1
-		case dataset.SplitValid:
+		case workspace.SplitValid:
 			f, st.Valid = files[FlagValidFile], st.Valid+1
-		case dataset.SplitTest:
+		case workspace.SplitTest:
 			if files[FlagTestFile] == nil {
 				f, err := createJSONL(tx, rel(FlagTestFile))
 				if err != nil {
@@ -285,7 +286,7 @@ func FlagEmbedding(ctx context.Context, ws *dataset.Workspace, opts FlagOptions)
 		return nil, err
 	}
 	for _, d := range docs {
-		if opts.AllKinds || dataset.IsPremiseKind(d.Kind) {
+		if opts.AllKinds || workspace.IsPremiseKind(d.Kind) {
 			if err := files[FlagCorpusFile].write(CorpusLine{Text: d.Text, Name: d.Name, Kind: d.Kind}); err != nil {
 				return nil, err
 			}
@@ -300,7 +301,7 @@ func FlagEmbedding(ctx context.Context, ws *dataset.Workspace, opts FlagOptions)
 		return nil, err
 	}
 	if _, err := sf.WriteString(opts.Recipe.Script()); err != nil {
-		return nil, &dataset.FileError{Path: sf.Dest(), Row: -1, Err: err}
+		return nil, &workspace.FileError{Path: sf.Dest(), Row: -1, Err: err}
 	}
 	if err := sf.Commit(); err != nil {
 		return nil, err

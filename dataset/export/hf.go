@@ -13,7 +13,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/driftkit/driftkit/dataset"
+	"github.com/driftkit/driftkit/workspace"
 )
 
 // File names inside WS/export/hf/.
@@ -49,14 +49,14 @@ var ErrLicense = errors.New("a licence identifier is required, as the Hugging Fa
 var licenseRE = regexp.MustCompile(`^[a-z0-9][a-z0-9.+-]*$`)
 
 // HF splits of pairs, by the pairs table's split names.
-var hfSplit = map[string]string{dataset.SplitTrain: "train", dataset.SplitValid: "validation", dataset.SplitTest: "test"}
+var hfSplit = map[string]string{workspace.SplitTrain: "train", workspace.SplitValid: "validation", workspace.SplitTest: "test"}
 
 // HuggingFace writes WS/export/hf/: a dataset card (README.md with YAML front
 // matter: configs declarations, informal and pairs, licence, provenance) and
 // data/<config>/<split>-NNNNN-of-NNNNN.parquet shards. The folder is built
 // beside the old one and swapped in, with the manifest entry, when complete
-// (one dataset.Txn).
-func HuggingFace(ctx context.Context, ws *dataset.Workspace, opts HFOptions) (*HFStats, error) {
+// (one workspace.Txn).
+func HuggingFace(ctx context.Context, ws *workspace.Workspace, opts HFOptions) (*HFStats, error) {
 	opts.License = strings.ToLower(strings.TrimSpace(opts.License))
 	if opts.License == "" || !licenseRE.MatchString(opts.License) {
 		return nil, fmt.Errorf("%w: got %q", ErrLicense, opts.License)
@@ -64,7 +64,7 @@ func HuggingFace(ctx context.Context, ws *dataset.Workspace, opts HFOptions) (*H
 	if opts.ShardRows <= 0 {
 		opts.ShardRows = 50000
 	}
-	relCard := filepath.ToSlash(filepath.Join(dataset.ExportDir, HFDir, HFCardFile))
+	relCard := filepath.ToSlash(filepath.Join(workspace.ExportDir, HFDir, HFCardFile))
 	unlock, err := ws.Lock("export hf")
 	if err != nil {
 		return nil, err
@@ -73,12 +73,12 @@ func HuggingFace(ctx context.Context, ws *dataset.Workspace, opts HFOptions) (*H
 	if err := ws.GuardOutputs(opts.Force, relCard); err != nil {
 		return nil, err
 	}
-	if !ws.Has(dataset.DeclarationsFile) {
-		return nil, ws.Missing(dataset.DeclarationsFile, "declarations")
+	if !ws.Has(workspace.DeclarationsFile) {
+		return nil, ws.Missing(workspace.DeclarationsFile, "declarations")
 	}
 	run := ws.StartRun("export hf", map[string]any{"license": opts.License, "shard_rows": opts.ShardRows})
-	final := ws.Path(dataset.ExportDir, HFDir)
-	relDir := filepath.ToSlash(filepath.Join(dataset.ExportDir, HFDir))
+	final := ws.Path(workspace.ExportDir, HFDir)
+	relDir := filepath.ToSlash(filepath.Join(workspace.ExportDir, HFDir))
 	tx := ws.Begin("export hf")
 	defer tx.Abort()
 	// The folder is built beside the old one and replaces it as a whole.
@@ -92,11 +92,11 @@ func HuggingFace(ctx context.Context, ws *dataset.Workspace, opts HFOptions) (*H
 	t0 := time.Now()
 
 	// declarations
-	if err := run.Input(dataset.DeclarationsFile); err != nil {
+	if err := run.Input(workspace.DeclarationsFile); err != nil {
 		return nil, err
 	}
-	n, err := shard(ctx, tmp, "declarations", "train", ws.Path(dataset.DeclarationsFile), opts.ShardRows, st,
-		func(d *dataset.Declaration) bool {
+	n, err := shard(ctx, tmp, "declarations", "train", ws.Path(workspace.DeclarationsFile), opts.ShardRows, st,
+		func(d *workspace.Declaration) bool {
 			prov.Libraries[d.Library]++
 			prov.Revisions[d.Library+"@"+d.Revision]++
 			prov.Kinds[d.Kind]++
@@ -112,12 +112,12 @@ func HuggingFace(ctx context.Context, ws *dataset.Workspace, opts HFOptions) (*H
 	configs := []string{"declarations"}
 	splits := map[string][]string{"declarations": {"train"}}
 
-	if ws.Has(dataset.InformalFile) {
-		if err := run.Input(dataset.InformalFile); err != nil {
+	if ws.Has(workspace.InformalFile) {
+		if err := run.Input(workspace.InformalFile); err != nil {
 			return nil, err
 		}
-		n, err := shard(ctx, tmp, "informal", "train", ws.Path(dataset.InformalFile), opts.ShardRows, st,
-			func(r *dataset.Informal) bool {
+		n, err := shard(ctx, tmp, "informal", "train", ws.Path(workspace.InformalFile), opts.ShardRows, st,
+			func(r *workspace.Informal) bool {
 				prov.Providers[r.Provider]++
 				prov.Prompts[r.PromptVersion]++
 				prov.PromptTokens += r.PromptTokens
@@ -131,14 +131,14 @@ func HuggingFace(ctx context.Context, ws *dataset.Workspace, opts HFOptions) (*H
 		configs = append(configs, "informal")
 		splits["informal"] = []string{"train"}
 	}
-	if ws.Has(dataset.PairsFile) {
-		if err := run.Input(dataset.PairsFile); err != nil {
+	if ws.Has(workspace.PairsFile) {
+		if err := run.Input(workspace.PairsFile); err != nil {
 			return nil, err
 		}
 		var have []string
-		for _, sp := range []string{dataset.SplitTrain, dataset.SplitValid, dataset.SplitTest} {
-			n, err := shard(ctx, tmp, "pairs", hfSplit[sp], ws.Path(dataset.PairsFile), opts.ShardRows, st,
-				func(p *dataset.Pair) bool {
+		for _, sp := range []string{workspace.SplitTrain, workspace.SplitValid, workspace.SplitTest} {
+			n, err := shard(ctx, tmp, "pairs", hfSplit[sp], ws.Path(workspace.PairsFile), opts.ShardRows, st,
+				func(p *workspace.Pair) bool {
 					if p.Split == sp {
 						prov.Sources[p.QuerySource]++
 					}
@@ -167,7 +167,7 @@ func HuggingFace(ctx context.Context, ws *dataset.Workspace, opts HFOptions) (*H
 	if p := ws.LeakedPath(card); p != "" {
 		return nil, fmt.Errorf("the dataset card would publish the path %s of this machine (a bug: please report it)", p)
 	}
-	if err := dataset.WriteFileAtomic(filepath.Join(tmp, HFCardFile), []byte(card)); err != nil {
+	if err := workspace.WriteFileAtomic(filepath.Join(tmp, HFCardFile), []byte(card)); err != nil {
 		return nil, err
 	}
 	tx.Output(relCard, 0)
@@ -197,7 +197,7 @@ func HuggingFace(ctx context.Context, ws *dataset.Workspace, opts HFOptions) (*H
 func shard[T any](ctx context.Context, dir, config, split, src string, rows int, st *HFStats, keep func(*T) bool) (int64, error) {
 	out := filepath.Join(dir, HFDataDir, config)
 	var (
-		w     *dataset.Writer[T]
+		w     *workspace.Writer[T]
 		parts []string
 		n     int64
 	)
@@ -209,7 +209,7 @@ func shard[T any](ctx context.Context, dir, config, split, src string, rows int,
 		w = nil
 		return err
 	}
-	err := dataset.EachRow(src, func(r *T) error {
+	err := workspace.EachRow(src, func(r *T) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
@@ -219,7 +219,7 @@ func shard[T any](ctx context.Context, dir, config, split, src string, rows int,
 		if w == nil {
 			p := filepath.Join(out, fmt.Sprintf(".%s-%05d.parquet", split, len(parts)))
 			var err error
-			if w, err = dataset.NewWriter[T](p); err != nil {
+			if w, err = workspace.NewWriter[T](p); err != nil {
 				return err
 			}
 			parts = append(parts, p)
@@ -264,8 +264,8 @@ type provenance struct {
 	PromptTokens, CompletionTokens int64
 	// Mine is the last mine run as the card may show it (publicRun);
 	// Benchmarks the files its decontamination excluded.
-	Mine       *dataset.Run
-	Benchmarks []dataset.FileRef
+	Mine       *workspace.Run
+	Benchmarks []workspace.FileRef
 }
 
 // publicRun is a manifest entry as a public card may show it: parameters
@@ -273,7 +273,7 @@ type provenance struct {
 // (Workspace.ScrubPaths), never by the exporting machine's folders; the
 // benchmark files that mine's --exclude named are returned by file name with
 // their sha256 and size, which identify them anywhere.
-func publicRun(ws *dataset.Workspace, r *dataset.Run) (*dataset.Run, []dataset.FileRef) {
+func publicRun(ws *workspace.Workspace, r *workspace.Run) (*workspace.Run, []workspace.FileRef) {
 	out := *r
 	out.Parameters = map[string]any{}
 	for k, v := range r.Parameters {
@@ -296,10 +296,10 @@ func publicRun(ws *dataset.Workspace, r *dataset.Run) (*dataset.Run, []dataset.F
 			excluded[s] = true
 		}
 	}
-	var bench []dataset.FileRef
+	var bench []workspace.FileRef
 	for _, in := range r.Inputs {
 		if excluded[in.Path] {
-			bench = append(bench, dataset.FileRef{Path: ws.PublicPath(in.Path), SHA256: in.SHA256, Bytes: in.Bytes})
+			bench = append(bench, workspace.FileRef{Path: ws.PublicPath(in.Path), SHA256: in.SHA256, Bytes: in.Bytes})
 		}
 	}
 	out.Inputs, out.Outputs = nil, nil
@@ -382,7 +382,7 @@ func Card(opts HFOptions, configs []string, splits map[string][]string, p *prove
 	b.WriteString("## Provenance\n\n| | |\n|---|---|\n")
 	fmt.Fprintf(&b, "| libraries | %s |\n", countList(p.Libraries))
 	fmt.Fprintf(&b, "| revisions | %s |\n", countList(p.Revisions))
-	fmt.Fprintf(&b, "| driftkit version | %s |\n", dataset.Version)
+	fmt.Fprintf(&b, "| driftkit version | %s |\n", workspace.Version)
 	fmt.Fprintf(&b, "| informal providers | %s |\n", countList(p.Providers))
 	fmt.Fprintf(&b, "| prompt versions | %s |\n", countList(p.Prompts))
 	if p.PromptTokens+p.CompletionTokens > 0 {

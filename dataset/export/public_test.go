@@ -12,9 +12,9 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
-	"github.com/driftkit/driftkit/dataset"
 	"github.com/driftkit/driftkit/dataset/mine"
-	"github.com/driftkit/driftkit/dataset/mine/minetest"
+	"github.com/driftkit/driftkit/internal/testkit/minetest"
+	"github.com/driftkit/driftkit/workspace"
 )
 
 // TestCardNamesNoMachinePath: the card of a workspace mined with an
@@ -53,7 +53,7 @@ func TestCardNamesNoMachinePath(t *testing.T) {
 	if _, err := HuggingFace(context.Background(), ws, HFOptions{License: "mit"}); err != nil {
 		t.Fatal(err)
 	}
-	b, err := os.ReadFile(ws.Path(dataset.ExportDir, HFDir, HFCardFile))
+	b, err := os.ReadFile(ws.Path(workspace.ExportDir, HFDir, HFCardFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,7 +73,7 @@ func TestCardNamesNoMachinePath(t *testing.T) {
 		t.Errorf("mining parameters or notes do not name the benchmark by file name:\n%s", card)
 	}
 	// The shards' key-value metadata.
-	err = filepath.WalkDir(ws.Path(dataset.ExportDir, HFDir), func(p string, d os.DirEntry, err error) error {
+	err = filepath.WalkDir(ws.Path(workspace.ExportDir, HFDir), func(p string, d os.DirEntry, err error) error {
 		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".parquet") {
 			return err
 		}

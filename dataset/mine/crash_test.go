@@ -4,9 +4,9 @@ import (
 	"context"
 	"testing"
 
-	"github.com/driftkit/driftkit/dataset"
-	"github.com/driftkit/driftkit/dataset/crashtest"
-	"github.com/driftkit/driftkit/dataset/mine/minetest"
+	"github.com/driftkit/driftkit/internal/testkit/crashtest"
+	"github.com/driftkit/driftkit/internal/testkit/minetest"
+	"github.com/driftkit/driftkit/workspace"
 )
 
 // TestMineEveryStep: pairs.parquet and its manifest entry appear together
@@ -18,15 +18,15 @@ func TestMineEveryStep(t *testing.T) {
 			if err := minetest.WriteWorkspace(dir, 3, false); err != nil {
 				t.Fatal(err)
 			}
-			ws, _ := dataset.OpenExisting(dir)
+			ws, _ := workspace.OpenExisting(dir)
 			if _, err := Mine(context.Background(), ws, Options{Seed: 1, ValidFrac: 0.3}); err != nil {
 				t.Fatal(err)
 			}
 		},
-		Run: func(ctx context.Context, ws *dataset.Workspace) error {
+		Run: func(ctx context.Context, ws *workspace.Workspace) error {
 			_, err := Mine(ctx, ws, Options{Seed: 2, ValidFrac: 0.3})
 			return err
 		},
-		Outputs: []string{dataset.PairsFile},
+		Outputs: []string{workspace.PairsFile},
 	})
 }

@@ -23,6 +23,7 @@ import (
 
 	"github.com/driftkit/driftkit/dataset"
 	"github.com/driftkit/driftkit/internal/progress"
+	"github.com/driftkit/driftkit/workspace"
 	"golang.org/x/sync/errgroup"
 )
 
@@ -45,14 +46,14 @@ func DefaultStoplist() []string {
 
 // Options configure Mine. Zero values take the defaults noted.
 type Options struct {
-	// Sources of queries: dataset.QuerySourceInformal, dataset.QuerySourceDocstring (default both).
+	// Sources of queries: workspace.QuerySourceInformal, workspace.QuerySourceDocstring (default both).
 	Sources []string
 	// AllowTemplate admits informal statements from the offline template
 	// provider as queries (they restate the signature and would teach the
 	// model to match its own rendering).
 	AllowTemplate bool
 	// AllKinds admits positives of any kind (theorems too), not only premise
-	// candidates (dataset.IsPremiseKind).
+	// candidates (workspace.IsPremiseKind).
 	AllKinds bool
 	// Stoplist names are never positives (default DefaultStoplist; an empty
 	// non-nil slice disables it).
@@ -98,7 +99,7 @@ type Stats struct {
 
 func (o *Options) fill() {
 	if len(o.Sources) == 0 {
-		o.Sources = []string{dataset.QuerySourceInformal, dataset.QuerySourceDocstring}
+		o.Sources = []string{workspace.QuerySourceInformal, workspace.QuerySourceDocstring}
 	}
 	if o.Stoplist == nil {
 		o.Stoplist = DefaultStoplist()
@@ -144,11 +145,11 @@ func Split(module string, seed uint64, validFrac, testFrac float64) string {
 	u := float64(binary.BigEndian.Uint64(sum[:8])>>11) / float64(1<<53)
 	switch {
 	case u < validFrac:
-		return dataset.SplitValid
+		return workspace.SplitValid
 	case u < validFrac+testFrac:
-		return dataset.SplitTest
+		return workspace.SplitTest
 	}
-	return dataset.SplitTrain
+	return workspace.SplitTrain
 }
 
 func hash64(s string) uint64 {
@@ -158,10 +159,10 @@ func hash64(s string) uint64 {
 }
 
 // Mine reads declarations.parquet and informal.parquet of ws and writes
-// pairs.parquet (with its manifest entry, as one dataset.Txn), holding the
+// pairs.parquet (with its manifest entry, as one workspace.Txn), holding the
 // stage's workspace locks: no second mine, and no stage that writes what it
 // reads (the tables, the index), runs meanwhile.
-func Mine(ctx context.Context, ws *dataset.Workspace, opts Options) (*Stats, error) {
+func Mine(ctx context.Context, ws *workspace.Workspace, opts Options) (*Stats, error) {
 	opts.fill()
 	if opts.ValidFrac < 0 || opts.TestFrac < 0 || opts.ValidFrac+opts.TestFrac >= 1 {
 		return nil, fmt.Errorf("split fractions valid %.3g + test %.3g must be in [0, 1)", opts.ValidFrac, opts.TestFrac)
@@ -170,7 +171,7 @@ func Mine(ctx context.Context, ws *dataset.Workspace, opts Options) (*Stats, err
 		return nil, fmt.Errorf("bad negative range %d-%d", opts.RangeLo, opts.RangeHi)
 	}
 	for _, s := range opts.Sources {
-		if s != dataset.QuerySourceInformal && s != dataset.QuerySourceDocstring {
+		if s != workspace.QuerySourceInformal && s != workspace.QuerySourceDocstring {
 			return nil, fmt.Errorf("unknown query source %q (informal, docstring)", s)
 		}
 	}
@@ -189,11 +190,11 @@ func Mine(ctx context.Context, ws *dataset.Workspace, opts Options) (*Stats, err
 		return nil, err
 	}
 	defer unlock()
-	if err := ws.GuardOutputs(opts.Force, dataset.PairsFile); err != nil {
+	if err := ws.GuardOutputs(opts.Force, workspace.PairsFile); err != nil {
 		return nil, err
 	}
-	if !ws.Has(dataset.DeclarationsFile) {
-		return nil, ws.Missing(dataset.DeclarationsFile, "declarations")
+	if !ws.Has(workspace.DeclarationsFile) {
+		return nil, ws.Missing(workspace.DeclarationsFile, "declarations")
 	}
 	start := time.Now()
 	rankerName := "random (no index)"
@@ -224,13 +225,13 @@ func Mine(ctx context.Context, ws *dataset.Workspace, opts Options) (*Stats, err
 
 	// Load what mining needs of the declarations.
 	t0 := time.Now()
-	if err := run.Input(dataset.DeclarationsFile); err != nil {
+	if err := run.Input(workspace.DeclarationsFile); err != nil {
 		return nil, err
 	}
 	kind := map[string]string{}
 	var theorems []theorem
 	var pool []string // premise candidates, for random negatives
-	err = dataset.EachRow(ws.Path(dataset.DeclarationsFile), func(d *dataset.Declaration) error {
+	err = workspace.EachRow(ws.Path(workspace.DeclarationsFile), func(d *workspace.Declaration) error {
 		if d.Name == "" {
 			return nil
 		}
@@ -239,10 +240,10 @@ func Mine(ctx context.Context, ws *dataset.Workspace, opts Options) (*Stats, err
 		}
 		name := strings.Clone(d.Name)
 		kind[name] = strings.Clone(d.Kind)
-		if dataset.IsPremiseKind(d.Kind) {
+		if workspace.IsPremiseKind(d.Kind) {
 			pool = append(pool, name)
 		}
-		if d.Kind == dataset.KindTheorem {
+		if d.Kind == workspace.KindTheorem {
 			t := theorem{name: name, module: strings.Clone(d.Module), signature: strings.Clone(d.Signature),
 				deps: make([]string, len(d.StatementDeps))}
 			for i, p := range d.StatementDeps {
@@ -259,12 +260,12 @@ func Mine(ctx context.Context, ws *dataset.Workspace, opts Options) (*Stats, err
 		return nil, err
 	}
 	informal := map[string]string{}
-	if slices.Contains(opts.Sources, dataset.QuerySourceInformal) && ws.Has(dataset.InformalFile) {
-		if err := run.Input(dataset.InformalFile); err != nil {
+	if slices.Contains(opts.Sources, workspace.QuerySourceInformal) && ws.Has(workspace.InformalFile) {
+		if err := run.Input(workspace.InformalFile); err != nil {
 			return nil, err
 		}
-		err := dataset.EachRow(ws.Path(dataset.InformalFile), func(r *dataset.Informal) error {
-			if kind[r.Name] != dataset.KindTheorem || strings.TrimSpace(r.InformalStatement) == "" {
+		err := workspace.EachRow(ws.Path(workspace.InformalFile), func(r *workspace.Informal) error {
+			if kind[r.Name] != workspace.KindTheorem || strings.TrimSpace(r.InformalStatement) == "" {
 				return nil
 			}
 			if r.Provider == "template" && !opts.AllowTemplate {
@@ -286,7 +287,7 @@ func Mine(ctx context.Context, ws *dataset.Workspace, opts Options) (*Stats, err
 	for _, s := range opts.Stoplist {
 		stop[s] = true
 	}
-	var pairs []dataset.Pair
+	var pairs []workspace.Pair
 	for _, t := range theorems {
 		var pos []string
 		for _, p := range t.deps {
@@ -294,7 +295,7 @@ func Mine(ctx context.Context, ws *dataset.Workspace, opts Options) (*Stats, err
 			if p == t.name || stop[p] || !known || slices.Contains(pos, p) {
 				continue
 			}
-			if opts.AllKinds || dataset.IsPremiseKind(k) {
+			if opts.AllKinds || workspace.IsPremiseKind(k) {
 				pos = append(pos, p)
 			}
 		}
@@ -302,9 +303,9 @@ func Mine(ctx context.Context, ws *dataset.Workspace, opts Options) (*Stats, err
 		for _, src := range opts.Sources {
 			q := ""
 			switch src {
-			case dataset.QuerySourceInformal:
+			case workspace.QuerySourceInformal:
 				q = informal[t.name]
-			case dataset.QuerySourceDocstring:
+			case workspace.QuerySourceDocstring:
 				q = t.docstring
 			}
 			if q == "" {
@@ -319,7 +320,7 @@ func Mine(ctx context.Context, ws *dataset.Workspace, opts Options) (*Stats, err
 				st.DecontaminatedBy[fmt.Sprintf("%s (%s)", file, how)]++
 				continue
 			}
-			pairs = append(pairs, dataset.Pair{QueryID: src + ":" + t.name, Query: q, QuerySource: src, Theorem: t.name,
+			pairs = append(pairs, workspace.Pair{QueryID: src + ":" + t.name, Query: q, QuerySource: src, Theorem: t.name,
 				Positives: pos, Split: split})
 		}
 	}
@@ -333,7 +334,7 @@ func Mine(ctx context.Context, ws *dataset.Workspace, opts Options) (*Stats, err
 		slices.SortFunc(idx, func(a, b int) int { return cmp.Compare(keys[a], keys[b]) })
 		idx = idx[:opts.Limit]
 		slices.Sort(idx)
-		kept := make([]dataset.Pair, len(idx))
+		kept := make([]workspace.Pair, len(idx))
 		for i, j := range idx {
 			kept[i] = pairs[j]
 		}
@@ -380,7 +381,7 @@ func Mine(ctx context.Context, ws *dataset.Workspace, opts Options) (*Stats, err
 
 	tx := ws.Begin("mine")
 	defer tx.Abort()
-	w, err := dataset.NewStagedWriter[dataset.Pair](tx, dataset.PairsFile)
+	w, err := workspace.NewStagedWriter[workspace.Pair](tx, workspace.PairsFile)
 	if err != nil {
 		return nil, err
 	}
@@ -401,7 +402,7 @@ func Mine(ctx context.Context, ws *dataset.Workspace, opts Options) (*Stats, err
 	st.Pairs = len(pairs)
 	st.MeanNegatives = float64(nNeg) / float64(len(pairs))
 	st.MeanPositives = float64(nPos) / float64(len(pairs))
-	tx.Output(dataset.PairsFile, int64(len(pairs)))
+	tx.Output(workspace.PairsFile, int64(len(pairs)))
 	run.Count("pairs", int64(st.Pairs))
 	for k, v := range st.BySource {
 		run.Count("source_"+k, int64(v))
@@ -430,10 +431,10 @@ func Mine(ctx context.Context, ws *dataset.Workspace, opts Options) (*Stats, err
 // the theorem and non-candidates), sampling opts.Negatives with a seed derived
 // from the query id, then with random premise candidates if too few. It
 // reports whether random candidates were needed.
-func sampleNegatives(p *dataset.Pair, ranked, pool []string, kind map[string]string, opts Options) bool {
+func sampleNegatives(p *workspace.Pair, ranked, pool []string, kind map[string]string, opts Options) bool {
 	rng := dataset.NegativeRNG(opts.Seed, p.QueryID)
 	bad := func(n string) bool {
-		return n == p.Theorem || slices.Contains(p.Positives, n) || !(opts.AllKinds || dataset.IsPremiseKind(kind[n]))
+		return n == p.Theorem || slices.Contains(p.Positives, n) || !(opts.AllKinds || workspace.IsPremiseKind(kind[n]))
 	}
 	var cands []string
 	for i := opts.RangeLo; i < min(opts.RangeHi, len(ranked)); i++ {

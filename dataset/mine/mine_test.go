@@ -12,23 +12,24 @@ import (
 	"testing"
 
 	"github.com/driftkit/driftkit/dataset"
-	"github.com/driftkit/driftkit/dataset/mine/minetest"
 	"github.com/driftkit/driftkit/index"
+	"github.com/driftkit/driftkit/internal/testkit/minetest"
+	"github.com/driftkit/driftkit/workspace"
 )
 
-func fixture(t *testing.T) *dataset.Workspace {
+func fixture(t *testing.T) *workspace.Workspace {
 	t.Helper()
 	dir := t.TempDir()
 	if err := minetest.WriteWorkspace(dir, 3, false); err != nil {
 		t.Fatal(err)
 	}
-	ws, _ := dataset.Open(dir)
+	ws, _ := workspace.Open(dir)
 	return ws
 }
 
-func readPairs(t *testing.T, ws *dataset.Workspace) []dataset.Pair {
+func readPairs(t *testing.T, ws *workspace.Workspace) []workspace.Pair {
 	t.Helper()
-	p, err := dataset.ReadTable[dataset.Pair](ws.Path(dataset.PairsFile))
+	p, err := workspace.ReadTable[workspace.Pair](ws.Path(workspace.PairsFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,12 +87,12 @@ func TestMineWithoutIndex(t *testing.T) {
 			t.Fatalf("%s: %d positives, %d negatives", p.QueryID, len(p.Positives), len(p.Negatives))
 		}
 		for _, x := range p.Positives {
-			if x == "Eq" || x == p.Theorem || !dataset.IsPremiseKind(kind[x]) {
+			if x == "Eq" || x == p.Theorem || !workspace.IsPremiseKind(kind[x]) {
 				t.Fatalf("%s: bad positive %s", p.QueryID, x)
 			}
 		}
 		for _, x := range p.Negatives {
-			if slices.Contains(p.Positives, x) || x == p.Theorem || !dataset.IsPremiseKind(kind[x]) {
+			if slices.Contains(p.Positives, x) || x == p.Theorem || !workspace.IsPremiseKind(kind[x]) {
 				t.Fatalf("%s: bad negative %s", p.QueryID, x)
 			}
 		}
@@ -139,7 +140,7 @@ func TestMineHardNegatives(t *testing.T) {
 	decls, _ := minetest.Tables(3)
 	fr := &fakeRanker{pos: map[string][]string{}}
 	for _, d := range decls {
-		if dataset.IsPremiseKind(d.Kind) {
+		if workspace.IsPremiseKind(d.Kind) {
 			fr.premises = append(fr.premises, d.Name)
 		}
 	}
@@ -151,7 +152,7 @@ func TestMineHardNegatives(t *testing.T) {
 	for _, p := range readPairs(t, ws) {
 		fr.pos[p.Query] = p.Positives
 	}
-	mine := func(seed uint64) []dataset.Pair {
+	mine := func(seed uint64) []workspace.Pair {
 		if _, err := Mine(context.Background(), ws, Options{Ranker: fr, RangeLo: 2, RangeHi: 20, Negatives: 5, Seed: seed}); err != nil {
 			t.Fatal(err)
 		}
@@ -196,7 +197,7 @@ func TestMineLabelsRandomFill(t *testing.T) {
 	decls, _ := minetest.Tables(3)
 	fr := &fakeRanker{pos: map[string][]string{}}
 	for _, d := range decls {
-		if dataset.IsPremiseKind(d.Kind) {
+		if workspace.IsPremiseKind(d.Kind) {
 			fr.premises = append(fr.premises, d.Name)
 		}
 	}
@@ -268,9 +269,9 @@ func TestMineWithIndex(t *testing.T) {
 func TestMineDecontamination(t *testing.T) {
 	ws := fixture(t)
 	decls, _ := minetest.Tables(3)
-	var thm []dataset.Declaration
+	var thm []workspace.Declaration
 	for _, d := range decls {
-		if d.Kind == dataset.KindTheorem {
+		if d.Kind == workspace.KindTheorem {
 			thm = append(thm, d)
 		}
 	}
@@ -332,11 +333,11 @@ func TestMineErrors(t *testing.T) {
 	if _, err := Mine(ctx, ws, Options{}); !errors.Is(err, context.Canceled) {
 		t.Fatalf("cancelled: err = %v", err)
 	}
-	if ws.Has(dataset.PairsFile) {
+	if ws.Has(workspace.PairsFile) {
 		t.Fatal("pairs.parquet written by a failed run")
 	}
 	// A run that can make no pair says why.
-	os.Remove(ws.Path(dataset.InformalFile))
+	os.Remove(ws.Path(workspace.InformalFile))
 	if _, err := Mine(context.Background(), ws, Options{Sources: []string{"informal"}}); !errors.Is(err, ErrNoPairs) {
 		t.Fatalf("no queries: err = %v", err)
 	}

@@ -7,7 +7,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/driftkit/driftkit/dataset"
+	"github.com/driftkit/driftkit/workspace"
 )
 
 func TestNormalize(t *testing.T) {
@@ -69,24 +69,24 @@ func TestRecordError(t *testing.T) {
 // TestSink: one row per name, nil lists become empty, both tables and the
 // manifest entry appear on Commit, and Abort leaves the previous tables.
 func TestSink(t *testing.T) {
-	ws, _ := dataset.Open(t.TempDir())
+	ws, _ := workspace.Open(t.TempDir())
 	s, err := NewSink(ws, "import jixia", false, map[string]any{"x": 1})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, n := range []string{"a", "b", "a"} {
-		if err := s.Add(dataset.Declaration{Name: n, Kind: "theorem", StatementDeps: []string{"c"}}); err != nil {
+		if err := s.Add(workspace.Declaration{Name: n, Kind: "theorem", StatementDeps: []string{"c"}}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	s.AddModule(dataset.Module{Name: "M"})
+	s.AddModule(workspace.Module{Name: "M"})
 	if !s.Has("a") || s.Has("c") || s.Duplicates() != 1 {
 		t.Fatalf("has/dups wrong: %d", s.Duplicates())
 	}
 	if err := s.Commit(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	rows, err := dataset.ReadTable[dataset.Declaration](ws.Path(dataset.DeclarationsFile))
+	rows, err := workspace.ReadTable[workspace.Declaration](ws.Path(workspace.DeclarationsFile))
 	if err != nil || len(rows) != 2 || rows[0].ProofDeps == nil || rows[0].Opens == nil {
 		t.Fatalf("rows %+v %v", rows, err)
 	}
@@ -95,32 +95,32 @@ func TestSink(t *testing.T) {
 	if run == nil || run.RowCounts["declarations"] != 2 || run.RowCounts["duplicate_names_dropped"] != 1 || len(run.Outputs) != 2 {
 		t.Fatalf("manifest %+v", run)
 	}
-	before, _ := os.ReadFile(ws.Path(dataset.DeclarationsFile))
+	before, _ := os.ReadFile(ws.Path(workspace.DeclarationsFile))
 	s2, err := NewSink(ws, "import jixia", false, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s2.Add(dataset.Declaration{Name: "z"})
+	s2.Add(workspace.Declaration{Name: "z"})
 	s2.Abort()
-	after, _ := os.ReadFile(ws.Path(dataset.DeclarationsFile))
+	after, _ := os.ReadFile(ws.Path(workspace.DeclarationsFile))
 	if string(before) != string(after) {
 		t.Error("Abort replaced the table")
 	}
 	// a cancelled commit aborts too
 	s3, _ := NewSink(ws, "import jixia", false, nil)
-	s3.Add(dataset.Declaration{Name: "z"})
+	s3.Add(workspace.Declaration{Name: "z"})
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	if err := s3.Commit(ctx); !errors.Is(err, context.Canceled) {
 		t.Fatalf("commit after cancel: %v", err)
 	}
-	after, _ = os.ReadFile(ws.Path(dataset.DeclarationsFile))
+	after, _ = os.ReadFile(ws.Path(workspace.DeclarationsFile))
 	if string(before) != string(after) {
 		t.Error("a cancelled commit replaced the table")
 	}
 	// a table edited by hand is not replaced without force
-	os.WriteFile(ws.Path(dataset.ModulesFile), []byte("hand-made"), 0o644)
-	if _, err := NewSink(ws, "import jixia", false, nil); !errors.Is(err, dataset.ErrForeignOutput) {
+	os.WriteFile(ws.Path(workspace.ModulesFile), []byte("hand-made"), 0o644)
+	if _, err := NewSink(ws, "import jixia", false, nil); !errors.Is(err, workspace.ErrForeignOutput) {
 		t.Fatalf("err %v, want ErrForeignOutput", err)
 	}
 }

@@ -4,54 +4,54 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/driftkit/driftkit/dataset"
+	"github.com/driftkit/driftkit/workspace"
 )
 
 // Sink writes the tables `extract` writes — declarations.parquet and
 // modules.parquet, with the same schemas — for an importer, streaming rows to
-// staged files of one dataset.Txn: both tables and the run's manifest entry
+// staged files of one workspace.Txn: both tables and the run's manifest entry
 // appear together on Commit, or not at all (a kill during the commit is
 // rolled forward or back by the next stage run). It keeps one row per full
 // name (the first), as Lean has one constant per name. A Sink is not safe
 // for concurrent use; call Abort (deferred) or Commit.
 //
-// The Sink holds the stage's workspace locks (dataset.Workspace.Lock) from
+// The Sink holds the stage's workspace locks (workspace.Workspace.Lock) from
 // NewSink to Commit or Abort: a second importer, extract, or a stage reading
-// the tables is refused with dataset.ErrBusy meanwhile.
+// the tables is refused with workspace.ErrBusy meanwhile.
 type Sink struct {
-	ws     *dataset.Workspace
-	tx     *dataset.Txn
+	ws     *workspace.Workspace
+	tx     *workspace.Txn
 	unlock func()
-	dw     *dataset.Writer[dataset.Declaration]
-	mw     *dataset.Writer[dataset.Module]
-	run    *dataset.RunRecorder
+	dw     *workspace.Writer[workspace.Declaration]
+	mw     *workspace.Writer[workspace.Module]
+	run    *workspace.RunRecorder
 	seen   map[string]struct{}
-	buf    []dataset.Declaration
+	buf    []workspace.Declaration
 	dups   int
 	edges  [2]int64
 	done   bool
 }
 
-// NewSink takes the workspace locks of stage (a dataset.Stages name such as
+// NewSink takes the workspace locks of stage (a workspace.Stages name such as
 // "import jixia"), refuses to replace tables the manifest does not know
 // (unless force) and starts both tables.
-func NewSink(ws *dataset.Workspace, stage string, force bool, params map[string]any) (*Sink, error) {
+func NewSink(ws *workspace.Workspace, stage string, force bool, params map[string]any) (*Sink, error) {
 	unlock, err := ws.Lock(stage)
 	if err != nil {
 		return nil, err
 	}
-	if err := ws.GuardOutputs(force, dataset.DeclarationsFile, dataset.ModulesFile); err != nil {
+	if err := ws.GuardOutputs(force, workspace.DeclarationsFile, workspace.ModulesFile); err != nil {
 		unlock()
 		return nil, err
 	}
 	tx := ws.Begin(stage)
-	dw, err := dataset.NewStagedWriter[dataset.Declaration](tx, dataset.DeclarationsFile)
+	dw, err := workspace.NewStagedWriter[workspace.Declaration](tx, workspace.DeclarationsFile)
 	if err != nil {
 		tx.Abort()
 		unlock()
 		return nil, err
 	}
-	mw, err := dataset.NewStagedWriter[dataset.Module](tx, dataset.ModulesFile)
+	mw, err := workspace.NewStagedWriter[workspace.Module](tx, workspace.ModulesFile)
 	if err != nil {
 		dw.Abort()
 		tx.Abort()
@@ -59,18 +59,18 @@ func NewSink(ws *dataset.Workspace, stage string, force bool, params map[string]
 		return nil, err
 	}
 	return &Sink{ws: ws, tx: tx, unlock: unlock, dw: dw, mw: mw, run: ws.StartRun(stage, params), seen: make(map[string]struct{}, 1<<12),
-		buf: make([]dataset.Declaration, 0, 512)}, nil
+		buf: make([]workspace.Declaration, 0, 512)}, nil
 }
 
 // Run is the manifest entry being built, for inputs, counts and notes.
-func (s *Sink) Run() *dataset.RunRecorder { return s.run }
+func (s *Sink) Run() *workspace.RunRecorder { return s.run }
 
 // Has reports whether a row of that name was added.
 func (s *Sink) Has(name string) bool { _, ok := s.seen[name]; return ok }
 
 // Add writes a declaration row; a second row with the same name is dropped
 // and counted. Nil lists become empty lists, as in extract's tables.
-func (s *Sink) Add(d dataset.Declaration) error {
+func (s *Sink) Add(d workspace.Declaration) error {
 	if _, dup := s.seen[d.Name]; dup {
 		s.dups++
 		return nil
@@ -98,7 +98,7 @@ func (s *Sink) flush() error {
 }
 
 // AddModule writes a modules.parquet row.
-func (s *Sink) AddModule(m dataset.Module) error {
+func (s *Sink) AddModule(m workspace.Module) error {
 	if m.Imports == nil {
 		m.Imports = []string{}
 	}
@@ -112,7 +112,7 @@ func (s *Sink) Duplicates() int { return s.dups }
 func (s *Sink) Rows() int64 { return s.dw.Rows() + int64(len(s.buf)) }
 
 // Commit completes both tables and commits them with the run's manifest
-// entry as one dataset.Txn, then releases the locks. A cancelled ctx aborts
+// entry as one workspace.Txn, then releases the locks. A cancelled ctx aborts
 // instead.
 func (s *Sink) Commit(ctx context.Context) error {
 	if s.done {
@@ -137,8 +137,8 @@ func (s *Sink) Commit(ctx context.Context) error {
 	s.done = true
 	defer s.unlock()
 	defer s.tx.Abort() // a no-op after a commit
-	s.tx.Output(dataset.DeclarationsFile, s.dw.Rows())
-	s.tx.Output(dataset.ModulesFile, s.mw.Rows())
+	s.tx.Output(workspace.DeclarationsFile, s.dw.Rows())
+	s.tx.Output(workspace.ModulesFile, s.mw.Rows())
 	s.run.Count("declarations", s.dw.Rows())
 	s.run.Count("modules", s.mw.Rows())
 	s.run.Count("duplicate_names_dropped", int64(s.dups))

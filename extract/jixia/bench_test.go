@@ -6,8 +6,8 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/driftkit/driftkit/dataset"
-	"github.com/driftkit/driftkit/extract/elab/elabtest"
+	"github.com/driftkit/driftkit/internal/testkit/elabtest"
+	"github.com/driftkit/driftkit/workspace"
 )
 
 // BenchmarkImport imports the bundled library's jixia output (38 modules,
@@ -27,7 +27,7 @@ func BenchmarkImport(b *testing.B) {
 	b.ResetTimer()
 	var n int64
 	for i := 0; i < b.N; i++ {
-		ws, _ := dataset.Open(filepath.Join(dir, "ws"+strconv.Itoa(i)))
+		ws, _ := workspace.Open(filepath.Join(dir, "ws"+strconv.Itoa(i)))
 		st, err := Import(context.Background(), ws, pairs, Options{Library: "driftlib", Src: driftlib})
 		if err != nil {
 			b.Fatal(err)

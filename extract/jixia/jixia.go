@@ -29,9 +29,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/driftkit/driftkit/dataset"
 	"github.com/driftkit/driftkit/extract/elab"
 	"github.com/driftkit/driftkit/internal/progress"
+	"github.com/driftkit/driftkit/workspace"
 )
 
 // Pair is the output of one jixia run: the declaration and symbol files of a
@@ -114,7 +114,7 @@ func PairsInDir(dir string) ([]Pair, error) {
 
 // Import reads every pair and writes declarations.parquet and
 // modules.parquet into ws, replacing both atomically, and records the run.
-func Import(ctx context.Context, ws *dataset.Workspace, pairs []Pair, opts Options) (*Stats, error) {
+func Import(ctx context.Context, ws *workspace.Workspace, pairs []Pair, opts Options) (*Stats, error) {
 	if len(pairs) == 0 {
 		return nil, fmt.Errorf("no jixia output given")
 	}
@@ -211,10 +211,10 @@ type module struct {
 	src     []byte
 	nl      []int // newline offsets of src
 	srcRel  string
-	srcRef  *dataset.FileRef
-	written map[string]*dataset.Declaration // rows of this module, by name
-	kinds   map[string]string               // row kinds of this module
-	rows    []*dataset.Declaration
+	srcRef  *workspace.FileRef
+	written map[string]*workspace.Declaration // rows of this module, by name
+	kinds   map[string]string                 // row kinds of this module
+	rows    []*workspace.Declaration
 }
 
 func (m *module) warn(err error) {
@@ -226,7 +226,7 @@ func (m *module) warn(err error) {
 
 // parse reads the module's files into rows.
 func (m *module) parse() error {
-	m.written = map[string]*dataset.Declaration{}
+	m.written = map[string]*workspace.Declaration{}
 	m.kinds = map[string]string{}
 	if err := m.readSymbols(); err != nil {
 		return err
@@ -248,7 +248,7 @@ func (m *module) run() error {
 			return err
 		}
 	}
-	mod := dataset.Module{Library: m.opts.Library, Revision: m.opts.Revision, Name: m.pair.Module, Path: m.srcRel,
+	mod := workspace.Module{Library: m.opts.Library, Revision: m.opts.Revision, Name: m.pair.Module, Path: m.srcRel,
 		Declarations: int32(len(m.rows))}
 	if m.src != nil {
 		mod.Imports, mod.Docstring = header(m.src)
@@ -322,7 +322,7 @@ func (m *module) readSource() {
 		}
 	}
 	h := sha256.Sum256(b)
-	m.srcRef = &dataset.FileRef{Path: absPath(filepath.Join(m.opts.Src, rel)), SHA256: hex.EncodeToString(h[:]), Bytes: int64(len(b))}
+	m.srcRef = &workspace.FileRef{Path: absPath(filepath.Join(m.opts.Src, rel)), SHA256: hex.EncodeToString(h[:]), Bytes: int64(len(b))}
 }
 
 // lineOf is the 1-based line of a byte offset of the source.
@@ -368,25 +368,25 @@ func (m *module) readDeclarations() error {
 func kindOf(k string) (kind, keyword string, ok bool) {
 	switch k {
 	case "definition":
-		return dataset.KindDefinition, "def", true
+		return workspace.KindDefinition, "def", true
 	case "theorem":
-		return dataset.KindTheorem, "theorem", true
+		return workspace.KindTheorem, "theorem", true
 	case "abbrev":
-		return dataset.KindAbbrev, "abbrev", true
+		return workspace.KindAbbrev, "abbrev", true
 	case "instance":
-		return dataset.KindInstance, "instance", true
+		return workspace.KindInstance, "instance", true
 	case "structure":
-		return dataset.KindStructure, "structure", true
+		return workspace.KindStructure, "structure", true
 	case "inductive":
-		return dataset.KindInductive, "inductive", true
+		return workspace.KindInductive, "inductive", true
 	case "classInductive":
-		return dataset.KindClass, "class inductive", true
+		return workspace.KindClass, "class inductive", true
 	case "opaque":
-		return dataset.KindOpaque, "opaque", true
+		return workspace.KindOpaque, "opaque", true
 	case "axiom":
-		return dataset.KindAxiom, "axiom", true
+		return workspace.KindAxiom, "axiom", true
 	case "proofWanted":
-		return dataset.KindTheorem, "proof_wanted", true
+		return workspace.KindTheorem, "proof_wanted", true
 	}
 	return "", "", false
 }
@@ -409,7 +409,7 @@ func (m *module) declaration(d *declaration, line, index int) error {
 		return nil
 	}
 	name, private := elab.Normalize(string(d.Name))
-	row := &dataset.Declaration{Library: m.opts.Library, Revision: m.opts.Revision, Name: name, Kind: kind,
+	row := &workspace.Declaration{Library: m.opts.Library, Revision: m.opts.Revision, Name: name, Kind: kind,
 		Keyword: keyword, Module: m.pair.Module, Path: m.srcRel, Namespace: string(d.ScopeInfo.CurrNamespace)}
 	doc, err := d.Modifiers.docstring()
 	if err != nil {
@@ -434,8 +434,8 @@ func (m *module) declaration(d *declaration, line, index int) error {
 	}
 	if kw := keywordIn(row.Code, name); kw != "" {
 		row.Keyword = kw
-		if kw == "class" && kind == dataset.KindStructure {
-			row.Kind = dataset.KindClass
+		if kw == "class" && kind == workspace.KindStructure {
+			row.Kind = workspace.KindClass
 		}
 	}
 	if private || d.Modifiers.Visibility == "private" {
@@ -475,8 +475,8 @@ func (m *module) declaration(d *declaration, line, index int) error {
 		if i := strings.LastIndexByte(short, '.'); i >= 0 {
 			short = short[i+1:]
 		}
-		cr := &dataset.Declaration{Library: row.Library, Revision: row.Revision, Name: name + "." + short,
-			Kind: dataset.KindConstructor, Keyword: row.Keyword, Module: row.Module, Path: row.Path,
+		cr := &workspace.Declaration{Library: row.Library, Revision: row.Revision, Name: name + "." + short,
+			Kind: workspace.KindConstructor, Keyword: row.Keyword, Module: row.Module, Path: row.Path,
 			Namespace: name, Opens: row.Opens, GeneratedFrom: strp(name)}
 		if doc, err := c.Modifiers.docstring(); err == nil {
 			cr.Docstring = doc
@@ -501,7 +501,7 @@ func (m *module) declaration(d *declaration, line, index int) error {
 	return nil
 }
 
-func (m *module) add(d *dataset.Declaration) {
+func (m *module) add(d *workspace.Declaration) {
 	if m.written[d.Name] != nil {
 		return
 	}
@@ -511,11 +511,11 @@ func (m *module) add(d *dataset.Declaration) {
 }
 
 // deps fills a row's dependencies from its symbol.
-func (m *module) deps(d *dataset.Declaration) { m.depsAt(d, 0, -1) }
+func (m *module) deps(d *workspace.Declaration) { m.depsAt(d, 0, -1) }
 
 // depsAt is deps for a row from the declaration file's element at line and
 // index, which a missing symbol is reported against.
-func (m *module) depsAt(d *dataset.Declaration, line, index int) {
+func (m *module) depsAt(d *workspace.Declaration, line, index int) {
 	s := m.syms[d.Name]
 	if s == nil {
 		if line > 0 {
@@ -577,7 +577,7 @@ func (m *module) generated() {
 	type cand struct {
 		name string
 		s    *symEntry
-		row  *dataset.Declaration
+		row  *workspace.Declaration
 	}
 	var cands []cand
 	for _, n := range m.order {
@@ -622,7 +622,7 @@ func (m *module) generated() {
 	classes := map[string]bool{}
 	for i := range cands {
 		c := &cands[i]
-		d := &dataset.Declaration{Library: m.opts.Library, Revision: m.opts.Revision, Name: c.name,
+		d := &workspace.Declaration{Library: m.opts.Library, Revision: m.opts.Revision, Name: c.name,
 			Module: m.pair.Module, Path: m.srcRel, Namespace: elab.Namespace(c.name), Signature: ": " + c.s.typeText}
 		if c.s.private {
 			d.Modifiers = []string{"private"}
@@ -630,28 +630,28 @@ func (m *module) generated() {
 		parent := elab.Namespace(c.name)
 		switch c.s.kind {
 		case "constructor":
-			d.Kind, d.Keyword, d.GeneratedFrom = dataset.KindConstructor, "inductive", strp(parent)
+			d.Kind, d.Keyword, d.GeneratedFrom = workspace.KindConstructor, "inductive", strp(parent)
 		case "inductive":
-			d.Kind, d.Keyword = dataset.KindInductive, "inductive"
+			d.Kind, d.Keyword = workspace.KindInductive, "inductive"
 		case "axiom":
-			d.Kind, d.Keyword = dataset.KindAxiom, "axiom"
+			d.Kind, d.Keyword = workspace.KindAxiom, "axiom"
 		case "opaque":
-			d.Kind, d.Keyword = dataset.KindOpaque, "opaque"
+			d.Kind, d.Keyword = workspace.KindOpaque, "opaque"
 		case "theorem", "definition":
 			switch {
 			case isField(c.name, c.s):
-				d.Kind, d.Keyword, d.GeneratedFrom = dataset.KindProjection, "structure", strp(parent)
+				d.Kind, d.Keyword, d.GeneratedFrom = workspace.KindProjection, "structure", strp(parent)
 				hasFields[parent] = true
-				if strings.Contains(c.s.typeText, "[self : ") || m.kinds[parent] == dataset.KindClass {
+				if strings.Contains(c.s.typeText, "[self : ") || m.kinds[parent] == workspace.KindClass {
 					classes[parent] = true
 					d.Keyword = "class"
 				}
 			case elab.IsInstanceName(c.name):
-				d.Kind, d.Keyword = dataset.KindInstance, "instance"
+				d.Kind, d.Keyword = workspace.KindInstance, "instance"
 			case c.s.kind == "theorem":
-				d.Kind, d.Keyword = dataset.KindTheorem, "theorem"
+				d.Kind, d.Keyword = workspace.KindTheorem, "theorem"
 			default:
-				d.Kind, d.Keyword = dataset.KindDefinition, "def"
+				d.Kind, d.Keyword = workspace.KindDefinition, "def"
 			}
 		default:
 			continue
@@ -666,10 +666,10 @@ func (m *module) generated() {
 		if c.row == nil {
 			continue
 		}
-		if c.row.Kind == dataset.KindInductive && hasFields[c.name] {
-			c.row.Kind, c.row.Keyword = dataset.KindStructure, "structure"
+		if c.row.Kind == workspace.KindInductive && hasFields[c.name] {
+			c.row.Kind, c.row.Keyword = workspace.KindStructure, "structure"
 			if classes[c.name] {
-				c.row.Kind, c.row.Keyword = dataset.KindClass, "class"
+				c.row.Kind, c.row.Keyword = workspace.KindClass, "class"
 			}
 		}
 		m.add(c.row)

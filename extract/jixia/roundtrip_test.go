@@ -6,24 +6,24 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/driftkit/driftkit/dataset"
 	"github.com/driftkit/driftkit/extract"
 	"github.com/driftkit/driftkit/extract/elab"
-	"github.com/driftkit/driftkit/extract/elab/elabtest"
+	"github.com/driftkit/driftkit/internal/testkit/elabtest"
+	"github.com/driftkit/driftkit/workspace"
 )
 
 var driftlib = filepath.Join("..", "..", "testdata", "lean")
 
-func driftlibRows(t testing.TB) []dataset.Declaration {
+func driftlibRows(t testing.TB) []workspace.Declaration {
 	t.Helper()
-	ws, err := dataset.Open(t.TempDir())
+	ws, err := workspace.Open(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := extract.Run(context.Background(), ws, extract.Options{Sources: []extract.Source{{Dir: driftlib, Library: "driftlib", Revision: "t"}}}); err != nil {
 		t.Fatal(err)
 	}
-	rows, err := dataset.ReadTable[dataset.Declaration](ws.Path(dataset.DeclarationsFile))
+	rows, err := workspace.ReadTable[workspace.Declaration](ws.Path(workspace.DeclarationsFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,16 +31,16 @@ func driftlibRows(t testing.TB) []dataset.Declaration {
 }
 
 func importTo(dir string, pairs []Pair) (*Stats, error) {
-	ws, err := dataset.Open(dir)
+	ws, err := workspace.Open(dir)
 	if err != nil {
 		return nil, err
 	}
 	return Import(context.Background(), ws, pairs, Options{Library: "driftlib", Revision: "t"})
 }
 
-func importPairs(t *testing.T, pairs []Pair, src string) (*Stats, map[string]dataset.Declaration, []dataset.Module) {
+func importPairs(t *testing.T, pairs []Pair, src string) (*Stats, map[string]workspace.Declaration, []workspace.Module) {
 	t.Helper()
-	ws, err := dataset.Open(t.TempDir())
+	ws, err := workspace.Open(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,15 +48,15 @@ func importPairs(t *testing.T, pairs []Pair, src string) (*Stats, map[string]dat
 	if err != nil {
 		t.Fatal(err)
 	}
-	rows, err := dataset.ReadTable[dataset.Declaration](ws.Path(dataset.DeclarationsFile))
+	rows, err := workspace.ReadTable[workspace.Declaration](ws.Path(workspace.DeclarationsFile))
 	if err != nil {
 		t.Fatal(err)
 	}
-	mods, err := dataset.ReadTable[dataset.Module](ws.Path(dataset.ModulesFile))
+	mods, err := workspace.ReadTable[workspace.Module](ws.Path(workspace.ModulesFile))
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := map[string]dataset.Declaration{}
+	m := map[string]workspace.Declaration{}
 	for _, r := range rows {
 		m[r.Name] = r
 	}
@@ -116,7 +116,7 @@ func TestRoundTrip(t *testing.T) {
 		if w := clean(want.StatementDeps, want.Name); !slices.Equal(g.StatementDeps, w) {
 			t.Errorf("%s: statement deps\n got %v\nwant %v", want.Name, g.StatementDeps, w)
 		}
-		if want.Kind != dataset.KindProjection {
+		if want.Kind != workspace.KindProjection {
 			if w := clean(want.ProofDeps, want.Name); !slices.Equal(g.ProofDeps, w) {
 				t.Errorf("%s: proof deps\n got %v\nwant %v", want.Name, g.ProofDeps, w)
 			}

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/driftkit/driftkit/dataset"
+	"github.com/driftkit/driftkit/workspace"
 )
 
 // TestSharedSample imports the jixia sample kept outside the repository
@@ -19,13 +19,13 @@ func TestSharedSample(t *testing.T) {
 	if _, err := os.Stat(decl); err != nil {
 		t.Skipf("sample not on this machine: %v", err)
 	}
-	ws, _ := dataset.Open(t.TempDir())
+	ws, _ := workspace.Open(t.TempDir())
 	st, err := Import(context.Background(), ws, []Pair{{Decl: decl, Sym: filepath.Join(dir, "jixia_Example.sym.json"), Module: "Example"}}, Options{Library: "ex"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	rows, _ := dataset.ReadTable[dataset.Declaration](ws.Path(dataset.DeclarationsFile))
-	m := map[string]dataset.Declaration{}
+	rows, _ := workspace.ReadTable[workspace.Declaration](ws.Path(workspace.DeclarationsFile))
+	m := map[string]workspace.Declaration{}
 	for _, r := range rows {
 		m[r.Name] = r
 	}

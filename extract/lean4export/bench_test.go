@@ -8,8 +8,8 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/driftkit/driftkit/dataset"
-	"github.com/driftkit/driftkit/extract/elab/elabtest"
+	"github.com/driftkit/driftkit/internal/testkit/elabtest"
+	"github.com/driftkit/driftkit/workspace"
 )
 
 // BenchmarkImport imports a synthetic export of 5,000 declarations (about a
@@ -31,7 +31,7 @@ func BenchmarkImport(b *testing.B) {
 	b.ResetTimer()
 	var rows int64
 	for i := 0; i < b.N; i++ {
-		ws, _ := dataset.Open(filepath.Join(dir, "ws"+strconv.Itoa(i)))
+		ws, _ := workspace.Open(filepath.Join(dir, "ws"+strconv.Itoa(i)))
 		st, err := Import(context.Background(), ws, p, Options{Library: "bench", Force: true})
 		if err != nil {
 			b.Fatal(err)

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/driftkit/driftkit/dataset"
 	"github.com/driftkit/driftkit/extract/elab"
+	"github.com/driftkit/driftkit/workspace"
 )
 
 // declaration handles a declaration line. A malformed one is skipped with a
@@ -112,7 +112,7 @@ func (im *importer) constant(c *constVal, tag string) {
 		im.aux[id] = im.resolveIDs(id, all)
 		return
 	}
-	d := dataset.Declaration{
+	d := workspace.Declaration{
 		Library: im.opts.Library, Revision: im.opts.Revision, Name: name,
 		Namespace: elab.Namespace(name), Signature: im.signature(*c.Type),
 		StatementDeps: im.names2(im.resolveIDs(id, typeDeps)),
@@ -123,33 +123,33 @@ func (im *importer) constant(c *constVal, tag string) {
 	}
 	switch tag {
 	case "thm":
-		d.Kind, d.Keyword = dataset.KindTheorem, "theorem"
+		d.Kind, d.Keyword = workspace.KindTheorem, "theorem"
 		if elab.IsInstanceName(name) {
-			d.Kind, d.Keyword = dataset.KindInstance, "instance"
+			d.Kind, d.Keyword = workspace.KindInstance, "instance"
 		}
 	case "opaque":
-		d.Kind, d.Keyword = dataset.KindOpaque, "opaque"
+		d.Kind, d.Keyword = workspace.KindOpaque, "opaque"
 	case "axiom":
-		d.Kind, d.Keyword = dataset.KindAxiom, "axiom"
+		d.Kind, d.Keyword = workspace.KindAxiom, "axiom"
 	case "quot":
 		d.Keyword = "quot"
 		switch c.Kind {
 		case "type":
-			d.Kind = dataset.KindInductive
+			d.Kind = workspace.KindInductive
 		case "ctor":
-			d.Kind = dataset.KindConstructor
+			d.Kind = workspace.KindConstructor
 			d.GeneratedFrom = strp("Quot")
 		case "ind":
-			d.Kind = dataset.KindTheorem
+			d.Kind = workspace.KindTheorem
 		default:
-			d.Kind = dataset.KindDefinition
+			d.Kind = workspace.KindDefinition
 		}
 	default: // def
 		if c.Safety == "partial" {
 			d.Modifiers = append(d.Modifiers, "partial")
 		}
 		if s, self, ok := im.projectionOf(*c.Value); ok {
-			d.Kind, d.Keyword = dataset.KindProjection, "structure"
+			d.Kind, d.Keyword = workspace.KindProjection, "structure"
 			d.GeneratedFrom = strp(im.display(s))
 			im.hasFields[s] = true
 			if self == biInstImplicit {
@@ -160,11 +160,11 @@ func (im *importer) constant(c *constVal, tag string) {
 		}
 		switch {
 		case elab.IsInstanceName(name):
-			d.Kind, d.Keyword = dataset.KindInstance, "instance"
+			d.Kind, d.Keyword = workspace.KindInstance, "instance"
 		case c.hints() == "abbrev":
-			d.Kind, d.Keyword = dataset.KindAbbrev, "abbrev"
+			d.Kind, d.Keyword = workspace.KindAbbrev, "abbrev"
 		default:
-			d.Kind, d.Keyword = dataset.KindDefinition, "def"
+			d.Kind, d.Keyword = workspace.KindDefinition, "def"
 		}
 	}
 	im.add(d)
@@ -194,7 +194,7 @@ func (im *importer) projectionOf(v uint32) (structName uint32, selfBI int, ok bo
 	return 0, 0, false
 }
 
-func (im *importer) add(d dataset.Declaration) {
+func (im *importer) add(d workspace.Declaration) {
 	if err := im.sink.Add(d); err != nil {
 		im.warn(err)
 		return
@@ -243,8 +243,8 @@ func (im *importer) inductive(blk *inductiveBlock) error {
 			im.stats.Auxiliary++
 			continue
 		}
-		d := dataset.Declaration{Library: im.opts.Library, Revision: im.opts.Revision, Name: name,
-			Namespace: elab.Namespace(name), Kind: dataset.KindInductive, Keyword: "inductive",
+		d := workspace.Declaration{Library: im.opts.Library, Revision: im.opts.Revision, Name: name,
+			Namespace: elab.Namespace(name), Kind: workspace.KindInductive, Keyword: "inductive",
 			Signature: im.signature(*t.Type), StatementDeps: im.names2(im.resolveIDs(id, im.walk(*t.Type, nil))),
 			ProofDeps: []string{}}
 		if private {
@@ -275,8 +275,8 @@ func (im *importer) inductive(blk *inductiveBlock) error {
 			continue
 		}
 		name, private := elab.Normalize(im.names.full(id))
-		d := dataset.Declaration{Library: im.opts.Library, Revision: im.opts.Revision, Name: name,
-			Namespace: elab.Namespace(name), Kind: dataset.KindConstructor, Keyword: "inductive",
+		d := workspace.Declaration{Library: im.opts.Library, Revision: im.opts.Revision, Name: name,
+			Namespace: elab.Namespace(name), Kind: workspace.KindConstructor, Keyword: "inductive",
 			Signature: im.signature(*c.Type), StatementDeps: im.names2(im.resolveIDs(id, im.walk(*c.Type, nil))),
 			ProofDeps: []string{}, GeneratedFrom: strp(im.display(*c.Induct))}
 		if private {
@@ -314,9 +314,9 @@ func (im *importer) finish() error {
 	for id, i := range im.pendingIdx {
 		switch {
 		case im.classes[id]:
-			im.pending[i].Kind, im.pending[i].Keyword = dataset.KindClass, "class"
+			im.pending[i].Kind, im.pending[i].Keyword = workspace.KindClass, "class"
 		case im.hasFields[id]:
-			im.pending[i].Kind, im.pending[i].Keyword = dataset.KindStructure, "structure"
+			im.pending[i].Kind, im.pending[i].Keyword = workspace.KindStructure, "structure"
 		}
 	}
 	for _, d := range im.pending {

@@ -5,8 +5,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/driftkit/driftkit/dataset"
-	"github.com/driftkit/driftkit/dataset/crashtest"
+	"github.com/driftkit/driftkit/internal/testkit/crashtest"
+	"github.com/driftkit/driftkit/workspace"
 )
 
 // TestCommitEveryStep: both tables and the manifest entry of an import
@@ -17,16 +17,16 @@ func TestCommitEveryStep(t *testing.T) {
 	crashtest.EveryStep(t, crashtest.Stage{
 		Name: "import lean4export",
 		Setup: func(t *testing.T, dir string) {
-			ws, _ := dataset.OpenExisting(dir)
+			ws, _ := workspace.OpenExisting(dir)
 			if _, err := Import(context.Background(), ws, export, Options{Library: "demo", Revision: "r1"}); err != nil {
 				t.Fatal(err)
 			}
 		},
 		// a new revision: every row and the module table change
-		Run: func(ctx context.Context, ws *dataset.Workspace) error {
+		Run: func(ctx context.Context, ws *workspace.Workspace) error {
 			_, err := Import(ctx, ws, export, Options{Library: "demo", Revision: "r2"})
 			return err
 		},
-		Outputs: []string{dataset.DeclarationsFile, dataset.ModulesFile},
+		Outputs: []string{workspace.DeclarationsFile, workspace.ModulesFile},
 	})
 }

@@ -10,13 +10,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/driftkit/driftkit/dataset"
 	"github.com/driftkit/driftkit/extract/elab"
+	"github.com/driftkit/driftkit/workspace"
 )
 
 type discard struct{ n int }
 
-func (d *discard) Add(dataset.Declaration) error { d.n++; return nil }
+func (d *discard) Add(workspace.Declaration) error { d.n++; return nil }
 
 func seedLines(f *testing.F) []string {
 	b, err := os.ReadFile(filepath.Join("testdata", "demo.ndjson"))

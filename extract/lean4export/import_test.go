@@ -11,13 +11,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/driftkit/driftkit/dataset"
 	"github.com/driftkit/driftkit/extract/elab"
+	"github.com/driftkit/driftkit/workspace"
 )
 
-func importFile(t *testing.T, path string) (*Stats, map[string]dataset.Declaration) {
+func importFile(t *testing.T, path string) (*Stats, map[string]workspace.Declaration) {
 	t.Helper()
-	ws, err := dataset.Open(t.TempDir())
+	ws, err := workspace.Open(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -25,11 +25,11 @@ func importFile(t *testing.T, path string) (*Stats, map[string]dataset.Declarati
 	if err != nil {
 		t.Fatal(err)
 	}
-	rows, err := dataset.ReadTable[dataset.Declaration](ws.Path(dataset.DeclarationsFile))
+	rows, err := workspace.ReadTable[workspace.Declaration](ws.Path(workspace.DeclarationsFile))
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := map[string]dataset.Declaration{}
+	m := map[string]workspace.Declaration{}
 	for _, r := range rows {
 		if _, dup := m[r.Name]; dup {
 			t.Errorf("two rows named %s", r.Name)
@@ -154,12 +154,12 @@ func TestMalformed(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			p := filepath.Join(t.TempDir(), "bad.ndjson")
 			os.WriteFile(p, []byte(c.file), 0o644)
-			ws, _ := dataset.Open(t.TempDir())
+			ws, _ := workspace.Open(t.TempDir())
 			// a previous import must survive the failed one
 			if _, err := Import(context.Background(), ws, filepath.Join("testdata", "demo.ndjson"), Options{Library: "demo"}); err != nil {
 				t.Fatal(err)
 			}
-			before, _ := os.ReadFile(ws.Path(dataset.DeclarationsFile))
+			before, _ := os.ReadFile(ws.Path(workspace.DeclarationsFile))
 			_, err := Import(context.Background(), ws, p, Options{Library: "demo"})
 			var re *elab.RecordError
 			if !errors.As(err, &re) || !errors.Is(err, c.target) {
@@ -171,7 +171,7 @@ func TestMalformed(t *testing.T) {
 			if !strings.Contains(err.Error(), p) {
 				t.Errorf("error %q does not name the file", err)
 			}
-			after, _ := os.ReadFile(ws.Path(dataset.DeclarationsFile))
+			after, _ := os.ReadFile(ws.Path(workspace.DeclarationsFile))
 			if !bytes.Equal(before, after) {
 				t.Error("a failed import replaced the previous table")
 			}
@@ -205,7 +205,7 @@ func TestMalformedDeclarationSkipped(t *testing.T) {
 func TestCancel(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	ws, _ := dataset.Open(t.TempDir())
+	ws, _ := workspace.Open(t.TempDir())
 	var buf bytes.Buffer
 	buf.WriteString(`{"meta":{"exporter":{"name":"lean4export","version":"3.1.0"},"format":{"version":"3.1.0"},"lean":{"githash":"0","version":"4"}}}` + "\n")
 	for i := 1; i < 200000; i++ {
@@ -216,7 +216,7 @@ func TestCancel(t *testing.T) {
 	if _, err := Import(ctx, ws, p, Options{Library: "x"}); !errors.Is(err, context.Canceled) {
 		t.Fatalf("err %v", err)
 	}
-	if ws.Has(dataset.DeclarationsFile) {
+	if ws.Has(workspace.DeclarationsFile) {
 		t.Error("a cancelled import wrote a table")
 	}
 }

@@ -36,9 +36,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/driftkit/driftkit/dataset"
 	"github.com/driftkit/driftkit/extract/elab"
 	"github.com/driftkit/driftkit/internal/progress"
+	"github.com/driftkit/driftkit/workspace"
 )
 
 // Options configure an import.
@@ -77,7 +77,7 @@ var ErrNotNDJSON = errors.New("not a lean4export NDJSON file")
 
 // Import streams the export at path into ws's declarations.parquet and
 // modules.parquet (the latter empty: the export names no modules).
-func Import(ctx context.Context, ws *dataset.Workspace, path string, opts Options) (*Stats, error) {
+func Import(ctx context.Context, ws *workspace.Workspace, path string, opts Options) (*Stats, error) {
 	if abs, err := filepath.Abs(path); err == nil {
 		path = abs
 	}
@@ -113,7 +113,7 @@ func Import(ctx context.Context, ws *dataset.Workspace, path string, opts Option
 	st.Duplicates = sink.Duplicates()
 	st.Elapsed = time.Since(t0)
 	run := sink.Run()
-	run.InputRef(dataset.FileRef{Path: path, SHA256: hex.EncodeToString(h.Sum(nil)), Bytes: st.Bytes})
+	run.InputRef(workspace.FileRef{Path: path, SHA256: hex.EncodeToString(h.Sum(nil)), Bytes: st.Bytes})
 	run.Phase("read", st.Elapsed)
 	run.Count("lines", st.Lines)
 	run.Count("expressions", st.Exprs)
@@ -131,7 +131,7 @@ func Import(ctx context.Context, ws *dataset.Workspace, path string, opts Option
 
 // rowSink receives the rows (an *elab.Sink; tests and fuzzing pass their own).
 type rowSink interface {
-	Add(d dataset.Declaration) error
+	Add(d workspace.Declaration) error
 }
 
 // importer holds the tables of one export being read.
@@ -163,7 +163,7 @@ type importer struct {
 
 	// structure-like inductives, written at the end once their projections
 	// said whether they are classes
-	pending    []*dataset.Declaration
+	pending    []*workspace.Declaration
 	pendingIdx map[uint32]int
 	classes    map[uint32]bool
 	hasFields  map[uint32]bool

@@ -8,16 +8,16 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/driftkit/driftkit/dataset"
 	"github.com/driftkit/driftkit/extract"
 	"github.com/driftkit/driftkit/extract/elab"
-	"github.com/driftkit/driftkit/extract/elab/elabtest"
+	"github.com/driftkit/driftkit/internal/testkit/elabtest"
+	"github.com/driftkit/driftkit/workspace"
 )
 
 // driftlibRows extracts the bundled library: the rows the fixtures are made of.
-func driftlibRows(t testing.TB) []dataset.Declaration {
+func driftlibRows(t testing.TB) []workspace.Declaration {
 	t.Helper()
-	ws, err := dataset.Open(t.TempDir())
+	ws, err := workspace.Open(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -25,7 +25,7 @@ func driftlibRows(t testing.TB) []dataset.Declaration {
 	if _, err := extract.Run(context.Background(), ws, extract.Options{Sources: []extract.Source{{Dir: root, Library: "driftlib", Revision: "t"}}}); err != nil {
 		t.Fatal(err)
 	}
-	rows, err := dataset.ReadTable[dataset.Declaration](ws.Path(dataset.DeclarationsFile))
+	rows, err := workspace.ReadTable[workspace.Declaration](ws.Path(workspace.DeclarationsFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +52,7 @@ func TestRoundTrip(t *testing.T) {
 	}
 	hasFields := map[string]bool{}
 	for _, r := range rows {
-		if r.Kind == dataset.KindProjection && r.GeneratedFrom != nil {
+		if r.Kind == workspace.KindProjection && r.GeneratedFrom != nil {
 			hasFields[*r.GeneratedFrom] = true
 		}
 	}
@@ -86,8 +86,8 @@ func TestRoundTrip(t *testing.T) {
 					continue
 				}
 				wk := elabtest.ExpectedKind(want)
-				if (wk == dataset.KindStructure || wk == dataset.KindClass) && !hasFields[want.Name] {
-					wk = dataset.KindInductive // no projection shows it is a structure
+				if (wk == workspace.KindStructure || wk == workspace.KindClass) && !hasFields[want.Name] {
+					wk = workspace.KindInductive // no projection shows it is a structure
 				}
 				if g.Kind != wk {
 					t.Errorf("%s: kind %s, want %s", want.Name, g.Kind, wk)
@@ -95,7 +95,7 @@ func TestRoundTrip(t *testing.T) {
 				if w := without(want.StatementDeps, want.Name); !slices.Equal(g.StatementDeps, w) {
 					t.Errorf("%s: statement deps\n got %v\nwant %v", want.Name, g.StatementDeps, w)
 				}
-				if want.Kind != dataset.KindProjection && want.Kind != dataset.KindAxiom && !isTypeKind(want.Kind) && want.Kind != dataset.KindConstructor {
+				if want.Kind != workspace.KindProjection && want.Kind != workspace.KindAxiom && !isTypeKind(want.Kind) && want.Kind != workspace.KindConstructor {
 					if w := without(want.ProofDeps, want.Name); !slices.Equal(g.ProofDeps, w) {
 						t.Errorf("%s: proof deps\n got %v\nwant %v", want.Name, g.ProofDeps, w)
 					}
@@ -113,5 +113,5 @@ func TestRoundTrip(t *testing.T) {
 }
 
 func isTypeKind(k string) bool {
-	return k == dataset.KindStructure || k == dataset.KindClass || k == dataset.KindInductive
+	return k == workspace.KindStructure || k == workspace.KindClass || k == workspace.KindInductive
 }

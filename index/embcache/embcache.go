@@ -42,7 +42,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/driftkit/driftkit/dataset"
+	"github.com/driftkit/driftkit/workspace"
 )
 
 // Format is the format of a shard's key table.
@@ -59,13 +59,13 @@ const (
 	lockName   = ".lock"
 )
 
-// ErrCorrupt is wrapped (inside a *dataset.FileError naming the file) by
+// ErrCorrupt is wrapped (inside a *workspace.FileError naming the file) by
 // every problem found in a cache file: the file is not used.
 var ErrCorrupt = errors.New("damaged embedding cache file")
 
 // ErrBusy is wrapped when another process is writing the cache. It wraps
-// dataset.ErrBusy, so callers treat it like any busy workspace.
-var ErrBusy = fmt.Errorf("%w: the embedding cache is being written by another run", dataset.ErrBusy)
+// workspace.ErrBusy, so callers treat it like any busy workspace.
+var ErrBusy = fmt.Errorf("%w: the embedding cache is being written by another run", workspace.ErrBusy)
 
 // Key identifies a text: the sha256 of its bytes.
 type Key [32]byte
@@ -140,19 +140,19 @@ type Cache struct {
 // Open takes the writer lock of the cache folder dir, creating it if needed.
 func Open(dir string, opts Options) (*Cache, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, &dataset.FileError{Path: dir, Row: -1, Err: err}
+		return nil, &workspace.FileError{Path: dir, Row: -1, Err: err}
 	}
 	p := filepath.Join(dir, lockName)
 	f, err := os.OpenFile(p, os.O_CREATE|os.O_RDWR, 0o644)
 	if err != nil {
-		return nil, &dataset.FileError{Path: p, Row: -1, Err: err}
+		return nil, &workspace.FileError{Path: p, Row: -1, Err: err}
 	}
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
 		f.Close()
 		if errors.Is(err, syscall.EWOULDBLOCK) {
 			return nil, fmt.Errorf("%s: %w (wait for it to finish)", dir, ErrBusy)
 		}
-		return nil, &dataset.FileError{Path: p, Row: -1, Err: err}
+		return nil, &workspace.FileError{Path: p, Row: -1, Err: err}
 	}
 	return &Cache{dir: dir, opts: opts.withDefaults(), lock: f}, nil
 }
@@ -202,10 +202,10 @@ func readSpecFile(path string) (*specFile, error) {
 	}
 	var s specFile
 	if err := json.Unmarshal(b, &s); err != nil {
-		return nil, &dataset.FileError{Path: path, Row: -1, Err: fmt.Errorf("%w: %v", ErrCorrupt, err)}
+		return nil, &workspace.FileError{Path: path, Row: -1, Err: fmt.Errorf("%w: %v", ErrCorrupt, err)}
 	}
 	if s.Format != SpecFormat || !specKeyRE.MatchString(s.Key) || s.Dims <= 0 {
-		return nil, &dataset.FileError{Path: path, Row: -1, Err: fmt.Errorf("%w: not a %s spec file (format %q, key %q, dims %d)", ErrCorrupt, SpecFormat, s.Format, s.Key, s.Dims)}
+		return nil, &workspace.FileError{Path: path, Row: -1, Err: fmt.Errorf("%w: not a %s spec file (format %q, key %q, dims %d)", ErrCorrupt, SpecFormat, s.Format, s.Key, s.Dims)}
 	}
 	return &s, nil
 }

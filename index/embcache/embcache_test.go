@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/driftkit/driftkit/dataset"
+	"github.com/driftkit/driftkit/workspace"
 )
 
 const testSpec = "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff"
@@ -144,7 +144,7 @@ func TestLockedWhileWriting(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Open(dir, Options{}); !errors.Is(err, ErrBusy) || !errors.Is(err, dataset.ErrBusy) {
+	if _, err := Open(dir, Options{}); !errors.Is(err, ErrBusy) || !errors.Is(err, workspace.ErrBusy) {
 		t.Fatalf("second writer: %v, want ErrBusy", err)
 	}
 	c.Close()
@@ -280,7 +280,7 @@ func TestDamagedFiles(t *testing.T) {
 			if len(ps) != 1 || !errors.Is(ps[0], ErrCorrupt) || !strings.Contains(ps[0].Error(), ids[0]) {
 				t.Fatalf("problems %v, want one naming %s", ps, ids[0])
 			}
-			var fe *dataset.FileError
+			var fe *workspace.FileError
 			if !errors.As(ps[0], &fe) || !strings.HasPrefix(filepath.Base(fe.Path), ids[0]) {
 				t.Fatalf("problem %v does not name the file", ps[0])
 			}

@@ -21,8 +21,8 @@ import (
 	"time"
 	"unsafe"
 
-	"github.com/driftkit/driftkit/dataset"
-	"github.com/driftkit/driftkit/dataset/npy"
+	"github.com/driftkit/driftkit/workspace"
+	"github.com/driftkit/driftkit/workspace/npy"
 )
 
 // keyTable is a shard's <id>.keys.json.
@@ -97,7 +97,7 @@ func (c *Cache) Table(spec Spec) (*Table, error) {
 		}
 		b, _ := json.MarshalIndent(specFile{Format: SpecFormat, Key: spec.Key, Dims: spec.Dims, Encoder: spec.Encoder,
 			Created: time.Now().UTC().Format(time.RFC3339)}, "", "  ")
-		if err := dataset.WriteFileAtomic(sp, append(b, '\n')); err != nil {
+		if err := workspace.WriteFileAtomic(sp, append(b, '\n')); err != nil {
 			return nil, err
 		}
 	case err != nil && errors.Is(err, ErrCorrupt) && spec.Dims > 0:
@@ -106,19 +106,19 @@ func (c *Cache) Table(spec Spec) (*Table, error) {
 		t.problems = append(t.problems, err)
 		b, _ := json.MarshalIndent(specFile{Format: SpecFormat, Key: spec.Key, Dims: spec.Dims, Encoder: spec.Encoder,
 			Created: time.Now().UTC().Format(time.RFC3339)}, "", "  ")
-		if err := dataset.WriteFileAtomic(sp, append(b, '\n')); err != nil {
+		if err := workspace.WriteFileAtomic(sp, append(b, '\n')); err != nil {
 			return nil, err
 		}
 	case err != nil:
 		return nil, err
 	default:
 		if sf.Key != spec.Key {
-			return nil, &dataset.FileError{Path: sp, Row: -1, Err: fmt.Errorf("%w: spec key %s in the folder of %s", ErrCorrupt, sf.Key, spec.Key)}
+			return nil, &workspace.FileError{Path: sp, Row: -1, Err: fmt.Errorf("%w: spec key %s in the folder of %s", ErrCorrupt, sf.Key, spec.Key)}
 		}
 		if spec.Dims <= 0 {
 			t.spec.Dims = sf.Dims
 		} else if sf.Dims != spec.Dims {
-			return nil, &dataset.FileError{Path: sp, Row: -1, Err: fmt.Errorf("%w: %d dims, the spec has %d", ErrCorrupt, sf.Dims, spec.Dims)}
+			return nil, &workspace.FileError{Path: sp, Row: -1, Err: fmt.Errorf("%w: %d dims, the spec has %d", ErrCorrupt, sf.Dims, spec.Dims)}
 		}
 	}
 	if err := t.load(); err != nil {
@@ -175,7 +175,7 @@ func (t *Table) load() error {
 var errForeign = errors.New("key table of another format (written by another driftkit version?); left alone")
 
 func (t *Table) corrupt(name string, format string, args ...any) error {
-	return &dataset.FileError{Path: filepath.Join(t.dir, name), Row: -1, Err: fmt.Errorf("%w: "+format, append([]any{ErrCorrupt}, args...)...)}
+	return &workspace.FileError{Path: filepath.Join(t.dir, name), Row: -1, Err: fmt.Errorf("%w: "+format, append([]any{ErrCorrupt}, args...)...)}
 }
 
 // readKeyTable reads and checks one shard's key table, and the size of its
@@ -192,14 +192,14 @@ func (t *Table) readKeyTable(id string) (*shard, error) {
 			Format string `json:"format"`
 		}
 		if json.Unmarshal(b, &probe) == nil && probe.Format != Format && strings.HasPrefix(probe.Format, "driftkit-embeddings-shard/") {
-			return nil, &dataset.FileError{Path: filepath.Join(t.dir, name), Row: -1, Err: fmt.Errorf("%w: %s", errForeign, probe.Format)}
+			return nil, &workspace.FileError{Path: filepath.Join(t.dir, name), Row: -1, Err: fmt.Errorf("%w: %s", errForeign, probe.Format)}
 		}
 		return nil, t.corrupt(name, "not a key table: %v", err)
 	}
 	switch {
 	case kt.Format != Format:
 		if strings.HasPrefix(kt.Format, "driftkit-embeddings-shard/") {
-			return nil, &dataset.FileError{Path: filepath.Join(t.dir, name), Row: -1, Err: fmt.Errorf("%w: %s", errForeign, kt.Format)}
+			return nil, &workspace.FileError{Path: filepath.Join(t.dir, name), Row: -1, Err: fmt.Errorf("%w: %s", errForeign, kt.Format)}
 		}
 		return nil, t.corrupt(name, "format %q, want %q", kt.Format, Format)
 	case kt.Spec != t.spec.Key:
@@ -302,7 +302,7 @@ func (t *Table) Len() int { return len(t.entries) }
 // Has reports whether the vector of k is stored.
 func (t *Table) Has(k Key) bool { _, ok := t.entries[k]; return ok }
 
-// Problems lists the damaged files found so far (each a *dataset.FileError
+// Problems lists the damaged files found so far (each a *workspace.FileError
 // naming the file and wrapping ErrCorrupt); they were removed and not used.
 func (t *Table) Problems() []error { return slices.Clone(t.problems) }
 
@@ -517,7 +517,7 @@ func (t *Table) writeShard(keys []Key, vecs []float32) (*shard, error) {
 	id := newShardID()
 	dims := t.spec.Dims
 	sh := &shard{id: id, rows: len(keys), dims: dims, keys: slices.Clone(keys)}
-	f, err := dataset.CreateAtomic(filepath.Join(t.dir, id+VecSuffix))
+	f, err := workspace.CreateAtomic(filepath.Join(t.dir, id+VecSuffix))
 	if err != nil {
 		return nil, err
 	}
@@ -535,7 +535,7 @@ func (t *Table) writeShard(keys []Key, vecs []float32) (*shard, error) {
 		}
 	}
 	if err := w.Flush(); err != nil {
-		return nil, &dataset.FileError{Path: f.Name(), Row: -1, Err: err}
+		return nil, &workspace.FileError{Path: f.Name(), Row: -1, Err: err}
 	}
 	if err := f.Commit(); err != nil {
 		return nil, err
@@ -554,7 +554,7 @@ func (t *Table) writeShard(keys []Key, vecs []float32) (*shard, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := dataset.WriteFileAtomic(filepath.Join(t.dir, id+KeysSuffix), append(jb, '\n')); err != nil {
+	if err := workspace.WriteFileAtomic(filepath.Join(t.dir, id+KeysSuffix), append(jb, '\n')); err != nil {
 		os.Remove(filepath.Join(t.dir, id+VecSuffix))
 		return nil, err
 	}

@@ -4,9 +4,9 @@ import (
 	"context"
 	"testing"
 
-	"github.com/driftkit/driftkit/dataset"
-	"github.com/driftkit/driftkit/dataset/crashtest"
 	"github.com/driftkit/driftkit/index"
+	"github.com/driftkit/driftkit/internal/testkit/crashtest"
+	"github.com/driftkit/driftkit/workspace"
 )
 
 // TestCommitEveryStep: export/embeddings.parquet and its manifest entry
@@ -17,15 +17,15 @@ func TestCommitEveryStep(t *testing.T) {
 	crashtest.EveryStep(t, crashtest.Stage{
 		Name: Stage,
 		Setup: func(t *testing.T, dir string) {
-			ws, err := dataset.OpenExisting(dir)
+			ws, err := workspace.OpenExisting(dir)
 			if err != nil {
 				t.Fatal(err)
 			}
 			decls, infs := corpus(300)
-			if err := dataset.WriteTable(ws.Path(dataset.DeclarationsFile), decls); err != nil {
+			if err := workspace.WriteTable(ws.Path(workspace.DeclarationsFile), decls); err != nil {
 				t.Fatal(err)
 			}
-			if err := dataset.WriteTable(ws.Path(dataset.InformalFile), infs); err != nil {
+			if err := workspace.WriteTable(ws.Path(workspace.InformalFile), infs); err != nil {
 				t.Fatal(err)
 			}
 			if _, err := index.Build(context.Background(), ws, index.BuildOptions{HashDim: 8}); err != nil {
@@ -36,7 +36,7 @@ func TestCommitEveryStep(t *testing.T) {
 			}
 		},
 		// other row groups: a new file
-		Run: func(ctx context.Context, ws *dataset.Workspace) error {
+		Run: func(ctx context.Context, ws *workspace.Workspace) error {
 			_, err := Export(ctx, ws, Options{RowGroupRows: 50})
 			return err
 		},

@@ -39,13 +39,13 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/compress"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
-	"github.com/driftkit/driftkit/dataset"
 	"github.com/driftkit/driftkit/index"
 	"github.com/driftkit/driftkit/internal/progress"
+	"github.com/driftkit/driftkit/workspace"
 )
 
 // File is the table's path inside the workspace.
-var File = filepath.ToSlash(filepath.Join(dataset.ExportDir, "embeddings.parquet"))
+var File = filepath.ToSlash(filepath.Join(workspace.ExportDir, "embeddings.parquet"))
 
 // Stage is the manifest's name of the export.
 const Stage = "export embeddings"
@@ -159,7 +159,7 @@ func Metadata(m index.Manifest) (arrow.Metadata, error) {
 		{MetaRendering, m.Rendering},
 		{MetaGeneration, m.Generation},
 		{MetaCorpusSHA256, m.CorpusSHA256},
-		{MetaToolVersion, dataset.Version},
+		{MetaToolVersion, workspace.Version},
 		{MetaVectorColumn, ColVector},
 	}
 	if m.EncoderFallback || spec.Fallback {
@@ -192,7 +192,7 @@ func writerProps(rows int, mem memory.Allocator) *parquet.WriterProperties {
 		parquet.WithDictionaryFor(ColLibrary, true),
 		parquet.WithDictionaryFor(ColRevision, true),
 		parquet.WithDictionaryFor(ColInformalSource, true),
-		parquet.WithCreatedBy("driftkit "+dataset.Version+" (github.com/apache/arrow-go/v18)"),
+		parquet.WithCreatedBy("driftkit "+workspace.Version+" (github.com/apache/arrow-go/v18)"),
 	)
 }
 
@@ -205,7 +205,7 @@ func revisions(path string) (map[string]string, error) {
 	}
 	out := map[string]string{}
 	intern := map[string]string{}
-	err := dataset.EachRow(path, func(r *row) error {
+	err := workspace.EachRow(path, func(r *row) error {
 		rev, ok := intern[r.Revision]
 		if !ok {
 			rev = strings.Clone(r.Revision)
@@ -353,10 +353,10 @@ func Write(ctx context.Context, w io.Writer, g *index.Generation, revs map[strin
 // index generation (pinned for the whole run, so a build that switches
 // generations meanwhile does not mix two), with the revisions of
 // declarations.parquet, and records the run in the manifest. The table and
-// its manifest entry are one dataset.Txn (a kill between the rename and the
+// its manifest entry are one workspace.Txn (a kill between the rename and the
 // manifest update cannot leave a table that needs --force), under the
 // stage's workspace locks.
-func Export(ctx context.Context, ws *dataset.Workspace, opts Options) (*Stats, error) {
+func Export(ctx context.Context, ws *workspace.Workspace, opts Options) (*Stats, error) {
 	unlock, err := ws.Lock(Stage)
 	if err != nil {
 		return nil, err
@@ -365,8 +365,8 @@ func Export(ctx context.Context, ws *dataset.Workspace, opts Options) (*Stats, e
 	if err := ws.GuardOutputs(opts.Force, File); err != nil {
 		return nil, err
 	}
-	if !ws.Has(dataset.DeclarationsFile) {
-		return nil, ws.Missing(dataset.DeclarationsFile, "declarations")
+	if !ws.Has(workspace.DeclarationsFile) {
+		return nil, ws.Missing(workspace.DeclarationsFile, "declarations")
 	}
 	ix, err := index.Open(ws.Dir, &index.OpenOptions{VectorsOnly: true})
 	if err != nil {
@@ -388,14 +388,14 @@ func Export(ctx context.Context, ws *dataset.Workspace, opts Options) (*Stats, e
 		}
 	}
 	run := ws.StartRun(Stage, map[string]any{"row_group_rows": opts.RowGroupRows, "index_generation": g.ID()})
-	if err := run.Input(dataset.DeclarationsFile); err != nil {
+	if err := run.Input(workspace.DeclarationsFile); err != nil {
 		return nil, err
 	}
 	if err := run.Input(filepath.Join(g.Dir(), index.ManifestName)); err != nil {
 		return nil, err
 	}
 	t0 := time.Now()
-	revs, err := revisions(ws.Path(dataset.DeclarationsFile))
+	revs, err := revisions(ws.Path(workspace.DeclarationsFile))
 	if err != nil {
 		return nil, err
 	}

@@ -22,19 +22,19 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 	pqgo "github.com/parquet-go/parquet-go"
 
-	"github.com/driftkit/driftkit/dataset"
 	"github.com/driftkit/driftkit/index"
+	"github.com/driftkit/driftkit/workspace"
 )
 
 // corpus makes n declarations in a few libraries and modules, with
 // dependencies and informal rows for some.
-func corpus(n int) ([]dataset.Declaration, []dataset.Informal) {
+func corpus(n int) ([]workspace.Declaration, []workspace.Informal) {
 	kinds := []string{"definition", "theorem", "structure", "class", "theorem", "instance"}
-	var decls []dataset.Declaration
-	var infs []dataset.Informal
+	var decls []workspace.Declaration
+	var infs []workspace.Informal
 	for i := range n {
 		lib := []string{"mathlib", "con-nf"}[i%2]
-		d := dataset.Declaration{
+		d := workspace.Declaration{
 			Library: lib, Revision: lib + "-rev" + strconv.Itoa(i%2+1),
 			Name: fmt.Sprintf("Lib%d.Mod%d.decl_%d", i%2, i%7, i),
 			Kind: kinds[i%len(kinds)], Module: fmt.Sprintf("Lib%d.Mod%d", i%2, i%7),
@@ -49,7 +49,7 @@ func corpus(n int) ([]dataset.Declaration, []dataset.Informal) {
 		}
 		decls = append(decls, d)
 		if i%3 == 0 {
-			infs = append(infs, dataset.Informal{Name: d.Name, InformalName: "Thing " + strconv.Itoa(i),
+			infs = append(infs, workspace.Informal{Name: d.Name, InformalName: "Thing " + strconv.Itoa(i),
 				InformalStatement: fmt.Sprintf("Every gadget of size %d is a widget.", i%17), Provider: "template"})
 		}
 	}
@@ -58,17 +58,17 @@ func corpus(n int) ([]dataset.Declaration, []dataset.Informal) {
 
 // buildWS writes a workspace of n declarations and indexes it (hash
 // encoder of dim dims, or enc when not nil).
-func buildWS(t testing.TB, n, dims int, enc index.Encoder) *dataset.Workspace {
+func buildWS(t testing.TB, n, dims int, enc index.Encoder) *workspace.Workspace {
 	t.Helper()
-	ws, err := dataset.Open(t.TempDir())
+	ws, err := workspace.Open(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
 	decls, infs := corpus(n)
-	if err := dataset.WriteTable(ws.Path(dataset.DeclarationsFile), decls); err != nil {
+	if err := workspace.WriteTable(ws.Path(workspace.DeclarationsFile), decls); err != nil {
 		t.Fatal(err)
 	}
-	if err := dataset.WriteTable(ws.Path(dataset.InformalFile), infs); err != nil {
+	if err := workspace.WriteTable(ws.Path(workspace.InformalFile), infs); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := index.Build(context.Background(), ws, index.BuildOptions{HashDim: dims, Encoder: enc}); err != nil {
@@ -172,7 +172,7 @@ func TestExportReadsBack(t *testing.T) {
 		t.Errorf("the hash encoder is not labelled as the fallback: %+v, %s", spec, get(MetaFallback))
 	}
 	if get(MetaRows) != strconv.Itoa(n) || get(MetaDims) != strconv.Itoa(dims) || get(MetaGeneration) != g.ID() ||
-		get(MetaCorpusSHA256) != m.CorpusSHA256 || get(MetaRendering) != dataset.RenderingVersion {
+		get(MetaCorpusSHA256) != m.CorpusSHA256 || get(MetaRendering) != workspace.RenderingVersion {
 		t.Errorf("metadata rows %s dims %s generation %s corpus %s rendering %s", get(MetaRows), get(MetaDims),
 			get(MetaGeneration), get(MetaCorpusSHA256), get(MetaRendering))
 	}
@@ -238,7 +238,7 @@ func TestExportReadsBack(t *testing.T) {
 	for _, f := range r.Inputs {
 		in[f.Path] = true
 	}
-	if !in[dataset.DeclarationsFile] || !in["index/"+g.ID()+"/"+index.ManifestName] {
+	if !in[workspace.DeclarationsFile] || !in["index/"+g.ID()+"/"+index.ManifestName] {
 		t.Errorf("inputs %+v", r.Inputs)
 	}
 }
@@ -425,7 +425,7 @@ func TestMetadataNamingAMachinePathIsRefused(t *testing.T) {
 func TestStaleIndex(t *testing.T) {
 	ws := buildWS(t, 60, 8, nil)
 	decls, _ := corpus(50)
-	if err := dataset.WriteTable(ws.Path(dataset.DeclarationsFile), decls); err != nil {
+	if err := workspace.WriteTable(ws.Path(workspace.DeclarationsFile), decls); err != nil {
 		t.Fatal(err)
 	}
 	_, err := Export(context.Background(), ws, Options{})
@@ -469,7 +469,7 @@ func TestInterruptedKeepsOldTable(t *testing.T) {
 	if err := os.WriteFile(ws.Path(File), []byte("hand made"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Export(context.Background(), ws, Options{}); !errors.Is(err, dataset.ErrForeignOutput) {
+	if _, err := Export(context.Background(), ws, Options{}); !errors.Is(err, workspace.ErrForeignOutput) {
 		t.Fatalf("got %v, want ErrForeignOutput", err)
 	}
 	if _, err := Export(context.Background(), ws, Options{Force: true}); err != nil {
@@ -478,21 +478,21 @@ func TestInterruptedKeepsOldTable(t *testing.T) {
 }
 
 // TestNoDeclarations: a workspace without declarations.parquet gets a
-// dataset.MissingError naming it (the command adds which command makes it).
+// workspace.MissingError naming it (the command adds which command makes it).
 func TestNoDeclarations(t *testing.T) {
-	ws, _ := dataset.Open(t.TempDir())
+	ws, _ := workspace.Open(t.TempDir())
 	_, err := Export(context.Background(), ws, Options{})
-	var missing *dataset.MissingError
-	if !errors.As(err, &missing) || missing.Path != ws.Path(dataset.DeclarationsFile) {
-		t.Fatalf("got %v, want a MissingError for %s", err, dataset.DeclarationsFile)
+	var missing *workspace.MissingError
+	if !errors.As(err, &missing) || missing.Path != ws.Path(workspace.DeclarationsFile) {
+		t.Fatalf("got %v, want a MissingError for %s", err, workspace.DeclarationsFile)
 	}
 }
 
 // TestNoIndex: a workspace without an index is told to build one.
 func TestNoIndex(t *testing.T) {
-	ws, _ := dataset.Open(t.TempDir())
+	ws, _ := workspace.Open(t.TempDir())
 	decls, _ := corpus(5)
-	if err := dataset.WriteTable(ws.Path(dataset.DeclarationsFile), decls); err != nil {
+	if err := workspace.WriteTable(ws.Path(workspace.DeclarationsFile), decls); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := Export(context.Background(), ws, Options{}); !errors.Is(err, index.ErrNoIndex) {

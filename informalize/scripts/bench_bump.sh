@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The Mathlib bump measurement of the README: informalize Mathlib at OLD
 # against a fake OpenAI-compatible server that answers at once
-# (llm/fakeopenai in its own process, internal/tools/fakechat), extract NEW
+# (internal/testkit/fakeopenai in its own process, internal/tools/fakechat), extract NEW
 # into the same workspace, dry-run, informalize again against a fresh fake
 # server, and check that every declaration has exactly one row.
 #

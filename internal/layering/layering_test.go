@@ -14,23 +14,31 @@ import (
 
 const module = "github.com/driftkit/driftkit"
 
-// layers lists DESIGN.md's layers from the top down; each entry is a package
-// path (relative to the module) that covers its sub-packages unless a
-// longer entry claims them. Packages that do not exist yet (serve, the
-// runners, internal/app) are listed so the rule holds when they land.
+// layers lists the layers from the top down; each entry is a package path
+// (relative to the module) that covers its sub-packages unless a longer
+// entry claims them. The top-level folders follow the same order (see
+// folderOrder): reading the tree bottom-up reads the layers.
 // Peers of one layer do not import each other, but for the edges in
-// peerEdges: train trains on the index's vectors.
+// peerEdges: train trains on the index's vectors; tools run test kits.
+//
+// internal/testkit (fakes, crash tests, fixtures), internal/tools (test and
+// benchmark programs) and internal/layering are support, not product: they
+// sit in the top layer so they may import anything, and
+// TestSupportOnlyForTests keeps product code from importing them.
 var layers = [][]string{
-	{"cmd", "internal/tools", "dataset/interop"},
+	{"cmd", "internal/tools", "internal/testkit", "internal/layering"},
 	{"serve"},
 	{"serve/drift", "serve/tomap"},
-	{"internal/app"},
-	{"extract", "informalize", "dataset/mine", "dataset/export", "train", "index"},
+	{"app"},
+	{"extract", "informalize", "dataset", "train", "index"},
 	{"retrieval"},
 	{"head", "llm", "lean"},
-	{"dataset"},
+	{"workspace"},
 	{"internal"}, // utilities below everything: progress, journal, leantext, cpu
 }
+
+// support lists the folders of test and tool support (see layers).
+var support = []string{"internal/testkit", "internal/tools", "internal/layering"}
 
 // layerOf returns the layer index and the entry of a module package.
 func layerOf(pkg string) (int, string, bool) {
@@ -47,7 +55,7 @@ func layerOf(pkg string) (int, string, bool) {
 }
 
 // peerEdges are the imports allowed between two entries of one layer.
-var peerEdges = map[[2]string]bool{{"train", "index"}: true}
+var peerEdges = map[[2]string]bool{{"train", "index"}: true, {"internal/tools", "internal/testkit"}: true}
 
 // peerOK reports whether entry a may import entry b of the same layer.
 func peerOK(a, b string) bool { return a == b || peerEdges[[2]string{a, b}] }
@@ -134,7 +142,7 @@ func TestNoIncidentalEngines(t *testing.T) {
 		"dataset/mine":      {"github.com/blevesearch/", "gorgonia.org/", module + "/index", module + "/train", arrow},
 		"dataset/export":    {"github.com/blevesearch/", "gorgonia.org/", module + "/index", module + "/train", arrow},
 		"head":              {"github.com/blevesearch/", "gorgonia.org/", arrow},
-		"dataset":           {"github.com/blevesearch/", "gorgonia.org/", "gonum.org/", arrow},
+		"workspace":         {"github.com/blevesearch/", "gorgonia.org/", "gonum.org/", arrow},
 		"index":             {arrow},
 		"train":             {arrow},
 	}
@@ -150,6 +158,92 @@ func TestNoIncidentalEngines(t *testing.T) {
 				if strings.HasPrefix(dep, b) {
 					t.Errorf("%s depends on %s", rel, dep)
 				}
+			}
+		}
+	}
+}
+
+// folderOrder is the top-level folders from the top down. A folder's
+// packages import only from folders at or below it (support excepted):
+// TestFoldersGoDown.
+var folderOrder = []string{"cmd", "serve", "app", "extract", "informalize", "dataset", "train", "index", "retrieval", "head", "llm", "lean", "workspace", "internal"}
+
+// folderPeers are top-level folders of one layer that may import each
+// other, as peerEdges allows.
+var folderPeers = map[[2]string]bool{{"train", "index"}: true}
+
+func topFolder(pkg string) string {
+	rel := strings.TrimPrefix(strings.TrimPrefix(pkg, module), "/")
+	top, _, _ := strings.Cut(rel, "/")
+	return top
+}
+
+func isSupport(pkg string) bool {
+	rel := strings.TrimPrefix(strings.TrimPrefix(pkg, module), "/")
+	for _, s := range support {
+		if rel == s || strings.HasPrefix(rel, s+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// TestFoldersGoDown reads the tree as a newcomer does, folder by folder:
+// every top-level folder is in folderOrder, and its packages import only
+// packages of folders listed after it (or of their own folder), so the
+// folders show the layers the package test enforces.
+func TestFoldersGoDown(t *testing.T) {
+	rank := map[string]int{}
+	for i, f := range folderOrder {
+		rank[f] = i
+	}
+	// Layers put peers side by side; folders of one layer share a rank.
+	for _, l := range layers {
+		first := -1
+		for _, p := range l {
+			if r, ok := rank[p]; ok && !strings.Contains(p, "/") {
+				if first < 0 {
+					first = r
+				}
+				rank[p] = first
+			}
+		}
+	}
+	for _, p := range listPackages(t) {
+		if isSupport(p.ImportPath) {
+			continue
+		}
+		pf := topFolder(p.ImportPath)
+		pr, ok := rank[pf]
+		if !ok {
+			t.Errorf("%s: top-level folder %q is not in folderOrder", p.ImportPath, pf)
+			continue
+		}
+		for _, imp := range p.Imports {
+			if !strings.HasPrefix(imp, module+"/") || isSupport(imp) {
+				continue
+			}
+			f := topFolder(imp)
+			if f == pf || folderPeers[[2]string{pf, f}] {
+				continue
+			}
+			if r, ok := rank[f]; !ok || r <= pr {
+				t.Errorf("%s (folder %s) imports %s (folder %s, not below it)", p.ImportPath, pf, imp, f)
+			}
+		}
+	}
+}
+
+// TestSupportOnlyForTests: product packages never import test kits or
+// tools (their tests may).
+func TestSupportOnlyForTests(t *testing.T) {
+	for _, p := range listPackages(t) {
+		if isSupport(p.ImportPath) {
+			continue
+		}
+		for _, imp := range p.Imports {
+			if isSupport(imp) {
+				t.Errorf("%s imports %s, test or tool support", p.ImportPath, imp)
 			}
 		}
 	}

@@ -2,7 +2,7 @@
 // it is searched (issue 17): what a mathematician types ("Lagrange theorem
 // groups") becomes a detailed, mathematically precise informal statement
 // and a guessed Lean statement, rendered in the document format of the index
-// (dataset.Render), and the raw query and both rewrites are searched and
+// (workspace.Render), and the raw query and both rewrites are searched and
 // fused (retrieval.SearchVariants). The prompt is embedded and versioned
 // (prompts/<version>/); answers are cached per (query, model, prompt) in the
 // workspace (Cache), so a repeated query costs nothing; when the model
@@ -29,9 +29,9 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/driftkit/driftkit/dataset"
 	"github.com/driftkit/driftkit/llm"
 	"github.com/driftkit/driftkit/retrieval"
+	"github.com/driftkit/driftkit/workspace"
 )
 
 // PromptVersion names the prompt files in prompts/<version>/. Bump it (a
@@ -143,11 +143,11 @@ func clip(s string, n int) string {
 }
 
 // Document renders an answer in the index's document format
-// (dataset.Render, rendering dataset.RenderingVersion): the guessed Lean
+// (workspace.Render, rendering workspace.RenderingVersion): the guessed Lean
 // declaration as a theorem, then its informal name and statement.
 func (a Answer) Document(model string) string {
-	d := dataset.Declaration{Kind: "theorem", Name: a.LeanName, Signature: a.LeanStatement}
-	text, _ := dataset.Render(&d, &dataset.Informal{InformalName: a.InformalName, InformalStatement: a.InformalStatement, Provider: "openai:" + model})
+	d := workspace.Declaration{Kind: "theorem", Name: a.LeanName, Signature: a.LeanStatement}
+	text, _ := workspace.Render(&d, &workspace.Informal{InformalName: a.InformalName, InformalStatement: a.InformalStatement, Provider: "openai:" + model})
 	// A missing name leaves a double space after the kind.
 	first, rest, ok := strings.Cut(text, "\n")
 	first = strings.Join(strings.Fields(first), " ")

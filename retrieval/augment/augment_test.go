@@ -11,10 +11,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/driftkit/driftkit/dataset"
+	"github.com/driftkit/driftkit/internal/testkit/fakeopenai"
 	"github.com/driftkit/driftkit/llm"
-	"github.com/driftkit/driftkit/llm/fakeopenai"
 	"github.com/driftkit/driftkit/retrieval"
+	"github.com/driftkit/driftkit/workspace"
 )
 
 // euclid is a good answer for the query "prime divides product".
@@ -87,10 +87,10 @@ func TestAugmentGoodAnswerAndCache(t *testing.T) {
 	if r.Status != StatusAugmented || r.Answer == nil || *r.Answer != euclid || r.Reason != "" {
 		t.Fatalf("result %+v", r)
 	}
-	want, _ := dataset.Render(&dataset.Declaration{Kind: "theorem", Name: euclid.LeanName, Signature: euclid.LeanStatement},
-		&dataset.Informal{InformalName: euclid.InformalName, InformalStatement: euclid.InformalStatement})
+	want, _ := workspace.Render(&workspace.Declaration{Kind: "theorem", Name: euclid.LeanName, Signature: euclid.LeanStatement},
+		&workspace.Informal{InformalName: euclid.InformalName, InformalStatement: euclid.InformalStatement})
 	if r.Document != want || !strings.HasPrefix(r.Document, "theorem Nat.Prime.dvd_mul {p m n : ℕ}") {
-		t.Errorf("document %q, want dataset.Render's %q", r.Document, want)
+		t.Errorf("document %q, want workspace.Render's %q", r.Document, want)
 	}
 	if r.Usage.PromptTokens == 0 || r.Usage.Requests != 1 {
 		t.Errorf("usage %+v", r.Usage)

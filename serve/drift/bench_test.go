@@ -8,10 +8,10 @@ import (
 	"time"
 
 	"github.com/driftkit/driftkit/internal/cpu"
+	"github.com/driftkit/driftkit/internal/testkit/drifttest"
 	"github.com/driftkit/driftkit/llm"
 	"github.com/driftkit/driftkit/retrieval"
 	"github.com/driftkit/driftkit/serve/drift"
-	"github.com/driftkit/driftkit/serve/drift/drifttest"
 )
 
 func TestMain(m *testing.M) {

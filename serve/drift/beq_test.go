@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/driftkit/driftkit/internal/testkit/leantest"
 	"github.com/driftkit/driftkit/lean"
-	"github.com/driftkit/driftkit/lean/leantest"
 )
 
 // LeanBEq speaks to a real backend implementation (the kimina client)

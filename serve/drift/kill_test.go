@@ -14,8 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/driftkit/driftkit/internal/testkit/fakeopenai"
 	"github.com/driftkit/driftkit/llm"
-	"github.com/driftkit/driftkit/llm/fakeopenai"
 )
 
 // killItems are distinct statements, so that the fake server counts each

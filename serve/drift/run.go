@@ -14,11 +14,11 @@ import (
 	"sync"
 	"time"
 
-	"github.com/driftkit/driftkit/dataset"
 	"github.com/driftkit/driftkit/internal/journal"
 	"github.com/driftkit/driftkit/internal/progress"
 	"github.com/driftkit/driftkit/lean"
 	"github.com/driftkit/driftkit/llm"
+	"github.com/driftkit/driftkit/workspace"
 )
 
 // Files of a run's output folder.
@@ -210,7 +210,7 @@ feed:
 		return nil, err
 	}
 	b, _ := json.MarshalIndent(sum, "", "  ")
-	if err := dataset.WriteFileAtomic(filepath.Join(o.Dir, SummaryFile), append(b, '\n')); err != nil {
+	if err := workspace.WriteFileAtomic(filepath.Join(o.Dir, SummaryFile), append(b, '\n')); err != nil {
 		return nil, err
 	}
 	return sum, nil
@@ -235,7 +235,7 @@ func fatal(err error) bool {
 }
 
 func writeItems(path string, recs []*Record) error {
-	f, err := dataset.CreateAtomic(path)
+	f, err := workspace.CreateAtomic(path)
 	if err != nil {
 		return err
 	}
@@ -258,7 +258,7 @@ func checkSettings(path string, settings map[string]any) error {
 	old, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
 		b, _ := json.MarshalIndent(settings, "", "  ")
-		return dataset.WriteFileAtomic(path, append(b, '\n'))
+		return workspace.WriteFileAtomic(path, append(b, '\n'))
 	}
 	if err != nil {
 		return err

@@ -14,8 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/driftkit/driftkit/internal/testkit/fakeopenai"
 	"github.com/driftkit/driftkit/lean"
-	"github.com/driftkit/driftkit/llm/fakeopenai"
 )
 
 // manyItems makes n items alternating the two scripted statements under

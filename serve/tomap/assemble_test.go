@@ -8,9 +8,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/driftkit/driftkit/llm/fakeopenai"
+	"github.com/driftkit/driftkit/internal/testkit/fakeopenai"
+	"github.com/driftkit/driftkit/internal/testkit/tomapfake"
 	"github.com/driftkit/driftkit/serve/tomap"
-	"github.com/driftkit/driftkit/serve/tomap/tomapfake"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")

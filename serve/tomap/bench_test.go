@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/driftkit/driftkit/internal/cpu"
+	"github.com/driftkit/driftkit/internal/testkit/tomapfake"
 	"github.com/driftkit/driftkit/serve/tomap"
-	"github.com/driftkit/driftkit/serve/tomap/tomapfake"
 )
 
 // startFakeProcess runs the fake model server in a child copy of this test

@@ -7,8 +7,8 @@ import (
 	"os"
 	"time"
 
-	"github.com/driftkit/driftkit/llm/fakeopenai"
-	"github.com/driftkit/driftkit/serve/tomap/tomapfake"
+	"github.com/driftkit/driftkit/internal/testkit/fakeopenai"
+	"github.com/driftkit/driftkit/internal/testkit/tomapfake"
 )
 
 const fakeServeEnv = "TOMAP_FAKE_SERVE_LATENCY"

@@ -14,9 +14,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/driftkit/driftkit/llm/fakeopenai"
+	"github.com/driftkit/driftkit/internal/testkit/fakeopenai"
+	"github.com/driftkit/driftkit/internal/testkit/tomapfake"
 	"github.com/driftkit/driftkit/serve/tomap"
-	"github.com/driftkit/driftkit/serve/tomap/tomapfake"
 )
 
 func killVariants() []tomap.Variant {

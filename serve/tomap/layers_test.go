@@ -30,7 +30,7 @@ func TestLayers(t *testing.T) {
 				okLayer = true
 			}
 		}
-		if !okLayer || strings.HasPrefix(rest, "llm/fakeopenai") {
+		if !okLayer || strings.HasPrefix(rest, "internal/testkit/fakeopenai") {
 			t.Errorf("serve/tomap imports %s, outside its layer", p)
 		}
 	}

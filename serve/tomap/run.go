@@ -17,10 +17,10 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/driftkit/driftkit/dataset"
 	"github.com/driftkit/driftkit/internal/journal"
 	"github.com/driftkit/driftkit/internal/progress"
 	"github.com/driftkit/driftkit/lean"
+	"github.com/driftkit/driftkit/workspace"
 )
 
 // Config configures a run. Zero numeric fields take the defaults noted.
@@ -333,7 +333,7 @@ func (r *runner) problem(ctx context.Context, p *Problem, bar *progress.Bar) err
 			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 				return err
 			}
-			if err := dataset.WriteFileAtomic(path, []byte(o.Code)); err != nil {
+			if err := workspace.WriteFileAtomic(path, []byte(o.Code)); err != nil {
 				return err
 			}
 		}
@@ -400,17 +400,17 @@ func (r *runner) finish(problems []Problem) (*Summary, error) {
 		}
 		lines = append(append(lines, b...), '\n')
 	}
-	if err := dataset.WriteFileAtomic(filepath.Join(r.cfg.Out, ResultsFile), lines); err != nil {
+	if err := workspace.WriteFileAtomic(filepath.Join(r.cfg.Out, ResultsFile), lines); err != nil {
 		return nil, err
 	}
 	b, err := json.MarshalIndent(sum, "", "  ")
 	if err != nil {
 		return nil, err
 	}
-	if err := dataset.WriteFileAtomic(filepath.Join(r.cfg.Out, SummaryJSON), append(b, '\n')); err != nil {
+	if err := workspace.WriteFileAtomic(filepath.Join(r.cfg.Out, SummaryJSON), append(b, '\n')); err != nil {
 		return nil, err
 	}
-	if err := dataset.WriteFileAtomic(filepath.Join(r.cfg.Out, SummaryMD), []byte(sum.Markdown())); err != nil {
+	if err := workspace.WriteFileAtomic(filepath.Join(r.cfg.Out, SummaryMD), []byte(sum.Markdown())); err != nil {
 		return nil, err
 	}
 	return sum, nil

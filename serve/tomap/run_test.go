@@ -13,11 +13,11 @@ import (
 	"time"
 
 	"github.com/driftkit/driftkit/internal/journal"
+	"github.com/driftkit/driftkit/internal/testkit/fakeopenai"
+	"github.com/driftkit/driftkit/internal/testkit/tomapfake"
 	"github.com/driftkit/driftkit/lean"
 	"github.com/driftkit/driftkit/llm"
-	"github.com/driftkit/driftkit/llm/fakeopenai"
 	"github.com/driftkit/driftkit/serve/tomap"
-	"github.com/driftkit/driftkit/serve/tomap/tomapfake"
 )
 
 func TestMain(m *testing.M) {

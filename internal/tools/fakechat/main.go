@@ -1,4 +1,4 @@
-// Command fakechat serves llm/fakeopenai as a separate process, for
+// Command fakechat serves internal/testkit/fakeopenai as a separate process, for
 // measuring a driftkit command against an OpenAI-compatible endpoint that
 // answers at once (informalize/scripts/bench_bump.sh). It prints the base URL
 // on the first line of stdout, serves until stdin closes or it gets SIGINT or
@@ -22,7 +22,7 @@ import (
 	"slices"
 	"syscall"
 
-	"github.com/driftkit/driftkit/llm/fakeopenai"
+	"github.com/driftkit/driftkit/internal/testkit/fakeopenai"
 )
 
 // Stats is the -stats file.

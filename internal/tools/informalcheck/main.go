@@ -12,7 +12,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/driftkit/driftkit/dataset"
+	"github.com/driftkit/driftkit/workspace"
 )
 
 // Report is printed as JSON.
@@ -49,12 +49,12 @@ func main() {
 }
 
 func check(dir string) (*Report, error) {
-	ws, err := dataset.OpenExisting(dir)
+	ws, err := workspace.OpenExisting(dir)
 	if err != nil {
 		return nil, err
 	}
 	decls := map[string]bool{}
-	err = dataset.EachRow(ws.Path(dataset.DeclarationsFile), func(d *dataset.Declaration) error {
+	err = workspace.EachRow(ws.Path(workspace.DeclarationsFile), func(d *workspace.Declaration) error {
 		decls[d.Name] = true
 		return nil
 	})
@@ -66,21 +66,21 @@ func check(dir string) (*Report, error) {
 	text := map[string]string{}
 	var ctx []struct {
 		name string
-		deps []dataset.InformalContext
+		deps []workspace.InformalContext
 	}
-	err = dataset.EachRow(ws.Path(dataset.InformalFile), func(r *dataset.Informal) error {
+	err = workspace.EachRow(ws.Path(workspace.InformalFile), func(r *workspace.Informal) error {
 		rep.Rows++
 		seen[r.Name]++
 		rep.Providers[r.Provider]++
-		text[r.Name] = dataset.InformalTextSHA256(r.InformalName, r.InformalStatement)
+		text[r.Name] = workspace.InformalTextSHA256(r.InformalName, r.InformalStatement)
 		if r.OwnInputSHA256 == "" {
 			rep.LegacyRows++
 		}
 		if len(r.Context) > 0 {
 			ctx = append(ctx, struct {
 				name string
-				deps []dataset.InformalContext
-			}{r.Name, append([]dataset.InformalContext(nil), r.Context...)})
+				deps []workspace.InformalContext
+			}{r.Name, append([]workspace.InformalContext(nil), r.Context...)})
 		}
 		return nil
 	})

@@ -3,26 +3,26 @@ package main
 import (
 	"testing"
 
-	"github.com/driftkit/driftkit/dataset"
+	"github.com/driftkit/driftkit/workspace"
 )
 
 func TestCheck(t *testing.T) {
-	ws, err := dataset.Open(t.TempDir())
+	ws, err := workspace.Open(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	decls := []dataset.Declaration{{Name: "A"}, {Name: "B"}, {Name: "D"}}
-	if err := dataset.WriteTable(ws.Path(dataset.DeclarationsFile), decls); err != nil {
+	decls := []workspace.Declaration{{Name: "A"}, {Name: "B"}, {Name: "D"}}
+	if err := workspace.WriteTable(ws.Path(workspace.DeclarationsFile), decls); err != nil {
 		t.Fatal(err)
 	}
-	rows := []dataset.Informal{
+	rows := []workspace.Informal{
 		{Name: "A", InformalName: "a", InformalStatement: "s", OwnInputSHA256: "x"},
 		{Name: "A", InformalName: "a", InformalStatement: "s", OwnInputSHA256: "x"},
 		{Name: "C", InformalName: "c", InformalStatement: "s"},
 		{Name: "D", InformalName: "d", InformalStatement: "s", OwnInputSHA256: "y",
-			Context: []dataset.InformalContext{{Name: "A", InformalSHA256: dataset.InformalTextSHA256("a", "an older s")}}},
+			Context: []workspace.InformalContext{{Name: "A", InformalSHA256: workspace.InformalTextSHA256("a", "an older s")}}},
 	}
-	if err := dataset.WriteTable(ws.Path(dataset.InformalFile), rows); err != nil {
+	if err := workspace.WriteTable(ws.Path(workspace.InformalFile), rows); err != nil {
 		t.Fatal(err)
 	}
 	rep, err := check(ws.Dir)

@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/driftkit/driftkit/dataset/sample"
+	"github.com/driftkit/driftkit/internal/testkit/sample"
 )
 
 func main() {

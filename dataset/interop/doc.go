@@ -1,4 +1,0 @@
-// Package interop proves that independent Parquet readers read the tables
-// driftkit writes. It holds only tests, kept apart from package dataset so that
-// dataset's own tests do not link DuckDB.
-package interop

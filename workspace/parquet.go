@@ -1,0 +1,327 @@
+package workspace
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+
+	"github.com/parquet-go/parquet-go"
+)
+
+// ErrCorrupt is wrapped by errors about Parquet files that cannot be read: a
+// truncated file, a bad footer, a column that does not decode.
+var ErrCorrupt = errors.New("corrupt parquet file")
+
+// ErrSchema is wrapped when a file lacks a column the reader needs.
+var ErrSchema = errors.New("parquet schema mismatch")
+
+// FileError reports a problem with a table file, naming it and, where known,
+// the row at which reading failed.
+type FileError struct {
+	Path string
+	Row  int64 // -1 when the error is not about a row
+	Err  error
+}
+
+func (e *FileError) Error() string {
+	if e.Row >= 0 {
+		return fmt.Sprintf("%s: row %d: %v", e.Path, e.Row, e.Err)
+	}
+	return fmt.Sprintf("%s: %v", e.Path, e.Err)
+}
+
+func (e *FileError) Unwrap() error { return e.Err }
+
+// DefaultRowGroupRows bounds the memory a writer holds before it flushes a
+// row group: rows are never buffered for the whole table.
+const DefaultRowGroupRows = 8192
+
+// Writer streams rows of type T into a Parquet file that replaces its
+// destination atomically on Close. It is not safe for concurrent use.
+type Writer[T any] struct {
+	path    string
+	file    *AtomicFile
+	w       *parquet.GenericWriter[T]
+	pending int
+	rows    int64
+	groupN  int
+	// finished: footer written, not yet renamed; closed: committed or aborted.
+	finished bool
+	closed   bool
+}
+
+// NewWriter starts a table file at path. Nothing is visible at path until
+// Close succeeds; Abort discards the partial file.
+func NewWriter[T any](path string) (*Writer[T], error) {
+	f, err := CreateAtomic(path)
+	if err != nil {
+		return nil, err
+	}
+	return newWriter[T](path, f), nil
+}
+
+// NewStagedWriter starts the table rel of a transaction: Close completes it,
+// and the transaction's Commit puts it in place with the run's other outputs.
+func NewStagedWriter[T any](t *Txn, rel string) (*Writer[T], error) {
+	f, err := t.Create(rel)
+	if err != nil {
+		return nil, err
+	}
+	return newWriter[T](t.ws.Path(rel), f), nil
+}
+
+func newWriter[T any](path string, f *AtomicFile) *Writer[T] {
+	w := parquet.NewGenericWriter[T](f,
+		parquet.Compression(&parquet.Zstd),
+		parquet.CreatedBy("driftkit", Version, ""),
+	)
+	return &Writer[T]{path: path, file: f, w: w, groupN: DefaultRowGroupRows}
+}
+
+// Write appends rows, flushing a row group whenever enough rows are pending.
+func (w *Writer[T]) Write(rows ...T) error {
+	for len(rows) > 0 {
+		n := min(len(rows), w.groupN-w.pending)
+		if _, err := w.w.Write(rows[:n]); err != nil {
+			return &FileError{Path: w.path, Row: w.rows, Err: err}
+		}
+		w.rows += int64(n)
+		w.pending += n
+		rows = rows[n:]
+		if w.pending >= w.groupN {
+			if err := w.w.Flush(); err != nil {
+				return &FileError{Path: w.path, Row: -1, Err: err}
+			}
+			w.pending = 0
+		}
+	}
+	return nil
+}
+
+// Rows returns how many rows have been written.
+func (w *Writer[T]) Rows() int64 { return w.rows }
+
+// Close finishes the file and puts it in place.
+func (w *Writer[T]) Close() error {
+	if err := w.Finish(); err != nil {
+		return err
+	}
+	return w.Commit()
+}
+
+// Finish completes the file (footer written, data on disk) without putting it
+// in place yet, so that a stage writing several tables can replace them all
+// only once every one is complete: Finish each, then Commit each.
+func (w *Writer[T]) Finish() error {
+	if w.closed {
+		return errors.New("dataset: writer already closed")
+	}
+	if w.finished {
+		return nil
+	}
+	w.finished = true
+	if err := w.w.Close(); err != nil {
+		w.closed = true
+		w.file.Abort()
+		return &FileError{Path: w.path, Row: -1, Err: err}
+	}
+	if err := w.file.Sync(); err != nil {
+		w.closed = true
+		w.file.Abort()
+		return &FileError{Path: w.path, Row: -1, Err: err}
+	}
+	return nil
+}
+
+// Commit renames a finished file over its destination.
+func (w *Writer[T]) Commit() error {
+	if w.closed {
+		return nil
+	}
+	if !w.finished {
+		return errors.New("dataset: Commit before Finish")
+	}
+	w.closed = true
+	return w.file.Commit()
+}
+
+// Abort discards what was written; the destination keeps its old content.
+func (w *Writer[T]) Abort() {
+	if w.closed {
+		return
+	}
+	w.closed = true
+	w.file.Abort()
+}
+
+// WriteTable writes all rows to path atomically.
+func WriteTable[T any](path string, rows []T) error {
+	w, err := NewWriter[T](path)
+	if err != nil {
+		return err
+	}
+	if err := w.Write(rows...); err != nil {
+		w.Abort()
+		return err
+	}
+	return w.Close()
+}
+
+// Reader streams rows of type T from a Parquet file. Columns of T missing from
+// the file are an ErrSchema error unless T lists them as added later (older
+// files read as zero values, see Informal.AddedColumns); extra columns in
+// the file are ignored, so readers keep working when later versions add
+// columns.
+type Reader[T any] struct {
+	path string
+	f    *os.File
+	r    *parquet.GenericReader[T]
+	row  int64
+	n    int64
+}
+
+// OpenReader opens a table file and checks its footer and schema.
+func OpenReader[T any](path string) (*Reader[T], error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	pf, err := openParquet(f, st.Size())
+	if err != nil {
+		f.Close()
+		return nil, &FileError{Path: path, Row: -1, Err: err}
+	}
+	want := parquet.SchemaOf(new(T))
+	for _, col := range want.Columns() {
+		if _, ok := pf.Schema().Lookup(col...); !ok && !isAdded[T](col) {
+			f.Close()
+			return nil, &FileError{Path: path, Row: -1, Err: fmt.Errorf("%w: no column %q", ErrSchema, joinPath(col))}
+		}
+	}
+	r := parquet.NewGenericReader[T](pf)
+	return &Reader[T]{path: path, f: f, r: r, n: pf.NumRows()}, nil
+}
+
+// addedColumns is implemented by row types whose table gained columns after
+// its first release: files written before lack them and read as zero values.
+type addedColumns interface {
+	// AddedColumns lists top-level column names.
+	AddedColumns() []string
+}
+
+// isAdded reports whether the top-level column of path is one T added later.
+func isAdded[T any](path []string) bool {
+	a, ok := any(new(T)).(addedColumns)
+	return ok && len(path) > 0 && slices.Contains(a.AddedColumns(), path[0])
+}
+
+func joinPath(p []string) string {
+	s := ""
+	for i, x := range p {
+		if i > 0 {
+			s += "."
+		}
+		s += x
+	}
+	return s
+}
+
+func openParquet(f io.ReaderAt, size int64) (pf *parquet.File, err error) {
+	// The decoder can panic on adversarial input; a table file is outside
+	// input, so turn that into an error.
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%w: %v", ErrCorrupt, r)
+		}
+	}()
+	if size < 12 {
+		return nil, fmt.Errorf("%w: %d bytes is too short for a parquet file (truncated?)", ErrCorrupt, size)
+	}
+	pf, err = parquet.OpenFile(f, size)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
+	}
+	return pf, nil
+}
+
+// NumRows is the row count recorded in the file's footer.
+func (r *Reader[T]) NumRows() int64 { return r.n }
+
+// Read fills buf with the next rows; it returns io.EOF after the last row.
+func (r *Reader[T]) Read(buf []T) (n int, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = &FileError{Path: r.path, Row: r.row, Err: fmt.Errorf("%w: %v", ErrCorrupt, p)}
+		}
+	}()
+	n, err = r.r.Read(buf)
+	r.row += int64(n)
+	if err != nil && err != io.EOF {
+		err = &FileError{Path: r.path, Row: r.row, Err: fmt.Errorf("%w: %v", ErrCorrupt, err)}
+	}
+	if err == io.EOF && r.row < r.n && n == 0 {
+		err = &FileError{Path: r.path, Row: r.row, Err: fmt.Errorf("%w: footer says %d rows, read %d", ErrCorrupt, r.n, r.row)}
+	}
+	return n, err
+}
+
+// Close releases the file.
+func (r *Reader[T]) Close() error {
+	r.r.Close()
+	return r.f.Close()
+}
+
+// EachRow calls fn for every row of the table at path, in batches so that the
+// table is never held whole in memory. fn must not keep the pointer.
+func EachRow[T any](path string, fn func(*T) error) error {
+	r, err := OpenReader[T](path)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	buf := make([]T, 1024)
+	for {
+		n, err := r.Read(buf)
+		for i := 0; i < n; i++ {
+			if ferr := fn(&buf[i]); ferr != nil {
+				return ferr
+			}
+		}
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		clear(buf)
+	}
+}
+
+// ReadTable reads the whole table at path.
+func ReadTable[T any](path string) ([]T, error) {
+	r, err := OpenReader[T](path)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	out := make([]T, 0, r.NumRows())
+	buf := make([]T, 1024)
+	for {
+		n, err := r.Read(buf)
+		out = append(out, buf[:n]...)
+		if err == io.EOF {
+			return out, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		buf = make([]T, 1024)
+	}
+}

@@ -1,0 +1,136 @@
+package workspace
+
+import (
+	"strings"
+)
+
+// RenderingVersion names the document rendering of Render. It is recorded in
+// the index manifest and in every encoder spec, so that vectors of documents
+// rendered another way are never mixed with these, and the FlagEmbedding
+// export fine-tunes on exactly the texts the index embeds.
+const RenderingVersion = "doc-v1"
+
+// Document is one declaration as a retrieval document: one row of
+// index/docs.parquet (row i of docs.parquet is row i of vectors.npy and
+// document i of every backend). Text is what encoders and BM25 see; the other
+// columns are what a consumer shows or puts in a prompt (retrieval.Entry).
+type Document struct {
+	Name    string `parquet:"name"`
+	Kind    string `parquet:"kind,dict"`
+	Module  string `parquet:"module,dict"`
+	Library string `parquet:"library,dict"`
+	// Text is the rendered document (Render).
+	Text string `parquet:"text"`
+	// Signature is the declaration's signature as written (whitespace kept).
+	Signature string `parquet:"signature"`
+	// InformalName and InformalStatement are the informal text Render used:
+	// an informal row's, or the docstring as the statement.
+	InformalName      string `parquet:"informal_name"`
+	InformalStatement string `parquet:"informal_statement"`
+	// InformalSource says where the informal part came from: a provider
+	// ("rauto", "template", "openai:<model>"), "docstring", or "" for none.
+	InformalSource string `parquet:"informal_source,dict"`
+	// Deps are the declaration's statement dependencies, in order of first
+	// use (neighbour voting and the usage graph).
+	Deps []string `parquet:"deps,list"`
+}
+
+// Render is the document text of a declaration (rendering doc-v1):
+//
+//	{kind} {name} {signature}
+//	{informal_name}: {informal statement, or the docstring}
+//
+// The second line is omitted when there is no informal text; "{informal_name}: "
+// is omitted when there is no informal name. Whitespace runs in the signature
+// are collapsed.
+func Render(d *Declaration, inf *Informal) (text, source string) {
+	text, _, _, source = render(d, inf)
+	return text, source
+}
+
+// render is Render returning the informal name and statement it used too.
+func render(d *Declaration, inf *Informal) (text, name, stmt, source string) {
+	var b strings.Builder
+	b.WriteString(d.Kind)
+	b.WriteByte(' ')
+	b.WriteString(d.Name)
+	if sig := strings.Join(strings.Fields(d.Signature), " "); sig != "" {
+		b.WriteByte(' ')
+		b.WriteString(sig)
+	}
+	switch {
+	case inf != nil && strings.TrimSpace(inf.InformalStatement) != "":
+		name, stmt, source = inf.InformalName, inf.InformalStatement, inf.Provider
+	case d.Docstring != nil && strings.TrimSpace(*d.Docstring) != "":
+		stmt, source = *d.Docstring, "docstring"
+	}
+	name, stmt = strings.TrimSpace(name), strings.TrimSpace(stmt)
+	if stmt != "" {
+		b.WriteByte('\n')
+		if name != "" {
+			b.WriteString(name)
+			b.WriteString(": ")
+		}
+		b.WriteString(stmt)
+	}
+	return b.String(), name, stmt, source
+}
+
+// RenderDocument is the retrieval document of a declaration.
+func RenderDocument(d *Declaration, inf *Informal) Document {
+	text, name, stmt, src := render(d, inf)
+	return Document{Name: d.Name, Kind: d.Kind, Module: d.Module, Library: d.Library, Text: text, Signature: d.Signature,
+		InformalName: name, InformalStatement: stmt, InformalSource: src, Deps: d.StatementDeps}
+}
+
+// declDocCols are the declaration columns LoadDocuments reads (parquet
+// decodes only these, not code or proof dependencies).
+type declDocCols struct {
+	Library       string   `parquet:"library,dict"`
+	Name          string   `parquet:"name"`
+	Kind          string   `parquet:"kind,dict"`
+	Module        string   `parquet:"module,dict"`
+	Docstring     *string  `parquet:"docstring,optional"`
+	Signature     string   `parquet:"signature"`
+	StatementDeps []string `parquet:"statement_deps,list"`
+}
+
+// LoadDocuments joins a workspace's declarations with its informal rows (when
+// informal.parquet exists) into retrieval documents, in declaration order.
+// Declarations with an empty name are skipped; a repeated name keeps its
+// first row.
+func LoadDocuments(ws *Workspace) ([]Document, error) {
+	inf := map[string]*Informal{}
+	if ws.Has(InformalFile) {
+		rows, err := ReadTable[Informal](ws.Path(InformalFile))
+		if err != nil {
+			return nil, err
+		}
+		for i := range rows {
+			inf[rows[i].Name] = &rows[i]
+		}
+	}
+	if !ws.Has(DeclarationsFile) {
+		return nil, ws.Missing(DeclarationsFile, "declarations")
+	}
+	var docs []Document
+	seen := map[string]bool{}
+	err := EachRow(ws.Path(DeclarationsFile), func(c *declDocCols) error {
+		if c.Name == "" || seen[c.Name] {
+			return nil
+		}
+		// EachRow reuses its buffers: copy what we keep.
+		d := &Declaration{Library: strings.Clone(c.Library), Name: strings.Clone(c.Name), Kind: strings.Clone(c.Kind),
+			Module: strings.Clone(c.Module), Signature: strings.Clone(c.Signature), StatementDeps: make([]string, len(c.StatementDeps))}
+		if c.Docstring != nil {
+			d.Docstring = new(strings.Clone(*c.Docstring))
+		}
+		for i, p := range c.StatementDeps {
+			d.StatementDeps[i] = strings.Clone(p)
+		}
+		seen[d.Name] = true
+		docs = append(docs, RenderDocument(d, inf[d.Name]))
+		return nil
+	})
+	return docs, err
+}
