@@ -17,7 +17,7 @@ import (
 func TestBadInput(t *testing.T) {
 	tmp := t.TempDir()
 	ws := filepath.Join(tmp, "ws")
-	lib := filepath.Join("..", "..", "dataset", "rauto", "testdata", "small.jsonl")
+	lib := filepath.Join("..", "..", "extract", "rauto", "testdata", "small.jsonl")
 	for _, args := range [][]string{
 		{"import", "rauto", "--library", lib, "--ws", ws},
 		{"index", "--ws", ws, "--dim", "32"},

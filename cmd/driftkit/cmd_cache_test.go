@@ -17,7 +17,7 @@ func TestCacheCommands(t *testing.T) {
 	t.Setenv("OPENAI_BASE_URL", srv.BaseURL())
 	t.Setenv("OPENAI_API_KEY", "k")
 	ws := t.TempDir()
-	lib := filepath.Join("..", "..", "dataset", "rauto", "testdata", "small.jsonl")
+	lib := filepath.Join("..", "..", "extract", "rauto", "testdata", "small.jsonl")
 	sh := func(args ...string) string {
 		t.Helper()
 		var out, errb bytes.Buffer

@@ -12,7 +12,7 @@ import (
 // End to end: import rauto → index → search → eval retrieval, through the CLI.
 func TestRetrievalCommands(t *testing.T) {
 	ws := t.TempDir()
-	lib := filepath.Join("..", "..", "dataset", "rauto", "testdata", "small.jsonl")
+	lib := filepath.Join("..", "..", "extract", "rauto", "testdata", "small.jsonl")
 	bench := filepath.Join(t.TempDir(), "bench.jsonl")
 	os.WriteFile(bench, []byte(`{"informal_stmt": "Every bar's field is its x, about `+"`Foo.Bar`"+`.", "mathlib_dependencies": ["Foo.Bar", "Foo.Bar.x"], "full_name": "Foo.bar_mk"}`+"\n"), 0o644)
 	per := filepath.Join(t.TempDir(), "items.jsonl")

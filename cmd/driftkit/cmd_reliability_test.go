@@ -187,7 +187,7 @@ var writingStages = [][]string{
 
 func stageArgs(t *testing.T, base string, stage []string, ws string) []string {
 	lean, _ := filepath.Abs(filepath.Join("..", "..", "testdata", "lean"))
-	lib, _ := filepath.Abs(filepath.Join("..", "..", "dataset", "rauto", "testdata", "small.jsonl"))
+	lib, _ := filepath.Abs(filepath.Join("..", "..", "extract", "rauto", "testdata", "small.jsonl"))
 	// the other user must be able to read the inputs
 	for src, name := range map[string]string{lean: "lean", lib: "small.jsonl"} {
 		if _, err := os.Stat(filepath.Join(base, name)); err != nil {
@@ -394,7 +394,7 @@ func TestSharedWorkspace(t *testing.T) {
 // go at the start of the next stage, whichever it is.
 func TestStaleTemporariesRemoved(t *testing.T) {
 	ws := t.TempDir()
-	lib := filepath.Join("..", "..", "dataset", "rauto", "testdata", "small.jsonl")
+	lib := filepath.Join("..", "..", "extract", "rauto", "testdata", "small.jsonl")
 	if code := run([]string{"import", "rauto", "--library", lib, "--ws", ws}, io.Discard, io.Discard); code != 0 {
 		t.Fatal(code)
 	}

@@ -35,7 +35,7 @@ func TestCommonFlags(t *testing.T) {
 	}
 
 	ws := filepath.Join(t.TempDir(), "ws")
-	lib := filepath.Join("..", "..", "dataset", "rauto", "testdata", "small.jsonl")
+	lib := filepath.Join("..", "..", "extract", "rauto", "testdata", "small.jsonl")
 	if code := run([]string{"import", "rauto", "--library", lib, "--ws", ws}, io.Discard, io.Discard); code != 0 {
 		t.Fatal("import")
 	}

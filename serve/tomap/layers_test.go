@@ -7,7 +7,7 @@ import (
 )
 
 // TestLayers keeps the runner in its layer (DESIGN.md): it builds on the
-// model and Lean clients, the journal and the dataset's atomic files, and
+// model and Lean clients, the journal and the workspace's atomic files, and
 // never on the stages, the search engines, the server or the command.
 func TestLayers(t *testing.T) {
 	if testing.Short() {
@@ -18,7 +18,7 @@ func TestLayers(t *testing.T) {
 		t.Skip("go list:", err)
 	}
 	const mod = "github.com/driftkit/driftkit/"
-	allowed := []string{"dataset", "internal/", "lean", "llm", "serve/tomap"}
+	allowed := []string{"workspace", "internal/", "lean", "llm", "serve/tomap"}
 	for _, p := range strings.Fields(string(out)) {
 		rest, ok := strings.CutPrefix(p, mod)
 		if !ok {
