@@ -12,26 +12,27 @@ import (
 // augmentFlags are the query-augmentation flags of search and eval search:
 // --augment, --augment-timeout and the chat client's (--model, --base-url, …).
 type augmentFlags struct {
-	on      *bool
-	timeout *time.Duration
+	on      bool
+	timeout time.Duration
 	cfg     llm.Config
 }
 
-func addAugmentFlags(fs *flag.FlagSet) *augmentFlags {
-	a := &augmentFlags{cfg: llm.ConfigFromEnv()}
+// AddFlags registers --augment, --augment-timeout and the chat client's
+// flags, whose defaults come from the environment (llm.ConfigFromEnv).
+func (a *augmentFlags) AddFlags(fs *flag.FlagSet) {
+	a.cfg = llm.ConfigFromEnv()
 	// A search waits for its rewrite: few retries, short attempts.
 	a.cfg.MaxRetries, a.cfg.RequestTimeout = 2, 20*time.Second
-	a.on = fs.Bool("augment", false, "rewrite the query with a chat model first (--model, OPENAI_BASE_URL): a precise informal statement\n"+
+	fs.BoolVar(&a.on, "augment", false, "rewrite the query with a chat model first (--model, OPENAI_BASE_URL): a precise informal statement\n"+
 		"and a guessed Lean statement are searched with it and fused; answers cached in WS/"+augment.CacheName)
-	a.timeout = fs.Duration("augment-timeout", 30*time.Second, "longest wait for one rewrite, retries included; then the raw query is searched alone")
+	fs.DurationVar(&a.timeout, "augment-timeout", 30*time.Second, "longest wait for one rewrite, retries included; then the raw query is searched alone")
 	a.cfg.RegisterFlags(fs)
-	return a
 }
 
 // open makes the Augmenter (nil without --augment) with its cache in the
 // workspace; close releases both.
 func (a *augmentFlags) open(wsDir string) (*augment.Augmenter, func(), error) {
-	if !*a.on {
+	if !a.on {
 		return nil, func() {}, nil
 	}
 	if err := a.cfg.Finalize(); err != nil {
@@ -49,7 +50,7 @@ func (a *augmentFlags) open(wsDir string) (*augment.Augmenter, func(), error) {
 		c.Close()
 		return nil, nil, err
 	}
-	aug, err := augment.New(augment.Options{Chat: c, Model: a.cfg.Model, Cache: cache, Timeout: *a.timeout})
+	aug, err := augment.New(augment.Options{Chat: c, Model: a.cfg.Model, Cache: cache, Timeout: a.timeout})
 	if err != nil {
 		cache.Close()
 		c.Close()

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 
 	"github.com/driftkit/driftkit/index"
@@ -11,35 +12,42 @@ import (
 
 func init() {
 	group("cache", "the embedding cache WS/embeddings/: stats, prune")
-	registerSub("cache", &command{name: "stats", short: "spec folders, entries, size, and entries the current documents use", run: runCacheStats})
-	registerSub("cache", &command{name: "prune", short: "remove cached embeddings no current document uses", run: runCachePrune})
+	register(newCommand("cache stats", "spec folders, entries, size, and entries the current documents use", help{"--ws WS [--used] [--json]",
+		"Lists the embedding cache's spec folders (one per encoder configuration): encoder, dims,\n" +
+			"shards, entries, disk size; --used also counts the entries the current documents use."}, runCacheStats))
+	register(newCommand("cache prune", "remove cached embeddings no current document uses", help{"--ws WS [--other-specs] [--dry-run]",
+		"Removes from WS/embeddings/ every cached embedding whose text no current document has\n" +
+			"(the documents the next `driftkit index` embeds), in every spec folder."}, runCachePrune))
 }
 
-func runCacheStats(ctx context.Context, env *Env, args []string) error {
-	fs := env.newFlags("cache stats", "--ws WS [--used] [--json]",
-		"Lists the embedding cache's spec folders (one per encoder configuration): encoder, dims,\n"+
-			"shards, entries, disk size; --used also counts the entries the current documents use.")
-	var sf stageFlags
-	sf.AddFlags(fs, withWS|withJSON, "")
-	used := fs.Bool("used", false, "count entries the current documents use (renders every document)")
-	if err := parseFlags(fs, args); err != nil {
+// cacheStatsOptions are the flags of `driftkit cache stats`.
+type cacheStatsOptions struct {
+	stage stageFlags
+	Used  bool
+}
+
+func (o *cacheStatsOptions) AddFlags(fs *flag.FlagSet) {
+	o.stage.AddFlags(fs, withWS|withJSON, "")
+	fs.BoolVar(&o.Used, "used", false, "count entries the current documents use (renders every document)")
+}
+
+func (o *cacheStatsOptions) Validate(args []string) error {
+	if err := o.stage.requireWS(); err != nil {
 		return err
 	}
-	if err := sf.requireWS(fs); err != nil {
-		return err
-	}
-	if err := noArgs(fs); err != nil {
-		return err
-	}
-	ws, err := workspace.OpenExisting(sf.WS)
+	return noArgs(args)
+}
+
+func runCacheStats(ctx context.Context, o *cacheStatsOptions, env *Env, args []string) error {
+	ws, err := workspace.OpenExisting(o.stage.WS)
 	if err != nil {
 		return err
 	}
-	st, err := index.CacheStats(ws, *used)
+	st, err := index.CacheStats(ws, o.Used)
 	if err != nil {
 		return err
 	}
-	if sf.JSON {
+	if o.stage.JSON {
 		return writeJSON(env.Stdout, st)
 	}
 	if len(st) == 0 {
@@ -65,29 +73,33 @@ func runCacheStats(ctx context.Context, env *Env, args []string) error {
 	return nil
 }
 
-func runCachePrune(ctx context.Context, env *Env, args []string) error {
-	fs := env.newFlags("cache prune", "--ws WS [--other-specs] [--dry-run]",
-		"Removes from WS/embeddings/ every cached embedding whose text no current document has\n"+
-			"(the documents the next `driftkit index` embeds), in every spec folder.")
-	var sf stageFlags
-	sf.AddFlags(fs, withWS|withQuiet, "")
-	other := fs.Bool("other-specs", false, "also remove the folders of every spec but the current index's (other models, dims, renderings)")
-	dry := fs.Bool("dry-run", false, "count what would be removed; change nothing")
-	if err := parseFlags(fs, args); err != nil {
+// cachePruneOptions are the flags of `driftkit cache prune`.
+type cachePruneOptions struct {
+	stage      stageFlags
+	OtherSpecs bool
+	DryRun     bool
+}
+
+func (o *cachePruneOptions) AddFlags(fs *flag.FlagSet) {
+	o.stage.AddFlags(fs, withWS|withQuiet, "")
+	fs.BoolVar(&o.OtherSpecs, "other-specs", false, "also remove the folders of every spec but the current index's (other models, dims, renderings)")
+	fs.BoolVar(&o.DryRun, "dry-run", false, "count what would be removed; change nothing")
+}
+
+func (o *cachePruneOptions) Validate(args []string) error {
+	if err := o.stage.requireWS(); err != nil {
 		return err
 	}
-	if err := sf.requireWS(fs); err != nil {
-		return err
-	}
-	if err := noArgs(fs); err != nil {
-		return err
-	}
-	ctx = sf.context(ctx)
-	ws, err := workspace.OpenExisting(sf.WS)
+	return noArgs(args)
+}
+
+func runCachePrune(ctx context.Context, o *cachePruneOptions, env *Env, args []string) error {
+	ctx = o.stage.context(ctx)
+	ws, err := workspace.OpenExisting(o.stage.WS)
 	if err != nil {
 		return err
 	}
-	rep, err := index.PruneCache(ctx, ws, index.PruneOptions{OtherSpecs: *other, DryRun: *dry})
+	rep, err := index.PruneCache(ctx, ws, index.PruneOptions{OtherSpecs: o.OtherSpecs, DryRun: o.DryRun})
 	if err != nil {
 		return err
 	}
@@ -95,7 +107,7 @@ func runCachePrune(ctx context.Context, env *Env, args []string) error {
 		fmt.Fprintln(env.Stderr, "driftkit cache prune: damaged file removed:", p)
 	}
 	verb := "kept"
-	if *dry {
+	if o.DryRun {
 		verb = "would keep"
 	}
 	for _, s := range rep.Specs {
@@ -104,7 +116,7 @@ func runCachePrune(ctx context.Context, env *Env, args []string) error {
 			continue
 		}
 		fmt.Fprintf(env.Stdout, "%s: %s %d of %d entries", s.Key, verb, s.EntriesAfter, s.EntriesBefore)
-		if !*dry {
+		if !o.DryRun {
 			fmt.Fprintf(env.Stdout, ", %.1f → %.1f MiB (%d shards removed, %d written)", float64(s.BytesBefore)/(1<<20), float64(s.BytesAfter)/(1<<20), s.ShardsRemoved, s.ShardsWritten)
 		}
 		fmt.Fprintln(env.Stdout)

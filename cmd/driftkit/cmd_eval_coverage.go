@@ -2,7 +2,7 @@ package main
 
 import (
 	"context"
-	"encoding/json"
+	"flag"
 
 	"github.com/driftkit/driftkit/extract"
 	"github.com/driftkit/driftkit/retrieval/eval"
@@ -10,28 +10,36 @@ import (
 )
 
 func init() {
-	registerSub("eval", &command{name: "coverage", short: "how many benchmark gold premises the workspace holds as rows", run: runEvalCoverage})
+	register(newCommand("eval coverage", "how many benchmark gold premises the workspace holds as rows", help{"--ws WS --bench FILE [--json]",
+		"Checks the distinct gold premises of a benchmark (mathlib_dependencies) against declarations.parquet:\n" +
+			"how many are rows (by library), how many are Lean core names (known to the reader, but core has no\n" +
+			"sources and so no rows), and which are absent (a package not given as --src, another revision)."}, runEvalCoverage))
 }
 
-func runEvalCoverage(ctx context.Context, env *Env, args []string) error {
-	fs := env.newFlags("eval coverage", "--ws WS --bench FILE [--json]",
-		"Checks the distinct gold premises of a benchmark (mathlib_dependencies) against declarations.parquet:\n"+
-			"how many are rows (by library), how many are Lean core names (known to the reader, but core has no\n"+
-			"sources and so no rows), and which are absent (a package not given as --src, another revision).")
-	wsDir := fs.String("ws", "", "workspace folder")
-	bench := fs.String("bench", "", "benchmark JSONL with mathlib_dependencies (ProofNet, ConNF)")
-	asJSON := fs.Bool("json", false, "print JSON")
-	if err := parseFlags(fs, args); err != nil {
-		return err
+// evalCoverageOptions are the flags of `driftkit eval coverage`.
+type evalCoverageOptions struct {
+	stage stageFlags
+	Bench string
+}
+
+func (o *evalCoverageOptions) AddFlags(fs *flag.FlagSet) {
+	o.stage.AddFlags(fs, withWS|withJSON, "")
+	fs.StringVar(&o.Bench, "bench", "", "benchmark JSONL with mathlib_dependencies (ProofNet, ConNF)")
+}
+
+func (o *evalCoverageOptions) Validate(args []string) error {
+	if o.stage.WS == "" || o.Bench == "" {
+		return usagef("--ws and --bench are required")
 	}
-	if *wsDir == "" || *bench == "" {
-		return usagef(fs, "--ws and --bench are required")
-	}
-	ws, err := workspace.OpenExisting(*wsDir)
+	return nil
+}
+
+func runEvalCoverage(ctx context.Context, o *evalCoverageOptions, env *Env, args []string) error {
+	ws, err := workspace.OpenExisting(o.stage.WS)
 	if err != nil {
 		return err
 	}
-	items, err := eval.ReadBenchFile(*bench)
+	items, err := eval.ReadBenchFile(o.Bench)
 	if err != nil {
 		return err
 	}
@@ -43,11 +51,5 @@ func runEvalCoverage(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if *asJSON {
-		enc := json.NewEncoder(env.Stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(cov)
-	}
-	cov.WriteText(env.Stdout)
-	return nil
+	return o.stage.report(env.Stdout, cov, cov.WriteText)
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"strconv"
 	"strings"
@@ -12,59 +13,74 @@ import (
 )
 
 func init() {
-	registerSub("eval", &command{name: "retrieval", short: "retrieval metrics on a benchmark", run: runEvalRetrieval})
+	register(newCommand("eval retrieval", "retrieval metrics on a benchmark", help{"--ws WS --bench FILE [--k 1,5,10,20,100] [--json] [--per-item FILE]",
+		"Runs each benchmark item's informal_stmt as a query (never returning or counting the item's own\n" +
+			"declaration, full_name) and reports P@k, R@k, F1@k, nDCG@k and MRR against mathlib_dependencies."}, runEvalRetrieval))
 }
 
-func runEvalRetrieval(ctx context.Context, env *Env, args []string) error {
-	fs := env.newFlags("eval retrieval", "--ws WS --bench FILE [--k 1,5,10,20,100] [--json] [--per-item FILE]",
-		"Runs each benchmark item's informal_stmt as a query (never returning or counting the item's own\n"+
-			"declaration, full_name) and reports P@k, R@k, F1@k, nDCG@k and MRR against mathlib_dependencies.")
-	var sf stageFlags
-	sf.AddFlags(fs, withWS|withQuiet|withJSON, "")
-	var qf queryFlags
-	qf.AddFlags(fs)
-	qf.AddProfileFlag(fs, "premise", "ranking profile of mode best: premise (dependency retrieval, also with --all-kinds), theorem, or auto (theorem with --all-kinds)")
-	bench := fs.String("bench", "", "benchmark JSONL (informal_stmt, mathlib_dependencies, full_name)")
-	ks := fs.String("k", "1,5,10,20,100", "cutoffs")
-	perItem := fs.String("per-item", "", "write one JSON line per query to this file")
-	useFormal := fs.Bool("use-formal", false, "also give the searcher formal_stmt (not available when autoformalizing)")
-	holdOut := fs.Bool("hold-out-module", false, "stricter: also exclude the other theorems of the query's own module (siblings)")
-	unseen := fs.String("unseen", "", "inductive protocol: exclude every theorem of this benchmark JSONL (its full_names, normally --bench itself)\nfrom every query, as if all were new (default: leave-one-out)")
-	split := fs.String("split", "", "score one half of the benchmark: tune or held-out ("+eval.SplitRule+"); default all")
-	if err := parseFlags(fs, args); err != nil {
-		return err
+// evalRetrievalOptions are the flags of `driftkit eval retrieval`.
+type evalRetrievalOptions struct {
+	stage     stageFlags
+	rank      rankFlags
+	Bench     string
+	Ks        string
+	PerItem   string
+	UseFormal bool
+	HoldOut   bool
+	Unseen    string
+	Split     string
+
+	ks    []int        // --k
+	query queryOptions // the ranking flags, resolved
+	half  string       // --split
+}
+
+func (o *evalRetrievalOptions) AddFlags(fs *flag.FlagSet) {
+	o.stage.AddFlags(fs, withWS|withQuiet|withJSON, "")
+	o.rank.AddFlags(fs, rankAll)
+	o.rank.AddProfileFlag(fs, "premise", "ranking profile of mode best: premise (dependency retrieval, also with --all-kinds), theorem, or auto (theorem with --all-kinds)")
+	fs.StringVar(&o.Bench, "bench", "", "benchmark JSONL (informal_stmt, mathlib_dependencies, full_name)")
+	fs.StringVar(&o.Ks, "k", "1,5,10,20,100", "cutoffs")
+	fs.StringVar(&o.PerItem, "per-item", "", "write one JSON line per query to this file")
+	fs.BoolVar(&o.UseFormal, "use-formal", false, "also give the searcher formal_stmt (not available when autoformalizing)")
+	fs.BoolVar(&o.HoldOut, "hold-out-module", false, "stricter: also exclude the other theorems of the query's own module (siblings)")
+	fs.StringVar(&o.Unseen, "unseen", "", "inductive protocol: exclude every theorem of this benchmark JSONL (its full_names, normally --bench itself)\nfrom every query, as if all were new (default: leave-one-out)")
+	fs.StringVar(&o.Split, "split", "", "score one half of the benchmark: tune or held-out ("+eval.SplitRule+"); default all")
+}
+
+func (o *evalRetrievalOptions) Validate(args []string) error {
+	if o.stage.WS == "" || o.Bench == "" {
+		return usagef("--ws and --bench are required")
 	}
-	if sf.WS == "" || *bench == "" {
-		return usagef(fs, "--ws and --bench are required")
-	}
-	var kl []int
-	for _, f := range strings.Split(*ks, ",") {
+	for _, f := range strings.Split(o.Ks, ",") {
 		k, err := strconv.Atoi(strings.TrimSpace(f))
 		if err != nil || k <= 0 {
-			return fmt.Errorf("%w: --k %q: %q is not a cutoff (want whole numbers ≥ 1, comma-separated)", errUsage, *ks, f)
+			return fmt.Errorf("%w: --k %q: %q is not a cutoff (want whole numbers ≥ 1, comma-separated)", errUsage, o.Ks, f)
 		}
-		kl = append(kl, k)
+		o.ks = append(o.ks, k)
 	}
-	if err := checkOutputFile("--per-item", *perItem); err != nil {
+	if err := checkOutputFile("--per-item", o.PerItem); err != nil {
 		return err
 	}
-	qo, err := qf.resolve()
-	if err != nil {
+	var err error
+	if o.query, err = o.rank.resolve(); err != nil {
 		return err
 	}
-	m := qo.Mode
-	half, err := eval.ParseSplit(*split)
-	if err != nil {
+	if o.half, err = eval.ParseSplit(o.Split); err != nil {
 		return fmt.Errorf("%w: --split: %v", errUsage, err)
 	}
-	items, err := eval.ReadBenchFile(*bench)
+	return nil
+}
+
+func runEvalRetrieval(ctx context.Context, o *evalRetrievalOptions, env *Env, args []string) error {
+	items, err := eval.ReadBenchFile(o.Bench)
 	if err != nil {
 		return err
 	}
-	items = eval.Split(items, half)
+	items = eval.Split(items, o.half)
 	var unseenNames []string
-	if *unseen != "" {
-		u, err := eval.ReadBenchFile(*unseen)
+	if o.Unseen != "" {
+		u, err := eval.ReadBenchFile(o.Unseen)
 		if err != nil {
 			return err
 		}
@@ -74,18 +90,19 @@ func runEvalRetrieval(ctx context.Context, env *Env, args []string) error {
 			}
 		}
 	}
-	ctx = sf.context(ctx)
-	ix, closeIx, err := openIndexWith(ctx, sf.WS, qo.Open)
+	ctx = o.stage.context(ctx)
+	ix, closeIx, err := openIndexWith(ctx, o.stage.WS, o.query.Open)
 	if err != nil {
 		return err
 	}
 	defer closeIx()
 	man := ix.Manifest()
-	opts := eval.Options{Ks: kl, Mode: m, Profile: qo.Profile, AllKinds: qo.AllKinds, UseFormal: *useFormal, HoldOutModule: *holdOut, Unseen: unseenNames,
-		Weights: qo.Weights, BenchLabel: *bench, Split: half, Encoder: man.Encoder, EncoderFallback: man.EncoderFallback, Head: ix.Head()}
+	qo := o.query
+	opts := eval.Options{Ks: o.ks, Mode: qo.Mode, Profile: qo.Profile, AllKinds: qo.AllKinds, UseFormal: o.UseFormal, HoldOutModule: o.HoldOut, Unseen: unseenNames,
+		Weights: qo.Weights, BenchLabel: o.Bench, Split: o.half, Encoder: man.Encoder, EncoderFallback: man.EncoderFallback, Head: ix.Head()}
 	var pf *workspace.AtomicFile
-	if *perItem != "" {
-		pf, err = workspace.CreateAtomic(*perItem)
+	if o.PerItem != "" {
+		pf, err = workspace.CreateAtomic(o.PerItem)
 		if err != nil {
 			return err
 		}
@@ -101,15 +118,15 @@ func runEvalRetrieval(ctx context.Context, env *Env, args []string) error {
 	// look like a result; they are an error.
 	switch {
 	case rep.Queries == 0:
-		return fmt.Errorf("%s: no item has gold premises (mathlib_dependencies); %d skipped", *bench, rep.Skipped)
+		return fmt.Errorf("%s: no item has gold premises (mathlib_dependencies); %d skipped", o.Bench, rep.Skipped)
 	case rep.GoldInIdx == 0:
 		return fmt.Errorf("%s: none of its %d gold premises is a declaration indexed in %s (wrong workspace for this benchmark?)",
-			*bench, rep.GoldTotal, sf.WS)
+			o.Bench, rep.GoldTotal, o.stage.WS)
 	}
 	if pf != nil {
 		if err := pf.Commit(); err != nil {
 			return err
 		}
 	}
-	return sf.report(env.Stdout, rep, rep.WriteTable)
+	return o.stage.report(env.Stdout, rep, rep.WriteTable)
 }

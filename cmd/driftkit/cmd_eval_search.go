@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"maps"
 	"slices"
@@ -15,123 +16,142 @@ import (
 )
 
 func init() {
-	registerSub("eval", &command{name: "search", short: "theorem-search metrics on a benchmark of informal queries", run: runEvalSearch})
+	register(newCommand("eval search", "theorem-search metrics on a benchmark of informal queries", help{"--ws WS --bench FILE [--profile premise,theorem] [--mode bm25,dense,hybrid,best] [--split tune|held-out] [--json]",
+		"Runs each benchmark item's query (JSON lines: id, query, gold full names; testdata/search) as a user of a\n" +
+			"theorem search engine would, every kind a candidate, and reports hit@1, hit@10, MRR@10, nDCG@10, P@10 and\n" +
+			"R@10 for each profile and mode (the profile matters in mode best only). Every gold name is checked to be\n" +
+			"in the index; --check only does that and fails on a missing name. --augment rewrites each query with a\n" +
+			"chat model (--model, OPENAI_BASE_URL) first, caching the answers in the workspace."}, runEvalSearch))
 }
 
-func runEvalSearch(ctx context.Context, env *Env, args []string) error {
-	fs := env.newFlags("eval search", "--ws WS --bench FILE [--profile premise,theorem] [--mode bm25,dense,hybrid,best] [--split tune|held-out] [--json]",
-		"Runs each benchmark item's query (JSON lines: id, query, gold full names; testdata/search) as a user of a\n"+
-			"theorem search engine would, every kind a candidate, and reports hit@1, hit@10, MRR@10, nDCG@10, P@10 and\n"+
-			"R@10 for each profile and mode (the profile matters in mode best only). Every gold name is checked to be\n"+
-			"in the index; --check only does that and fails on a missing name. --augment rewrites each query with a\n"+
-			"chat model (--model, OPENAI_BASE_URL) first, caching the answers in the workspace.")
-	var sf stageFlags
-	sf.AddFlags(fs, withWS|withQuiet|withJSON, "")
-	bench := fs.String("bench", "", "theorem-search benchmark JSONL (id, query, gold, topic)")
-	profiles := fs.String("profile", "premise,theorem", "comma-separated ranking profiles for mode best: premise, theorem, auto")
-	modes := fs.String("mode", "bm25,dense,hybrid,best", "comma-separated modes")
-	kinds := fs.String("kinds", "", "comma-separated candidate kinds (default: every kind)")
-	split := fs.String("split", "", "score one half of the benchmark: tune or held-out ("+eval.SearchSplitRule+"); default all")
-	check := fs.Bool("check", false, "only check that every gold name is in the index; fail naming each missing one")
-	perItem := fs.String("per-item", "", "write one JSON line per query and configuration to this file")
-	weights := fs.String("weights", "", "JSON weights for mode best, over the profile's defaults (advanced)")
-	engine := fs.String("bm25-engine", "mem", "BM25 engine: mem (in-memory postings, fast) or bleve (the bleve index)")
-	noHead := fs.Bool("no-head", false, "ignore the workspace's trained projection head (WS/head): raw dense scores")
-	aug := addAugmentFlags(fs)
-	if err := parseFlags(fs, args); err != nil {
+// evalSearchOptions are the flags of `driftkit eval search`. Its --mode and
+// --profile are lists (one configuration each), not the single values of
+// rankFlags.
+type evalSearchOptions struct {
+	stage    stageFlags
+	rank     rankFlags // --weights, --bm25-engine, --no-head
+	augment  augmentFlags
+	Bench    string
+	Profiles string
+	Modes    string
+	Kinds    string
+	Split    string
+	Check    bool
+	PerItem  string
+
+	filter    retrieval.Filter    // --kinds
+	configs   []eval.SearchConfig // --mode × --profile
+	needDense bool                // a mode other than bm25
+	weights   *retrieval.Weights  // --weights over the one profile's defaults
+	half      string              // --split
+}
+
+func (o *evalSearchOptions) AddFlags(fs *flag.FlagSet) {
+	o.stage.AddFlags(fs, withWS|withQuiet|withJSON, "")
+	fs.StringVar(&o.Bench, "bench", "", "theorem-search benchmark JSONL (id, query, gold, topic)")
+	fs.StringVar(&o.Profiles, "profile", "premise,theorem", "comma-separated ranking profiles for mode best: premise, theorem, auto")
+	fs.StringVar(&o.Modes, "mode", "bm25,dense,hybrid,best", "comma-separated modes")
+	fs.StringVar(&o.Kinds, "kinds", "", "comma-separated candidate kinds (default: every kind)")
+	fs.StringVar(&o.Split, "split", "", "score one half of the benchmark: tune or held-out ("+eval.SearchSplitRule+"); default all")
+	fs.BoolVar(&o.Check, "check", false, "only check that every gold name is in the index; fail naming each missing one")
+	fs.StringVar(&o.PerItem, "per-item", "", "write one JSON line per query and configuration to this file")
+	o.rank.AddFlags(fs, rankWeights|rankEngine|rankNoHead)
+	o.augment.AddFlags(fs)
+}
+
+func (o *evalSearchOptions) Validate(args []string) error {
+	if o.stage.WS == "" || o.Bench == "" {
+		return usagef("--ws and --bench are required")
+	}
+	if err := noArgs(args); err != nil {
 		return err
 	}
-	if sf.WS == "" || *bench == "" {
-		return usagef(fs, "--ws and --bench are required")
-	}
-	if err := noArgs(fs); err != nil {
+	if err := checkOutputFile("--per-item", o.PerItem); err != nil {
 		return err
 	}
-	if err := checkOutputFile("--per-item", *perItem); err != nil {
+	if err := o.rank.checkEngine(); err != nil {
 		return err
 	}
-	if *engine != "mem" && *engine != "bleve" {
-		return fmt.Errorf("%w: --bm25-engine %q (mem or bleve)", errUsage, *engine)
-	}
-	filter := retrieval.Filter{AllKinds: true}
-	if *kinds != "" {
-		ks, err := parseKinds(*kinds)
+	o.filter = retrieval.Filter{AllKinds: true}
+	if o.Kinds != "" {
+		ks, err := parseKinds(o.Kinds)
 		if err != nil {
 			return err
 		}
-		filter = retrieval.Filter{Kinds: ks}
+		o.filter = retrieval.Filter{Kinds: ks}
 	}
-	var configs []eval.SearchConfig
+	ps, err := o.configurations()
+	if err != nil {
+		return err
+	}
+	if o.rank.weights != "" {
+		if len(ps) != 1 {
+			return fmt.Errorf("%w: --weights applies to one profile; give one --profile", errUsage)
+		}
+		if o.weights, err = parseWeights(o.rank.weights, retrieval.ResolveProfile(&retrieval.Query{Profile: ps[0], Filter: o.filter})); err != nil {
+			return err
+		}
+	}
+	if o.half, err = eval.ParseSplit(o.Split); err != nil {
+		return fmt.Errorf("%w: --split: %v", errUsage, err)
+	}
+	return nil
+}
+
+// configurations reads --profile and --mode into o.configs: each mode, and
+// mode best once per profile. It returns the profiles.
+func (o *evalSearchOptions) configurations() ([]retrieval.Profile, error) {
 	var ps []retrieval.Profile
-	for _, s := range splitList(*profiles) {
+	for _, s := range splitList(o.Profiles) {
 		p, err := retrieval.ParseProfile(s)
 		if err != nil {
-			return fmt.Errorf("%w: --profile: %v", errUsage, err)
+			return nil, fmt.Errorf("%w: --profile: %v", errUsage, err)
 		}
 		ps = append(ps, p)
 	}
 	if len(ps) == 0 {
 		ps = []retrieval.Profile{retrieval.ProfileAuto}
 	}
-	ms := splitList(*modes)
+	ms := splitList(o.Modes)
 	if len(ms) == 0 {
-		return fmt.Errorf("%w: --mode is empty", errUsage)
+		return nil, fmt.Errorf("%w: --mode is empty", errUsage)
 	}
-	needDense := false
 	for _, s := range ms {
 		m, err := retrieval.ParseMode(s)
 		if err != nil {
-			return fmt.Errorf("%w: --mode: %v", errUsage, err)
+			return nil, fmt.Errorf("%w: --mode: %v", errUsage, err)
 		}
-		needDense = needDense || m != retrieval.ModeBM25
+		o.needDense = o.needDense || m != retrieval.ModeBM25
 		if m != retrieval.ModeBest {
-			configs = append(configs, eval.SearchConfig{Mode: m})
+			o.configs = append(o.configs, eval.SearchConfig{Mode: m})
 			continue
 		}
 		for _, p := range ps {
-			configs = append(configs, eval.SearchConfig{Profile: p, Mode: m})
+			o.configs = append(o.configs, eval.SearchConfig{Profile: p, Mode: m})
 		}
 	}
-	var w *retrieval.Weights
-	if *weights != "" {
-		if len(ps) != 1 {
-			return fmt.Errorf("%w: --weights applies to one profile; give one --profile", errUsage)
-		}
-		var err error
-		if w, err = parseWeights(*weights, retrieval.ResolveProfile(&retrieval.Query{Profile: ps[0], Filter: filter})); err != nil {
-			return err
-		}
-	}
-	half, err := eval.ParseSplit(*split)
-	if err != nil {
-		return fmt.Errorf("%w: --split: %v", errUsage, err)
-	}
-	items, err := eval.ReadSearchBenchFile(*bench)
+	return ps, nil
+}
+
+func runEvalSearch(ctx context.Context, o *evalSearchOptions, env *Env, args []string) error {
+	items, err := eval.ReadSearchBenchFile(o.Bench)
 	if err != nil {
 		return err
 	}
-	items = eval.SplitSearch(items, half)
-	ctx = sf.context(ctx)
-	ix, closeIx, err := openIndexWith(ctx, sf.WS, index.OpenOptions{NoDense: !needDense || *check, BleveBM25: *engine == "bleve", NoHead: *noHead})
+	items = eval.SplitSearch(items, o.half)
+	ctx = o.stage.context(ctx)
+	ix, closeIx, err := openIndexWith(ctx, o.stage.WS, o.rank.openOptions(!o.needDense || o.Check))
 	if err != nil {
 		return err
 	}
 	defer closeIx()
-	if *check {
-		missing := eval.CheckGold(ix, items)
-		for _, m := range missing {
-			fmt.Fprintf(env.Stderr, "%s:%d: item %s: gold %s is not a declaration of %s\n", *bench, m.Line, m.ID, m.Name, sf.WS)
-		}
-		if len(missing) > 0 {
-			return fmt.Errorf("%s: %d gold names of %d items are not in the index", *bench, len(missing), len(items))
-		}
-		fmt.Fprintf(env.Stdout, "%s: all gold names of %d items are in the index\n", *bench, len(items))
-		return nil
+	if o.Check {
+		return checkSearchGold(env, o, ix, items)
 	}
 	man := ix.Manifest()
-	opts := eval.SearchOptions{Configs: configs, Filter: &filter, Weights: w, BenchLabel: *bench, Split: half,
+	opts := eval.SearchOptions{Configs: o.configs, Filter: &o.filter, Weights: o.weights, BenchLabel: o.Bench, Split: o.half,
 		Encoder: man.Encoder, EncoderFallback: man.EncoderFallback, Informal: describeSources(man.InformalSource), Head: ix.Head()}
-	a, closeAug, err := aug.open(sf.WS)
+	a, closeAug, err := o.augment.open(o.stage.WS)
 	if err != nil {
 		return err
 	}
@@ -140,8 +160,8 @@ func runEvalSearch(ctx context.Context, env *Env, args []string) error {
 		opts.Rewrite, opts.RewriteLabel = a.Rewrite, a.Label()
 	}
 	var pf *workspace.AtomicFile
-	if *perItem != "" {
-		pf, err = workspace.CreateAtomic(*perItem)
+	if o.PerItem != "" {
+		pf, err = workspace.CreateAtomic(o.PerItem)
 		if err != nil {
 			return err
 		}
@@ -154,25 +174,28 @@ func runEvalSearch(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	if rep.GoldInIndex == 0 {
-		return fmt.Errorf("%s: none of its %d gold names is a declaration indexed in %s (wrong workspace for this benchmark?)", *bench, rep.GoldTotal, sf.WS)
+		return fmt.Errorf("%s: none of its %d gold names is a declaration indexed in %s (wrong workspace for this benchmark?)", o.Bench, rep.GoldTotal, o.stage.WS)
 	}
 	if pf != nil {
 		if err := pf.Commit(); err != nil {
 			return err
 		}
 	}
-	return sf.report(env.Stdout, rep, rep.WriteTable)
+	return o.stage.report(env.Stdout, rep, rep.WriteTable)
 }
 
-// parseKinds checks a --kinds list.
-func parseKinds(s string) ([]string, error) {
-	ks := splitList(s)
-	for _, k := range ks {
-		if !slices.Contains(workspace.Kinds, k) {
-			return nil, fmt.Errorf("%w: --kinds: unknown kind %q (one of %s)", errUsage, k, strings.Join(workspace.Kinds, ", "))
-		}
+// checkSearchGold is --check: every gold name of items must be in the
+// index; each missing one is named on stderr.
+func checkSearchGold(env *Env, o *evalSearchOptions, ix *index.Index, items []eval.SearchItem) error {
+	missing := eval.CheckGold(ix, items)
+	for _, m := range missing {
+		fmt.Fprintf(env.Stderr, "%s:%d: item %s: gold %s is not a declaration of %s\n", o.Bench, m.Line, m.ID, m.Name, o.stage.WS)
 	}
-	return ks, nil
+	if len(missing) > 0 {
+		return fmt.Errorf("%s: %d gold names of %d items are not in the index", o.Bench, len(missing), len(items))
+	}
+	fmt.Fprintf(env.Stdout, "%s: all gold names of %d items are in the index\n", o.Bench, len(items))
+	return nil
 }
 
 // describeSources summarises an index's informal sources ("template

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 
 	"github.com/driftkit/driftkit/index/embeddings"
@@ -9,36 +10,44 @@ import (
 )
 
 func init() {
-	registerSub("export", &command{name: "embeddings", short: "documents and vectors as one Parquet table", run: runExportEmbeddings})
+	register(newCommand("export embeddings", "documents and vectors as one Parquet table", help{"--ws WS",
+		"Writes WS/" + embeddings.File + " from the current index: name, kind, module, library, revision,\n" +
+			"informal_source, text (the document the vector embeds) and vector (fixed-size list of float32),\n" +
+			"in row groups, with the encoder spec in the file's key-value metadata (driftkit.encoder_spec).\n" +
+			"Loads in pyarrow, DuckDB, Hugging Face datasets and LanceDB as it is."}, runExportEmbeddings))
 }
 
-func runExportEmbeddings(ctx context.Context, env *Env, args []string) error {
-	fs := env.newFlags("export embeddings", "--ws WS",
-		"Writes WS/"+embeddings.File+" from the current index: name, kind, module, library, revision,\n"+
-			"informal_source, text (the document the vector embeds) and vector (fixed-size list of float32),\n"+
-			"in row groups, with the encoder spec in the file's key-value metadata (driftkit.encoder_spec).\n"+
-			"Loads in pyarrow, DuckDB, Hugging Face datasets and LanceDB as it is.")
-	var sf stageFlags
-	sf.AddFlags(fs, withWS|withQuiet|withForce, "a table")
-	rowGroup := fs.Int("row-group-rows", 0, "rows per Parquet row group (0: about 64 MiB per group)")
-	if err := parseFlags(fs, args); err != nil {
+// exportEmbeddingsOptions are the flags of `driftkit export embeddings`.
+type exportEmbeddingsOptions struct {
+	stage    stageFlags
+	RowGroup int
+}
+
+func (o *exportEmbeddingsOptions) AddFlags(fs *flag.FlagSet) {
+	o.stage.AddFlags(fs, withWS|withQuiet|withForce, "a table")
+	fs.IntVar(&o.RowGroup, "row-group-rows", 0, "rows per Parquet row group (0: about 64 MiB per group)")
+}
+
+func (o *exportEmbeddingsOptions) Validate(args []string) error {
+	if err := o.stage.requireWS(); err != nil {
 		return err
 	}
-	if err := sf.requireWS(fs); err != nil {
+	if err := noArgs(args); err != nil {
 		return err
 	}
-	if err := noArgs(fs); err != nil {
-		return err
+	if o.RowGroup < 0 {
+		return usagef("--row-group-rows %d (want 0 or more)", o.RowGroup)
 	}
-	if *rowGroup < 0 {
-		return usagef(fs, "--row-group-rows %d (want 0 or more)", *rowGroup)
-	}
-	ctx = sf.context(ctx)
-	ws, err := workspace.OpenExisting(sf.WS)
+	return nil
+}
+
+func runExportEmbeddings(ctx context.Context, o *exportEmbeddingsOptions, env *Env, args []string) error {
+	ctx = o.stage.context(ctx)
+	ws, err := workspace.OpenExisting(o.stage.WS)
 	if err != nil {
 		return err
 	}
-	st, err := embeddings.Export(ctx, ws, embeddings.Options{RowGroupRows: *rowGroup, Force: sf.Force})
+	st, err := embeddings.Export(ctx, ws, embeddings.Options{RowGroupRows: o.RowGroup, Force: o.stage.Force})
 	if err != nil {
 		return err
 	}

@@ -2,20 +2,14 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"os"
 	"runtime/pprof"
-	"strings"
 
 	"github.com/driftkit/driftkit/extract"
 	"github.com/driftkit/driftkit/workspace"
 )
-
-// multiFlag collects a repeatable string flag.
-type multiFlag []string
-
-func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
-func (m *multiFlag) Set(s string) error { *m = append(*m, s); return nil }
 
 // tablesLock is the workspace lock of declarations.parquet and
 // modules.parquet, which extract and the importers take (workspace.ResTables).
@@ -23,74 +17,97 @@ const tablesLock = string(workspace.ResTables)
 
 func init() {
 	// Fewer collections while the tables grow, but well under 2 GiB (Mathlib).
-	register(&command{name: "extract", short: "Lean sources → declarations.parquet, modules.parquet", run: runExtract,
-		gc: &gcSetting{percent: 300, limit: 1400 << 20}})
+	register(newCommand("extract", "Lean sources → declarations.parquet, modules.parquet", help{"--src DIR [--src DIR[=NAME] …] --library NAME [--revision REV] --ws WS",
+		"Reads Lean 4 sources (no elaboration) and writes one row per declaration, including generated ones\n" +
+			"(constructors, projections, to_additive twins, aliases, where-auxiliaries), with statement and proof\n" +
+			"dependencies resolved against the declarations of every --src. The first --src is the project and takes\n" +
+			"--library; later ones (dependencies such as the Mathlib a project pins) are named DIR=NAME or by folder."}, runExtract).
+		withGC(gcSetting{percent: 300, limit: 1400 << 20}))
 }
 
-func runExtract(ctx context.Context, env *Env, args []string) error {
-	fs := env.newFlags("extract", "--src DIR [--src DIR[=NAME] …] --library NAME [--revision REV] --ws WS",
-		"Reads Lean 4 sources (no elaboration) and writes one row per declaration, including generated ones\n"+
-			"(constructors, projections, to_additive twins, aliases, where-auxiliaries), with statement and proof\n"+
-			"dependencies resolved against the declarations of every --src. The first --src is the project and takes\n"+
-			"--library; later ones (dependencies such as the Mathlib a project pins) are named DIR=NAME or by folder.")
-	var srcs multiFlag
-	fs.Var(&srcs, "src", "source folder, repeatable; DIR or DIR=NAME (e.g. …/Mathlib next to Mathlib.lean)")
-	lib := fs.String("library", "", "library name of the first source (default: its folder name)")
-	rev := fs.String("revision", "", "revision of the first source (default: git commit, else a .revision file)")
-	var sf stageFlags
-	sf.AddFlags(fs, withWS|withQuiet|withForce|withJSON, "tables")
-	workers := fs.Int("workers", 0, "parallel workers (default GOMAXPROCS)")
-	naming := fs.String("naming", "", "JSON file of to_additive/to_dual word tables extending (or replacing) Mathlib's (see README)")
-	vars := fs.String("variables", "auto", "section variables in theorem statements: auto (from lean-toolchain), signature, body")
-	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile (pprof) to this file")
-	report := fs.String("report", "", "write the unresolved identifiers, classified per library and module, to this JSON file (and a summary to stdout)")
-	if err := parseFlags(fs, args); err != nil {
+// extractOptions are the flags of `driftkit extract`.
+type extractOptions struct {
+	stage      stageFlags
+	Sources    multiFlag
+	Library    string
+	Revision   string
+	Workers    int
+	Naming     string
+	Variables  string
+	CPUProfile string
+	Report     string
+}
+
+func (o *extractOptions) AddFlags(fs *flag.FlagSet) {
+	fs.Var(&o.Sources, "src", "source folder, repeatable; DIR or DIR=NAME (e.g. …/Mathlib next to Mathlib.lean)")
+	fs.StringVar(&o.Library, "library", "", "library name of the first source (default: its folder name)")
+	fs.StringVar(&o.Revision, "revision", "", "revision of the first source (default: git commit, else a .revision file)")
+	o.stage.AddFlags(fs, withWS|withQuiet|withForce|withJSON, "tables")
+	fs.IntVar(&o.Workers, "workers", 0, "parallel workers (default GOMAXPROCS)")
+	fs.StringVar(&o.Naming, "naming", "", "JSON file of to_additive/to_dual word tables extending (or replacing) Mathlib's (see README)")
+	fs.StringVar(&o.Variables, "variables", "auto", "section variables in theorem statements: auto (from lean-toolchain), signature, body")
+	fs.StringVar(&o.CPUProfile, "cpuprofile", "", "write a CPU profile (pprof) to this file")
+	fs.StringVar(&o.Report, "report", "", "write the unresolved identifiers, classified per library and module, to this JSON file (and a summary to stdout)")
+}
+
+func (o *extractOptions) Validate(args []string) error {
+	if len(o.Sources) == 0 || o.stage.WS == "" {
+		return usagef("--src and --ws are required")
+	}
+	if err := noArgs(args); err != nil {
 		return err
 	}
-	if len(srcs) == 0 || sf.WS == "" {
-		return usagef(fs, "--src and --ws are required")
-	}
-	if err := noArgs(fs); err != nil {
+	if err := checkOutputFile("--report", o.Report); err != nil {
 		return err
 	}
-	if err := checkOutputFile("--report", *report); err != nil {
-		return err
-	}
-	for _, s := range srcs {
+	for _, s := range o.Sources {
 		// check the sources before creating the workspace
 		if _, err := os.Stat(extract.ParseSourceArg(s).Dir); err != nil {
 			return fmt.Errorf("source %s: %w", s, err)
 		}
 	}
-	var names *extract.Naming
-	if *naming != "" { // before the workspace is created
+	return nil
+}
+
+// extractOptions is the extract.Options of the flags, with the --naming
+// tables loaded.
+func (o *extractOptions) extractOptions(env *Env) (extract.Options, error) {
+	opts := extract.Options{Workers: o.Workers, Force: o.stage.Force, Report: o.Report != "", NamingFile: o.Naming}
+	if o.Naming != "" {
 		var err error
-		if names, err = extract.LoadNaming(*naming); err != nil {
-			return err
+		if opts.Naming, err = extract.LoadNaming(o.Naming); err != nil {
+			return opts, err
 		}
 	}
-	ws, err := workspace.Open(sf.WS)
-	if err != nil {
-		return err
-	}
-	opts := extract.Options{Workers: *workers, Force: sf.Force, Report: *report != "", Naming: names, NamingFile: *naming}
-	ctx = sf.context(ctx)
 	if os.Getenv("DRIFTKIT_DEBUG_UNRESOLVED") != "" {
 		opts.Debug = env.Stderr
 	}
-	for i, s := range srcs {
+	for i, s := range o.Sources {
 		src := extract.ParseSourceArg(s)
 		if i == 0 {
-			if *lib != "" {
-				src.Library = *lib
+			if o.Library != "" {
+				src.Library = o.Library
 			}
-			src.Revision = *rev
+			src.Revision = o.Revision
 		}
-		src.VariableRule = *vars
+		src.VariableRule = o.Variables
 		opts.Sources = append(opts.Sources, src)
 	}
-	if *cpuProfile != "" {
-		pf, err := os.Create(*cpuProfile)
+	return opts, nil
+}
+
+func runExtract(ctx context.Context, o *extractOptions, env *Env, args []string) error {
+	opts, err := o.extractOptions(env) // before the workspace is created
+	if err != nil {
+		return err
+	}
+	ws, err := workspace.Open(o.stage.WS)
+	if err != nil {
+		return err
+	}
+	ctx = o.stage.context(ctx)
+	if o.CPUProfile != "" {
+		pf, err := os.Create(o.CPUProfile)
 		if err != nil {
 			return err
 		}
@@ -104,6 +121,30 @@ func runExtract(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
+	printExtractWarnings(env, res)
+	if res.Report != nil {
+		f, err := workspace.CreateAtomic(o.Report)
+		if err != nil {
+			return err
+		}
+		defer f.Abort()
+		if err := res.Report.WriteJSON(f); err != nil {
+			return err
+		}
+		if err := f.Commit(); err != nil {
+			return err
+		}
+	}
+	if o.stage.JSON {
+		return writeJSON(env.Stdout, extractReport(res, o.Report))
+	}
+	printExtractResult(env, res, o.Report)
+	return nil
+}
+
+// printExtractWarnings lists parse errors and sources without a revision
+// on stderr.
+func printExtractWarnings(env *Env, res *extract.Result) {
 	for _, e := range res.Errors {
 		fmt.Fprintf(env.Stderr, "warning: %v\n", e)
 	}
@@ -116,32 +157,25 @@ func runExtract(ctx context.Context, env *Env, args []string) error {
 				s.Dir, extract.UnknownRevision)
 		}
 	}
-	if res.Report != nil {
-		f, err := workspace.CreateAtomic(*report)
-		if err != nil {
-			return err
-		}
-		defer f.Abort()
-		if err := res.Report.WriteJSON(f); err != nil {
-			return err
-		}
-		if err := f.Commit(); err != nil {
-			return err
-		}
+}
+
+// extractReport is extract's --json report.
+func extractReport(res *extract.Result, report string) map[string]any {
+	phases := map[string]float64{}
+	for k, v := range res.Phases {
+		phases[k] = v.Seconds()
 	}
-	if sf.JSON {
-		phases := map[string]float64{}
-		for k, v := range res.Phases {
-			phases[k] = v.Seconds()
-		}
-		var sources []map[string]string
-		for _, s := range res.Sources {
-			sources = append(sources, map[string]string{"dir": s.Dir, "library": s.Library, "revision": s.Revision})
-		}
-		return writeJSON(env.Stdout, map[string]any{"files": res.Files, "declarations": res.Declarations, "modules": res.Modules,
-			"parse_errors": res.ErrorCount, "unresolved": res.Unresolved, "duplicates_dropped": res.DuplicatesDropped,
-			"sources": sources, "phase_seconds": phases, "report": *report})
+	var sources []map[string]string
+	for _, s := range res.Sources {
+		sources = append(sources, map[string]string{"dir": s.Dir, "library": s.Library, "revision": s.Revision})
 	}
+	return map[string]any{"files": res.Files, "declarations": res.Declarations, "modules": res.Modules,
+		"parse_errors": res.ErrorCount, "unresolved": res.Unresolved, "duplicates_dropped": res.DuplicatesDropped,
+		"sources": sources, "phase_seconds": phases, "report": report}
+}
+
+// printExtractResult is extract's text report.
+func printExtractResult(env *Env, res *extract.Result, report string) {
 	fmt.Fprintf(env.Stdout, "extract: %d files, %d declarations, %d parse errors, %d unresolved identifiers\n",
 		res.Files, res.Declarations, res.ErrorCount, res.Unresolved)
 	if res.DuplicatesDropped > 0 {
@@ -155,7 +189,6 @@ func runExtract(ctx context.Context, env *Env, args []string) error {
 	if res.Report != nil {
 		fmt.Fprintln(env.Stdout)
 		res.Report.WriteSummary(env.Stdout, 10, 25)
-		fmt.Fprintf(env.Stdout, "full report: %s\n", *report)
+		fmt.Fprintf(env.Stdout, "full report: %s\n", report)
 	}
-	return nil
 }

@@ -2,71 +2,90 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"os"
-	"strings"
 
-	"github.com/driftkit/driftkit/extract"
 	"github.com/driftkit/driftkit/extract/jixia"
 	"github.com/driftkit/driftkit/workspace"
 )
 
 func init() {
-	registerSub("import", &command{name: "jixia", short: "jixia .decl.json + .sym.json → workspace tables", run: runImportJixia})
+	register(newCommand("import jixia", "jixia .decl.json + .sym.json → workspace tables", help{"(--decl FILE.decl.json --sym FILE.sym.json … | --dir DIR) --library NAME --ws WS",
+		"Loads jixia's declaration and symbol output (jixia -d X.decl.json -s X.sym.json X.lean, one pair per\n" +
+			"module) into declarations.parquet and modules.parquet, the tables extract writes: declarations as written\n" +
+			"with statement dependencies from the elaborated type's references and proof dependencies from the value's.\n" +
+			"Pairs are matched in order; module names come from the file names (Mathlib.Logic.Basic.decl.json), or\n" +
+			"from paths relative to --dir. --src gives the source root, for lines, code, imports and module docs."}, runImportJixia))
 }
 
-func runImportJixia(ctx context.Context, env *Env, args []string) error {
-	fs := env.newFlags("import jixia", "(--decl FILE.decl.json --sym FILE.sym.json … | --dir DIR) --library NAME --ws WS",
-		"Loads jixia's declaration and symbol output (jixia -d X.decl.json -s X.sym.json X.lean, one pair per\n"+
-			"module) into declarations.parquet and modules.parquet, the tables extract writes: declarations as written\n"+
-			"with statement dependencies from the elaborated type's references and proof dependencies from the value's.\n"+
-			"Pairs are matched in order; module names come from the file names (Mathlib.Logic.Basic.decl.json), or\n"+
-			"from paths relative to --dir. --src gives the source root, for lines, code, imports and module docs.")
-	var decls, syms multiFlag
-	fs.Var(&decls, "decl", "jixia declaration output (-d), repeatable")
-	fs.Var(&syms, "sym", "jixia symbol output (-s) of the same module, repeatable, in the same order")
-	dir := fs.String("dir", "", "folder of X.decl.json + X.sym.json pairs (module names from relative paths)")
-	src := fs.String("src", "", "source root the modules live under (optional)")
-	lib := fs.String("library", "", "library name of the rows")
-	rev := fs.String("revision", "", "revision of the library")
-	var sf stageFlags
-	sf.AddFlags(fs, withWS|withQuiet|withForce, "tables")
-	if err := parseFlags(fs, args); err != nil {
+// importJixiaOptions are the flags of `driftkit import jixia`.
+type importJixiaOptions struct {
+	stage stageFlags
+	lib   libraryFlags
+	Decls multiFlag
+	Syms  multiFlag
+	Dir   string
+	Src   string
+}
+
+func (o *importJixiaOptions) AddFlags(fs *flag.FlagSet) {
+	fs.Var(&o.Decls, "decl", "jixia declaration output (-d), repeatable")
+	fs.Var(&o.Syms, "sym", "jixia symbol output (-s) of the same module, repeatable, in the same order")
+	fs.StringVar(&o.Dir, "dir", "", "folder of X.decl.json + X.sym.json pairs (module names from relative paths)")
+	fs.StringVar(&o.Src, "src", "", "source root the modules live under (optional)")
+	o.lib.AddFlags(fs)
+	o.stage.AddFlags(fs, withWS|withQuiet|withForce, "tables")
+}
+
+func (o *importJixiaOptions) Validate(args []string) error {
+	if o.stage.WS == "" || o.lib.Library == "" || (len(o.Decls) == 0 && o.Dir == "") {
+		return usagef("--ws, --library and --decl/--sym pairs or --dir are required")
+	}
+	if err := noArgs(args); err != nil {
 		return err
 	}
-	ctx = sf.context(ctx)
-	if sf.WS == "" || *lib == "" || (len(decls) == 0 && *dir == "") {
-		return usagef(fs, "--ws, --library and --decl/--sym pairs or --dir are required")
+	if len(o.Decls) != len(o.Syms) {
+		return fmt.Errorf("%w: %d --decl files but %d --sym files (give one of each per module)", errUsage, len(o.Decls), len(o.Syms))
 	}
-	if err := noArgs(fs); err != nil {
-		return err
-	}
-	if len(decls) != len(syms) {
-		return fmt.Errorf("%w: %d --decl files but %d --sym files (give one of each per module)", errUsage, len(decls), len(syms))
-	}
+	return nil
+}
+
+// pairs are the --decl/--sym pairs and those found in --dir, each file
+// checked to exist (before the workspace is created).
+func (o *importJixiaOptions) pairs() ([]jixia.Pair, error) {
 	var pairs []jixia.Pair
-	for i := range decls {
-		pairs = append(pairs, jixia.Pair{Decl: decls[i], Sym: syms[i], Module: jixia.ModuleFromFile(decls[i], "")})
+	for i := range o.Decls {
+		pairs = append(pairs, jixia.Pair{Decl: o.Decls[i], Sym: o.Syms[i], Module: jixia.ModuleFromFile(o.Decls[i], "")})
 	}
-	if *dir != "" {
-		more, err := jixia.PairsInDir(*dir)
+	if o.Dir != "" {
+		more, err := jixia.PairsInDir(o.Dir)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		pairs = append(pairs, more...)
 	}
 	for _, p := range pairs {
 		for _, f := range []string{p.Decl, p.Sym} {
 			if _, err := os.Stat(f); err != nil {
-				return err // before creating the workspace
+				return nil, err
 			}
 		}
 	}
-	ws, err := workspace.Open(sf.WS)
+	return pairs, nil
+}
+
+func runImportJixia(ctx context.Context, o *importJixiaOptions, env *Env, args []string) error {
+	ctx = o.stage.context(ctx)
+	pairs, err := o.pairs()
 	if err != nil {
 		return err
 	}
-	st, err := jixia.Import(ctx, ws, pairs, jixia.Options{Library: *lib, Revision: importRevision(env, *rev), Src: *src, Force: sf.Force})
+	ws, err := workspace.Open(o.stage.WS)
+	if err != nil {
+		return err
+	}
+	st, err := jixia.Import(ctx, ws, pairs, jixia.Options{Library: o.lib.Library, Revision: o.lib.revision(env), Src: o.Src, Force: o.stage.Force})
 	if err != nil {
 		return err
 	}
@@ -77,20 +96,9 @@ func runImportJixia(ctx context.Context, env *Env, args []string) error {
 		fmt.Fprintf(env.Stderr, "warning: … %d more\n", st.WarningCount-len(st.Warnings))
 	}
 	fmt.Fprintf(env.Stdout, "import jixia: %d modules, %d declarations (%d as written, %d generated constants), %d auxiliary references inlined, %d skipped records, into %s\n",
-		st.Modules, st.Declarations, st.Written, st.Generated, st.Auxiliary, st.WarningCount, sf.WS)
+		st.Modules, st.Declarations, st.Written, st.Generated, st.Auxiliary, st.WarningCount, o.stage.WS)
 	if st.NoSource > 0 {
 		fmt.Fprintf(env.Stdout, "  %d modules without source: their rows have no lines\n", st.NoSource)
 	}
 	return nil
-}
-
-// importRevision is the revision an importer records: the one given, or
-// extract.UnknownRevision with a warning — never "", which a later bump
-// would take for a match (extract does the same for sources without git).
-func importRevision(env *Env, rev string) string {
-	if strings.TrimSpace(rev) != "" {
-		return rev
-	}
-	fmt.Fprintf(env.Stderr, "warning: no --revision given: the rows record revision %q\n", extract.UnknownRevision)
-	return extract.UnknownRevision
 }

@@ -2,82 +2,98 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
-	"os"
-	"reflect"
 	"sort"
 	"strings"
 
-	"github.com/driftkit/driftkit/index"
 	"github.com/driftkit/driftkit/app"
+	"github.com/driftkit/driftkit/index"
 	"github.com/driftkit/driftkit/llm"
-	"github.com/driftkit/driftkit/retrieval"
 	"github.com/driftkit/driftkit/workspace"
 )
 
 func init() {
-	register(&command{name: "index", short: "dense vectors, BM25 and usage graph → index/", run: runIndex})
+	register(newCommand("index", "dense vectors, BM25 and usage graph → index/", help{"--ws WS [--encoder hash|openai] [flags]",
+		"Renders one document per declaration and writes WS/index/: manifest.json, docs.parquet,\n" +
+			"vectors.npy (float32, NumPy v1), a bleve BM25 index and usage.parquet.\n" +
+			"The default encoder is the built-in offline hash encoder (a fallback, labelled as such);\n" +
+			"--encoder openai uses any OpenAI-compatible /v1/embeddings endpoint (OPENAI_BASE_URL, OPENAI_API_KEY)."}, runIndex))
 }
 
-func runIndex(ctx context.Context, env *Env, args []string) error {
-	fs := env.newFlags("index", "--ws WS [--encoder hash|openai] [flags]",
-		"Renders one document per declaration and writes WS/index/: manifest.json, docs.parquet,\n"+
-			"vectors.npy (float32, NumPy v1), a bleve BM25 index and usage.parquet.\n"+
-			"The default encoder is the built-in offline hash encoder (a fallback, labelled as such);\n"+
-			"--encoder openai uses any OpenAI-compatible /v1/embeddings endpoint (OPENAI_BASE_URL, OPENAI_API_KEY).")
-	var sf stageFlags
-	sf.AddFlags(fs, withWS|withQuiet|withForce|withJSON, "index files")
-	enc := fs.String("encoder", index.EncoderHash, "hash (built in, offline) or openai")
-	dim := fs.Int("dim", index.DefaultHashDim, "hash encoder dimension")
-	batch := fs.Int("batch", 64, "texts per /v1/embeddings request (openai encoder)")
-	maxChars := fs.Int("max-chars", 8000, "truncate documents to this many characters before embedding (openai encoder)")
-	lc := llm.ConfigFromEnv()
-	lc.Model = "bge-m3"
-	lc.RegisterEmbeddingFlags(fs)
-	noCache := fs.Bool("no-cache", false, "embed every document: neither read nor write the embedding cache WS/embeddings/ (the hash encoder never uses it)")
-	if err := parseFlags(fs, args); err != nil {
+// indexOptions are the flags of `driftkit index`.
+type indexOptions struct {
+	stage    stageFlags
+	Encoder  string
+	Dim      int
+	Batch    int
+	MaxChars int
+	LLM      llm.Config
+	NoCache  bool
+}
+
+func (o *indexOptions) AddFlags(fs *flag.FlagSet) {
+	o.stage.AddFlags(fs, withWS|withQuiet|withForce|withJSON, "index files")
+	fs.StringVar(&o.Encoder, "encoder", index.EncoderHash, "hash (built in, offline) or openai")
+	fs.IntVar(&o.Dim, "dim", index.DefaultHashDim, "hash encoder dimension")
+	fs.IntVar(&o.Batch, "batch", 64, "texts per /v1/embeddings request (openai encoder)")
+	fs.IntVar(&o.MaxChars, "max-chars", 8000, "truncate documents to this many characters before embedding (openai encoder)")
+	o.LLM = llm.ConfigFromEnv()
+	o.LLM.Model = "bge-m3"
+	o.LLM.RegisterEmbeddingFlags(fs)
+	fs.BoolVar(&o.NoCache, "no-cache", false, "embed every document: neither read nor write the embedding cache WS/embeddings/ (the hash encoder never uses it)")
+}
+
+func (o *indexOptions) Validate(args []string) error {
+	if err := o.stage.requireWS(); err != nil {
 		return err
 	}
-	if err := sf.requireWS(fs); err != nil {
-		return err
-	}
-	if err := noArgs(fs); err != nil {
+	if err := noArgs(args); err != nil {
 		return err
 	}
 	switch {
-	case *dim <= 0:
-		return fmt.Errorf("%w: --dim %d (want at least 1)", errUsage, *dim)
-	case *batch <= 0:
-		return fmt.Errorf("%w: --batch %d (want at least 1)", errUsage, *batch)
-	case *maxChars <= 0:
-		return fmt.Errorf("%w: --max-chars %d (want at least 1)", errUsage, *maxChars)
+	case o.Dim <= 0:
+		return fmt.Errorf("%w: --dim %d (want at least 1)", errUsage, o.Dim)
+	case o.Batch <= 0:
+		return fmt.Errorf("%w: --batch %d (want at least 1)", errUsage, o.Batch)
+	case o.MaxChars <= 0:
+		return fmt.Errorf("%w: --max-chars %d (want at least 1)", errUsage, o.MaxChars)
 	}
-	ctx = sf.context(ctx)
-	ws, err := workspace.OpenExisting(sf.WS)
+	return nil
+}
+
+func runIndex(ctx context.Context, o *indexOptions, env *Env, args []string) error {
+	ctx = o.stage.context(ctx)
+	ws, err := workspace.OpenExisting(o.stage.WS)
 	if err != nil {
 		return err
 	}
-	opts := index.BuildOptions{HashDim: *dim, Force: sf.Force, BatchSize: *batch, NoCache: *noCache,
+	opts := index.BuildOptions{HashDim: o.Dim, Force: o.stage.Force, BatchSize: o.Batch, NoCache: o.NoCache,
 		Warn: func(msg string) { fmt.Fprintln(env.Stderr, "driftkit index:", msg) }}
-	switch *enc {
+	switch o.Encoder {
 	case index.EncoderHash:
 	case index.EncoderOpenAI:
-		e, closeFn, err := newOpenAIEncoder(ctx, lc, *batch, *maxChars, 0)
+		e, closeFn, err := newOpenAIEncoder(ctx, o.LLM, o.Batch, o.MaxChars, 0)
 		if err != nil {
 			return err
 		}
 		defer closeFn()
 		opts.Encoder = e
 	default:
-		return fmt.Errorf("%w: --encoder %q (hash or openai)", errUsage, *enc)
+		return fmt.Errorf("%w: --encoder %q (hash or openai)", errUsage, o.Encoder)
 	}
 	st, err := index.Build(ctx, ws, opts)
 	if err != nil {
 		return err
 	}
+	return printIndexStats(env, &o.stage, ws, st)
+}
+
+// printIndexStats reports a build: as JSON under --json, else one line and
+// what the embedding cache did.
+func printIndexStats(env *Env, sf *stageFlags, ws *workspace.Workspace, st *index.BuildStats) error {
 	label := st.Encoder
 	if st.Encoder == index.EncoderHash {
 		label += " (offline fallback encoder)"
@@ -99,43 +115,6 @@ func runIndex(ctx context.Context, env *Env, args []string) error {
 			st.Docs, st.PremiseDocs, label, st.Dims, ws.Path(workspace.IndexDir), strings.Join(ph, ", "))
 		printCacheReport(env, st.Cache)
 	})
-}
-
-// parseWeights reads a --weights JSON object over profile p's defaults.
-func parseWeights(s string, p retrieval.Profile) (*index.Weights, error) {
-	if s == "" {
-		return nil, nil
-	}
-	w := retrieval.ProfileWeights(p)
-	if strings.HasPrefix(s, "@") {
-		b, err := os.ReadFile(s[1:])
-		if err != nil {
-			return nil, err
-		}
-		s = string(b)
-	}
-	// An unknown key (a misspelt signal) would silently keep its default.
-	dec := json.NewDecoder(strings.NewReader(s))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&w); err != nil {
-		return nil, fmt.Errorf("%w: --weights: %v (known: %s)", errUsage, strings.TrimPrefix(err.Error(), "json: "), strings.Join(weightKeys(), ", "))
-	}
-	if dec.More() {
-		return nil, fmt.Errorf("%w: --weights: text after the JSON object", errUsage)
-	}
-	return &w, nil
-}
-
-// weightKeys are the JSON names of retrieval.Weights' fields.
-func weightKeys() []string {
-	var keys []string
-	t := reflect.TypeOf(retrieval.Weights{})
-	for i := range t.NumField() {
-		if name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ","); name != "" && name != "-" {
-			keys = append(keys, name)
-		}
-	}
-	return keys
 }
 
 // newOpenAIEncoder is app.NewOpenAIEncoder with configuration errors as

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -16,8 +17,16 @@ import (
 
 func init() {
 	group("lean", "check Lean snippets and BEq+ equivalence through a Lean backend")
-	registerSub("lean", &command{name: "check", short: "typecheck Lean files or snippets", run: runLeanCheck})
-	registerSub("lean", &command{name: "beq", short: "BEq+ equivalence of a candidate statement with a reference", run: runLeanBEq})
+	register(newCommand("lean check", "typecheck Lean files or snippets", help{"[--repl CMD | --kimina URL | --lean CMD] [--header TEXT] [--json] FILE…|-",
+		"Checks each FILE (a .lean file: one snippet; a .jsonl file: one snippet per line, {\"id\", \"header\", \"code\"};\n" +
+			"-: standard input) and prints one result per snippet: pass (no error), complete (no sorry either),\n" +
+			"Lean's messages with file positions, time and backend.\n" + leanBackendHelp}, runLeanCheck))
+	register(newCommand("lean beq", "BEq+ equivalence of a candidate statement with a reference", help{"[backend flags] --ref STATEMENT --cand STATEMENT [--header TEXT] [--json] | --pairs FILE.jsonl",
+		"Decides whether a candidate formal statement is equivalent to the reference by BEq+ (Poiroux et al.,\n" +
+			"EMNLP 2025): each is proved from the other with a fixed tactic script (exact?, apply, have, convert).\n" +
+			"Prints equivalent, one-direction or not-proved, with the tactic that proved each direction.\n" +
+			"--pairs reads one pair per line: {\"id\", \"ref\", \"cand\", \"header\", \"ref_header\", \"cand_header\"}.\n" +
+			leanBackendHelp + " (1: a pair is not equivalent)"}, runLeanBEq))
 }
 
 const leanBackendHelp = "Backends (exactly one): --repl CMD (the Lean REPL, e.g. \"lake env /path/to/repl/.lake/build/bin/repl\"\n" +
@@ -35,48 +44,35 @@ func openLean(ctx context.Context, env *Env, o lean.Options) (lean.Checker, erro
 	return c, err
 }
 
-// readHeader is --header or the contents of --header-file.
-func readHeader(text, file string) (string, error) {
-	if file == "" {
-		return text, nil
-	}
-	if text != "" {
-		return "", fmt.Errorf("%w: --header and --header-file exclude each other", errUsage)
-	}
-	b, err := os.ReadFile(file)
-	return string(b), err
+// leanCheckOptions are the flags of `driftkit lean check`.
+type leanCheckOptions struct {
+	Lean     lean.Options
+	header   headerFlags
+	JSON     bool
+	Complete bool
 }
 
-func (env *Env) stdin() io.Reader {
-	if env.Stdin != nil {
-		return env.Stdin
-	}
-	return os.Stdin
+func (o *leanCheckOptions) AddFlags(fs *flag.FlagSet) {
+	o.Lean.AddFlags(fs)
+	o.header.AddFlags(fs, "Lean text every snippet is checked on (imports, opens); default: each file's own imports")
+	fs.BoolVar(&o.JSON, "json", false, "print one JSON result per line")
+	fs.BoolVar(&o.Complete, "complete", false, "count a snippet that uses sorry as failed")
 }
 
-func runLeanCheck(ctx context.Context, env *Env, args []string) error {
-	fs := env.newFlags("lean check", "[--repl CMD | --kimina URL | --lean CMD] [--header TEXT] [--json] FILE…|-",
-		"Checks each FILE (a .lean file: one snippet; a .jsonl file: one snippet per line, {\"id\", \"header\", \"code\"};\n"+
-			"-: standard input) and prints one result per snippet: pass (no error), complete (no sorry either),\n"+
-			"Lean's messages with file positions, time and backend.\n"+leanBackendHelp)
-	var o lean.Options
-	o.AddFlags(fs)
-	header := fs.String("header", "", "Lean text every snippet is checked on (imports, opens); default: each file's own imports")
-	headerFile := fs.String("header-file", "", "read --header from this file")
-	asJSON := fs.Bool("json", false, "print one JSON result per line")
-	complete := fs.Bool("complete", false, "count a snippet that uses sorry as failed")
-	if err := parseFlags(fs, args); err != nil {
-		return err
+func (o *leanCheckOptions) Validate(args []string) error {
+	if len(args) == 0 {
+		return usagef("give at least one FILE (or - for standard input)")
 	}
-	if fs.NArg() == 0 {
-		return usagef(fs, "give at least one FILE (or - for standard input)")
-	}
-	hdr, err := readHeader(*header, *headerFile)
+	return nil
+}
+
+func runLeanCheck(ctx context.Context, o *leanCheckOptions, env *Env, args []string) error {
+	hdr, err := o.header.read()
 	if err != nil {
 		return err
 	}
 	var snippets []lean.Snippet
-	for _, path := range fs.Args() {
+	for _, path := range args {
 		s, err := readSnippets(env, path, hdr)
 		if err != nil {
 			return err
@@ -84,9 +80,9 @@ func runLeanCheck(ctx context.Context, env *Env, args []string) error {
 		snippets = append(snippets, s...)
 	}
 	if len(snippets) == 0 {
-		return fmt.Errorf("%w: no snippets in %s", errUsage, strings.Join(fs.Args(), ", "))
+		return fmt.Errorf("%w: no snippets in %s", errUsage, strings.Join(args, ", "))
 	}
-	c, err := openLean(ctx, env, o)
+	c, err := openLean(ctx, env, o.Lean)
 	if err != nil {
 		return err
 	}
@@ -99,11 +95,11 @@ func runLeanCheck(ctx context.Context, env *Env, args []string) error {
 	enc := json.NewEncoder(env.Stdout)
 	enc.SetEscapeHTML(false)
 	for i, r := range results {
-		ok := r.Pass && (r.Complete || !*complete)
+		ok := r.Pass && (r.Complete || !o.Complete)
 		if !ok {
 			failed++
 		}
-		if *asJSON {
+		if o.JSON {
 			if err := enc.Encode(r); err != nil {
 				return err
 			}
@@ -203,77 +199,94 @@ func printResult(w io.Writer, s lean.Snippet, r lean.Result) {
 	}
 }
 
-func runLeanBEq(ctx context.Context, env *Env, args []string) error {
-	fs := env.newFlags("lean beq", "[backend flags] --ref STATEMENT --cand STATEMENT [--header TEXT] [--json] | --pairs FILE.jsonl",
-		"Decides whether a candidate formal statement is equivalent to the reference by BEq+ (Poiroux et al.,\n"+
-			"EMNLP 2025): each is proved from the other with a fixed tactic script (exact?, apply, have, convert).\n"+
-			"Prints equivalent, one-direction or not-proved, with the tactic that proved each direction.\n"+
-			"--pairs reads one pair per line: {\"id\", \"ref\", \"cand\", \"header\", \"ref_header\", \"cand_header\"}.\n"+
-			leanBackendHelp+" (1: a pair is not equivalent)")
-	var o lean.Options
-	o.AddFlags(fs)
-	ref := fs.String("ref", "", "reference statement (Lean text; the last theorem in it counts)")
-	cand := fs.String("cand", "", "candidate statement")
-	refFile := fs.String("ref-file", "", "read --ref from this file")
-	candFile := fs.String("cand-file", "", "read --cand from this file")
-	header := fs.String("header", "", "header both statements need (imports, opens, definitions)")
-	headerFile := fs.String("header-file", "", "read --header from this file")
-	refHeader := fs.String("ref-header", "", "header of the reference only (merged with --header)")
-	candHeader := fs.String("cand-header", "", "header of the candidate only (merged with --header)")
-	pairsFile := fs.String("pairs", "", "JSONL file of pairs to decide")
-	asJSON := fs.Bool("json", false, "print one JSON result per pair")
-	tryTimeout := fs.Duration("try-timeout", 60*time.Second, "timeout of each BEq+ try (the reference's 60 s)")
-	applyTactics := fs.String("apply-tactics", strings.Join(lean.DefaultApplyTactics(), ","), "comma-separated closing tactics after apply/convert")
-	haveTactics := fs.String("have-tactics", strings.Join(lean.DefaultHaveTactics(), ","), "comma-separated closing tactics after have")
-	parallel := fs.Int("parallel", 4, "pairs decided at once (--pairs)")
-	if err := parseFlags(fs, args); err != nil {
-		return err
+// leanBEqOptions are the flags of `driftkit lean beq`.
+type leanBEqOptions struct {
+	Lean         lean.Options
+	header       headerFlags
+	Ref, Cand    string
+	RefFile      string
+	CandFile     string
+	RefHeader    string
+	CandHeader   string
+	Pairs        string
+	JSON         bool
+	TryTimeout   time.Duration
+	ApplyTactics string
+	HaveTactics  string
+	Parallel     int
+}
+
+func (o *leanBEqOptions) AddFlags(fs *flag.FlagSet) {
+	o.Lean.AddFlags(fs)
+	fs.StringVar(&o.Ref, "ref", "", "reference statement (Lean text; the last theorem in it counts)")
+	fs.StringVar(&o.Cand, "cand", "", "candidate statement")
+	fs.StringVar(&o.RefFile, "ref-file", "", "read --ref from this file")
+	fs.StringVar(&o.CandFile, "cand-file", "", "read --cand from this file")
+	o.header.AddFlags(fs, "header both statements need (imports, opens, definitions)")
+	fs.StringVar(&o.RefHeader, "ref-header", "", "header of the reference only (merged with --header)")
+	fs.StringVar(&o.CandHeader, "cand-header", "", "header of the candidate only (merged with --header)")
+	fs.StringVar(&o.Pairs, "pairs", "", "JSONL file of pairs to decide")
+	fs.BoolVar(&o.JSON, "json", false, "print one JSON result per pair")
+	fs.DurationVar(&o.TryTimeout, "try-timeout", 60*time.Second, "timeout of each BEq+ try (the reference's 60 s)")
+	fs.StringVar(&o.ApplyTactics, "apply-tactics", strings.Join(lean.DefaultApplyTactics(), ","), "comma-separated closing tactics after apply/convert")
+	fs.StringVar(&o.HaveTactics, "have-tactics", strings.Join(lean.DefaultHaveTactics(), ","), "comma-separated closing tactics after have")
+	fs.IntVar(&o.Parallel, "parallel", 4, "pairs decided at once (--pairs)")
+}
+
+func (o *leanBEqOptions) Validate(args []string) error {
+	if len(args) > 0 {
+		return fmt.Errorf("%w: unexpected arguments %q", errUsage, args)
 	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("%w: unexpected arguments %q", errUsage, fs.Args())
-	}
-	hdr, err := readHeader(*header, *headerFile)
+	return nil
+}
+
+// readPairs is the pairs to decide: --pairs, or the one pair of --ref and
+// --cand (each possibly read from its file).
+func (o *leanBEqOptions) readPairs() ([]lean.BEqPair, error) {
+	hdr, err := o.header.read()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	for _, rf := range []struct {
 		flag string
 		text *string
 		file string
-	}{{"--ref", ref, *refFile}, {"--cand", cand, *candFile}} {
+	}{{"--ref", &o.Ref, o.RefFile}, {"--cand", &o.Cand, o.CandFile}} {
 		if rf.file == "" {
 			continue
 		}
 		if *rf.text != "" {
-			return fmt.Errorf("%w: %s and %s-file exclude each other", errUsage, rf.flag, rf.flag)
+			return nil, fmt.Errorf("%w: %s and %s-file exclude each other", errUsage, rf.flag, rf.flag)
 		}
 		b, err := os.ReadFile(rf.file)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		*rf.text = string(b)
 	}
-	var pairs []lean.BEqPair
 	switch {
-	case *pairsFile != "" && (*ref != "" || *cand != ""):
-		return fmt.Errorf("%w: --pairs excludes --ref and --cand", errUsage)
-	case *pairsFile != "":
-		pairs, err = readPairs(*pairsFile, hdr)
-		if err != nil {
-			return err
-		}
-	case *ref == "" || *cand == "":
-		return usagef(fs, "--ref and --cand (or --pairs) are required")
-	default:
-		pairs = []lean.BEqPair{{ID: "pair", Ref: *ref, Cand: *cand, Header: hdr, RefHeader: *refHeader, CandHeader: *candHeader}}
+	case o.Pairs != "" && (o.Ref != "" || o.Cand != ""):
+		return nil, fmt.Errorf("%w: --pairs excludes --ref and --cand", errUsage)
+	case o.Pairs != "":
+		return readPairs(o.Pairs, hdr)
+	case o.Ref == "" || o.Cand == "":
+		return nil, usagef("--ref and --cand (or --pairs) are required")
 	}
-	bo := lean.BEqOptions{Timeout: *tryTimeout, ApplyTactics: splitList(*applyTactics), HaveTactics: splitList(*haveTactics), Parallel: *parallel}
+	return []lean.BEqPair{{ID: "pair", Ref: o.Ref, Cand: o.Cand, Header: hdr, RefHeader: o.RefHeader, CandHeader: o.CandHeader}}, nil
+}
+
+func runLeanBEq(ctx context.Context, o *leanBEqOptions, env *Env, args []string) error {
+	pairs, err := o.readPairs()
+	if err != nil {
+		return err
+	}
+	bo := lean.BEqOptions{Timeout: o.TryTimeout, ApplyTactics: splitList(o.ApplyTactics), HaveTactics: splitList(o.HaveTactics), Parallel: o.Parallel}
 	if len(pairs) == 1 { // a statement that does not parse is bad usage, found before a backend starts
 		if _, err := lean.NewBEqTask(pairs[0], bo); err != nil {
 			return fmt.Errorf("%w: %v", errUsage, err)
 		}
 	}
-	c, err := openLean(ctx, env, o)
+	c, err := openLean(ctx, env, o.Lean)
 	if err != nil {
 		return err
 	}
@@ -289,7 +302,7 @@ func runLeanBEq(ctx context.Context, env *Env, args []string) error {
 		if r.Outcome != lean.Equivalent {
 			notEq++
 		}
-		if *asJSON {
+		if o.JSON {
 			v := struct {
 				lean.BEqResult
 				Error string `json:"error,omitempty"`
@@ -302,28 +315,34 @@ func runLeanBEq(ctx context.Context, env *Env, args []string) error {
 			}
 			continue
 		}
-		fmt.Fprintf(env.Stdout, "%-14s %s  %.1fs\n", r.Outcome, r.ID, r.Time.Seconds())
-		if perr[i] != nil {
-			fmt.Fprintf(env.Stdout, "  %v\n", perr[i])
-			continue
-		}
-		for _, d := range []struct {
-			name string
-			d    lean.BEqDirection
-		}{{"ref → cand", r.RefToCand}, {"cand → ref", r.CandToRef}} {
-			fmt.Fprintf(env.Stdout, "  %s: %s (%d checks)\n", d.name, d.d.Strategy, d.d.Checks)
-			for _, m := range d.d.Messages {
-				fmt.Fprintf(env.Stdout, "    %d:%d: %s\n", m.Pos.Line, m.Pos.Column, strings.ReplaceAll(m.Data, "\n", "\n      "))
-			}
-			for _, e := range d.d.Errors {
-				fmt.Fprintf(env.Stdout, "    unchecked: %s\n", firstLineOf(e))
-			}
-		}
+		printBEqResult(env.Stdout, r, perr[i])
 	}
 	if notEq > 0 {
 		return fmt.Errorf("%d of %d pairs not proved equivalent", notEq, len(results))
 	}
 	return nil
+}
+
+// printBEqResult prints a pair's outcome and, for each direction, the
+// tactic that proved it with Lean's messages.
+func printBEqResult(w io.Writer, r lean.BEqResult, perr error) {
+	fmt.Fprintf(w, "%-14s %s  %.1fs\n", r.Outcome, r.ID, r.Time.Seconds())
+	if perr != nil {
+		fmt.Fprintf(w, "  %v\n", perr)
+		return
+	}
+	for _, d := range []struct {
+		name string
+		d    lean.BEqDirection
+	}{{"ref → cand", r.RefToCand}, {"cand → ref", r.CandToRef}} {
+		fmt.Fprintf(w, "  %s: %s (%d checks)\n", d.name, d.d.Strategy, d.d.Checks)
+		for _, m := range d.d.Messages {
+			fmt.Fprintf(w, "    %d:%d: %s\n", m.Pos.Line, m.Pos.Column, strings.ReplaceAll(m.Data, "\n", "\n      "))
+		}
+		for _, e := range d.d.Errors {
+			fmt.Fprintf(w, "    unchecked: %s\n", firstLineOf(e))
+		}
+	}
 }
 
 func firstLineOf(s string) string {

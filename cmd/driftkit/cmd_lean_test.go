@@ -68,7 +68,7 @@ func TestLeanCheck(t *testing.T) {
 
 	// Standard input.
 	var sout, serr bytes.Buffer
-	err := runLeanCheck(context.Background(), &Env{Stdout: &sout, Stderr: &serr, Stdin: strings.NewReader("theorem t : True := trivial")}, []string{"--repl", fake, "-"})
+	err := subcommands["lean"]["check"].run(context.Background(), &Env{Stdout: &sout, Stderr: &serr, Stdin: strings.NewReader("theorem t : True := trivial")}, []string{"--repl", fake, "-"})
 	if err != nil || !strings.Contains(sout.String(), "PASS   stdin") {
 		t.Errorf("stdin: %v %s %s", err, sout.String(), serr.String())
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"strconv"
 	"strings"
@@ -12,19 +13,76 @@ import (
 	"github.com/driftkit/driftkit/workspace"
 )
 
-// listFlag is a repeatable flag whose values may also be comma-separated.
-type listFlag []string
+func init() {
+	register(newCommand("mine", "training pairs with hard negatives → pairs.parquet", help{"--ws WS [--exclude BENCH.jsonl …]",
+		"Makes dependency-retrieval pairs: queries are informal statements (informal.parquet; the template\n" +
+			"provider only with --allow-template) and docstrings of theorems; positives are the premise candidates\n" +
+			"their statements use; hard negatives are sampled from ranks --range of the workspace index with the\n" +
+			"theorem and its positives removed (as FlagEmbedding's hn_mine). Splits by module hash. --exclude drops\n" +
+			"pairs matching benchmark items (theorem name, normalised formal statement or informal text)."}, runMine))
+}
 
-func (l *listFlag) String() string { return strings.Join(*l, ",") }
-func (l *listFlag) Set(s string) error {
-	for _, x := range strings.Split(s, ",") {
-		if x = strings.TrimSpace(x); x != "" {
-			*l = append(*l, x)
-		}
+// mineOptions are the flags of `driftkit mine`.
+type mineOptions struct {
+	stage         stageFlags
+	Sources       listFlag
+	Exclude       listFlag
+	AllowTemplate bool
+	AllKinds      bool
+	Stoplist      string
+	Range         string
+	Negatives     int
+	Seed          uint64
+	ValidFrac     float64
+	TestFrac      float64
+	Mode          string
+	NoIndex       bool
+	Workers       int
+	Limit         int
+
+	rangeLo, rangeHi int        // --range
+	mode             index.Mode // --mode
+}
+
+func (o *mineOptions) AddFlags(fs *flag.FlagSet) {
+	o.stage.AddFlags(fs, withWS|withQuiet|withForce|withJSON, "a pairs.parquet")
+	fs.Var(&o.Sources, "sources", "query sources: informal,docstring (default both)")
+	fs.Var(&o.Exclude, "exclude", "benchmark file(s) to decontaminate against (repeatable or comma-separated; ProofNet/ConNF JSONL, ProofFlow JSON)")
+	fs.BoolVar(&o.AllowTemplate, "allow-template", false, "also use informal statements from the offline template provider as queries")
+	fs.BoolVar(&o.AllKinds, "all-kinds", false, "positives and negatives of any kind (theorems too), not only premise candidates")
+	fs.StringVar(&o.Stoplist, "stoplist", strings.Join(mine.DefaultStoplist(), ","), "premises never used as positives (comma-separated; \"\" for none)")
+	fs.StringVar(&o.Range, "range", "2-200", "sample negatives from these index ranks (0-based, upper bound exclusive)")
+	fs.IntVar(&o.Negatives, "negatives", 15, "negatives per pair")
+	fs.Uint64Var(&o.Seed, "seed", 1, "seed of negative sampling and the module split")
+	fs.Float64Var(&o.ValidFrac, "valid-frac", 0.05, "fraction of modules in the valid split")
+	fs.Float64Var(&o.TestFrac, "test-frac", 0, "fraction of modules in the test split")
+	fs.StringVar(&o.Mode, "mode", string(index.ModeBest), "index retrieval mode used for mining: dense, bm25, hybrid, best")
+	fs.BoolVar(&o.NoIndex, "no-index", false, "sample random premise candidates as negatives (no index needed)")
+	fs.IntVar(&o.Workers, "workers", 0, "parallel queries (default: number of CPUs)")
+	fs.IntVar(&o.Limit, "limit", 0, "keep a deterministic sample of at most this many pairs (0: all)")
+}
+
+func (o *mineOptions) Validate(args []string) error {
+	if err := o.stage.requireWS(); err != nil {
+		return err
+	}
+	if err := noArgs(args); err != nil {
+		return err
+	}
+	if o.Negatives < 0 {
+		return fmt.Errorf("%w: --negatives %d (want at least 0)", errUsage, o.Negatives)
+	}
+	var err error
+	if o.rangeLo, o.rangeHi, err = parseRange(o.Range); err != nil {
+		return fmt.Errorf("%w: %v", errUsage, err)
+	}
+	if o.mode, err = index.ParseMode(o.Mode); err != nil {
+		return fmt.Errorf("%w: %v", errUsage, err)
 	}
 	return nil
 }
 
+// parseRange reads --range LO-HI.
 func parseRange(s string) (lo, hi int, err error) {
 	a, b, ok := strings.Cut(s, "-")
 	if ok {
@@ -39,104 +97,57 @@ func parseRange(s string) (lo, hi int, err error) {
 	return lo, hi, nil
 }
 
-func init() {
-	register(&command{name: "mine", short: "training pairs with hard negatives → pairs.parquet", run: func(ctx context.Context, env *Env, args []string) error {
-		fs := env.newFlags("mine", "--ws WS [--exclude BENCH.jsonl …]",
-			"Makes dependency-retrieval pairs: queries are informal statements (informal.parquet; the template\n"+
-				"provider only with --allow-template) and docstrings of theorems; positives are the premise candidates\n"+
-				"their statements use; hard negatives are sampled from ranks --range of the workspace index with the\n"+
-				"theorem and its positives removed (as FlagEmbedding's hn_mine). Splits by module hash. --exclude drops\n"+
-				"pairs matching benchmark items (theorem name, normalised formal statement or informal text).")
-		var sf stageFlags
-		sf.AddFlags(fs, withWS|withQuiet|withForce|withJSON, "a pairs.parquet")
-		var sources, exclude listFlag
-		fs.Var(&sources, "sources", "query sources: informal,docstring (default both)")
-		fs.Var(&exclude, "exclude", "benchmark file(s) to decontaminate against (repeatable or comma-separated; ProofNet/ConNF JSONL, ProofFlow JSON)")
-		allowTemplate := fs.Bool("allow-template", false, "also use informal statements from the offline template provider as queries")
-		allKinds := fs.Bool("all-kinds", false, "positives and negatives of any kind (theorems too), not only premise candidates")
-		stoplist := fs.String("stoplist", strings.Join(mine.DefaultStoplist(), ","), "premises never used as positives (comma-separated; \"\" for none)")
-		rng := fs.String("range", "2-200", "sample negatives from these index ranks (0-based, upper bound exclusive)")
-		negatives := fs.Int("negatives", 15, "negatives per pair")
-		seed := fs.Uint64("seed", 1, "seed of negative sampling and the module split")
-		validFrac := fs.Float64("valid-frac", 0.05, "fraction of modules in the valid split")
-		testFrac := fs.Float64("test-frac", 0, "fraction of modules in the test split")
-		mode := fs.String("mode", string(index.ModeBest), "index retrieval mode used for mining: dense, bm25, hybrid, best")
-		noIndex := fs.Bool("no-index", false, "sample random premise candidates as negatives (no index needed)")
-		workers := fs.Int("workers", 0, "parallel queries (default: number of CPUs)")
-		limit := fs.Int("limit", 0, "keep a deterministic sample of at most this many pairs (0: all)")
-		if err := parseFlags(fs, args); err != nil {
-			return err
+func runMine(ctx context.Context, o *mineOptions, env *Env, args []string) error {
+	ctx = o.stage.context(ctx)
+	ws, err := workspace.Open(o.stage.WS)
+	if err != nil {
+		return err
+	}
+	opts := mine.Options{Sources: o.Sources, AllowTemplate: o.AllowTemplate, AllKinds: o.AllKinds, Stoplist: append([]string{}, splitList(o.Stoplist)...),
+		RangeLo: o.rangeLo, RangeHi: o.rangeHi, Negatives: o.Negatives, Seed: o.Seed, ValidFrac: o.ValidFrac, TestFrac: o.TestFrac,
+		Exclude: o.Exclude, Workers: o.Workers, Limit: o.Limit, Force: o.stage.Force}
+	// Locked before the index is opened, so that no index build replaces
+	// it between the two (mine.Mine locks again, re-entrantly).
+	unlock, err := ws.Lock("mine")
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	if !o.NoIndex {
+		ix, closeIx, err := openIndex(ctx, ws.Dir, o.mode == index.ModeBM25)
+		if errors.Is(err, index.ErrNoIndex) {
+			return fmt.Errorf("%w (or pass --no-index for random negatives)", err)
 		}
-		if err := sf.requireWS(fs); err != nil {
-			return err
-		}
-		if err := noArgs(fs); err != nil {
-			return err
-		}
-		if *negatives < 0 {
-			return fmt.Errorf("%w: --negatives %d (want at least 0)", errUsage, *negatives)
-		}
-		ctx = sf.context(ctx)
-		ws, err := workspace.Open(sf.WS)
 		if err != nil {
 			return err
 		}
-		lo, hi, err := parseRange(*rng)
-		if err != nil {
-			return fmt.Errorf("%w: %v", errUsage, err)
+		defer closeIx()
+		label := ix.Manifest().Encoder
+		if ix.Manifest().EncoderFallback {
+			label += " (fallback)"
 		}
-		m, err := index.ParseMode(*mode)
-		if err != nil {
-			return fmt.Errorf("%w: %v", errUsage, err)
+		opts.Ranker = mine.IndexRanker{Searcher: ix, Mode: o.mode, AllKinds: o.AllKinds, Label: label}
+	}
+	st, err := mine.Mine(ctx, ws, opts)
+	if err != nil {
+		return err
+	}
+	if o.stage.JSON {
+		return writeJSON(env.Stdout, map[string]any{"file": ws.Path(workspace.PairsFile), "pairs": st.Pairs, "by_source": st.BySource,
+			"by_split": st.BySplit, "mean_positives": st.MeanPositives, "mean_negatives": st.MeanNegatives, "ranker": st.Ranker,
+			"no_positives": st.NoPositives, "template_excluded": st.TemplateExcluded, "filled_negatives": st.FilledNegatives,
+			"decontaminated": st.Decontaminated, "decontaminated_by": st.DecontaminatedBy, "seconds": st.Seconds})
+	}
+	fmt.Fprintf(env.Stdout, "wrote %s: %d pairs (%v; splits %v), %.1f positives and %.1f negatives per pair, negatives from %s\n",
+		ws.Path(workspace.PairsFile), st.Pairs, st.BySource, st.BySplit, st.MeanPositives, st.MeanNegatives, st.Ranker)
+	fmt.Fprintf(env.Stdout, "skipped: %d queries without premise positives, %d template queries (--allow-template); %d pairs needed random negatives\n",
+		st.NoPositives, st.TemplateExcluded, st.FilledNegatives)
+	if len(o.Exclude) > 0 {
+		fmt.Fprintf(env.Stdout, "decontamination: dropped %d pairs", st.Decontaminated)
+		for k, v := range st.DecontaminatedBy {
+			fmt.Fprintf(env.Stdout, "; %d × %s", v, k)
 		}
-		stop := []string{}
-		(*listFlag)(&stop).Set(*stoplist)
-		opts := mine.Options{Sources: sources, AllowTemplate: *allowTemplate, AllKinds: *allKinds, Stoplist: stop,
-			RangeLo: lo, RangeHi: hi, Negatives: *negatives, Seed: *seed, ValidFrac: *validFrac, TestFrac: *testFrac,
-			Exclude: exclude, Workers: *workers, Limit: *limit, Force: sf.Force}
-		// Locked before the index is opened, so that no index build replaces
-		// it between the two (mine.Mine locks again, re-entrantly).
-		unlock, err := ws.Lock("mine")
-		if err != nil {
-			return err
-		}
-		defer unlock()
-		if !*noIndex {
-			ix, closeIx, err := openIndex(ctx, ws.Dir, m == index.ModeBM25)
-			if errors.Is(err, index.ErrNoIndex) {
-				return fmt.Errorf("%w (or pass --no-index for random negatives)", err)
-			}
-			if err != nil {
-				return err
-			}
-			defer closeIx()
-			label := ix.Manifest().Encoder
-			if ix.Manifest().EncoderFallback {
-				label += " (fallback)"
-			}
-			opts.Ranker = mine.IndexRanker{Searcher: ix, Mode: m, AllKinds: *allKinds, Label: label}
-		}
-		st, err := mine.Mine(ctx, ws, opts)
-		if err != nil {
-			return err
-		}
-		if sf.JSON {
-			return writeJSON(env.Stdout, map[string]any{"file": ws.Path(workspace.PairsFile), "pairs": st.Pairs, "by_source": st.BySource,
-				"by_split": st.BySplit, "mean_positives": st.MeanPositives, "mean_negatives": st.MeanNegatives, "ranker": st.Ranker,
-				"no_positives": st.NoPositives, "template_excluded": st.TemplateExcluded, "filled_negatives": st.FilledNegatives,
-				"decontaminated": st.Decontaminated, "decontaminated_by": st.DecontaminatedBy, "seconds": st.Seconds})
-		}
-		fmt.Fprintf(env.Stdout, "wrote %s: %d pairs (%v; splits %v), %.1f positives and %.1f negatives per pair, negatives from %s\n",
-			ws.Path(workspace.PairsFile), st.Pairs, st.BySource, st.BySplit, st.MeanPositives, st.MeanNegatives, st.Ranker)
-		fmt.Fprintf(env.Stdout, "skipped: %d queries without premise positives, %d template queries (--allow-template); %d pairs needed random negatives\n",
-			st.NoPositives, st.TemplateExcluded, st.FilledNegatives)
-		if len(exclude) > 0 {
-			fmt.Fprintf(env.Stdout, "decontamination: dropped %d pairs", st.Decontaminated)
-			for k, v := range st.DecontaminatedBy {
-				fmt.Fprintf(env.Stdout, "; %d × %s", v, k)
-			}
-			fmt.Fprintln(env.Stdout)
-		}
-		return nil
-	}})
+		fmt.Fprintln(env.Stdout)
+	}
+	return nil
 }

@@ -2,78 +2,88 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
-	"slices"
+	"io"
 	"strings"
 
 	"github.com/driftkit/driftkit/index"
 	"github.com/driftkit/driftkit/retrieval"
 	"github.com/driftkit/driftkit/retrieval/augment"
-	"github.com/driftkit/driftkit/workspace"
 )
 
 func init() {
-	register(&command{name: "search", short: "search the index for premises", run: runSearch})
+	register(newCommand("search", "search the index for premises", help{"--ws WS [--json] [flags] \"informal statement\"",
+		"Ranks premise candidates (definitions, structures, classes, …; not theorems) for a statement, or with\n" +
+			"--all-kinds or --kinds theorem, searches for the theorem itself. The default mode 'best' fuses, for premises,\n" +
+			"BM25, dense vectors, votes of similar declarations' dependencies, names written in the query (such as\n" +
+			"`ConNF.cloud`) and a usage prior; for theorems (profile theorem, automatic when theorems are candidates)\n" +
+			"BM25 over the query and its vocabulary, name components, dense vectors and names written in the query.\n" +
+			"--augment rewrites the query with a chat model first (--model, OPENAI_BASE_URL)."}, runSearch))
 }
 
-func runSearch(ctx context.Context, env *Env, args []string) error {
-	fs := env.newFlags("search", "--ws WS [--json] [flags] \"informal statement\"",
-		"Ranks premise candidates (definitions, structures, classes, …; not theorems) for a statement, or with\n"+
-			"--all-kinds or --kinds theorem, searches for the theorem itself. The default mode 'best' fuses, for premises,\n"+
-			"BM25, dense vectors, votes of similar declarations' dependencies, names written in the query (such as\n"+
-			"`ConNF.cloud`) and a usage prior; for theorems (profile theorem, automatic when theorems are candidates)\n"+
-			"BM25 over the query and its vocabulary, name components, dense vectors and names written in the query.\n"+
-			"--augment rewrites the query with a chat model first (--model, OPENAI_BASE_URL).")
-	var sf stageFlags
-	sf.AddFlags(fs, withWS|withJSON, "")
-	var qf queryFlags
-	qf.AddFlags(fs)
-	qf.AddProfileFlag(fs, "auto", "ranking profile of mode best: premise, theorem, or auto (theorem when theorems are candidates)")
-	k := fs.Int("k", 10, "number of premises")
-	kinds := fs.String("kinds", "", "comma-separated kinds to keep (overrides the default filter)")
-	exclude := fs.String("exclude", "", "comma-separated names never to return")
-	formal := fs.String("formal", "", "optional formal statement to use as well")
-	aug := addAugmentFlags(fs)
-	if err := parseFlags(fs, args); err != nil {
-		return err
+// searchOptions are the flags of `driftkit search`.
+type searchOptions struct {
+	stage   stageFlags
+	rank    rankFlags
+	augment augmentFlags
+	K       int
+	Kinds   string
+	Exclude string
+	Formal  string
+
+	query index.Query // the query Validate made of the flags and arguments
+}
+
+func (o *searchOptions) AddFlags(fs *flag.FlagSet) {
+	o.stage.AddFlags(fs, withWS|withJSON, "")
+	o.rank.AddFlags(fs, rankAll)
+	o.rank.AddProfileFlag(fs, "auto", "ranking profile of mode best: premise, theorem, or auto (theorem when theorems are candidates)")
+	fs.IntVar(&o.K, "k", 10, "number of premises")
+	fs.StringVar(&o.Kinds, "kinds", "", "comma-separated kinds to keep (overrides the default filter)")
+	fs.StringVar(&o.Exclude, "exclude", "", "comma-separated names never to return")
+	fs.StringVar(&o.Formal, "formal", "", "optional formal statement to use as well")
+	o.augment.AddFlags(fs)
+}
+
+func (o *searchOptions) Validate(args []string) error {
+	if o.stage.WS == "" || len(args) == 0 {
+		return usagef("--ws and a statement are required")
 	}
-	if sf.WS == "" || fs.NArg() == 0 {
-		return usagef(fs, "--ws and a statement are required")
-	}
-	if strings.TrimSpace(strings.Join(fs.Args(), " ")) == "" && strings.TrimSpace(*formal) == "" {
+	text := strings.Join(args, " ")
+	if strings.TrimSpace(text) == "" && strings.TrimSpace(o.Formal) == "" {
 		return fmt.Errorf("%w: the statement is empty", errUsage)
 	}
-	if *k <= 0 {
-		return fmt.Errorf("%w: --k %d (want at least 1)", errUsage, *k)
+	if o.K <= 0 {
+		return fmt.Errorf("%w: --k %d (want at least 1)", errUsage, o.K)
 	}
-	for _, kind := range strings.Split(*kinds, ",") {
-		if kind != "" && !slices.Contains(workspace.Kinds, kind) {
-			return fmt.Errorf("%w: --kinds: unknown kind %q (one of %s)", errUsage, kind, strings.Join(workspace.Kinds, ", "))
-		}
-	}
-	qo, err := qf.resolve()
+	kinds, err := parseKinds(o.Kinds)
 	if err != nil {
 		return err
 	}
-	m := qo.Mode
-	q := index.Query{Text: strings.Join(fs.Args(), " "), Formal: *formal, K: *k, Mode: m, Profile: qo.Profile, Filter: retrieval.Filter{AllKinds: qo.AllKinds}}
-	if *kinds != "" {
-		q.Filter.Kinds = strings.Split(*kinds, ",")
+	qo, err := o.rank.resolve()
+	if err != nil {
+		return err
 	}
-	if *exclude != "" {
-		q.Filter.Exclude = strings.Split(*exclude, ",")
+	o.query = index.Query{Text: text, Formal: o.Formal, K: o.K, Mode: qo.Mode, Profile: qo.Profile, Filter: retrieval.Filter{AllKinds: qo.AllKinds}}
+	o.query.Filter.Kinds = kinds
+	if o.Exclude != "" {
+		o.query.Filter.Exclude = strings.Split(o.Exclude, ",")
 	}
 	// --weights over the defaults of the profile the query resolves to
 	// (--kinds theorem makes it theorem search).
-	if q.Weights, err = qo.weightsFor(retrieval.ResolveProfile(&q)); err != nil {
-		return err
-	}
-	ix, closeIx, err := openIndexWith(ctx, sf.WS, qo.Open)
+	o.query.Weights, err = qo.weightsFor(retrieval.ResolveProfile(&o.query))
+	return err
+}
+
+func runSearch(ctx context.Context, o *searchOptions, env *Env, args []string) error {
+	q := o.query
+	ix, closeIx, err := openIndexWith(ctx, o.stage.WS, o.rank.openOptions(q.Mode == index.ModeBM25))
 	if err != nil {
 		return err
 	}
 	defer closeIx()
-	a, closeAug, err := aug.open(sf.WS)
+	a, closeAug, err := o.augment.open(o.stage.WS)
 	if err != nil {
 		return err
 	}
@@ -90,10 +100,10 @@ func runSearch(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if sf.JSON {
-		out := map[string]any{"query": q.Text, "mode": m, "encoder": ix.Manifest().Encoder,
+	if o.stage.JSON {
+		out := map[string]any{"query": q.Text, "mode": q.Mode, "encoder": ix.Manifest().Encoder,
 			"encoder_fallback": ix.Manifest().EncoderFallback, "head": ix.Head(), "hits": hits}
-		if m == index.ModeBest {
+		if q.Mode == index.ModeBest {
 			out["profile"] = retrieval.ResolveProfile(&q)
 		}
 		if augRes != nil {
@@ -101,22 +111,29 @@ func runSearch(ctx context.Context, env *Env, args []string) error {
 		}
 		return writeJSON(env.Stdout, out)
 	}
-	if m == index.ModeBest {
+	if q.Mode == index.ModeBest {
 		fmt.Fprintf(env.Stdout, "# profile %s\n", retrieval.ResolveProfile(&q))
 	}
 	if augRes != nil {
 		printAugmentation(env, augRes)
 	}
-	if ix.Manifest().EncoderFallback && m != index.ModeBM25 {
-		fmt.Fprintln(env.Stdout, "# dense vectors from the offline hash encoder (fallback)")
-	}
-	if h := ix.Head(); h != nil && m != index.ModeBM25 {
-		fmt.Fprintf(env.Stdout, "# projection head %s (%s → %d dims) on dense candidate scores\n", h.ID, h.Encoder, h.OutDim)
-	}
+	printIndexLabels(env.Stdout, ix, q.Mode)
 	for _, h := range hits {
 		fmt.Fprintf(env.Stdout, "%3d  %.4f  %-11s %s\n", h.Rank, h.Score, h.Kind, h.Name)
 	}
 	return nil
+}
+
+// printIndexLabels says, above a command's hits, that the dense scores come
+// from the fallback encoder or pass through a projection head (mode bm25
+// uses neither).
+func printIndexLabels(w io.Writer, ix *index.Index, m index.Mode) {
+	if ix.Manifest().EncoderFallback && m != index.ModeBM25 {
+		fmt.Fprintln(w, "# dense vectors from the offline hash encoder (fallback)")
+	}
+	if h := ix.Head(); h != nil && m != index.ModeBM25 {
+		fmt.Fprintf(w, "# projection head %s (%s → %d dims) on dense candidate scores\n", h.ID, h.Encoder, h.OutDim)
+	}
 }
 
 // printAugmentation says what query augmentation did, in the text output.

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"log/slog"
 	"net"
@@ -21,131 +22,109 @@ import (
 )
 
 func init() {
-	register(&command{name: "serve", short: "HTTP API, search page, LeanSearch-compatible endpoint, DRIFT and ToMap runs", run: runServe})
+	register(newCommand("serve", "HTTP API, search page, LeanSearch-compatible endpoint, DRIFT and ToMap runs", help{"--ws WS [--ws NAME=WS …] [--addr :8080] [flags]",
+		"Serves one or several workspaces over HTTP: the search page at /, declaration pages, the JSON API\n" +
+			"(/api/search, /api/decl/NAME, /api/drift/context, runs; see /api/openapi.json), POST /search for\n" +
+			"Mathlib's #leansearch (set LEANSEARCHCLIENT_LEANSEARCH_API_URL=http://HOST:PORT/search), /healthz,\n" +
+			"/readyz and /metrics. Each index is opened once, read-only, with its projection head, as `search`\n" +
+			"opens it. SIGHUP (or POST /api/admin/reload from this machine) picks up a rebuilt index without a\n" +
+			"restart; SIGTERM/SIGINT stop accepting, finish searches in flight and cancel runs.\n" +
+			"DRIFT and ToMap runs need a model endpoint (--model, --base-url or OPENAI_BASE_URL, OPENAI_API_KEY);\n" +
+			"Lean checks need a backend (--repl, --kimina or --lean), else verification is recorded as skipped."}, runServe))
 }
 
-func runServe(ctx context.Context, env *Env, args []string) error {
-	fs := env.newFlags("serve", "--ws WS [--ws NAME=WS …] [--addr :8080] [flags]",
-		"Serves one or several workspaces over HTTP: the search page at /, declaration pages, the JSON API\n"+
-			"(/api/search, /api/decl/NAME, /api/drift/context, runs; see /api/openapi.json), POST /search for\n"+
-			"Mathlib's #leansearch (set LEANSEARCHCLIENT_LEANSEARCH_API_URL=http://HOST:PORT/search), /healthz,\n"+
-			"/readyz and /metrics. Each index is opened once, read-only, with its projection head, as `search`\n"+
-			"opens it. SIGHUP (or POST /api/admin/reload from this machine) picks up a rebuilt index without a\n"+
-			"restart; SIGTERM/SIGINT stop accepting, finish searches in flight and cancel runs.\n"+
-			"DRIFT and ToMap runs need a model endpoint (--model, --base-url or OPENAI_BASE_URL, OPENAI_API_KEY);\n"+
-			"Lean checks need a backend (--repl, --kimina or --lean), else verification is recorded as skipped.")
-	var wss multiFlag
-	fs.Var(&wss, "ws", "workspace folder, or NAME=folder; repeat to serve several (the first is the default)")
-	addr := fs.String("addr", ":8080", "listen address")
-	runsDir := fs.String("runs", "", "folder recording runs (runs.jsonl) and their files (default: nothing kept)")
-	noHead := fs.Bool("no-head", false, "ignore the workspaces' trained projection heads")
-	maxRuns := fs.Int("max-runs", 2, "DRIFT/ToMap runs in flight at most (more answer 429)")
-	reqTimeout := fs.Duration("request-timeout", 30*time.Second, "bound of one search, declaration or context request")
-	runTimeout := fs.Duration("run-timeout", 30*time.Minute, "bound of one run")
-	maxBody := fs.Int64("max-body", 1<<20, "request body cap in bytes")
-	maxQuery := fs.Int("max-query", 4096, "query and statement cap in bytes")
-	logJSON := fs.Bool("log-json", false, "log as JSON lines (default: text) on stderr")
-	quiet := fs.Bool("quiet", false, "log errors only (no line per request)")
-	lc := llm.ConfigFromEnv()
-	lc.RegisterFlags(fs)
-	augmentOn := fs.Bool("augment", false, "rewrite every theorem search (search page, #leansearch endpoint) with the chat model --model first;\n"+
+// serveOptions are the flags of `driftkit serve`.
+type serveOptions struct {
+	WS         multiFlag
+	Addr       string
+	Runs       string
+	NoHead     bool
+	MaxRuns    int
+	ReqTimeout time.Duration
+	RunTimeout time.Duration
+	MaxBody    int64
+	MaxQuery   int
+	LogJSON    bool
+	Quiet      bool
+	LLM        llm.Config
+	Augment    bool
+	Agents     tomap.AgentFlags
+	Lean       lean.Options
+
+	specs []app.WorkspaceSpec // --ws, parsed
+}
+
+func (o *serveOptions) AddFlags(fs *flag.FlagSet) {
+	fs.Var(&o.WS, "ws", "workspace folder, or NAME=folder; repeat to serve several (the first is the default)")
+	fs.StringVar(&o.Addr, "addr", ":8080", "listen address")
+	fs.StringVar(&o.Runs, "runs", "", "folder recording runs (runs.jsonl) and their files (default: nothing kept)")
+	fs.BoolVar(&o.NoHead, "no-head", false, "ignore the workspaces' trained projection heads")
+	fs.IntVar(&o.MaxRuns, "max-runs", 2, "DRIFT/ToMap runs in flight at most (more answer 429)")
+	fs.DurationVar(&o.ReqTimeout, "request-timeout", 30*time.Second, "bound of one search, declaration or context request")
+	fs.DurationVar(&o.RunTimeout, "run-timeout", 30*time.Minute, "bound of one run")
+	fs.Int64Var(&o.MaxBody, "max-body", 1<<20, "request body cap in bytes")
+	fs.IntVar(&o.MaxQuery, "max-query", 4096, "query and statement cap in bytes")
+	fs.BoolVar(&o.LogJSON, "log-json", false, "log as JSON lines (default: text) on stderr")
+	fs.BoolVar(&o.Quiet, "quiet", false, "log errors only (no line per request)")
+	o.LLM = llm.ConfigFromEnv()
+	o.LLM.RegisterFlags(fs)
+	fs.BoolVar(&o.Augment, "augment", false, "rewrite every theorem search (search page, #leansearch endpoint) with the chat model --model first;\n"+
 		"answers cached in each workspace's "+augment.CacheName+"; a failing model leaves the raw query")
-	var agentFlags tomap.AgentFlags
-	agentFlags.Register(fs)
-	var lo lean.Options
-	lo.AddFlags(fs)
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
+	o.Agents.Register(fs)
+	o.Lean.AddFlags(fs)
+}
+
+func (o *serveOptions) Validate(args []string) error {
 	switch {
-	case len(wss) == 0:
-		return usagef(fs, "--ws is required")
-	case fs.NArg() > 0:
-		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
-	case *maxRuns < 1 || *maxBody < 1024 || *maxQuery < 16 || *reqTimeout <= 0 || *runTimeout <= 0:
+	case len(o.WS) == 0:
+		return usagef("--ws is required")
+	case len(args) > 0:
+		return fmt.Errorf("%w: unexpected argument %q", errUsage, args[0])
+	case o.MaxRuns < 1 || o.MaxBody < 1024 || o.MaxQuery < 16 || o.ReqTimeout <= 0 || o.RunTimeout <= 0:
 		return fmt.Errorf("%w: --max-runs ≥ 1, --max-body ≥ 1024, --max-query ≥ 16 and positive timeouts, please", errUsage)
 	}
-	specs, err := app.ParseWorkspaceSpecs(wss)
-	if err != nil {
-		return usageOf(err)
-	}
+	var err error
+	o.specs, err = app.ParseWorkspaceSpecs(o.WS)
+	return usageOf(err)
+}
+
+// logger is the server's log: text or JSON lines on stderr, errors only
+// under --quiet.
+func (o *serveOptions) logger(env *Env) *slog.Logger {
 	level := slog.LevelInfo
-	if *quiet {
+	if o.Quiet {
 		level = slog.LevelError
 	}
 	var h slog.Handler = slog.NewTextHandler(env.Stderr, &slog.HandlerOptions{Level: level})
-	if *logJSON {
+	if o.LogJSON {
 		h = slog.NewJSONHandler(env.Stderr, &slog.HandlerOptions{Level: level})
 	}
-	log := slog.New(h)
+	return slog.New(h)
+}
 
-	// Query augmentation: one chat client, a cache per workspace.
-	var chat *llm.Client
-	var augModel string
-	if *augmentOn {
-		ac := lc
-		// A search waits for its rewrite: few retries, short attempts.
-		ac.MaxRetries, ac.RequestTimeout = 2, min(20*time.Second, *reqTimeout)
-		if err := ac.Finalize(); err != nil {
-			return fmt.Errorf("%w: %v", errUsage, err)
-		}
-		if ac.Model == "" {
-			return fmt.Errorf("%w: --augment needs a chat model (--model, with OPENAI_BASE_URL or --base-url)", errUsage)
-		}
-		augModel = ac.Model
-		if chat, err = llm.New(ac); err != nil {
-			return fmt.Errorf("%w: %v", errUsage, err)
-		}
-		defer chat.Close()
+func runServe(ctx context.Context, o *serveOptions, env *Env, args []string) error {
+	log := o.logger(env)
+	chat, closeChat, err := o.augmentChat()
+	if err != nil {
+		return err
 	}
-
-	// Workspaces: each index once, shared by every request.
-	var workspaces []*serve.Workspace
-	defer func() {
-		for _, w := range workspaces {
-			w.Close()
-		}
-	}()
-	for _, sp := range specs {
-		ix, closeIx, err := openIndexWith(ctx, sp.Dir, app.ServeIndexOptions(*noHead))
-		if err != nil {
-			return fmt.Errorf("workspace %s (%s): %w", sp.Name, sp.Dir, err)
-		}
-		defer closeIx()
-		w, err := serve.NewWorkspace(sp.Name, sp.Dir, serve.IndexOf(ix))
-		if err != nil {
-			return err
-		}
-		workspaces = append(workspaces, w)
-		if chat != nil {
-			cache, err := augment.OpenCache(augment.CachePath(sp.Dir))
-			if err != nil {
-				return fmt.Errorf("workspace %s: %w", sp.Name, err)
-			}
-			defer cache.Close()
-			// The rewrite gets at most two thirds of a request's time, so the
-			// search itself still fits.
-			if w.Augment, err = augment.New(augment.Options{Chat: chat, Model: augModel, Cache: cache, Timeout: *reqTimeout * 2 / 3}); err != nil {
-				return err
-			}
-			fmt.Fprintf(env.Stdout, "workspace %s: theorem searches augmented by %s\n", sp.Name, w.Augment.Label())
-		}
-		a := w.Index.About()
-		fmt.Fprintf(env.Stdout, "workspace %s: %s, %d documents, %d declarations, encoder %s%s\n", sp.Name, sp.Dir, a.Docs, w.Decls().Len(),
-			serve.EncoderLabel(a), map[bool]string{true: ", projection head", false: ""}[a.Head != nil])
+	defer closeChat()
+	workspaces, closeWS, err := openServeWorkspaces(ctx, o, env, chat)
+	if err != nil {
+		return err
 	}
-
-	runs, closeRuns, err := serveRuns(ctx, env, lc, &agentFlags, lo, *runsDir)
+	defer closeWS()
+	runs, closeRuns, err := serveRuns(ctx, env, o.LLM, &o.Agents, o.Lean, o.Runs)
 	if err != nil {
 		return err
 	}
 	defer closeRuns()
 	s, err := serve.New(serve.Options{Workspaces: workspaces, Runs: runs, Log: log, Limits: serve.Limits{
-		MaxBody: *maxBody, MaxQuery: *maxQuery, RequestTimeout: *reqTimeout, MaxRuns: *maxRuns, RunTimeout: *runTimeout}})
+		MaxBody: o.MaxBody, MaxQuery: o.MaxQuery, RequestTimeout: o.ReqTimeout, MaxRuns: o.MaxRuns, RunTimeout: o.RunTimeout}})
 	if err != nil {
 		return err
 	}
-	l, err := net.Listen("tcp", *addr)
+	l, err := net.Listen("tcp", o.Addr)
 	if err != nil {
 		return err
 	}
@@ -158,11 +137,20 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 	if runs.Drift == nil && runs.ToMap == nil {
 		fmt.Fprintf(env.Stdout, "DRIFT and ToMap runs: off (%s); the DRIFT context (/api/drift/context, /drift) works offline\n", runs.Unavailable)
 	}
+	defer reloadOnHUP(ctx, s, log)()
+	err = s.Serve(ctx, l)
+	fmt.Fprintln(env.Stdout, "stopped")
+	if err != nil && !errors.Is(err, context.Canceled) {
+		return err
+	}
+	return nil
+}
 
-	// SIGHUP reloads; SIGTERM/SIGINT cancel ctx (main) and Serve shuts down.
+// reloadOnHUP reloads the server's indexes on SIGHUP until ctx ends (main
+// cancels it on SIGTERM/SIGINT); the returned function stops listening.
+func reloadOnHUP(ctx context.Context, s *serve.Server, log *slog.Logger) func() {
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
-	defer signal.Stop(hup)
 	go func() {
 		for {
 			select {
@@ -175,12 +163,78 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 			}
 		}
 	}()
-	err = s.Serve(ctx, l)
-	fmt.Fprintln(env.Stdout, "stopped")
-	if err != nil && !errors.Is(err, context.Canceled) {
-		return err
+	return func() { signal.Stop(hup) }
+}
+
+// augmentChat is the chat client of --augment (nil without it): one for
+// every workspace, with few retries and short attempts, for a search waits
+// for its rewrite.
+func (o *serveOptions) augmentChat() (*llm.Client, func(), error) {
+	if !o.Augment {
+		return nil, func() {}, nil
 	}
-	return nil
+	ac := o.LLM
+	ac.MaxRetries, ac.RequestTimeout = 2, min(20*time.Second, o.ReqTimeout)
+	if err := ac.Finalize(); err != nil {
+		return nil, nil, fmt.Errorf("%w: %v", errUsage, err)
+	}
+	if ac.Model == "" {
+		return nil, nil, fmt.Errorf("%w: --augment needs a chat model (--model, with OPENAI_BASE_URL or --base-url)", errUsage)
+	}
+	chat, err := llm.New(ac)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: %v", errUsage, err)
+	}
+	return chat, chat.Close, nil
+}
+
+// openServeWorkspaces opens each --ws once (index, head, encoder), shared
+// by every request, with an augmenter and its cache per workspace when chat
+// is set. The returned function closes them all.
+func openServeWorkspaces(ctx context.Context, o *serveOptions, env *Env, chat *llm.Client) ([]*serve.Workspace, func(), error) {
+	var workspaces []*serve.Workspace
+	var closers []func()
+	closeAll := func() {
+		for _, w := range workspaces {
+			w.Close()
+		}
+		for i := len(closers) - 1; i >= 0; i-- {
+			closers[i]()
+		}
+	}
+	for _, sp := range o.specs {
+		ix, closeIx, err := openIndexWith(ctx, sp.Dir, app.ServeIndexOptions(o.NoHead))
+		if err != nil {
+			closeAll()
+			return nil, nil, fmt.Errorf("workspace %s (%s): %w", sp.Name, sp.Dir, err)
+		}
+		closers = append(closers, closeIx)
+		w, err := serve.NewWorkspace(sp.Name, sp.Dir, serve.IndexOf(ix))
+		if err != nil {
+			closeAll()
+			return nil, nil, err
+		}
+		workspaces = append(workspaces, w)
+		if chat != nil {
+			cache, err := augment.OpenCache(augment.CachePath(sp.Dir))
+			if err != nil {
+				closeAll()
+				return nil, nil, fmt.Errorf("workspace %s: %w", sp.Name, err)
+			}
+			closers = append(closers, func() { cache.Close() })
+			// The rewrite gets at most two thirds of a request's time, so the
+			// search itself still fits.
+			if w.Augment, err = augment.New(augment.Options{Chat: chat, Model: chat.Config().Model, Cache: cache, Timeout: o.ReqTimeout * 2 / 3}); err != nil {
+				closeAll()
+				return nil, nil, err
+			}
+			fmt.Fprintf(env.Stdout, "workspace %s: theorem searches augmented by %s\n", sp.Name, w.Augment.Label())
+		}
+		a := w.Index.About()
+		fmt.Fprintf(env.Stdout, "workspace %s: %s, %d documents, %d declarations, encoder %s%s\n", sp.Name, sp.Dir, a.Docs, w.Decls().Len(),
+			serve.EncoderLabel(a), map[bool]string{true: ", projection head", false: ""}[a.Head != nil])
+	}
+	return workspaces, closeAll, nil
 }
 
 // serveRuns wires the run endpoints: DRIFT's offline context always; DRIFT

@@ -64,7 +64,7 @@ func startServe(t *testing.T, out, errOut *lockedBuffer, args ...string) string 
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		done <- runServe(ctx, &Env{Stdout: out, Stderr: errOut}, append([]string{"--addr", "127.0.0.1:0"}, args...))
+		done <- commands["serve"].run(ctx, &Env{Stdout: out, Stderr: errOut}, append([]string{"--addr", "127.0.0.1:0"}, args...))
 	}()
 	t.Cleanup(func() {
 		cancel()

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"log/slog"
 	"os"
@@ -14,87 +15,105 @@ import (
 )
 
 func init() {
-	register(&command{name: "tomap", short: "formalize informal proofs: ToMap, ProofFlow and end-to-end on one runner", run: runToMap})
+	register(newCommand("tomap", "formalize informal proofs: ToMap, ProofFlow and end-to-end on one runner", help{"--bench FILE --out DIR --model M [--repl CMD | --kimina URL | --lean CMD] [flags]",
+		"Formalizes each benchmark problem (an informal theorem and proof) in Lean 4. ToMap evolves a pool of\n" +
+			"decompositions under rubric judges (faithful, provable, Lean-friendly), commits one through a gate,\n" +
+			"then a Formalizer states each unit as a lemma and a Prover proves it, with Lean's errors fed back.\n" +
+			"--method proofflow executes one decomposition without evolution; --method end2end translates the\n" +
+			"whole proof at once. --rounds 0,1,3,5,10 runs the scaling study. Every model call and Lean check is\n" +
+			"journalled under DIR; rerunning the same command resumes without repeating them. The summary\n" +
+			"(DIR/summary.md, summary.json) has SC, SF, SC∧SF, per-unit formalized and proved rates, wall time\n" +
+			"and output tokens per problem, rounds used and Lean calls."}, runToMap))
 }
 
-func runToMap(ctx context.Context, env *Env, args []string) error {
-	fs := env.newFlags("tomap", "--bench FILE --out DIR --model M [--repl CMD | --kimina URL | --lean CMD] [flags]",
-		"Formalizes each benchmark problem (an informal theorem and proof) in Lean 4. ToMap evolves a pool of\n"+
-			"decompositions under rubric judges (faithful, provable, Lean-friendly), commits one through a gate,\n"+
-			"then a Formalizer states each unit as a lemma and a Prover proves it, with Lean's errors fed back.\n"+
-			"--method proofflow executes one decomposition without evolution; --method end2end translates the\n"+
-			"whole proof at once. --rounds 0,1,3,5,10 runs the scaling study. Every model call and Lean check is\n"+
-			"journalled under DIR; rerunning the same command resumes without repeating them. The summary\n"+
-			"(DIR/summary.md, summary.json) has SC, SF, SC∧SF, per-unit formalized and proved rates, wall time\n"+
-			"and output tokens per problem, rounds used and Lean calls.")
-	bench := fs.String("bench", "", "benchmark file: ProofFlowBench JSON or miniF2F-style JSON lines")
-	out := fs.String("out", "", "output folder (journal, Lean files, results, summary)")
-	methods := fs.String("method", "tomap", "methods, comma-separated: tomap, proofflow, end2end")
-	rounds := fs.String("rounds", "10", "ToMap rounds T; a comma-separated list runs the scaling study (0,1,3,5,10)")
-	pool := fs.Int("pool", tomap.DefaultPool, "ToMap pool capacity K")
-	seeds := fs.Int("seeds", 1, "ToMap seed decompositions sampled before the rounds")
-	gate := fs.Float64("gate", tomap.DefaultGate, "commit a frontier candidate as soon as every rubric score is ≥ this ε")
-	decRetries := fs.Int("decompose-retries", tomap.DefaultRetries, "answers after the first when a decomposition is not a valid DAG")
-	formRetries := fs.Int("formalizer-retries", tomap.DefaultRetries, "answers after the first when a unit's statement does not typecheck")
-	proveRetries := fs.Int("prover-retries", tomap.DefaultRetries, "answers after the first when a unit's proof fails")
-	e2eRetries := fs.Int("end2end-retries", tomap.DefaultRetries, "self-repair rounds of the end-to-end baseline")
-	limit := fs.Int("limit", 0, "run the first N selected problems (0: all)")
-	split := fs.String("split", "all", "all, dev or test: a fixed half of the benchmark by key hash (tune on dev, report test)")
-	only := fs.String("only", "", "comma-separated problem keys to run (e.g. \"naturalproofs_stein.json/5\")")
-	jobs := fs.Int("jobs", tomap.DefaultJobs, "problems worked on at once (model calls are further bounded by --concurrency)")
-	headerFile := fs.String("header", "", "file with the fixed Lean header (default: import Mathlib, Aesop; maxHeartbeats; opens)")
-	noLean := fs.Bool("no-lean", false, "run without a Lean backend: verification is recorded as skipped (SC and rates n/a)")
-	dry := fs.Bool("dry-run", false, "estimate model calls, Lean checks and tokens; request and write nothing")
-	quiet := fs.Bool("quiet", false, "no progress display")
-	cfg := llm.ConfigFromEnv()
-	cfg.RegisterFlags(fs)
-	var agentFlags tomap.AgentFlags
-	agentFlags.Register(fs)
-	var lo lean.Options
-	lo.AddFlags(fs)
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
+// tomapOptions are the flags of `driftkit tomap`.
+type tomapOptions struct {
+	stage        stageFlags // --quiet
+	Bench        string
+	Out          string
+	Methods      string
+	Rounds       string
+	Pool         int
+	Seeds        int
+	Gate         float64
+	DecRetries   int
+	FormRetries  int
+	ProveRetries int
+	E2ERetries   int
+	Limit        int
+	Split        string
+	Only         string
+	Jobs         int
+	HeaderFile   string
+	NoLean       bool
+	DryRun       bool
+	LLM          llm.Config
+	Agents       tomap.AgentFlags
+	Lean         lean.Options
+
+	variants []tomap.Variant // --method × --rounds
+}
+
+func (o *tomapOptions) AddFlags(fs *flag.FlagSet) {
+	fs.StringVar(&o.Bench, "bench", "", "benchmark file: ProofFlowBench JSON or miniF2F-style JSON lines")
+	fs.StringVar(&o.Out, "out", "", "output folder (journal, Lean files, results, summary)")
+	fs.StringVar(&o.Methods, "method", "tomap", "methods, comma-separated: tomap, proofflow, end2end")
+	fs.StringVar(&o.Rounds, "rounds", "10", "ToMap rounds T; a comma-separated list runs the scaling study (0,1,3,5,10)")
+	fs.IntVar(&o.Pool, "pool", tomap.DefaultPool, "ToMap pool capacity K")
+	fs.IntVar(&o.Seeds, "seeds", 1, "ToMap seed decompositions sampled before the rounds")
+	fs.Float64Var(&o.Gate, "gate", tomap.DefaultGate, "commit a frontier candidate as soon as every rubric score is ≥ this ε")
+	fs.IntVar(&o.DecRetries, "decompose-retries", tomap.DefaultRetries, "answers after the first when a decomposition is not a valid DAG")
+	fs.IntVar(&o.FormRetries, "formalizer-retries", tomap.DefaultRetries, "answers after the first when a unit's statement does not typecheck")
+	fs.IntVar(&o.ProveRetries, "prover-retries", tomap.DefaultRetries, "answers after the first when a unit's proof fails")
+	fs.IntVar(&o.E2ERetries, "end2end-retries", tomap.DefaultRetries, "self-repair rounds of the end-to-end baseline")
+	fs.IntVar(&o.Limit, "limit", 0, "run the first N selected problems (0: all)")
+	fs.StringVar(&o.Split, "split", "all", "all, dev or test: a fixed half of the benchmark by key hash (tune on dev, report test)")
+	fs.StringVar(&o.Only, "only", "", "comma-separated problem keys to run (e.g. \"naturalproofs_stein.json/5\")")
+	fs.IntVar(&o.Jobs, "jobs", tomap.DefaultJobs, "problems worked on at once (model calls are further bounded by --concurrency)")
+	fs.StringVar(&o.HeaderFile, "header", "", "file with the fixed Lean header (default: import Mathlib, Aesop; maxHeartbeats; opens)")
+	fs.BoolVar(&o.NoLean, "no-lean", false, "run without a Lean backend: verification is recorded as skipped (SC and rates n/a)")
+	fs.BoolVar(&o.DryRun, "dry-run", false, "estimate model calls, Lean checks and tokens; request and write nothing")
+	o.stage.AddFlags(fs, withQuiet, "")
+	o.LLM = llm.ConfigFromEnv()
+	o.LLM.RegisterFlags(fs)
+	o.Agents.Register(fs)
+	o.Lean.AddFlags(fs)
+}
+
+func (o *tomapOptions) Validate(args []string) error {
 	switch {
-	case *bench == "":
-		return usagef(fs, "--bench is required")
-	case *out == "" && !*dry:
-		return usagef(fs, "--out is required")
-	case fs.NArg() > 0:
-		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
-	case *split != "all" && *split != "dev" && *split != "test":
-		return fmt.Errorf("%w: --split %q: want all, dev or test", errUsage, *split)
-	case *gate < 0 || *gate > 1:
-		return fmt.Errorf("%w: --gate %v: want a score in [0, 1]", errUsage, *gate)
-	case *pool < 1 || *seeds < 1 || *jobs < 1 || *limit < 0:
+	case o.Bench == "":
+		return usagef("--bench is required")
+	case o.Out == "" && !o.DryRun:
+		return usagef("--out is required")
+	case len(args) > 0:
+		return fmt.Errorf("%w: unexpected argument %q", errUsage, args[0])
+	case o.Split != "all" && o.Split != "dev" && o.Split != "test":
+		return fmt.Errorf("%w: --split %q: want all, dev or test", errUsage, o.Split)
+	case o.Gate < 0 || o.Gate > 1:
+		return fmt.Errorf("%w: --gate %v: want a score in [0, 1]", errUsage, o.Gate)
+	case o.Pool < 1 || o.Seeds < 1 || o.Jobs < 1 || o.Limit < 0:
 		return fmt.Errorf("%w: --pool, --seeds and --jobs must be at least 1, --limit at least 0", errUsage)
-	case *decRetries < 0 || *formRetries < 0 || *proveRetries < 0 || *e2eRetries < 0:
+	case o.DecRetries < 0 || o.FormRetries < 0 || o.ProveRetries < 0 || o.E2ERetries < 0:
 		return fmt.Errorf("%w: retries must not be negative", errUsage)
-	case lo.Configured() && *noLean:
+	case o.Lean.Configured() && o.NoLean:
 		return fmt.Errorf("%w: --no-lean with a Lean backend flag", errUsage)
-	case !lo.Configured() && !*noLean && !*dry:
+	case !o.Lean.Configured() && !o.NoLean && !o.DryRun:
 		return fmt.Errorf("%w: no Lean backend: give --repl CMD, --kimina URL or --lean CMD (or --no-lean to run without verification)", errUsage)
 	}
-	variants, err := tomap.ParseVariants(*methods, *rounds)
-	if err != nil {
+	var err error
+	if o.variants, err = tomap.ParseVariants(o.Methods, o.Rounds); err != nil {
 		return fmt.Errorf("%w: %v", errUsage, err)
 	}
-	if err := cfg.Finalize(); err != nil {
+	if err := o.LLM.Finalize(); err != nil {
 		return fmt.Errorf("%v: %w", err, errUsage)
 	}
-	agents, models, closeAgents, err := agentFlags.Build(cfg)
-	if err != nil {
-		return fmt.Errorf("%v: %w", err, errUsage)
-	}
-	defer closeAgents()
-	problems, err := tomap.ReadProblems(*bench)
-	if err != nil {
-		return err
-	}
-	problems, err = selectProblems(problems, *split, *only, *limit)
-	if err != nil {
-		return fmt.Errorf("%w: %v", errUsage, err)
-	}
+	return nil
+}
+
+// config is the tomap.Config of the flags, without the agents, the
+// checker and the progress output.
+func (o *tomapOptions) config(env *Env, problems []tomap.Problem) (tomap.Config, error) {
 	retries := func(n int) int {
 		if n == 0 {
 			return -1 // the package's "none"
@@ -102,31 +121,53 @@ func runToMap(ctx context.Context, env *Env, args []string) error {
 		return n
 	}
 	tc := tomap.Config{
-		Agents: agents, Variants: variants, Pool: *pool, Seeds: *seeds, Gate: gate,
-		DecomposeRetries: retries(*decRetries), FormalizerRetries: retries(*formRetries), ProverRetries: retries(*proveRetries), E2ERetries: retries(*e2eRetries),
-		Jobs: *jobs, Out: *out, Models: models,
+		Variants: o.variants, Pool: o.Pool, Seeds: o.Seeds, Gate: &o.Gate,
+		DecomposeRetries: retries(o.DecRetries), FormalizerRetries: retries(o.FormRetries), ProverRetries: retries(o.ProveRetries), E2ERetries: retries(o.E2ERetries),
+		Jobs: o.Jobs, Out: o.Out,
 		Log:       slog.New(slog.NewTextHandler(env.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
-		Protocol:  protocol(*bench, *split, *only, *limit, len(problems)),
-		LeanLabel: leanLabel(lo),
+		Protocol:  protocol(o.Bench, o.Split, o.Only, o.Limit, len(problems)),
+		LeanLabel: leanLabel(o.Lean),
 	}
-	if *headerFile != "" {
-		b, err := os.ReadFile(*headerFile)
+	if o.HeaderFile != "" {
+		b, err := os.ReadFile(o.HeaderFile)
 		if err != nil {
-			return err
+			return tc, err
 		}
 		tc.Header = string(b)
 	}
-	if *dry {
+	return tc, nil
+}
+
+func runToMap(ctx context.Context, o *tomapOptions, env *Env, args []string) error {
+	agents, models, closeAgents, err := o.Agents.Build(o.LLM)
+	if err != nil {
+		return fmt.Errorf("%v: %w", err, errUsage)
+	}
+	defer closeAgents()
+	problems, err := tomap.ReadProblems(o.Bench)
+	if err != nil {
+		return err
+	}
+	problems, err = selectProblems(problems, o.Split, o.Only, o.Limit)
+	if err != nil {
+		return fmt.Errorf("%w: %v", errUsage, err)
+	}
+	tc, err := o.config(env, problems)
+	if err != nil {
+		return err
+	}
+	tc.Agents, tc.Models = agents, models
+	if o.DryRun {
 		tomap.WriteEstimates(env.Stdout, tomap.EstimateRun(tc, problems))
 		return nil
 	}
-	if !*quiet {
+	if !o.stage.Quiet {
 		tc.Progress = env.Stderr
 	}
-	if *noLean {
+	if o.NoLean {
 		fmt.Fprintln(env.Stderr, "driftkit tomap: --no-lean: verification is recorded as skipped (SC and the formalized/proved rates are n/a, never passed)")
 	} else {
-		ck, err := openLean(ctx, env, lo)
+		ck, err := openLean(ctx, env, o.Lean)
 		if err != nil {
 			return err
 		}
@@ -136,14 +177,14 @@ func runToMap(ctx context.Context, env *Env, args []string) error {
 	sum, err := tomap.Run(ctx, tc, problems)
 	if err != nil {
 		if ctx.Err() != nil {
-			fmt.Fprintf(env.Stderr, "driftkit tomap: interrupted; rerun the same command to resume (the journal is in %s)\n", *out)
+			fmt.Fprintf(env.Stderr, "driftkit tomap: interrupted; rerun the same command to resume (the journal is in %s)\n", o.Out)
 			return err
 		}
-		return fmt.Errorf("%w\n  (what was done is journalled in %s; rerun the same command to resume)", err, *out)
+		return fmt.Errorf("%w\n  (what was done is journalled in %s; rerun the same command to resume)", err, o.Out)
 	}
 	fmt.Fprint(env.Stdout, sum.Markdown())
-	fmt.Fprintf(env.Stdout, "\nwritten: %s/{%s,%s,%s}, Lean files under %s/%s, journals under %s/%s\n", *out,
-		tomap.SummaryMD, tomap.SummaryJSON, tomap.ResultsFile, *out, tomap.LeanDir, *out, tomap.JournalDir)
+	fmt.Fprintf(env.Stdout, "\nwritten: %s/{%s,%s,%s}, Lean files under %s/%s, journals under %s/%s\n", o.Out,
+		tomap.SummaryMD, tomap.SummaryJSON, tomap.ResultsFile, o.Out, tomap.LeanDir, o.Out, tomap.JournalDir)
 	for _, v := range sum.Variants {
 		if v.Errors > 0 {
 			return fmt.Errorf("%d problems of %s failed (model or Lean calls gave up); rerun to retry them", v.Errors, v.Variant)

@@ -10,17 +10,29 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
 
+	"github.com/driftkit/driftkit/extract"
 	"github.com/driftkit/driftkit/index"
 	"github.com/driftkit/driftkit/internal/progress"
 	"github.com/driftkit/driftkit/retrieval"
+	"github.com/driftkit/driftkit/workspace"
 )
+
+// The flags several commands share are declared here, once each, so that
+// the same flag means the same thing (and is explained alike) everywhere:
+// stageFlags (--ws, --quiet, --force, --json), rankFlags (the ranking
+// flags of every command that queries an index), headerFlags (--header,
+// --header-file of the Lean commands). Flags of one command live in its
+// options struct, in its cmd_<verb>.go.
 
 // stageFlags are the flags every stage spells alike: --ws, --quiet (no
 // progress display), --force (replace outputs the workspace's manifest does
 // not know, on stages that write) and --json (the stage's report as JSON
 // on stdout instead of text). A command registers the ones it has with
-// AddFlags, so that the same flag means the same thing everywhere.
+// AddFlags.
 type stageFlags struct {
 	WS    string
 	Quiet bool
@@ -57,18 +69,18 @@ func (s *stageFlags) AddFlags(fs *flag.FlagSet, which int, force string) {
 }
 
 // requireWS is the usage error of a command run without --ws.
-func (s *stageFlags) requireWS(fs *flag.FlagSet) error {
+func (s *stageFlags) requireWS() error {
 	if s.WS == "" {
-		return usagef(fs, "--ws is required")
+		return usagef("--ws is required")
 	}
 	return nil
 }
 
 // noArgs is the usage error of a command given positional arguments it
 // does not take.
-func noArgs(fs *flag.FlagSet) error {
-	if fs.NArg() > 0 {
-		return usagef(fs, "unexpected argument %q", fs.Arg(0))
+func noArgs(args []string) error {
+	if len(args) > 0 {
+		return usagef("unexpected argument %q", args[0])
 	}
 	return nil
 }
@@ -100,10 +112,11 @@ func writeJSON(w io.Writer, v any) error {
 	return nil
 }
 
-// queryFlags are the ranking flags shared by every command that runs
-// queries against an index (search, eval retrieval): one definition, so the
-// same flag ranks alike in each.
-type queryFlags struct {
+// rankFlags are the ranking flags of the commands that run queries against
+// an index (search, eval retrieval, eval search, drift): one definition
+// each, so the same flag ranks alike in each; a command picks the ones it
+// has (AddFlags' which).
+type rankFlags struct {
 	mode, weights, engine string
 	allKinds, noHead      bool
 	// profile is --profile (AddProfileFlag); nil: no such flag, premise
@@ -111,24 +124,45 @@ type queryFlags struct {
 	profile *string
 }
 
+// Which ranking flags a command has.
+const (
+	rankMode = 1 << iota
+	rankAllKinds
+	rankWeights
+	rankEngine
+	rankNoHead
+	rankAll = rankMode | rankAllKinds | rankWeights | rankEngine | rankNoHead
+)
+
 // AddProfileFlag registers --profile with its default: "auto" where a user
 // searches (search), "premise" where dependency retrieval is measured
 // (eval retrieval).
-func (q *queryFlags) AddProfileFlag(fs *flag.FlagSet, def, usage string) {
+func (q *rankFlags) AddProfileFlag(fs *flag.FlagSet, def, usage string) {
 	q.profile = fs.String("profile", def, usage)
 }
 
-// AddFlags registers --mode, --all-kinds, --weights, --bm25-engine and
-// --no-head.
-func (q *queryFlags) AddFlags(fs *flag.FlagSet) {
-	fs.StringVar(&q.mode, "mode", string(index.ModeBest), "dense, bm25, hybrid (RRF of both) or best")
-	fs.BoolVar(&q.allKinds, "all-kinds", false, "rank theorems and instances too")
-	fs.StringVar(&q.weights, "weights", "", "JSON weights for mode best, or @FILE (advanced; unknown keys are refused)")
-	fs.StringVar(&q.engine, "bm25-engine", "mem", "BM25 engine: mem (in-memory postings, fast) or bleve (the bleve index)")
-	fs.BoolVar(&q.noHead, "no-head", false, "ignore the workspace's trained projection head (WS/head): raw dense scores")
+// AddFlags registers the flags in which: --mode, --all-kinds, --weights,
+// --bm25-engine and --no-head.
+func (q *rankFlags) AddFlags(fs *flag.FlagSet, which int) {
+	q.mode, q.engine = string(index.ModeBest), "mem" // the defaults of a command without the flag
+	if which&rankMode != 0 {
+		fs.StringVar(&q.mode, "mode", string(index.ModeBest), "dense, bm25, hybrid (RRF of both) or best")
+	}
+	if which&rankAllKinds != 0 {
+		fs.BoolVar(&q.allKinds, "all-kinds", false, "rank theorems and instances too")
+	}
+	if which&rankWeights != 0 {
+		fs.StringVar(&q.weights, "weights", "", "JSON weights for mode best, or @FILE (advanced; unknown keys are refused)")
+	}
+	if which&rankEngine != 0 {
+		fs.StringVar(&q.engine, "bm25-engine", "mem", "BM25 engine: mem (in-memory postings, fast) or bleve (the bleve index)")
+	}
+	if which&rankNoHead != 0 {
+		fs.BoolVar(&q.noHead, "no-head", false, "ignore the workspace's trained projection head (WS/head): raw dense scores")
+	}
 }
 
-// queryOptions are the parsed query flags.
+// queryOptions are the parsed ranking flags.
 type queryOptions struct {
 	Mode index.Mode
 	// Profile is --profile (ProfilePremise without the flag).
@@ -143,10 +177,24 @@ type queryOptions struct {
 	Open index.OpenOptions
 }
 
-// resolve checks the flags' values; a bad one is a usage error naming it.
-func (q *queryFlags) resolve() (queryOptions, error) {
+// checkEngine refuses a --bm25-engine other than mem and bleve.
+func (q *rankFlags) checkEngine() error {
 	if q.engine != "mem" && q.engine != "bleve" {
-		return queryOptions{}, fmt.Errorf("%w: --bm25-engine %q (mem or bleve)", errUsage, q.engine)
+		return fmt.Errorf("%w: --bm25-engine %q (mem or bleve)", errUsage, q.engine)
+	}
+	return nil
+}
+
+// openOptions are the index options of these flags for queries that need
+// dense vectors or not.
+func (q *rankFlags) openOptions(noDense bool) index.OpenOptions {
+	return index.OpenOptions{NoDense: noDense, BleveBM25: q.engine == "bleve", NoHead: q.noHead}
+}
+
+// resolve checks the flags' values; a bad one is a usage error naming it.
+func (q *rankFlags) resolve() (queryOptions, error) {
+	if err := q.checkEngine(); err != nil {
+		return queryOptions{}, err
 	}
 	m, err := index.ParseMode(q.mode)
 	if err != nil {
@@ -163,7 +211,112 @@ func (q *queryFlags) resolve() (queryOptions, error) {
 		return queryOptions{}, err
 	}
 	return queryOptions{Mode: m, Profile: prof, Weights: w, AllKinds: q.allKinds, weights: q.weights,
-		Open: index.OpenOptions{NoDense: m == index.ModeBM25, BleveBM25: q.engine == "bleve", NoHead: q.noHead}}, nil
+		Open: q.openOptions(m == index.ModeBM25)}, nil
+}
+
+// weightsFor reads --weights over profile p's defaults (nil: none given).
+func (o queryOptions) weightsFor(p retrieval.Profile) (*index.Weights, error) {
+	return parseWeights(o.weights, p)
+}
+
+// parseWeights reads a --weights JSON object (or @FILE) over profile p's
+// defaults.
+func parseWeights(s string, p retrieval.Profile) (*index.Weights, error) {
+	if s == "" {
+		return nil, nil
+	}
+	w := retrieval.ProfileWeights(p)
+	if strings.HasPrefix(s, "@") {
+		b, err := os.ReadFile(s[1:])
+		if err != nil {
+			return nil, err
+		}
+		s = string(b)
+	}
+	// An unknown key (a misspelt signal) would silently keep its default.
+	dec := json.NewDecoder(strings.NewReader(s))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&w); err != nil {
+		return nil, fmt.Errorf("%w: --weights: %v (known: %s)", errUsage, strings.TrimPrefix(err.Error(), "json: "), strings.Join(weightKeys(), ", "))
+	}
+	if dec.More() {
+		return nil, fmt.Errorf("%w: --weights: text after the JSON object", errUsage)
+	}
+	return &w, nil
+}
+
+// weightKeys are the JSON names of retrieval.Weights' fields.
+func weightKeys() []string {
+	var keys []string
+	t := reflect.TypeOf(retrieval.Weights{})
+	for i := range t.NumField() {
+		if name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ","); name != "" && name != "-" {
+			keys = append(keys, name)
+		}
+	}
+	return keys
+}
+
+// parseKinds checks a --kinds list (comma-separated declaration kinds).
+func parseKinds(s string) ([]string, error) {
+	ks := splitList(s)
+	for _, k := range ks {
+		if !slices.Contains(workspace.Kinds, k) {
+			return nil, fmt.Errorf("%w: --kinds: unknown kind %q (one of %s)", errUsage, k, strings.Join(workspace.Kinds, ", "))
+		}
+	}
+	return ks, nil
+}
+
+// splitList splits a comma-separated flag value, dropping empty fields.
+func splitList(s string) []string {
+	var out []string
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// listFlag is a repeatable flag whose values may also be comma-separated.
+type listFlag []string
+
+func (l *listFlag) String() string { return strings.Join(*l, ",") }
+func (l *listFlag) Set(s string) error {
+	*l = append(*l, splitList(s)...)
+	return nil
+}
+
+// multiFlag collects a repeatable string flag (values kept whole).
+type multiFlag []string
+
+func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
+func (m *multiFlag) Set(s string) error { *m = append(*m, s); return nil }
+
+// headerFlags are --header and --header-file of the Lean commands: a Lean
+// header given as text or read from a file.
+type headerFlags struct {
+	text, file string
+}
+
+// AddFlags registers --header (with its help, which says what the header
+// is for) and --header-file.
+func (h *headerFlags) AddFlags(fs *flag.FlagSet, usage string) {
+	fs.StringVar(&h.text, "header", "", usage)
+	fs.StringVar(&h.file, "header-file", "", "read --header from this file")
+}
+
+// read is --header or the contents of --header-file.
+func (h *headerFlags) read() (string, error) {
+	if h.file == "" {
+		return h.text, nil
+	}
+	if h.text != "" {
+		return "", fmt.Errorf("%w: --header and --header-file exclude each other", errUsage)
+	}
+	b, err := os.ReadFile(h.file)
+	return string(b), err
 }
 
 // checkOutputFile refuses an output file (--per-item, --report, --out) whose
@@ -186,7 +339,26 @@ func checkOutputFile(flagName, path string) error {
 	return nil
 }
 
-// weightsFor reads --weights over profile p's defaults (nil: none given).
-func (o queryOptions) weightsFor(p retrieval.Profile) (*index.Weights, error) {
-	return parseWeights(o.weights, p)
+// libraryFlags are --library and --revision of the importers of
+// elaborated exports (import jixia, import lean4export): what the rows
+// record as their library and revision.
+type libraryFlags struct {
+	Library, Revision string
+}
+
+// AddFlags registers --library and --revision.
+func (l *libraryFlags) AddFlags(fs *flag.FlagSet) {
+	fs.StringVar(&l.Library, "library", "", "library name of the rows")
+	fs.StringVar(&l.Revision, "revision", "", "revision of the library")
+}
+
+// revision is the revision an importer records: the one given, or
+// extract.UnknownRevision with a warning — never "", which a later bump
+// would take for a match (extract does the same for sources without git).
+func (l *libraryFlags) revision(env *Env) string {
+	if strings.TrimSpace(l.Revision) != "" {
+		return l.Revision
+	}
+	fmt.Fprintf(env.Stderr, "warning: no --revision given: the rows record revision %q\n", extract.UnknownRevision)
+	return extract.UnknownRevision
 }

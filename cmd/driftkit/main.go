@@ -1,7 +1,8 @@
 // Command driftkit turns a Lean 4 library into a dependency-retrieval system
 // and runs the DRIFT and ToMap pipelines on top. Each stage is a subcommand
 // that reads and writes plain files in a workspace (--ws DIR); this file only
-// dispatches, and each cmd_<verb>.go parses its flags and calls a package.
+// dispatches (command.go registers), and each cmd_<verb>.go binds its flags to
+// an options struct, validates them and calls a package.
 package main
 
 import (
@@ -12,7 +13,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"runtime/debug"
 	"sort"
 	"strings"
 	"syscall"
@@ -20,39 +20,6 @@ import (
 	"github.com/driftkit/driftkit/internal/progress"
 	"github.com/driftkit/driftkit/lean"
 )
-
-// command is one subcommand. run gets the arguments after the verb.
-type command struct {
-	name  string
-	short string // one line for the overview
-	run   func(ctx context.Context, env *Env, args []string) error
-	// gc, when set, is the garbage collector setting main applies for this
-	// command (see tuneGC).
-	gc *gcSetting
-}
-
-// gcSetting trades memory for fewer collections: a batch stage that builds
-// large tables in memory runs faster with a higher GOGC, and the limit keeps
-// it from growing without bound. Only the binary's main applies it — never
-// run (tests, a server embedding a command) and never library code, for a
-// process holding a large index would thrash under a limit set for another
-// job.
-type gcSetting struct {
-	percent int   // GOGC
-	limit   int64 // GOMEMLIMIT in bytes
-}
-
-// tuneGC applies the command's gcSetting unless the user chose GOGC or
-// GOMEMLIMIT.
-func tuneGC(args []string) {
-	if len(args) == 0 || os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
-		return
-	}
-	if c := commands[args[0]]; c != nil && c.gc != nil {
-		debug.SetGCPercent(c.gc.percent)
-		debug.SetMemoryLimit(c.gc.limit)
-	}
-}
 
 // Env is what a command may touch besides its arguments and the workspace:
 // its output streams. Commands never write to os.Stdout or os.Stderr
@@ -70,28 +37,12 @@ func (env *Env) newFlags(name, synopsis, description string) *flag.FlagSet {
 	return fs
 }
 
-var commands = map[string]*command{}
-
-func register(c *command) { commands[c.name] = c }
-
-// errUsage makes main exit with status 2 (bad invocation) instead of 1.
-var errUsage = errors.New("usage")
-
-// usageError is a bad invocation found after parsing (a required flag
-// missing, a bad value): main prints the reason first, then the command's
-// usage when fs is set, both to stderr, and exits 2 — as the go tool does.
-type usageError struct {
-	msg string
-	fs  *flag.FlagSet // nil: the reason alone
-}
-
-func (e *usageError) Error() string        { return e.msg }
-func (e *usageError) Is(target error) bool { return target == errUsage }
-
-// usagef reports a missing or contradictory argument: the reason, then
-// fs's usage.
-func usagef(fs *flag.FlagSet, format string, a ...any) error {
-	return &usageError{msg: fmt.Sprintf(format, a...), fs: fs}
+// stdin is what `-` reads.
+func (env *Env) stdin() io.Reader {
+	if env.Stdin != nil {
+		return env.Stdin
+	}
+	return os.Stdin
 }
 
 func usage(w io.Writer) {
@@ -142,6 +93,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if subs := subcommands[c.name]; subs != nil && len(args) > 1 && subs[args[1]] != nil {
 		name += " " + args[1] // eval retrieval, import rauto, …
 	}
+	return exitCode(ctx, err, name, args, stderr)
+}
+
+// exitCode reports err on stderr as `driftkit <name>: …` and returns the
+// exit status: 0 done (or --help), 1 failed (with advice naming the command
+// that fixes it), 2 bad invocation, 3 no working Lean backend, 130
+// interrupted.
+func exitCode(ctx context.Context, err error, name string, args []string, stderr io.Writer) int {
 	var ue *usageError
 	switch {
 	case err == nil:
@@ -186,76 +145,4 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 130
 	}
 	return 1
-}
-
-// newFlags makes a FlagSet whose --help prints the command's description.
-func newFlags(name, synopsis, description string) *flag.FlagSet {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.Usage = func() {
-		out := fs.Output()
-		fmt.Fprintf(out, "Usage: driftkit %s %s\n\n%s\n\nFlags:\n", name, synopsis, description)
-		fs.PrintDefaults()
-	}
-	return fs
-}
-
-// parseFlags parses and maps flag errors to errUsage.
-func parseFlags(fs *flag.FlagSet, args []string) error {
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return errUsage
-	}
-	return nil
-}
-
-// subcommands of grouped verbs (eval extract, eval retrieval, export hf, …),
-// registered by the cmd_<verb>_<sub>.go files.
-var subcommands = map[string]map[string]*command{}
-
-// registerSub adds `driftkit <group> <name>`.
-func registerSub(group string, c *command) {
-	if subcommands[group] == nil {
-		subcommands[group] = map[string]*command{}
-	}
-	subcommands[group][c.name] = c
-}
-
-// group registers a verb that dispatches to its subcommands.
-func group(name, short string) {
-	register(&command{name: name, short: short, run: func(ctx context.Context, env *Env, args []string) error {
-		subs := subcommands[name]
-		if len(args) == 0 {
-			fmt.Fprintf(env.Stderr, "driftkit %s: a subcommand is required\n\n", name)
-			groupUsage(env.Stderr, name)
-			return errUsage
-		}
-		if args[0] == "-h" || args[0] == "--help" {
-			groupUsage(env.Stderr, name)
-			return flag.ErrHelp
-		}
-		c, ok := subs[args[0]]
-		if !ok {
-			// A typo (eval retrieve) gets the list of what exists.
-			fmt.Fprintf(env.Stderr, "driftkit %s: unknown subcommand %q\n\n", name, args[0])
-			groupUsage(env.Stderr, name)
-			return errUsage
-		}
-		return c.run(ctx, env, args[1:])
-	}})
-}
-
-// groupUsage lists a group's subcommands.
-func groupUsage(w io.Writer, name string) {
-	subs := subcommands[name]
-	fmt.Fprintf(w, "Usage: driftkit %s <subcommand> [flags]\n\nSubcommands:\n", name)
-	keys := make([]string, 0, len(subs))
-	for k := range subs {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		fmt.Fprintf(w, "  %-14s %s\n", k, subs[k].short)
-	}
 }
