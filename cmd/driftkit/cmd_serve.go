@@ -155,7 +155,7 @@ func reloadOnHUP(ctx context.Context, s *serve.Server, log *slog.Logger) func() 
 		for {
 			select {
 			case <-hup:
-				if _, err := s.Reload(); err != nil {
+				if _, err := s.Reload(ctx); err != nil {
 					log.Error("reload on SIGHUP", "err", err)
 				}
 			case <-ctx.Done():
