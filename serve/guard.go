@@ -208,3 +208,10 @@ func parsePublicURL(raw string) (*url.URL, error) {
 	u.Path = strings.TrimSuffix(u.Path, "/")
 	return u, nil
 }
+
+// LoopbackAddr reports whether a listener's address is on the loopback
+// interface only.
+func LoopbackAddr(a net.Addr) bool {
+	ta, ok := a.(*net.TCPAddr)
+	return ok && ta.IP.IsLoopback()
+}
