@@ -123,12 +123,11 @@ func OpenChat(lc llm.Config) (*llm.Client, error) {
 	return llm.New(lc)
 }
 
-// OpenLean starts the Lean backend o describes, or returns nil when no
-// backend flag was given (verification is then skipped and recorded as
-// skipped by the runners).
+// OpenLean starts the Lean backend o describes: the one place the commands
+// and the server start one. o naming no backend or several wraps
+// lean.ErrBadOptions; a backend that does not work lean.ErrUnavailable.
+// Callers for which Lean is optional (the runs: verification skipped and
+// recorded so) test o.Configured first.
 func OpenLean(ctx context.Context, o lean.Options) (lean.Checker, error) {
-	if !o.Configured() {
-		return nil, nil
-	}
 	return lean.Open(ctx, o)
 }

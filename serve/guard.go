@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+
+	"github.com/driftkit/driftkit/app"
 )
 
 // The server's request guards. Every request passes, in this order:
@@ -203,7 +205,7 @@ func parsePublicURL(raw string) (*url.URL, error) {
 	}
 	u, err := url.Parse(raw)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" || u.User != nil {
-		return nil, fmt.Errorf("serve: public URL %q: want http(s)://HOST[:PORT][/PATH]", raw)
+		return nil, fmt.Errorf("%w: public URL %q: want http(s)://HOST[:PORT][/PATH]", app.ErrConfig, raw)
 	}
 	u.Path = strings.TrimSuffix(u.Path, "/")
 	return u, nil

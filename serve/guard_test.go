@@ -23,9 +23,11 @@ func countingRuns(started *atomic.Int64) *RunConfig {
 		return RunnerFunc(func(ctx context.Context, rc *RunContext) (any, error) { return "ok", nil }), nil
 	}
 	return &RunConfig{
-		Drift:   func(*Workspace, *DriftRequest) (Runner, error) { return rn() },
-		ToMap:   func(*Workspace, *ToMapRequest) (Runner, error) { return rn() },
-		Context: func(context.Context, *Workspace, *DriftRequest) (any, error) { return map[string]string{"ok": "1"}, nil },
+		Drift: func(*Workspace, *DriftRequest) (Runner, error) { return rn() },
+		ToMap: func(*Workspace, *ToMapRequest) (Runner, error) { return rn() },
+		Context: func(context.Context, *Workspace, *DriftRequest) (any, error) {
+			return map[string]string{"ok": "1"}, nil
+		},
 	}
 }
 

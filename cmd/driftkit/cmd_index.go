@@ -141,10 +141,11 @@ func openIndexWith(ctx context.Context, wsDir string, o index.OpenOptions) (*ind
 	return ix, closeFn, usageOf(err)
 }
 
-// usageOf turns app.ErrConfig into errUsage (exit 2), keeping the message.
+// usageOf turns app.ErrConfig into errUsage (exit 2), keeping the message
+// without its "bad configuration: " (wherever a wrapper put it).
 func usageOf(err error) error {
 	if err != nil && errors.Is(err, app.ErrConfig) {
-		return fmt.Errorf("%w: %v", errUsage, strings.TrimPrefix(err.Error(), app.ErrConfig.Error()+": "))
+		return fmt.Errorf("%w: %v", errUsage, strings.Replace(err.Error(), app.ErrConfig.Error()+": ", "", 1))
 	}
 	return err
 }
