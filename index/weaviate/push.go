@@ -26,7 +26,6 @@ const (
 	batchBytes      = 2 << 20
 	pushConcurrency = 4
 	pushAttempts    = 8
-	checkpointEvery = 10 * time.Second
 	sampleRows      = 64
 )
 
@@ -38,9 +37,9 @@ func workspaceID(abs string) string {
 }
 
 // Create implements index.DenseConfig: it imports the generation's vectors
-// (and the head's projections of the premises) into its collection,
-// resuming from the collection's checkpoint when a killed build left one,
-// then verifies the object count and a sample of vectors read back.
+// (and the head's projections of the premises) into its collection — only
+// the rows it lacks when a killed build left the collection behind — then
+// verifies the object count and a sample of vectors read back.
 func (c *config) Create(ctx context.Context, b *index.DenseBuild) (*index.DenseCreated, error) {
 	cl := newClient(c)
 	defer cl.Close()
@@ -54,20 +53,17 @@ func (c *config) Create(ctx context.Context, b *index.DenseBuild) (*index.DenseC
 	if b.Head != nil {
 		m.Head, m.HeadDims = b.Head.ID(), b.Head.Dim()
 	}
-	if m, err = c.prepare(ctx, cl, name, m); err != nil {
+	have, err := c.prepare(ctx, cl, name, m)
+	if err != nil {
 		return nil, err
 	}
-	if m.Pushed > 0 && !m.Complete {
-		b.Env.Warnf("weaviate: collection %s resumes at row %d of %d", name, m.Pushed, m.Rows)
+	if n := countTrue(have); n > 0 {
+		b.Env.Warnf("weaviate: collection %s already holds %d of %d rows (a build with the same inputs was stopped): importing the other %d", name, n, m.Rows, m.Rows-n)
 	}
-	if err := c.push(ctx, cl, name, &m, b, proj); err != nil {
+	if err := c.push(ctx, cl, name, m, b, proj, have); err != nil {
 		return nil, err
 	}
-	if err := verify(ctx, cl, name, b, proj); err != nil {
-		return nil, err
-	}
-	m.Complete = true
-	if err := cl.putMeta(ctx, name, m); err != nil {
+	if err := c.verify(ctx, cl, name, b, proj); err != nil {
 		return nil, err
 	}
 	return &index.DenseCreated{Params: map[string]string{ParamCollection: name, ParamHead: m.Head}}, nil
@@ -102,98 +98,82 @@ func project(b *index.DenseBuild) (*projected, error) {
 	return p, nil
 }
 
-// prepare makes sure the collection exists for m: an existing one of the
-// same build (same key, head, rows) is resumed from its checkpoint; one of
-// another build under the same name is replaced.
-func (c *config) prepare(ctx context.Context, cl *client, name string, m meta) (meta, error) {
-	// Writes need a quorum of each shard's replicas; a node that is down
-	// catches up when it is back (asynchronous replication).
-	if err := cl.checkHealthy(ctx, c.replication/2+1); err != nil {
-		return m, err
+// prepare makes sure the collection exists for m and returns which rows it
+// holds already: an existing one of the same build (same workspace, key,
+// head, shape) is kept, one of another build under the same name replaced.
+// The collection's definition is never changed once made (a schema update
+// makes Weaviate stop the shards' writes while it applies).
+func (c *config) prepare(ctx context.Context, cl *client, name string, m meta) ([]bool, error) {
+	// Every replica takes every write (consistency ALL), so a build needs
+	// every node of the collection; with QUORUM, one may be down.
+	need := c.replication
+	if c.write == pb.ConsistencyLevel_CONSISTENCY_LEVEL_QUORUM {
+		need = c.replication/2 + 1
+	}
+	if err := cl.checkHealthy(ctx, need); err != nil {
+		return nil, err
 	}
 	old, err := cl.getClass(ctx, name)
 	switch {
 	case err == nil:
-		if om, ok := old.meta(); ok && om.Key == m.Key && om.Head == m.Head && om.Rows == m.Rows && om.Dims == m.Dims && om.Workspace == m.Workspace {
-			m.Pushed, m.Complete = om.Pushed, om.Complete
-			return m, nil
+		if om, ok := old.meta(); ok && om == m {
+			return cl.existingRows(ctx, name, m.Rows)
 		}
 		if err := cl.deleteClass(ctx, name); err != nil {
-			return m, err
+			return nil, err
 		}
 	case !isNotFound(err):
-		return m, err
+		return nil, err
 	}
-	return m, cl.createClass(ctx, c.newClass(name, m))
+	return make([]bool, m.Rows), cl.createClass(ctx, c.newClass(name, m))
 }
 
-// push imports rows m.Pushed… in batches, several in flight, recording the
-// longest imported prefix in the collection's meta every few seconds.
-func (c *config) push(ctx context.Context, cl *client, name string, m *meta, b *index.DenseBuild, proj *projected) error {
-	if m.Complete {
-		return nil
-	}
+// push imports the rows not in have, in batches, several in flight.
+func (c *config) push(ctx context.Context, cl *client, name string, m meta, b *index.DenseBuild, proj *projected, have []bool) error {
 	per := max(16, batchBytes/(4*(m.Dims+m.HeadDims)+256))
-	var starts []int
-	for r := m.Pushed; r < m.Rows; r += per {
-		starts = append(starts, r)
+	var batches [][]int
+	var cur []int
+	for r := range m.Rows {
+		if have[r] {
+			continue
+		}
+		if cur = append(cur, r); len(cur) == per {
+			batches, cur = append(batches, cur), nil
+		}
+	}
+	if len(cur) > 0 {
+		batches = append(batches, cur)
 	}
 	bar := progress.Start(ctx, "weaviate import", int64(m.Rows))
 	defer bar.Finish()
-	bar.Add(m.Pushed)
+	bar.Add(countTrue(have))
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var (
-		mu       sync.Mutex
-		done     = make([]bool, len(starts))
-		prefix   int // batches 0..prefix-1 are all imported
+		once     sync.Once
 		firstErr error
 		wg       sync.WaitGroup
-		next     = make(chan int)
-		lastSave = time.Now()
+		next     = make(chan []int)
 	)
 	for range pushConcurrency {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for j := range next {
-				end := min(starts[j]+per, m.Rows)
-				err := sendBatch(ctx, cl, name, b, proj, starts[j], end)
-				mu.Lock()
-				if err != nil && firstErr == nil {
-					firstErr = err
-					cancel()
+			for rows := range next {
+				if err := c.sendBatch(ctx, cl, name, b, proj, rows); err != nil {
+					once.Do(func() { firstErr = err; cancel() })
+					continue
 				}
-				done[j] = err == nil
-				for prefix < len(done) && done[prefix] {
-					prefix++
-				}
-				save := time.Since(lastSave) > checkpointEvery && prefix > 0
-				if save {
-					lastSave = time.Now()
-				}
-				mm := *m
-				if prefix > 0 {
-					mm.Pushed = min(starts[prefix-1]+per, m.Rows)
-				}
-				mu.Unlock()
-				if err == nil {
-					bar.Add(end - starts[j])
-				}
-				if save {
-					// A checkpoint that fails is retried at the next one.
-					_ = cl.putMeta(ctx, name, mm)
-				}
+				bar.Add(len(rows))
 			}
 		}()
 	}
-	for j := range starts {
+feed:
+	for _, rows := range batches {
 		select {
-		case next <- j:
+		case next <- rows:
 		case <-ctx.Done():
-		}
-		if ctx.Err() != nil {
-			break
+			break feed
 		}
 	}
 	close(next)
@@ -201,18 +181,38 @@ func (c *config) push(ctx context.Context, cl *client, name string, m *meta, b *
 	if firstErr != nil {
 		return firstErr
 	}
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	m.Pushed = m.Rows
-	return cl.putMeta(ctx, name, *m)
+	return ctx.Err()
 }
 
-// sendBatch imports rows [lo, hi) with QUORUM consistency, trying again
-// (on any node) after a failure, with backoff.
-func sendBatch(ctx context.Context, cl *client, name string, b *index.DenseBuild, proj *projected, lo, hi int) error {
-	req := &pb.BatchObjectsRequest{ConsistencyLevel: pb.ConsistencyLevel_CONSISTENCY_LEVEL_QUORUM.Enum()}
-	for r := lo; r < hi; r++ {
+// existingRows lists, with the cursor API, which rows a collection holds.
+func (cl *client) existingRows(ctx context.Context, name string, rows int) ([]bool, error) {
+	have := make([]bool, rows)
+	after := ""
+	for {
+		reply, err := cl.search(ctx, &pb.SearchRequest{Collection: name, Limit: 5000, After: after,
+			Properties: &pb.PropertiesRequest{NonRefProperties: []string{"row"}}, Metadata: &pb.MetadataRequest{Uuid: true}, Uses_127Api: true})
+		if err != nil {
+			return nil, notFound(err)
+		}
+		if len(reply.Results) == 0 {
+			return have, nil
+		}
+		for _, res := range reply.Results {
+			if r, ok := rowOf(res.GetProperties()); ok && r >= 0 && r < rows {
+				have[r] = true
+			}
+		}
+		after = reply.Results[len(reply.Results)-1].GetMetadata().GetId()
+	}
+}
+
+// sendBatch imports some rows with the write consistency, trying again
+// (on any node) after a failure, with backoff. Objects have fixed ids, so
+// sending one twice writes it once.
+func (c *config) sendBatch(ctx context.Context, cl *client, name string, b *index.DenseBuild, proj *projected, rows []int) error {
+	req := &pb.BatchObjectsRequest{ConsistencyLevel: c.write.Enum()}
+	lo, hi := rows[0], rows[len(rows)-1]+1
+	for _, r := range rows {
 		d := &b.Docs[r]
 		props, err := structpb.NewStruct(map[string]any{"row": r, "name": d.Name, "kind": d.Kind, "library": d.Library, "module": d.Module})
 		if err != nil {
@@ -249,7 +249,7 @@ func sendBatch(ctx context.Context, cl *client, name string, b *index.DenseBuild
 			}
 			if len(reply.Errors) > 0 {
 				e := reply.Errors[0]
-				return fmt.Errorf("%d of %d objects refused, row %d: %s", len(reply.Errors), len(req.Objects), lo+int(e.Index), e.Error)
+				return fmt.Errorf("%d of %d objects refused, row %d: %s", len(reply.Errors), len(req.Objects), rows[e.Index], e.Error)
 			}
 			return nil
 		})
@@ -267,7 +267,7 @@ func sendBatch(ctx context.Context, cl *client, name string, b *index.DenseBuild
 // (its object count, which replication may take a moment to settle) and
 // that a sample of them reads back bit for bit, raw and projected vectors
 // both, from a quorum of replicas.
-func verify(ctx context.Context, cl *client, name string, b *index.DenseBuild, proj *projected) error {
+func (c *config) verify(ctx context.Context, cl *client, name string, b *index.DenseBuild, proj *projected) error {
 	want := int64(b.Vectors.Rows())
 	var n int64
 	for attempt := 0; ; attempt++ {
@@ -288,7 +288,7 @@ func verify(ctx context.Context, cl *client, name string, b *index.DenseBuild, p
 		return fmt.Errorf("verify %s: %d objects, the generation has %d rows", name, n, want)
 	}
 	rows := sample(b.Generation, b.Vectors.Rows())
-	got, err := cl.readRows(ctx, name, rows, proj != nil, pb.ConsistencyLevel_CONSISTENCY_LEVEL_QUORUM)
+	got, err := cl.readRows(ctx, name, rows, proj != nil, c.write)
 	if err != nil {
 		return fmt.Errorf("verify %s: %w", name, err)
 	}

@@ -18,8 +18,9 @@ const (
 )
 
 // meta is what a collection says about itself, kept as JSON in its
-// description: whose generation it is and how far its import got, so that
-// a killed build's rerun resumes it and a later build retires it.
+// description (written once, with the collection): whose generation it is
+// and of which build, so that a killed build's rerun resumes it and a later
+// build retires it.
 type meta struct {
 	Driftkit   int    `json:"driftkit"`
 	Workspace  string `json:"workspace"`
@@ -32,10 +33,6 @@ type meta struct {
 	// HeadDims their dimension.
 	Head     string `json:"head,omitempty"`
 	HeadDims int    `json:"head_dims,omitempty"`
-	// Pushed is how many rows from the first are stored (the import's
-	// checkpoint); Complete is set once they are all stored and verified.
-	Pushed   int  `json:"pushed"`
-	Complete bool `json:"complete"`
 }
 
 const metaVersion = 1
@@ -124,17 +121,6 @@ func (cl *client) createClass(ctx context.Context, c class) error {
 		return nil
 	}
 	return err
-}
-
-// putMeta rewrites a collection's description.
-func (cl *client) putMeta(ctx context.Context, name string, m meta) error {
-	c, err := cl.getClass(ctx, name)
-	if err != nil {
-		return err
-	}
-	desc, _ := json.Marshal(m)
-	c["description"] = string(desc)
-	return cl.rest(ctx, http.MethodPut, "/v1/schema/"+url.PathEscape(name), c, nil)
 }
 
 // deleteClass deletes a collection and its objects (absent: nothing to do).

@@ -52,12 +52,20 @@ func (c *config) Open(ctx context.Context, o *index.DenseOpen) (index.DenseStore
 	switch {
 	case !ok || m.Generation != o.Manifest.Generation:
 		err = fmt.Errorf("%w: collection %s is not generation %s's", index.ErrStale, c.collection, o.Manifest.Generation)
-	case !m.Complete || m.Rows != o.Manifest.Docs || m.Dims != o.Manifest.Dims:
-		err = fmt.Errorf("%w: collection %s holds %d of %d rows of %d dims (complete: %t), the generation has %d of %d dims",
-			index.ErrStale, c.collection, m.Pushed, m.Rows, m.Dims, m.Complete, o.Manifest.Docs, o.Manifest.Dims)
+	case m.Rows != o.Manifest.Docs || m.Dims != o.Manifest.Dims:
+		err = fmt.Errorf("%w: collection %s has %d rows of %d dims, the generation %d of %d",
+			index.ErrStale, c.collection, m.Rows, m.Dims, o.Manifest.Docs, o.Manifest.Dims)
 	case o.Head != nil && o.Head.ID() != m.Head:
 		err = fmt.Errorf("%w: the workspace's head %s is not the one whose projections collection %s holds (%q): run `driftkit index --backend weaviate` again to push it, or search with --no-head",
 			head.ErrMismatch, o.Head.ID(), c.collection, m.Head)
+	}
+	if err == nil {
+		// The build committed the generation after verifying the import;
+		// a count that differs now means objects were lost since.
+		var n int64
+		if n, err = cl.count(ctx, c.collection); err == nil && n != int64(m.Rows) {
+			err = fmt.Errorf("%w: collection %s holds %d objects, generation %s has %d documents", index.ErrStale, c.collection, n, m.Generation, m.Rows)
+		}
 	}
 	if err != nil {
 		cl.Close()
@@ -70,6 +78,7 @@ func (c *config) Open(ctx context.Context, o *index.DenseOpen) (index.DenseStore
 }
 
 func (s *store) Dim() int              { return s.dim }
+func (s *store) Collection() string    { return s.collection }
 func (s *store) Head() *index.HeadInfo { return s.headInfo }
 func (s *store) Close() error          { return s.cl.Close() }
 
@@ -450,10 +459,10 @@ func (c *config) Resume(ctx context.Context, workspace, key string) (string, err
 	if err != nil {
 		return "", err
 	}
-	id, best, pushed := workspaceID(workspace), "", -1
+	id, best := workspaceID(workspace), ""
 	for _, k := range cls {
-		if m, ok := k.meta(); ok && m.Workspace == id && m.Key == key && m.Pushed > pushed && k.name() == CollectionName(m.Generation) {
-			best, pushed = m.Generation, m.Pushed
+		if m, ok := k.meta(); ok && m.Workspace == id && m.Key == key && k.name() == CollectionName(m.Generation) && m.Generation > best {
+			best = m.Generation
 		}
 	}
 	return best, nil

@@ -21,6 +21,10 @@
 //	replication  replication factor (default 3)
 //	index        vector index: flat (exact, default: rankings equal the in-process backend's) or hnsw
 //	ef           HNSW search breadth (index=hnsw; default 256)
+//	write        all (default: every replica takes every write, so a node that was down comes back
+//	             complete; an import needs every node) or quorum (an import goes on with a node
+//	             down, which catches up by asynchronous replication and meanwhile may answer
+//	             searches from incomplete replicas)
 //	rescore      true (default): candidates' vectors come back and are scored in process, bit for bit
 //	             the in-process backend's scores and rankings; false: Weaviate's distances (equal
 //	             but for the last bits of a float32 sum, so near-ties may swap; fewer bytes per search)
@@ -37,6 +41,8 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+
+	pb "github.com/weaviate/weaviate/grpc/generated/protocol/v1"
 
 	"github.com/driftkit/driftkit/index"
 )
@@ -56,6 +62,7 @@ const (
 	ParamCollection  = "collection"
 	ParamHead        = "head"
 	ParamRescore     = "rescore"
+	ParamWrite       = "write"
 )
 
 // Vector index types.
@@ -76,6 +83,7 @@ type config struct {
 	index       string
 	ef          int
 	rescore     bool
+	write       pb.ConsistencyLevel
 	collection  string
 	head        string
 	params      map[string]string
@@ -90,10 +98,11 @@ type node struct {
 }
 
 func (factory) ParseConfig(params map[string]string, env index.DenseEnv) (index.DenseConfig, error) {
-	if err := index.CheckDenseParams(Kind, params, ParamURL, ParamShards, ParamReplication, ParamIndex, ParamEF, ParamRescore, ParamCollection, ParamHead); err != nil {
+	if err := index.CheckDenseParams(Kind, params, ParamURL, ParamShards, ParamReplication, ParamIndex, ParamEF, ParamRescore, ParamWrite, ParamCollection, ParamHead); err != nil {
 		return nil, err
 	}
-	c := &config{shards: 3, replication: 3, index: IndexFlat, ef: 256, rescore: true, params: map[string]string{}, env: env}
+	c := &config{shards: 3, replication: 3, index: IndexFlat, ef: 256, rescore: true,
+		write: pb.ConsistencyLevel_CONSISTENCY_LEVEL_ALL, params: map[string]string{}, env: env}
 	urls := params[ParamURL]
 	if u := env.Get("WEAVIATE_URL"); u != "" {
 		urls = u
@@ -140,6 +149,14 @@ func (factory) ParseConfig(params map[string]string, env index.DenseEnv) (index.
 		c.rescore = b
 	}
 	c.params[ParamRescore] = strconv.FormatBool(c.rescore)
+	switch v := params[ParamWrite]; v {
+	case "", "all":
+		c.params[ParamWrite] = "all"
+	case "quorum":
+		c.write, c.params[ParamWrite] = pb.ConsistencyLevel_CONSISTENCY_LEVEL_QUORUM, v
+	default:
+		return nil, fmt.Errorf("%w: write %q (all or quorum)", index.ErrDenseParam, v)
+	}
 	if c.index != IndexHNSW {
 		delete(c.params, ParamEF)
 	}
