@@ -140,9 +140,8 @@ func backends(t *testing.T, c *weaviatetest.Cluster, docs []index.Doc, vecs *ind
 // neighbours) and harder ones: one library, exclusions, overlapping
 // selections (a document goes to the first that selects it), a kind
 // nothing has, K beyond the selection.
-func batches(tb *retrieval.Table, docs []index.Doc) []*retrieval.Batch {
+func batches(tb *retrieval.Table, docs []index.Doc, ex []string) []*retrieval.Batch {
 	premise := []string{"definition", "structure", "instance", "class", "abbrev"}
-	ex := []string{docs[1].Name, docs[2].Name, docs[4].Name, docs[49].Name}
 	shapes := [][]retrieval.Request{
 		{{Select: retrieval.Selection{Kinds: premise}, K: 40}, {Select: retrieval.Selection{Kinds: []string{"theorem"}}, K: 7}},
 		{{Select: retrieval.Selection{Kinds: premise, Library: "con-nf", Exclude: ex}, K: 25}, {Select: retrieval.Selection{Kinds: []string{"theorem"}, Library: "con-nf", Exclude: ex}, K: 5}},
@@ -153,6 +152,22 @@ func batches(tb *retrieval.Table, docs []index.Doc) []*retrieval.Batch {
 	var out []*retrieval.Batch
 	for _, s := range shapes {
 		out = append(out, tb.Compile(s))
+	}
+	return out
+}
+
+// best names q's nearest documents, some of each library: the exclusions
+// of the batches must remove documents that would rank.
+func best(s index.DenseStore, q []float32, tb *retrieval.Table, docs []index.Doc) []string {
+	res, err := s.SearchDense(context.Background(), q, tb.Compile([]retrieval.Request{{Select: retrieval.Selection{}, K: 12}}))
+	if err != nil {
+		panic(err)
+	}
+	var out []string
+	for i, d := range retrieval.DocsOf(res[0]) {
+		if i%2 == 0 {
+			out = append(out, docs[d].Name)
+		}
 	}
 	return out
 }
@@ -179,7 +194,7 @@ func sameLists(got, want [][]retrieval.Scored) error {
 			return fmt.Errorf("list %d: documents %v, want %v", i, gd, wd)
 		}
 		for j := range want[i] {
-			if d := math.Abs(float64(got[i][j].Score - want[i][j].Score)); d > 1e-5 {
+			if got[i][j].Score != want[i][j].Score {
 				return fmt.Errorf("list %d rank %d: score %v, want %v", i, j, got[i][j].Score, want[i][j].Score)
 			}
 		}
@@ -205,7 +220,7 @@ func TestFlatAgreesWithInProcess(t *testing.T) {
 				t.Fatalf("Head() = %v, %v", remote.Head(), local.Head())
 			}
 			for qi, q := range queries(40, vecs.Dim()) {
-				for bi, b := range batches(tb, docs) {
+				for bi, b := range batches(tb, docs, best(local, q, tb, docs)) {
 					got, err := remote.SearchDense(context.Background(), q, b)
 					if err != nil {
 						t.Fatal(err)
@@ -240,7 +255,7 @@ func TestNodeLossAndRejoin(t *testing.T) {
 	tb := table(docs)
 	remote, local := backends(t, c, docs, vecs, nil, nil)
 	qs := queries(50, vecs.Dim())
-	bs := batches(tb, docs)
+	bs := batches(tb, docs, best(local, qs[0], tb, docs))
 	var searches, errs atomic.Int64
 	var firstErr atomic.Value
 	stop := make(chan struct{})
@@ -401,6 +416,50 @@ func TestClusterDownNamesURLs(t *testing.T) {
 	if !errors.Is(err, weaviate.ErrUnavailable) || !strings.Contains(err.Error(), "http://127.0.0.1:1") {
 		t.Fatalf("Create = %v, want ErrUnavailable naming the URLs", err)
 	}
+}
+
+// A cluster that goes away under an open generation fails its searches
+// with an error naming the URLs tried; no search answers empty.
+func TestClusterGoneFailsSearches(t *testing.T) {
+	c := cluster.Get(t)
+	docs, vecs := corpus(500, 16, 4)
+	tb := table(docs)
+	remote, _ := backends(t, c, docs, vecs, nil, nil)
+	httpP, err := weaviatetest.NewProxy(fmt.Sprintf("127.0.0.1:%d", c.Nodes[0].HTTP))
+	if err != nil {
+		t.Fatal(err)
+	}
+	grpcP, err := weaviatetest.NewProxy(fmt.Sprintf("127.0.0.1:%d", c.Nodes[0].GRPC))
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := fmt.Sprintf("http://%s?grpc=%d", httpP.Addr(), grpcP.Port())
+	cfg, err := index.ParseDense(weaviate.Kind, map[string]string{weaviate.ParamURL: u, weaviate.ParamCollection: remote.(interface{ Collection() string }).Collection()}, index.DenseEnv{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := cfg.Open(context.Background(), &index.DenseOpen{Manifest: &index.Manifest{Generation: generationOf(t, remote), Docs: len(docs), Dims: vecs.Dim()}, Table: tb})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	b := tb.Compile([]retrieval.Request{{Select: retrieval.Selection{}, K: 5}})
+	q := queries(1, vecs.Dim())[0]
+	if res, err := s.SearchDense(context.Background(), q, b); err != nil || len(res[0]) != 5 {
+		t.Fatalf("through the proxy: %v, %v", res, err)
+	}
+	httpP.Close()
+	grpcP.Close()
+	res, err := s.SearchDense(context.Background(), q, b)
+	if !errors.Is(err, weaviate.ErrUnavailable) || !strings.Contains(err.Error(), "http://"+httpP.Addr()) {
+		t.Fatalf("with the cluster gone: %v, %v; want ErrUnavailable naming %s", res, err, httpP.Addr())
+	}
+}
+
+// generationOf is the generation a test store was built for.
+func generationOf(t *testing.T, s index.DenseStore) string {
+	name := s.(interface{ Collection() string }).Collection()
+	return "gen-" + strings.TrimPrefix(strings.ReplaceAll(strings.TrimPrefix(name, "Driftkit_gen_"), "_", "-"), "")
 }
 
 func TestParseConfig(t *testing.T) {

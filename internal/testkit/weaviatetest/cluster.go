@@ -309,36 +309,16 @@ func (c *Cluster) Statuses(ctx context.Context, i int) ([]Status, error) {
 	return s.Nodes, nil
 }
 
-// WaitHealthy waits until some running node reports want nodes HEALTHY.
+// WaitHealthy waits until every running node answers (its REST API is
+// ready: gossip may call a node HEALTHY before it listens) and reports
+// want nodes HEALTHY.
 func (c *Cluster) WaitHealthy(ctx context.Context, want int) error {
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
 	var last error
 	for {
-		for i, n := range c.Nodes {
-			if n.cmd == nil {
-				continue
-			}
-			select {
-			case <-n.done:
-				return fmt.Errorf("%s exited:\n%s", n.Name, c.LogTail(i))
-			default:
-			}
-			st, err := c.Statuses(ctx, i)
-			if err != nil {
-				last = err
-				continue
-			}
-			healthy := 0
-			for _, s := range st {
-				if s.Status == "HEALTHY" {
-					healthy++
-				}
-			}
-			if healthy >= want {
-				return nil
-			}
-			last = fmt.Errorf("%d of %d nodes healthy: %+v", healthy, want, st)
+		if last = c.healthy(ctx, want); last == nil {
+			return nil
 		}
 		select {
 		case <-ctx.Done():
@@ -350,6 +330,34 @@ func (c *Cluster) WaitHealthy(ctx context.Context, want int) error {
 		case <-time.After(500 * time.Millisecond):
 		}
 	}
+}
+
+// healthy checks once what WaitHealthy waits for.
+func (c *Cluster) healthy(ctx context.Context, want int) error {
+	for i, n := range c.Nodes {
+		if n.cmd == nil {
+			continue
+		}
+		select {
+		case <-n.done:
+			return fmt.Errorf("%s exited:\n%s", n.Name, c.LogTail(i))
+		default:
+		}
+		st, err := c.Statuses(ctx, i)
+		if err != nil {
+			return err
+		}
+		healthy := 0
+		for _, s := range st {
+			if s.Status == "HEALTHY" {
+				healthy++
+			}
+		}
+		if healthy < want {
+			return fmt.Errorf("%s sees %d of %d nodes healthy: %+v", n.Name, healthy, want, st)
+		}
+	}
+	return nil
 }
 
 // waitListening waits until n's gossip port accepts connections.
