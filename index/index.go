@@ -723,9 +723,13 @@ func (ix *Index) UsageCount(premise string, exclude []string) int {
 }
 
 // Head describes the projection head applied to dense candidate scores, or nil.
-func (ix *Index) Head() *HeadInfo {
-	if h := ix.cur.Load().head; h != nil {
-		return h.info
+func (ix *Index) Head() *HeadInfo { return ix.cur.Load().Head() }
+
+// Head describes the projection head this generation applies to dense
+// candidate scores, or nil.
+func (g *Generation) Head() *HeadInfo {
+	if g.head != nil {
+		return g.head.info
 	}
 	return nil
 }
