@@ -28,12 +28,9 @@ package index
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"maps"
 	"os"
@@ -183,19 +180,13 @@ func CurrentDir(wsDir string) (string, error) {
 	return filepath.Join(dir, id), nil
 }
 
-// sumFile hashes a file.
+// sumFile hashes a file for the manifest (workspace.HashFile).
 func sumFile(path string) (FileSum, error) {
-	f, err := os.Open(path)
+	sum, n, err := workspace.HashFile(path)
 	if err != nil {
 		return FileSum{}, err
 	}
-	defer f.Close()
-	h := sha256.New()
-	n, err := io.Copy(h, f)
-	if err != nil {
-		return FileSum{}, err
-	}
-	return FileSum{Size: n, SHA256: hex.EncodeToString(h.Sum(nil))}, nil
+	return FileSum{Size: n, SHA256: sum}, nil
 }
 
 // verifyFile checks a generation's file against its manifest entry.
