@@ -262,8 +262,8 @@ func weightKeys() []string {
 func parseKinds(s string) ([]string, error) {
 	ks := splitList(s)
 	for _, k := range ks {
-		if !slices.Contains(workspace.Kinds, k) {
-			return nil, fmt.Errorf("%w: --kinds: unknown kind %q (one of %s)", errUsage, k, strings.Join(workspace.Kinds, ", "))
+		if !workspace.IsKind(k) {
+			return nil, fmt.Errorf("%w: --kinds: unknown kind %q (one of %s)", errUsage, k, strings.Join(workspace.Kinds(), ", "))
 		}
 	}
 	return ks, nil
