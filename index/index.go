@@ -739,9 +739,13 @@ func (ix *Index) UsageCount(premise string, exclude []string) int {
 }
 
 // Head describes the projection head applied to dense candidate scores, or nil.
-func (ix *Index) Head() *HeadInfo {
-	if d := ix.cur.Load().dense; d != nil {
-		return d.Head()
+func (ix *Index) Head() *HeadInfo { return ix.cur.Load().Head() }
+
+// Head describes the projection head this generation applies to dense
+// candidate scores, or nil.
+func (g *Generation) Head() *HeadInfo {
+	if g.dense != nil {
+		return g.dense.Head()
 	}
 	return nil
 }
