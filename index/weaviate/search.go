@@ -223,15 +223,7 @@ func cut(c []scored, k int) []retrieval.Scored {
 	for i := range c {
 		out[i] = c[i].Scored
 	}
-	slices.SortFunc(out, func(a, b retrieval.Scored) int {
-		switch {
-		case a.Score > b.Score:
-			return -1
-		case a.Score < b.Score:
-			return 1
-		}
-		return a.Doc - b.Doc
-	})
+	retrieval.SortScored(out)
 	return out[:min(k, len(out))]
 }
 
