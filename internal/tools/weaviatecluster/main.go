@@ -7,13 +7,16 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/driftkit/driftkit/internal/testkit/weaviatetest"
 )
@@ -44,6 +47,40 @@ func main() {
 		fmt.Printf("node%d pid %d http %d grpc %d data %s log %s\n", i, n.PID(), n.HTTP, n.GRPC, n.Dir, n.Log)
 	}
 	fmt.Printf("WEAVIATE=%s\n", c.URLs())
+	go commands(ctx, c, os.Stdin)
 	<-ctx.Done()
 	c.Stop()
+}
+
+// commands reads "kill N" and "restart N" lines (a benchmark's fault
+// injection): kill sends SIGKILL to node N; restart starts it again under
+// its name and reports how long it took to be healthy and answering.
+func commands(ctx context.Context, c *weaviatetest.Cluster, in io.Reader) {
+	sc := bufio.NewScanner(in)
+	for sc.Scan() {
+		var verb string
+		var n int
+		if _, err := fmt.Sscan(sc.Text(), &verb, &n); err != nil || n < 0 || n >= len(c.Nodes) {
+			fmt.Printf("? %q (kill N | restart N)\n", sc.Text())
+			continue
+		}
+		t0 := time.Now()
+		switch verb {
+		case "kill":
+			if err := c.Kill(n); err != nil {
+				fmt.Println("kill:", err)
+				continue
+			}
+			fmt.Printf("killed node%d at %s\n", n, t0.Format(time.RFC3339Nano))
+		case "restart":
+			if err := c.Restart(n); err != nil {
+				fmt.Println("restart:", err)
+				continue
+			}
+			err := c.WaitHealthy(ctx, len(c.Nodes))
+			fmt.Printf("node%d pid %d restarted: healthy and answering after %.1f s (%v)\n", n, c.Nodes[n].PID(), time.Since(t0).Seconds(), err)
+		default:
+			fmt.Printf("? %q (kill N | restart N)\n", sc.Text())
+		}
+	}
 }
