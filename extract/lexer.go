@@ -275,7 +275,7 @@ func (lx *lexer) stringLit(i int) int {
 	return j
 }
 
-// backquote scans a name literal (`Nat.succ, ``Nat), a syntax quotation's
+// backquote scans a name literal (`Nat.succ, or two backquotes and a name), a syntax quotation's
 // opener (`( and `[) or a lone backquote at i.
 func (lx *lexer) backquote(i int) int {
 	src, n := lx.src, len(lx.src)
