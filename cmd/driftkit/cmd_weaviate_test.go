@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -100,6 +101,51 @@ func TestWeaviateWorkspaceLikeInProcess(t *testing.T) {
 	if !strings.Contains(out, fmt.Sprintf(`: %d rows × 32 dims`, m.Docs)) {
 		t.Errorf("export embeddings: %s", out)
 	}
+	headAfterBuild(t, c, b)
+}
+
+// headAfterBuild: a head trained on a Weaviate workspace (from the raw
+// vectors read back from the cluster) is not in its collection: searches
+// say to index again (or --no-head) instead of ranking without it; the
+// rebuild pushes it, and the collection of the generation before the
+// replaced one is deleted.
+func headAfterBuild(t *testing.T, c *weaviatetest.Cluster, ws string) {
+	first := collections(t, c, ws)
+	mustRun(t, "train", "head", "--ws", ws, "--out-dim", "4", "--epochs", "1", "--force")
+	var errb bytes.Buffer
+	if code := run([]string{"search", "--ws", ws, "prime"}, io.Discard, &errb); code != 1 || !strings.Contains(errb.String(), "driftkit index --backend weaviate") {
+		t.Fatalf("search with a head the collection lacks: exit %d\n%s", code, errb.String())
+	}
+	mustRun(t, "search", "--ws", ws, "--no-head", "prime")
+	mustRun(t, "index", "--ws", ws, "--dim", "32", "--backend", "weaviate", "--weaviate", c.URLs(), "--quiet")
+	mustRun(t, "search", "--ws", ws, "prime")
+	mustRun(t, "index", "--ws", ws, "--dim", "32", "--backend", "weaviate", "--weaviate", c.URLs(), "--quiet")
+	now := collections(t, c, ws)
+	if len(first) != 1 || len(now) != 2 || slices.Contains(now, first[0]) {
+		t.Errorf("collections of the workspace: %v before, %v after two builds (want the current one and the one it replaced)", first, now)
+	}
+}
+
+// collections lists the cluster's collections of workspace ws.
+func collections(t *testing.T, c *weaviatetest.Cluster, ws string) []string {
+	abs, _ := filepath.Abs(ws)
+	resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d/v1/schema", c.Nodes[0].HTTP))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var s struct {
+		Classes []struct{ Class, Description string }
+	}
+	json.NewDecoder(resp.Body).Decode(&s)
+	var out []string
+	for _, k := range s.Classes {
+		if strings.Contains(k.Description, `:`+abs+`"`) {
+			out = append(out, k.Class)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 func mustJSON(t *testing.T, v any) string {
@@ -227,42 +273,28 @@ func TestWeaviateIndexKilledDuringImport(t *testing.T) {
 // importing returns the collection of ws on the cluster and its object
 // count ("", 0 when none).
 func importing(t *testing.T, c *weaviatetest.Cluster, ws string) (string, int64) {
-	abs, _ := filepath.Abs(ws)
-	resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d/v1/schema", c.Nodes[0].HTTP))
-	if err != nil {
+	cs := collections(t, c, ws)
+	if len(cs) == 0 {
 		return "", 0
 	}
-	var s struct {
-		Classes []struct {
-			Class, Description string
-		}
+	q := fmt.Sprintf(`{"query": "{Aggregate{%s{meta{count}}}}"}`, cs[0])
+	resp, err := http.Post(fmt.Sprintf("http://127.0.0.1:%d/v1/graphql", c.Nodes[0].HTTP), "application/json", strings.NewReader(q))
+	if err != nil {
+		return cs[0], 0
 	}
-	json.NewDecoder(resp.Body).Decode(&s)
-	resp.Body.Close()
-	for _, k := range s.Classes {
-		if !strings.Contains(k.Description, `:`+abs+`"`) {
-			continue
-		}
-		q := fmt.Sprintf(`{"query": "{Aggregate{%s{meta{count}}}}"}`, k.Class)
-		resp, err := http.Post(fmt.Sprintf("http://127.0.0.1:%d/v1/graphql", c.Nodes[0].HTTP), "application/json", strings.NewReader(q))
-		if err != nil {
-			return k.Class, 0
-		}
-		var r struct {
-			Data struct {
-				Aggregate map[string][]struct {
-					Meta struct{ Count int64 }
-				}
+	defer resp.Body.Close()
+	var r struct {
+		Data struct {
+			Aggregate map[string][]struct {
+				Meta struct{ Count int64 }
 			}
 		}
-		json.NewDecoder(resp.Body).Decode(&r)
-		resp.Body.Close()
-		if a := r.Data.Aggregate[k.Class]; len(a) > 0 {
-			return k.Class, a[0].Meta.Count
-		}
-		return k.Class, 0
 	}
-	return "", 0
+	json.NewDecoder(resp.Body).Decode(&r)
+	if a := r.Data.Aggregate[cs[0]]; len(a) > 0 {
+		return cs[0], a[0].Meta.Count
+	}
+	return cs[0], 0
 }
 
 // syntheticWS is a workspace of n made-up declarations (enough that an

@@ -44,9 +44,11 @@ cpu() { local s=0; for p in "$@"; do s=$(awk -v s="$s" '{print s + ($14 + $15) /
 
 echo "== 1. import throughput"
 for d in $DIMS; do
-  rm -rf "$OUT/mm$d" "$OUT/wv$d"
-  cp -a "$OUT/base" "$OUT/mm$d"; cp -a "$OUT/base" "$OUT/wv$d"
-  nice "$BIN" index --ws "$OUT/mm$d" --dim "$d" --quiet --json > "$OUT/mm$d.index.json"
+  rm -rf "$OUT/wv$d"; cp -a "$OUT/base" "$OUT/wv$d"
+  if [ "$d" = "$LOAD_DIM" ]; then
+    rm -rf "$OUT/mm$d"; cp -a "$OUT/base" "$OUT/mm$d"
+    nice "$BIN" index --ws "$OUT/mm$d" --dim "$d" --quiet --json > "$OUT/mm$d.index.json"
+  fi
   before=$(la)
   nice "$BIN" index --ws "$OUT/wv$d" --dim "$d" --quiet --json --backend weaviate --weaviate "$URLS" > "$OUT/wv$d.index.json"
   python3 - "$OUT/wv$d.index.json" "$d" "$before" "$(la)" <<'EOF'
