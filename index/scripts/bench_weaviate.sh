@@ -16,6 +16,7 @@ OUT=${2:?usage: index/scripts/bench_weaviate.sh MATHLIB_DIR/Mathlib OUT [QUERIES
 QUERIES=${3:-../shared/benchmarks/proofnet/valid.jsonl}
 DIMS=${DIMS:-"256 1024"}
 LOAD_DIM=${LOAD_DIM:-256}
+CLIENTS=${CLIENTS:-"200 8"}
 BIN=${BIN:-bin/driftkit}
 mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
@@ -59,17 +60,24 @@ print(f"dims {sys.argv[2]}: {r['docs']} documents imported and verified in {s:.0
 EOF
 done
 
-echo "== 2. serve under 200 clients (dims $LOAD_DIM)"
-for kind in mm wv; do
-  pids=""; [ "$kind" = wv ] && pids=$NODE_PIDS
-  c0=$(cpu $pids 2>/dev/null || echo 0)
-  echo "-- $kind$LOAD_DIM (load average $(la))"
-  DRIFTKIT_LOAD_SETTLE=0s BIN="$BIN" serve/scripts/load.sh "$OUT/$kind$LOAD_DIM" "$QUERIES" 2>&1 | tee "$OUT/load.$kind.txt" | grep -E "^load|server CPU|p50|load average"
-  if [ -n "$pids" ]; then
-    c1=$(cpu $pids)
-    reqs=$(sed -n 's/^load: .*, \([0-9]*\) requests,.*/\1/p' "$OUT/load.$kind.txt")
-    python3 -c "print(f'weaviate nodes CPU: {$c1-$c0:.1f} s for $reqs requests = {1000*($c1-$c0)/$reqs:.1f} ms per request (includes the load run only, with its build)')"
-  fi
+echo "== 2. serve under load (dims $LOAD_DIM), in-process vs Weaviate, CLIENTS=\"$CLIENTS\""
+# The nodes' CPU per request: their CPU during the run minus their idle rate
+# (compactions, replication checks) measured for 30 s just before.
+for n in $CLIENTS; do
+  for kind in mm wv; do
+    pids=""; [ "$kind" = wv ] && pids=$NODE_PIDS
+    if [ -n "$pids" ]; then i0=$(cpu $pids); sleep 30; i1=$(cpu $pids); fi
+    c0=$(cpu $pids 2>/dev/null || echo 0); t0=$(date +%s.%N)
+    echo "-- $kind$LOAD_DIM, $n clients (load average $(la))"
+    DRIFTKIT_LOAD_CLIENTS=$n DRIFTKIT_LOAD_DURATION=${LOAD_SECONDS:-30}s DRIFTKIT_LOAD_SETTLE=0s BIN="$BIN" \
+      serve/scripts/load.sh "$OUT/$kind$LOAD_DIM" "$QUERIES" > "$OUT/load.$kind.$n.txt" 2>&1
+    grep -E "^load|server CPU|^  [a-z]|load average" "$OUT/load.$kind.$n.txt"
+    if [ -n "$pids" ]; then
+      c1=$(cpu $pids); t1=$(date +%s.%N)
+      reqs=$(sed -n 's/^load: .*, \([0-9]*\) requests,.*/\1/p' "$OUT/load.$kind.$n.txt")
+      python3 -c "idle=($i1-$i0)/30; busy=$c1-$c0-idle*($t1-$t0); print(f'weaviate nodes CPU: {busy:.1f} s above idle ({idle:.2f} CPU-s/s) for $reqs requests = {1000*busy/$reqs:.1f} ms per request')"
+    fi
+  done
 done
 
 echo "== 3. HNSW recall@10 against exact (dims $LOAD_DIM)"

@@ -102,7 +102,7 @@ func retryable(err error) bool {
 	}
 	var he *httpError
 	if errors.As(err, &he) {
-		return he.status >= 500 || he.status == http.StatusTooManyRequests
+		return he.status >= 500 || he.status == http.StatusTooManyRequests || transient(err)
 	}
 	if s, ok := status.FromError(err); ok {
 		switch s.Code() {
@@ -131,7 +131,32 @@ func (cl *client) rest(ctx context.Context, method, path string, in, out any) er
 			return err
 		}
 	}
-	return cl.each(ctx, func(_ int, n node) error { return cl.restTo(ctx, n, method, path, body, out) })
+	wait := 500 * time.Millisecond
+	deadline := time.Now().Add(restPatience)
+	for {
+		err := cl.each(ctx, func(_ int, n node) error { return cl.restTo(ctx, n, method, path, body, out) })
+		if err == nil || !transient(err) || time.Now().Add(wait).After(deadline) {
+			return err
+		}
+		select {
+		case <-time.After(wait):
+		case <-ctx.Done():
+			return err
+		}
+		wait = min(2*wait, 8*time.Second)
+	}
+}
+
+// restPatience is how long a schema request waits out a cluster that
+// elects a new Raft leader (every node refuses strongly consistent reads
+// and writes meanwhile).
+const restPatience = time.Minute
+
+// transient reports an error that the whole cluster gives while it
+// elects a leader.
+func transient(err error) bool {
+	s := strings.ToLower(err.Error())
+	return strings.Contains(s, "leader not found") || strings.Contains(s, "no leader") || strings.Contains(s, "not the leader")
 }
 
 // restTo is one REST request to node n.

@@ -186,6 +186,9 @@ func (c *Cluster) env(i, join int) []string {
 		"AUTHENTICATION_ANONYMOUS_ACCESS_ENABLED=true", "AUTOSCHEMA_ENABLED=false", "DEFAULT_VECTORIZER_MODULE=none",
 		"DISABLE_TELEMETRY=true", "PROMETHEUS_MONITORING_ENABLED=false", "QUERY_MAXIMUM_RESULTS=100000",
 		"LOG_LEVEL=warning", "LOG_FORMAT=text", "GO_PROFILING_DISABLE=true",
+		// On a loaded machine a 1-s heartbeat is missed and Raft keeps
+		// electing leaders (schema requests fail meanwhile).
+		"RAFT_HEARTBEAT_TIMEOUT=5", "RAFT_ELECTION_TIMEOUT=5",
 		// A node that was down catches up within seconds, not minutes.
 		"ASYNC_REPLICATION_FREQUENCY=2s", "ASYNC_REPLICATION_ALIVE_NODES_CHECKING_FREQUENCY=1s",
 	}
