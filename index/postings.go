@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"slices"
@@ -154,7 +155,11 @@ func (p *Postings) Score(text string, fn func(doc int, score float32)) {
 	for _, c := range terms {
 		total += c
 	}
-	for t, qtf := range terms {
+	// Terms in sorted order: the float32 sums must not depend on map order
+	// (they did: two runs could differ in the last bit, and tied documents
+	// swap places).
+	for _, t := range slices.Sorted(maps.Keys(terms)) {
+		qtf := terms[t]
 		id, ok := p.terms[t]
 		if !ok {
 			continue
