@@ -200,3 +200,29 @@ func BenchmarkWorkspaceBuild(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkWorkspaceOpen opens a real workspace's index and answers one
+// query, as a cold `driftkit search` does:
+// DRIFTKIT_BENCH_WS=/path/to/ws go test -bench WorkspaceOpen -benchtime 1x
+// -cpuprofile cpu.out ./index.
+func BenchmarkWorkspaceOpen(b *testing.B) {
+	ws := os.Getenv("DRIFTKIT_BENCH_WS")
+	if ws == "" {
+		b.Skip("set DRIFTKIT_BENCH_WS")
+	}
+	for b.Loop() {
+		c0 := cpu.Time()
+		ix, err := Open(ws, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		c1 := cpu.Time()
+		if _, err := ix.Search(context.Background(), Query{Text: "Every finite group of prime order is cyclic.", K: 10}); err != nil {
+			b.Fatal(err)
+		}
+		c2 := cpu.Time()
+		ix.Close()
+		b.ReportMetric((c1 - c0).Seconds()*1000, "open-cpu-ms")
+		b.ReportMetric((c2 - c1).Seconds()*1000, "query-cpu-ms")
+	}
+}
