@@ -27,59 +27,25 @@ import (
 // usage error (exit 2).
 var ErrConfig = errors.New("bad configuration")
 
-// NewOpenAIEncoder wires an llm.Client (retries, rate limits, timeouts) into
-// an index.OpenAIEncoder for model lc.Model. dim 0 probes the endpoint. The
-// returned function closes the client.
-func NewOpenAIEncoder(ctx context.Context, lc llm.Config, batch, maxChars, dim int) (*index.OpenAIEncoder, func(), error) {
-	if err := lc.Finalize(); err != nil {
-		return nil, nil, fmt.Errorf("%w: %v", ErrConfig, err)
-	}
-	c, err := llm.New(lc)
-	if err != nil {
-		return nil, nil, err
-	}
-	model := lc.Model
-	emb := index.EmbedderFunc(func(ctx context.Context, texts []string) ([][]float32, error) {
-		v, _, err := c.Embed(ctx, model, texts)
-		return v, err
-	})
-	e, err := index.NewOpenAIEncoder(ctx, emb, index.OpenAIConfig{Model: model, BaseURL: strings.Join(c.Config().BaseURLs, ","),
-		BatchSize: batch, Concurrency: c.Config().Concurrency, MaxChars: maxChars, Dim: dim})
-	if err != nil {
-		c.Close()
-		return nil, nil, err
-	}
-	return e, c.Close, nil
-}
-
-// OpenIndex opens WS/index with o. For an index built with an
-// OpenAI-compatible embeddings model, it wires the query encoder from the
-// environment (OPENAI_BASE_URL, OPENAI_API_KEY) and the manifest's model,
-// unless o already has an encoder or skips dense search. The projection
-// head in WS/head is applied unless o.NoHead. The returned function closes
-// the index and the encoder's client; call it after the last search.
+// OpenIndex opens WS/index with o: the one place every command and the
+// server open an index. The query encoder comes from the registry
+// (index.NewEncoder) through the manifest's spec; an encoder of a remote
+// model reaches its endpoint from the environment (OPENAI_BASE_URL,
+// OPENAI_API_KEY) with the manifest's model, unless o already has an
+// encoder or skips dense search. The projection head in WS/head is applied
+// unless o.NoHead. The returned function closes the index and the
+// encoder's clients; call it after the last search.
 func OpenIndex(ctx context.Context, wsDir string, o index.OpenOptions) (*index.Index, func(), error) {
-	m, err := index.ReadManifest(wsDir)
+	closeEp := func() {}
+	if o.Endpoint == nil {
+		o.Endpoint, closeEp = Endpoint(llm.ConfigFromEnv())
+	}
+	ix, err := index.Open(ctx, wsDir, &o)
 	if err != nil {
+		closeEp()
 		return nil, nil, err
 	}
-	opts := &o
-	closeFn := func() {}
-	if m.Encoder == index.EncoderOpenAI && !o.NoDense && o.Encoder == nil {
-		lc := llm.ConfigFromEnv()
-		lc.Model = m.Model
-		e, c, err := NewOpenAIEncoder(ctx, lc, 64, m.MaxChars, m.Dims)
-		if err != nil {
-			return nil, nil, err
-		}
-		opts.Encoder, closeFn = e, c
-	}
-	ix, err := index.Open(wsDir, opts)
-	if err != nil {
-		closeFn()
-		return nil, nil, err
-	}
-	return ix, func() { ix.Close(); closeFn() }, nil
+	return ix, func() { ix.Close(); closeEp() }, nil
 }
 
 // WorkspaceSpec names a workspace to serve: --ws DIR or --ws NAME=DIR.
@@ -157,12 +123,11 @@ func OpenChat(lc llm.Config) (*llm.Client, error) {
 	return llm.New(lc)
 }
 
-// OpenLean starts the Lean backend o describes, or returns nil when no
-// backend flag was given (verification is then skipped and recorded as
-// skipped by the runners).
+// OpenLean starts the Lean backend o describes: the one place the commands
+// and the server start one. o naming no backend or several wraps
+// lean.ErrBadOptions; a backend that does not work lean.ErrUnavailable.
+// Callers for which Lean is optional (the runs: verification skipped and
+// recorded so) test o.Configured first.
 func OpenLean(ctx context.Context, o lean.Options) (lean.Checker, error) {
-	if !o.Configured() {
-		return nil, nil
-	}
 	return lean.Open(ctx, o)
 }

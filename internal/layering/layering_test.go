@@ -1,6 +1,3 @@
-// Package layering holds the test that keeps driftkit's packages in the
-// layers of DESIGN.md ("Layout"): a package imports only from layers below
-// its own. Run it with `go test ./internal/layering`.
 package layering
 
 import (
@@ -107,7 +104,7 @@ func TestImportsGoDown(t *testing.T) {
 		}
 		pl, pe, ok := layerOf(p.ImportPath)
 		if !ok {
-			t.Errorf("%s is in no layer: add it to DESIGN.md's layer list and to layers in this test", p.ImportPath)
+			t.Errorf("%s is in no layer: add it to README's Code layout and to layers in this test", p.ImportPath)
 			continue
 		}
 		for _, imp := range p.Imports {
