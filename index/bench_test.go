@@ -212,7 +212,7 @@ func BenchmarkWorkspaceOpen(b *testing.B) {
 	}
 	for b.Loop() {
 		c0 := cpu.Time()
-		ix, err := Open(ws, nil)
+		ix, err := Open(context.Background(), ws, nil)
 		if err != nil {
 			b.Fatal(err)
 		}

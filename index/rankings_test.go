@@ -68,7 +68,7 @@ func TestRankingsUnchanged(t *testing.T) {
 	ws := rankingWorkspace(t)
 	queries := readRankingQueries(t)
 	var out strings.Builder
-	ix, err := index.Open(ws, nil)
+	ix, err := index.Open(context.Background(), ws, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
