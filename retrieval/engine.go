@@ -318,7 +318,7 @@ func (e *Engine) finish(ctx context.Context, p *plan) ([]Hit, error) {
 	var scale func(int) float64
 	if w.NonTheorem > 0 {
 		scale = func(doc int) float64 {
-			if e.Table.entries[doc].Kind == "theorem" {
+			if e.Table.kindOf(doc) == "theorem" {
 				return 1
 			}
 			return 1 - w.NonTheorem
