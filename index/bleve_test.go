@@ -15,7 +15,7 @@ import (
 // queries (the two BM25 variants differ in √tf and the mean length, see
 // bleveBackend, so only the clear winners are compared).
 func TestBleveBackend(t *testing.T) {
-	dir := fixtureWS(t)
+	dir := fixtureWSWith(t, index.BuildOptions{HashDim: 64, Bleve: true})
 	bl, err := index.Open(context.Background(), dir, &index.OpenOptions{BleveBM25: true, NoDense: true})
 	if err != nil {
 		t.Fatal(err)

@@ -29,6 +29,7 @@ package index
 import (
 	"context"
 	"crypto/sha256"
+	"hash/crc32"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -42,7 +43,9 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
+	"github.com/driftkit/driftkit/internal/flat"
 	"github.com/driftkit/driftkit/retrieval"
 	"github.com/driftkit/driftkit/workspace"
 	"github.com/driftkit/driftkit/workspace/npy"
@@ -57,15 +60,32 @@ const (
 	BM25Name      = "bm25"
 	UsageName     = "usage.parquet"
 	HashStateName = "hash_state.bin"
-	PostingsName  = "bm25.postings"
+	PostingsName  = "bm25.dk"
+	TableName     = "table.dk"
 )
 
 // generationPrefix starts the name of every generation folder.
 const generationPrefix = "gen-"
 
 // FormatVersion is the layout version of a generation. Version 1 kept the
-// files directly in WS/index/ (no generations, no file hashes).
-const FormatVersion = "driftkit-index/2"
+// files directly in WS/index/ (no generations, no file hashes); version 2
+// served from docs.parquet, usage.parquet and bm25.postings, decoded at
+// Open; version 3 serves from memory-mapped flat files (table.dk, bm25.dk).
+const FormatVersion = "driftkit-index/3"
+
+// generationFiles are the files of a generation that are not an encoder's
+// state (Manifest.Files lists those too).
+var generationFiles = []string{TableName, PostingsName, VectorsName, DocsName, UsageName}
+
+// BM25 engines a generation may have (Manifest.BM25Engines).
+const (
+	BM25Postings = "postings"
+	BM25Bleve    = "bleve"
+)
+
+// ErrNoBleve is returned by Open with BleveBM25 for a generation built
+// without the bleve index.
+var ErrNoBleve = errors.New("this index has no bleve BM25 index (it is built only on demand): rebuild it with `driftkit index --bm25-engine bleve`")
 
 // Manifest is a generation's manifest.json.
 type Manifest struct {
@@ -96,6 +116,9 @@ type Manifest struct {
 	// bleve folder, with its size and sha256; Open checks the files it loads
 	// against them, so a damaged or foreign file is refused once, at load.
 	Files map[string]FileSum `json:"files"`
+	// BM25Engines lists the lexical indexes built: "postings" (bm25.dk,
+	// always) and "bleve" (bm25/, only with `index --bm25-engine bleve`).
+	BM25Engines []string `json:"bm25_engines"`
 	// EmbeddingCache says where the vectors came from: the embedding
 	// cache's mode, hits, misses and the requests sent (nil in generations
 	// built before the cache existed).
@@ -110,6 +133,10 @@ type Manifest struct {
 type FileSum struct {
 	Size   int64  `json:"size"`
 	SHA256 string `json:"sha256"`
+	// CRC32C (Castagnoli, hex) is the check Open uses for vectors.npy: it
+	// runs at memory speed on the first dense search, where sha256 would
+	// cost a cold search a fifth of a second on Mathlib.
+	CRC32C string `json:"crc32c,omitempty"`
 }
 
 // ErrNoIndex is returned by Open when the workspace has no index.
@@ -153,7 +180,7 @@ func readManifest(genDir string) (*Manifest, error) {
 	}
 	if m.Format != FormatVersion {
 		return nil, &workspace.FileError{Path: path, Row: -1,
-			Err: fmt.Errorf("%w: format %q, this driftkit reads %q", ErrStale, m.Format, FormatVersion)}
+			Err: fmt.Errorf("%w: format %q, this driftkit reads %q: rebuild it with `driftkit index`", ErrStale, m.Format, FormatVersion)}
 	}
 	if m.Generation != filepath.Base(genDir) {
 		return nil, &workspace.FileError{Path: path, Row: -1,
@@ -190,12 +217,51 @@ func sumFile(path string) (FileSum, error) {
 		return FileSum{}, err
 	}
 	defer f.Close()
-	h := sha256.New()
-	n, err := io.Copy(h, f)
+	h, c := sha256.New(), crc32.New(castagnoli)
+	n, err := io.Copy(io.MultiWriter(h, c), f)
 	if err != nil {
 		return FileSum{}, err
 	}
-	return FileSum{Size: n, SHA256: hex.EncodeToString(h.Sum(nil))}, nil
+	return FileSum{Size: n, SHA256: hex.EncodeToString(h.Sum(nil)), CRC32C: fmt.Sprintf("%08x", c.Sum32())}, nil
+}
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// checkSize checks that a generation's file is listed in the manifest with
+// its size.
+func checkSize(genDir string, m *Manifest, name string) error {
+	path := filepath.Join(genDir, name)
+	want, ok := m.Files[name]
+	if !ok {
+		return &workspace.FileError{Path: path, Row: -1, Err: fmt.Errorf("%w: not listed in the manifest", ErrStale)}
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		return err
+	}
+	if st.Size() != want.Size {
+		return &workspace.FileError{Path: path, Row: -1, Err: fmt.Errorf("%w: %d bytes, the manifest says %d (truncated or replaced)", ErrStale, st.Size(), want.Size)}
+	}
+	return nil
+}
+
+// fileHead reads the bytes of a file before its last n.
+func fileHead(path string, n int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if st.Size() < n {
+		return nil, fmt.Errorf("%s: %w: shorter than its data", path, ErrStale)
+	}
+	head := make([]byte, st.Size()-n)
+	_, err = io.ReadFull(f, head)
+	return head, err
 }
 
 // verifyFile checks a generation's file against its manifest entry.
@@ -270,6 +336,8 @@ type Generation struct {
 	bleve   *bleveBackend
 	enc     Encoder
 	engine  *retrieval.Engine
+	// tableFile and postFile are the mapped flat files (table.dk, bm25.dk).
+	tableFile, postFile *flat.File
 }
 
 // ID is the generation's folder name.
@@ -290,10 +358,13 @@ func (g *Generation) Vectors() *Store { return g.raw }
 
 // EachDocument calls fn for every document of the generation, in row order
 // (row i is Vectors' document i), texts included. It streams the
-// generation's docs.parquet (verified at Open), so the texts are never held
+// generation's docs.parquet (checked against its sha256 first), so the texts are never held
 // whole; d is valid only during the call. It stops at fn's first error or
 // when ctx is done. The generation must stay pinned until it returns.
 func (g *Generation) EachDocument(ctx context.Context, fn func(row int, d *Doc) error) error {
+	if err := verifyFile(g.dir, &g.man, DocsName); err != nil {
+		return err
+	}
 	row := 0
 	err := workspace.EachRow(filepath.Join(g.dir, DocsName), func(d *Doc) error {
 		if row%1024 == 0 {
@@ -344,23 +415,21 @@ func (g *Generation) close() error {
 	if g.vectors != nil {
 		errs = append(errs, g.vectors.Close())
 	}
+	for _, f := range []*flat.File{g.tableFile, g.postFile} {
+		if f != nil {
+			errs = append(errs, f.Close())
+		}
+	}
 	return errors.Join(errs...)
 }
 
-// docCols are the docs.parquet columns serving reads (not the text).
-type docCols struct {
-	Name              string   `parquet:"name"`
-	Kind              string   `parquet:"kind,dict"`
-	Module            string   `parquet:"module,dict"`
-	Library           string   `parquet:"library,dict"`
-	Signature         string   `parquet:"signature"`
-	InformalName      string   `parquet:"informal_name"`
-	InformalStatement string   `parquet:"informal_statement"`
-	InformalSource    string   `parquet:"informal_source,dict"`
-	Deps              []string `parquet:"deps,list"`
-}
-
-// openGeneration loads and verifies one generation.
+// openGeneration opens one generation without decoding anything: the
+// table and the postings are memory-mapped flat files whose section tables
+// are read now and whose sections are verified (CRC32C) when first taken;
+// the vectors are mapped and verified on the first dense search; the
+// projection head projects the premise vectors on the first dense search.
+// Open checks the size of every file it uses against the manifest and the
+// small encoder state's sha256.
 func openGeneration(ctx context.Context, wsDir, id string, opts *OpenOptions) (_ *Generation, err error) {
 	dir := filepath.Join(wsDir, workspace.IndexDir, id)
 	m, err := readManifest(dir)
@@ -373,102 +442,154 @@ func openGeneration(ctx context.Context, wsDir, id string, opts *OpenOptions) (_
 			g.close()
 		}
 	}()
-	// The core files must be listed; the others are the encoder's state.
-	// Every file this Open loads is checked (not the vectors and the
-	// encoder's state without dense retrieval, nor the postings when bleve
-	// answers BM25).
-	core := []string{DocsName, UsageName, VectorsName, PostingsName}
-	names := slices.Clone(core)
-	for _, n := range slices.Sorted(maps.Keys(m.Files)) {
-		if !slices.Contains(core, n) {
-			names = append(names, n)
-		}
-	}
-	for _, n := range names {
-		dense := n == VectorsName || !slices.Contains(core, n)
-		if dense && opts.NoDense && !opts.VectorsOnly || n == PostingsName && (opts.BleveBM25 || opts.VectorsOnly) ||
-			opts.VectorsOnly && !slices.Contains(core, n) {
-			continue
-		}
-		if err := verifyFile(dir, m, n); err != nil {
-			return nil, err
-		}
-	}
-	var entries []retrieval.Entry
-	if err := workspace.EachRow(filepath.Join(dir, DocsName), func(d *docCols) error {
-		entries = append(entries, retrieval.Entry{Name: strings.Clone(d.Name), Kind: strings.Clone(d.Kind), Module: strings.Clone(d.Module),
-			Library: strings.Clone(d.Library), Signature: strings.Clone(d.Signature), InformalName: strings.Clone(d.InformalName),
-			InformalStatement: strings.Clone(d.InformalStatement), InformalSource: strings.Clone(d.InformalSource), StatementDeps: cloneStrings(d.Deps)})
-		return nil
-	}); err != nil {
+	if err := g.checkFiles(opts); err != nil {
 		return nil, err
 	}
-	if len(entries) != m.Docs {
-		return nil, fmt.Errorf("%s: %w: manifest says %d docs, docs.parquet has %d", dir, ErrStale, m.Docs, len(entries))
-	}
-	usedBy := map[string][]string{}
-	if err := workspace.EachRow(filepath.Join(dir, UsageName), func(u *workspace.Usage) error {
-		usedBy[strings.Clone(u.Premise)] = cloneStrings(u.UsedBy)
-		return nil
-	}); err != nil {
+	if g.tableFile, err = openFlat(dir, TableName, id); err != nil {
 		return nil, err
 	}
-	g.table = retrieval.NewTable(entries, usedBy)
+	if g.table, err = openTable(g.tableFile); err != nil {
+		return nil, err
+	}
+	if g.table.Len() != m.Docs {
+		return nil, fmt.Errorf("%s: %w: manifest says %d docs, %s has %d", dir, ErrStale, m.Docs, TableName, g.table.Len())
+	}
 	g.engine = &retrieval.Engine{Table: g.table}
 	if !opts.NoDense || opts.VectorsOnly {
-		if g.vectors, err = npy.Open(filepath.Join(dir, VectorsName)); err != nil {
-			return nil, err
-		}
-		if g.vectors.Rows != len(entries) || g.vectors.Cols != m.Dims {
-			return nil, fmt.Errorf("%s: %w: vectors.npy is (%d, %d), manifest says (%d, %d)", dir, ErrStale, g.vectors.Rows, g.vectors.Cols, m.Docs, m.Dims)
-		}
-		g.raw = NewStore(g.vectors.Data, g.vectors.Rows, g.vectors.Cols)
-		if opts.VectorsOnly {
+		if err := g.openDense(ctx, wsDir, opts); err != nil || opts.VectorsOnly {
 			g.refs.Store(1)
-			return g, nil
+			return g, err
 		}
-		if g.enc, err = queryEncoder(ctx, dir, m, opts); err != nil {
-			return nil, err
-		}
-		var dense retrieval.DenseBackend = g.raw
-		if !opts.NoHead {
-			if g.head, err = loadHead(wsDir, m, g.table, g.raw); err != nil {
-				return nil, err
-			}
-			if g.head != nil {
-				dense = g.head
-			}
-		}
-		if opts.WrapDense != nil {
-			if dense, err = opts.WrapDense(dense); err != nil {
-				return nil, err
-			}
-		}
-		g.engine.Dense, g.engine.Encoder = dense, g.enc
 	}
-	if opts.BleveBM25 {
-		if g.bleve, err = openBM25(filepath.Join(dir, BM25Name)); err != nil {
-			return nil, err
-		}
-		n, err := g.bleve.DocCount()
-		if err != nil {
-			return nil, err
-		}
-		if int(n) != len(entries) {
-			return nil, fmt.Errorf("%s: %w: the bleve index has %d documents, docs.parquet %d", dir, ErrStale, n, len(entries))
-		}
-		g.engine.Lexical = g.bleve
-	} else {
-		if g.post, err = LoadPostings(filepath.Join(dir, PostingsName)); err != nil {
-			return nil, err
-		}
-		if g.post.n != len(entries) {
-			return nil, fmt.Errorf("%s: %w: postings cover %d docs, docs.parquet has %d", dir, ErrStale, g.post.n, len(entries))
-		}
-		g.engine.Lexical = g.post
+	if err := g.openLexical(opts); err != nil {
+		return nil, err
 	}
 	g.refs.Store(1)
 	return g, nil
+}
+
+// checkFiles checks the files this Open uses: each listed in the manifest
+// with its size (a truncated or replaced file is refused now), and the
+// encoder's state (small) against its sha256. The flat files and the
+// vectors are checked by CRC32C as they are read.
+func (g *Generation) checkFiles(opts *OpenOptions) error {
+	m := &g.man
+	dense := !opts.NoDense || opts.VectorsOnly
+	names := []string{TableName}
+	if dense {
+		names = append(names, VectorsName)
+	}
+	if !opts.BleveBM25 && !opts.VectorsOnly {
+		names = append(names, PostingsName)
+	}
+	for _, n := range names {
+		if err := checkSize(g.dir, m, n); err != nil {
+			return err
+		}
+	}
+	if !dense || opts.VectorsOnly {
+		return nil
+	}
+	for _, n := range slices.Sorted(maps.Keys(m.Files)) {
+		if !slices.Contains(generationFiles, n) {
+			if err := verifyFile(g.dir, m, n); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// openDense maps the vectors and makes the query encoder and the dense
+// backend (the projection head's, when WS/head fits, built on first use).
+func (g *Generation) openDense(ctx context.Context, wsDir string, opts *OpenOptions) (err error) {
+	m := &g.man
+	if g.vectors, err = npy.Open(filepath.Join(g.dir, VectorsName)); err != nil {
+		return err
+	}
+	if g.vectors.Rows != m.Docs || g.vectors.Cols != m.Dims {
+		return fmt.Errorf("%s: %w: vectors.npy is (%d, %d), manifest says (%d, %d)", g.dir, ErrStale, g.vectors.Rows, g.vectors.Cols, m.Docs, m.Dims)
+	}
+	g.raw = NewStore(g.vectors.Data, g.vectors.Rows, g.vectors.Cols)
+	if g.raw.check, err = g.vectorsCheck(); err != nil {
+		return err
+	}
+	if opts.VectorsOnly {
+		return g.raw.Verify() // the export reads every vector anyway
+	}
+	if g.enc, err = queryEncoder(ctx, g.dir, m, opts); err != nil {
+		return err
+	}
+	var dense retrieval.DenseBackend = g.raw
+	if !opts.NoHead {
+		if g.head, err = loadHead(wsDir, m, g.table, g.raw); err != nil {
+			return err
+		}
+		if g.head != nil {
+			dense = g.head
+		}
+	}
+	if opts.WrapDense != nil {
+		if dense, err = opts.WrapDense(dense); err != nil {
+			return err
+		}
+	}
+	g.engine.Dense, g.engine.Encoder = dense, g.enc
+	return nil
+}
+
+// vectorsCheck returns the check of vectors.npy against the CRC32C the
+// manifest records, run by the first dense search: the header (read now,
+// while the file is surely there) and then the mapped data.
+func (g *Generation) vectorsCheck() (func() error, error) {
+	path := filepath.Join(g.dir, VectorsName)
+	data := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(g.vectors.Data))), 4*len(g.vectors.Data))
+	head, err := fileHead(path, int64(len(data)))
+	if err != nil {
+		return nil, err
+	}
+	want := g.man.Files[VectorsName].CRC32C
+	return func() error {
+		got := fmt.Sprintf("%08x", crc32.Update(crc32.Checksum(head, castagnoli), castagnoli, data))
+		if got != want {
+			return &workspace.FileError{Path: path, Row: -1,
+				Err: fmt.Errorf("%w: CRC32C %s, the manifest says %s (the file is damaged or not this generation's)", ErrStale, got, want)}
+		}
+		return nil
+	}, nil
+}
+
+// openLexical opens the BM25 engine: the postings, or bleve when asked
+// (and built).
+func (g *Generation) openLexical(opts *OpenOptions) (err error) {
+	if opts.BleveBM25 {
+		if !slices.Contains(g.man.BM25Engines, BM25Bleve) {
+			return fmt.Errorf("%s: %w", g.dir, ErrNoBleve)
+		}
+		if g.bleve, err = openBM25(filepath.Join(g.dir, BM25Name)); err != nil {
+			return err
+		}
+		n, err := g.bleve.DocCount()
+		if err != nil {
+			return err
+		}
+		if int(n) != g.man.Docs {
+			return fmt.Errorf("%s: %w: the bleve index has %d documents, the generation %d", g.dir, ErrStale, n, g.man.Docs)
+		}
+		g.engine.Lexical = g.bleve
+		return nil
+	}
+	if g.postFile, err = openFlat(g.dir, PostingsName, g.id); err != nil {
+		return err
+	}
+	if g.post, err = OpenPostings(g.postFile); err != nil {
+		return err
+	}
+	if g.post.n != g.man.Docs {
+		return fmt.Errorf("%s: %w: postings cover %d docs, the generation has %d", g.dir, ErrStale, g.post.n, g.man.Docs)
+	}
+	g.engine.Lexical = g.post
+	return nil
 }
 
 // queryEncoder makes the generation's query encoder: the one given, checked
@@ -489,14 +610,6 @@ func queryEncoder(ctx context.Context, dir string, m *Manifest, opts *OpenOption
 		return nil, fmt.Errorf("%w: %v", ErrStale, err)
 	}
 	return enc, nil
-}
-
-func cloneStrings(s []string) []string {
-	out := make([]string, len(s))
-	for i, x := range s {
-		out[i] = strings.Clone(x)
-	}
-	return out
 }
 
 // Index is a loaded retrieval index: the workspace's current generation,

@@ -93,6 +93,9 @@ func TrainWorkspace(ctx context.Context, ws *workspace.Workspace, ix *index.Inde
 	// Documents: the index's raw vectors of the candidates.
 	t0 := time.Now()
 	vecs, table := g.Vectors(), g.Table()
+	if err := vecs.Verify(); err != nil {
+		return nil, err
+	}
 	dim := vecs.Dim()
 	if dim != enc.Dim() {
 		return nil, fmt.Errorf("%s: %d-dimensional vectors and a %d-dimensional encoder: %w", g.Dir(), dim, enc.Dim(), index.ErrStale)

@@ -17,8 +17,9 @@ import (
 
 func init() {
 	register(newCommand("index", "dense vectors, BM25 and usage graph → index/", help{"--ws WS [--encoder KIND [--encoder-param K=V …]] [flags]",
-		"Renders one document per declaration and writes WS/index/: manifest.json, docs.parquet,\n" +
-			"vectors.npy (float32, NumPy v1), a bleve BM25 index and usage.parquet.\n" +
+		"Renders one document per declaration and writes a generation of WS/index/: manifest.json, table.dk and\n" +
+			"bm25.dk (memory-mapped by search), vectors.npy (float32, NumPy v1), docs.parquet and usage.parquet, and with\n" +
+			"--bm25-engine bleve a bleve BM25 index.\n" +
 			"The default encoder is the built-in offline hash encoder (a fallback, labelled as such);\n" +
 			"--encoder openai uses any OpenAI-compatible /v1/embeddings endpoint (OPENAI_BASE_URL, OPENAI_API_KEY)."}, runIndex))
 }
@@ -33,6 +34,8 @@ type indexOptions struct {
 	MaxChars int
 	LLM      llm.Config
 	NoCache  bool
+	// BM25Engine "bleve" also builds the bleve index (mem: postings only).
+	BM25Engine string
 
 	fs     *flag.FlagSet // to tell a given --dim from its default
 	dimSet bool
@@ -50,6 +53,7 @@ func (o *indexOptions) AddFlags(fs *flag.FlagSet) {
 	o.LLM = llm.ConfigFromEnv()
 	o.LLM.Model = "bge-m3"
 	o.LLM.RegisterEmbeddingFlags(fs)
+	fs.StringVar(&o.BM25Engine, "bm25-engine", "mem", "BM25 indexes to build: mem (the in-memory postings, always built) or bleve (the bleve index as well, for search --bm25-engine bleve)")
 	fs.BoolVar(&o.NoCache, "no-cache", false, "embed every document: neither read nor write the embedding cache WS/embeddings/ (the hash encoder never uses it)")
 }
 
@@ -61,6 +65,8 @@ func (o *indexOptions) Validate(args []string) error {
 		return err
 	}
 	switch {
+	case o.BM25Engine != "mem" && o.BM25Engine != "bleve":
+		return fmt.Errorf("%w: --bm25-engine %q (mem or bleve)", errUsage, o.BM25Engine)
 	case o.Dim <= 0:
 		return fmt.Errorf("%w: --dim %d (want at least 1)", errUsage, o.Dim)
 	case o.Batch <= 0:
@@ -94,7 +100,7 @@ func runIndex(ctx context.Context, o *indexOptions, env *Env, args []string) err
 		return usageOf(err)
 	}
 	defer closeEnc()
-	st, err := index.Build(ctx, ws, index.BuildOptions{Encoder: enc, Force: o.stage.Force, BatchSize: o.Batch, NoCache: o.NoCache,
+	st, err := index.Build(ctx, ws, index.BuildOptions{Encoder: enc, Force: o.stage.Force, BatchSize: o.Batch, NoCache: o.NoCache, Bleve: o.BM25Engine == "bleve",
 		Warn: func(msg string) { fmt.Fprintln(env.Stderr, "driftkit index:", msg) }})
 	if err != nil {
 		return err
