@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 
@@ -221,8 +222,15 @@ func BenchmarkWorkspaceOpen(b *testing.B) {
 			b.Fatal(err)
 		}
 		c2 := cpu.Time()
+		if st, err := os.ReadFile("/proc/self/status"); err == nil {
+			for _, l := range strings.Split(string(st), "\n") {
+				if strings.HasPrefix(l, "VmHWM") || strings.HasPrefix(l, "RssAnon") || strings.HasPrefix(l, "RssFile") {
+					b.Log(l)
+				}
+			}
+		}
 		ix.Close()
-		b.ReportMetric((c1 - c0).Seconds()*1000, "open-cpu-ms")
-		b.ReportMetric((c2 - c1).Seconds()*1000, "query-cpu-ms")
+		b.ReportMetric((c1-c0).Seconds()*1000, "open-cpu-ms")
+		b.ReportMetric((c2-c1).Seconds()*1000, "query-cpu-ms")
 	}
 }

@@ -57,6 +57,9 @@ func openFlat(genDir, name, gen string) (*flat.File, error) {
 // staleFlat marks a flat file's format error as ErrStale (damaged index
 // files).
 func staleFlat(err error) error {
+	if err == nil {
+		return nil
+	}
 	if fe, ok := err.(*flat.Error); ok {
 		return &workspace.FileError{Path: fe.Path, Row: -1, Err: fmt.Errorf("%w: %w", ErrStale, fe)}
 	}
@@ -120,6 +123,35 @@ func loadColumns(f *flat.File, group string, c *retrieval.TableColumns) error {
 		}
 		if err != nil {
 			return staleFlat(err)
+		}
+	}
+	return staleFlat(checkLimits(f, group, c))
+}
+
+// checkLimits checks the values of a group's bounded columns (ids into a
+// dictionary, document ids, refs) by reading them with pread: nothing a
+// lookup reads can be out of range, and the check makes no page resident.
+func checkLimits(f *flat.File, group string, c *retrieval.TableColumns) error {
+	for _, col := range c.Columns() {
+		if col.Group != group || col.Limit == "" {
+			continue
+		}
+		lim := c.LimitOf(col.Limit)
+		var err error
+		switch col.Ptr.(type) {
+		case *[]uint8:
+			err = flat.CheckRange[uint8](f, col.Name, lim)
+		case *[]uint16:
+			err = flat.CheckRange[uint16](f, col.Name, lim)
+		case *[]uint32:
+			err = flat.CheckRange[uint32](f, col.Name, lim)
+		case *[]int32:
+			err = flat.CheckRange[int32](f, col.Name, lim)
+		case *flat.Lists:
+			err = flat.CheckRange[int32](f, col.Name+".vals", lim)
+		}
+		if err != nil {
+			return err
 		}
 	}
 	return nil

@@ -29,11 +29,11 @@ package index
 import (
 	"context"
 	"crypto/sha256"
-	"hash/crc32"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"io/fs"
 	"maps"
@@ -349,7 +349,9 @@ func (g *Generation) Dir() string { return g.dir }
 // Manifest returns the generation's manifest.
 func (g *Generation) Manifest() Manifest { return g.man }
 
-// Table is the generation's corpus (documents by id, usage graph).
+// Table is the generation's corpus (documents by id, usage graph). It reads
+// the generation's mapped files: use it only while the generation is
+// pinned (what it returns is copied and may be kept).
 func (g *Generation) Table() *retrieval.Table { return g.table }
 
 // Vectors is the raw document vectors (nil when opened with NoDense); valid
@@ -795,11 +797,11 @@ func (g *Generation) SearchMany(ctx context.Context, qs []retrieval.Query) ([][]
 func (g *Generation) Len() int { return g.table.Len() }
 
 // Lookup returns what this generation knows about a declaration
-// (retrieval.Corpus). The entry's slices are shared: do not modify them.
+// (retrieval.Corpus), strings and slices its own.
 func (g *Generation) Lookup(name string) (retrieval.Entry, bool) { return g.table.Lookup(name) }
 
 // UsedBy lists, sorted by name, the declarations whose statement uses
-// premise in this generation (retrieval.Corpus). Shared: do not modify.
+// premise in this generation (retrieval.Corpus), in a fresh slice.
 func (g *Generation) UsedBy(premise string) []string { return g.table.UsedBy(premise) }
 
 // Generation is the name of the loaded generation.
@@ -815,24 +817,43 @@ func (ix *Index) Encoder() Encoder { return ix.cur.Load().enc }
 func (ix *Index) Len() int { return ix.cur.Load().table.Len() }
 
 // Lookup returns what the index knows about a declaration
-// (retrieval.Corpus). The entry's slices are shared: do not modify them.
-func (ix *Index) Lookup(name string) (retrieval.Entry, bool) { return ix.cur.Load().table.Lookup(name) }
+// (retrieval.Corpus), strings and slices its own.
+func (ix *Index) Lookup(name string) (e retrieval.Entry, ok bool) {
+	ix.pinned(func(g *Generation) { e, ok = g.table.Lookup(name) })
+	return e, ok
+}
+
+// pinned runs fn on the current generation, pinned: its mapped files stay
+// mapped until fn returns, whatever Reload does meanwhile. After Close fn
+// is not called.
+func (ix *Index) pinned(fn func(g *Generation)) {
+	if g := ix.acquire(); g != nil {
+		defer g.release()
+		fn(g)
+	}
+}
 
 // UsedBy lists, sorted by name, the declarations whose statement uses
-// premise (retrieval.Corpus; from usage.parquet). The slice is shared: do
-// not modify it.
-func (ix *Index) UsedBy(premise string) []string { return ix.cur.Load().table.UsedBy(premise) }
+// premise (retrieval.Corpus; the usage graph), in a fresh slice.
+func (ix *Index) UsedBy(premise string) (users []string) {
+	ix.pinned(func(g *Generation) { users = g.table.UsedBy(premise) })
+	return users
+}
 
 // ModuleMembers lists the theorems (non-premise declarations) of a module,
 // for the hold-out-module protocol (eval.ModuleLister).
 func (ix *Index) ModuleMembers(module string) []string {
-	return ix.cur.Load().table.ModuleMembers(module, true)
+	var out []string
+	ix.pinned(func(g *Generation) { out = g.table.ModuleMembers(module, true) })
+	return out
 }
 
 // UsageCount is how many declarations' statements use premise, not counting
 // the declarations in exclude.
 func (ix *Index) UsageCount(premise string, exclude []string) int {
-	return ix.cur.Load().table.UsageCount(premise, exclude)
+	n := 0
+	ix.pinned(func(g *Generation) { n = g.table.UsageCount(premise, exclude) })
+	return n
 }
 
 // Head describes the projection head applied to dense candidate scores, or nil.

@@ -371,6 +371,9 @@ func OpenPostings(f *flat.File) (*Postings, error) {
 	if len(off) != terms.Len()+1 {
 		return nil, bad(fmt.Errorf("%d offsets for %d terms", len(off), terms.Len()))
 	}
+	if err := flat.CheckOffsets(f, postingsOffSec, int(f.Len(postingsListSec)/4)); err != nil {
+		return nil, bad(err)
+	}
 	a, err := identAnalyzer()
 	if err != nil {
 		return nil, err
@@ -385,13 +388,11 @@ func OpenPostings(f *flat.File) (*Postings, error) {
 		if err != nil {
 			return nil, nil, bad(err)
 		}
-		if err := flat.CheckOffsets(off, len(docs)); err != nil || len(wts) != len(docs) {
-			return nil, nil, bad(fmt.Errorf("%d postings, %d weights, offsets: %v", len(docs), len(wts), err))
+		if len(wts) != len(docs) || off[len(off)-1] != uint32(len(docs)) {
+			return nil, nil, bad(fmt.Errorf("%d postings, %d weights, offsets up to %d", len(docs), len(wts), off[len(off)-1]))
 		}
-		for _, d := range docs {
-			if int(d) >= p.n {
-				return nil, nil, bad(fmt.Errorf("document %d of %d", d, p.n))
-			}
+		if err := flat.CheckRange[uint32](f, postingsListSec, p.n); err != nil {
+			return nil, nil, bad(err)
 		}
 		return docs, wts, nil
 	}

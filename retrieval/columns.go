@@ -56,28 +56,52 @@ type TableColumns struct {
 }
 
 // Column is one column of TableColumns as the index stores it: its
-// section name, its group, and a pointer to the field (*flat.Keys,
-// *flat.Strings, *flat.Lists, or a pointer to a slice).
+// section name, its group, a pointer to the field (*flat.Keys,
+// *flat.Strings, *flat.Lists, or a pointer to a slice), and what bounds
+// its values (a Lists' values), for a reader to check: "" nothing, else
+// LimitOf's argument.
 type Column struct {
 	Name, Group string
 	Ptr         any
+	Limit       string
+}
+
+// LimitOf is the bound of a column's values: "docs" (document ids),
+// "refs" (refs: documents, then extra names), or a dictionary ("kinds",
+// "libraries", "modules", "informal_sources"). It reads lengths only.
+func (c *TableColumns) LimitOf(what string) int {
+	switch what {
+	case "docs":
+		return c.Names.Len()
+	case "refs":
+		return c.Names.Len() + c.ExtraNames.Len()
+	case "kinds":
+		return c.Kinds.Len()
+	case "libraries":
+		return c.Libraries.Len()
+	case "modules":
+		return c.Modules.Len()
+	case "informal_sources":
+		return c.InformalSources.Len()
+	}
+	panic("retrieval: unknown column limit " + what)
 }
 
 // Columns lists every column (the order is the file's).
 func (c *TableColumns) Columns() []Column {
 	return []Column{
-		{"name", "core", &c.Names}, {"kinds", "core", &c.Kinds}, {"kind", "core", &c.Kind},
-		{"libraries", "core", &c.Libraries}, {"library", "core", &c.Library}, {"modules", "core", &c.Modules},
-		{"module", "core", &c.Module}, {"uses", "core", &c.Uses}, {"deps", "core", &c.Deps}, {"prior", "core", &c.PriorOrder},
-		{"suffix", "core", &c.Suffix}, {"suffix_docs", "core", &c.SuffixDocs}, {"concept", "core", &c.Concept},
-		{"concept_docs", "core", &c.ConceptDoc},
-		{"signature", "entries", &c.Signature}, {"informal_name", "entries", &c.InformalName},
-		{"informal_statement", "entries", &c.InformalStatement}, {"informal_sources", "entries", &c.InformalSources},
-		{"informal_source", "entries", &c.InformalSource}, {"extra_names", "entries", &c.ExtraNames},
-		{"statement_deps", "entries", &c.StatementDeps},
-		{"usage_premises", "usage", &c.UsagePremises}, {"usage_users", "usage", &c.UsageUsers},
-		{"name_tokens", "names", &c.NameTokens}, {"name_docs", "names", &c.NameDocs}, {"name_idf", "names", &c.NameIDF},
-		{"name_weight", "names", &c.NameWeight},
+		{"name", "core", &c.Names, ""}, {"kinds", "core", &c.Kinds, ""}, {"kind", "core", &c.Kind, "kinds"},
+		{"libraries", "core", &c.Libraries, ""}, {"library", "core", &c.Library, "libraries"}, {"modules", "core", &c.Modules, ""},
+		{"module", "core", &c.Module, "modules"}, {"uses", "core", &c.Uses, ""}, {"deps", "core", &c.Deps, "docs"},
+		{"prior", "core", &c.PriorOrder, "docs"}, {"suffix", "core", &c.Suffix, ""}, {"suffix_docs", "core", &c.SuffixDocs, "docs"},
+		{"concept", "core", &c.Concept, ""}, {"concept_docs", "core", &c.ConceptDoc, "docs"},
+		{"signature", "entries", &c.Signature, ""}, {"informal_name", "entries", &c.InformalName, ""},
+		{"informal_statement", "entries", &c.InformalStatement, ""}, {"informal_sources", "entries", &c.InformalSources, ""},
+		{"informal_source", "entries", &c.InformalSource, "informal_sources"}, {"extra_names", "entries", &c.ExtraNames, ""},
+		{"statement_deps", "entries", &c.StatementDeps, "refs"},
+		{"usage_premises", "usage", &c.UsagePremises, ""}, {"usage_users", "usage", &c.UsageUsers, "refs"},
+		{"name_tokens", "names", &c.NameTokens, ""}, {"name_docs", "names", &c.NameDocs, "docs"}, {"name_idf", "names", &c.NameIDF, ""},
+		{"name_weight", "names", &c.NameWeight, ""},
 	}
 }
 

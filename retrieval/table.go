@@ -7,8 +7,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-
-	"github.com/driftkit/driftkit/internal/flat"
 )
 
 // Table is the corpus an Engine ranks over: the documents by id (their
@@ -78,8 +76,9 @@ func OpenTable(c *TableColumns, load ColumnLoader) (*Table, error) {
 // ErrColumns is wrapped when a table's columns disagree with each other.
 var ErrColumns = errors.New("inconsistent table columns")
 
-// checkCore verifies lengths and ranges of the core columns, so that no
-// lookup can index out of range.
+// checkCore verifies the lengths of the core columns (their values' ranges
+// are the reader's to check: an index checks them as it maps the file, see
+// Column.Limit).
 func (t *Table) checkCore() error {
 	c, n := &t.c, t.n
 	bad := func(col string, format string, a ...any) error {
@@ -92,26 +91,6 @@ func (t *Table) checkCore() error {
 		return bad("kinds/libraries", "dictionaries too large")
 	case c.SuffixDocs.Len() != c.Suffix.Len() || c.ConceptDoc.Len() != c.Concept.Len():
 		return bad("suffix/concept", "keys and lists differ in length")
-	}
-	for _, k := range c.Kind {
-		if int(k) >= max(c.Kinds.Len(), 1) {
-			return bad("kind", "id %d of %d kinds", k, c.Kinds.Len())
-		}
-	}
-	for _, l := range c.Library {
-		if int(l) >= max(c.Libraries.Len(), 1) {
-			return bad("library", "id %d of %d libraries", l, c.Libraries.Len())
-		}
-	}
-	for _, m := range c.Module {
-		if int(m) >= max(c.Modules.Len(), 1) {
-			return bad("module", "id %d of %d modules", m, c.Modules.Len())
-		}
-	}
-	for _, l := range [][]int32{c.Deps.Vals, c.PriorOrder, c.SuffixDocs.Vals, c.ConceptDoc.Vals} {
-		if err := flat.CheckRange(l, n); err != nil {
-			return bad("deps/prior/suffix/concept", "%v", err)
-		}
 	}
 	return nil
 }
@@ -143,34 +122,21 @@ func (t *Table) group(name string) error {
 	return g.err
 }
 
-// checkGroup verifies a lazily loaded group's lengths and ranges.
+// checkGroup verifies a lazily loaded group's lengths.
 func checkGroup(name string, c *TableColumns, n int) error {
-	refs := n + c.ExtraNames.Len()
-	var err error
+	ok := true
 	switch name {
 	case GroupEntries:
-		switch {
-		case c.Signature.Len() != n || c.InformalName.Len() != n || c.InformalStatement.Len() != n || len(c.InformalSource) != n || c.StatementDeps.Len() != n:
-			return fmt.Errorf("%w: entry columns do not have %d rows", ErrColumns, n)
-		}
-		for _, s := range c.InformalSource {
-			if int(s) >= max(c.InformalSources.Len(), 1) {
-				return fmt.Errorf("%w: informal source id %d of %d", ErrColumns, s, c.InformalSources.Len())
-			}
-		}
-		err = flat.CheckRange(c.StatementDeps.Vals, refs)
+		ok = c.Signature.Len() == n && c.InformalName.Len() == n && c.InformalStatement.Len() == n && len(c.InformalSource) == n && c.StatementDeps.Len() == n
 	case GroupUsage:
-		if c.UsageUsers.Len() != c.UsagePremises.Len() {
-			return fmt.Errorf("%w: %d premises, %d user lists", ErrColumns, c.UsagePremises.Len(), c.UsageUsers.Len())
-		}
-		err = flat.CheckRange(c.UsageUsers.Vals, refs)
+		ok = c.UsageUsers.Len() == c.UsagePremises.Len()
 	case GroupNames:
-		if c.NameDocs.Len() != c.NameTokens.Len() || len(c.NameIDF) != c.NameTokens.Len() || len(c.NameWeight) != n {
-			return fmt.Errorf("%w: name index lengths", ErrColumns)
-		}
-		err = flat.CheckRange(c.NameDocs.Vals, n)
+		ok = c.NameDocs.Len() == c.NameTokens.Len() && len(c.NameIDF) == c.NameTokens.Len() && len(c.NameWeight) == n
 	}
-	return err
+	if !ok {
+		return fmt.Errorf("%w: the lengths of the %s columns disagree with each other or with the %d documents", ErrColumns, name, n)
+	}
+	return nil
 }
 
 // Err is the error that made the table unusable (a damaged column group

@@ -278,27 +278,3 @@ func NewLists(lists [][]int32) Lists {
 	}
 	return Lists{Off: off, Vals: vals}
 }
-
-// CheckOffsets reports whether off is a valid offset column over n values:
-// it starts at 0, never decreases and ends at n.
-func CheckOffsets(off []uint32, n int) error {
-	if len(off) == 0 || off[0] != 0 || int(off[len(off)-1]) != n {
-		return fmt.Errorf("%w: offsets do not span the %d values", ErrFormat, n)
-	}
-	for i := 1; i < len(off); i++ {
-		if off[i] < off[i-1] {
-			return fmt.Errorf("%w: offset %d decreases", ErrFormat, i)
-		}
-	}
-	return nil
-}
-
-// CheckRange reports whether every value of vals is in [0, n).
-func CheckRange(vals []int32, n int) error {
-	for i, v := range vals {
-		if v < 0 || int(v) >= n {
-			return fmt.Errorf("%w: value %d (%d) out of range [0, %d)", ErrFormat, i, v, n)
-		}
-	}
-	return nil
-}

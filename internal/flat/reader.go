@@ -132,6 +132,14 @@ func (fl *File) Mapped() bool { return fl.unmap != nil }
 // Has reports whether the file has a section.
 func (fl *File) Has(name string) bool { return fl.secs[name] != nil }
 
+// Len is the length of a section in bytes (0 when absent).
+func (fl *File) Len(name string) int64 {
+	if s := fl.secs[name]; s != nil {
+		return s.n
+	}
+	return 0
+}
+
 // Sections lists the section names in file order.
 func (fl *File) Sections() []string { return fl.order }
 
@@ -156,24 +164,94 @@ var bufPool = sync.Pool{New: func() any { b := make([]byte, 1<<20); return &b }}
 // touches).
 func (fl *File) verify(s *section) error {
 	s.once.Do(func() {
-		bp := bufPool.Get().(*[]byte)
-		defer bufPool.Put(bp)
-		buf := *bp
 		var crc uint32
-		for done := int64(0); done < s.n; {
-			k := min(int64(len(buf)), s.n-done)
-			if _, err := fl.f.ReadAt(buf[:k], s.off+done); err != nil {
-				s.err = &Error{Path: fl.path, Section: s.name, Err: err}
-				return
-			}
-			crc = crc32.Update(crc, castagnoli, buf[:k])
-			done += k
+		if err := fl.chunks(s, func(b []byte) error { crc = crc32.Update(crc, castagnoli, b); return nil }); err != nil {
+			s.err = &Error{Path: fl.path, Section: s.name, Err: err}
+			return
 		}
 		if crc != s.crc {
 			s.err = &Error{Path: fl.path, Section: s.name, Err: fmt.Errorf("%w: CRC32C %08x, the file's table says %08x", ErrFormat, crc, s.crc)}
 		}
 	})
 	return s.err
+}
+
+// chunks reads a section with pread, 1 MiB at a time (whole elements).
+func (fl *File) chunks(s *section, fn func([]byte) error) error {
+	bp := bufPool.Get().(*[]byte)
+	defer bufPool.Put(bp)
+	buf := *bp
+	for done := int64(0); done < s.n; {
+		k := min(int64(len(buf)), s.n-done)
+		if _, err := fl.f.ReadAt(buf[:k], s.off+done); err != nil {
+			return err
+		}
+		if err := fn(buf[:k]); err != nil {
+			return err
+		}
+		done += k
+	}
+	return nil
+}
+
+// Scan hands section name's values to fn in chunks read with pread (not
+// through the mapping: a check of every value does not make the section
+// resident). The section must have been taken (verified) first.
+func Scan[T Elem](fl *File, name string, fn func(chunk []T) error) error {
+	s := fl.secs[name]
+	if s == nil || s.typ != typeOf[T]() {
+		return &Error{Path: fl.path, Section: name, Err: fmt.Errorf("%w: no such section of that type", ErrFormat)}
+	}
+	size := s.typ.size()
+	err := fl.chunks(s, func(b []byte) error {
+		if hostLittleEndian {
+			return fn(unsafe.Slice((*T)(unsafe.Pointer(&b[0])), len(b)/size))
+		}
+		return fn(decode[T](b, size))
+	})
+	if err != nil {
+		var fe *Error
+		if !errors.As(err, &fe) {
+			err = &Error{Path: fl.path, Section: name, Err: err}
+		}
+	}
+	return err
+}
+
+// CheckRange checks, by Scan, that every value of a section of uint8,
+// uint16, uint32 or int32 values is in [0, limit).
+func CheckRange[T ~uint8 | ~uint16 | ~uint32 | ~int32](fl *File, name string, limit int) error {
+	i := 0
+	return Scan(fl, name, func(c []T) error {
+		for _, v := range c {
+			if int64(v) < 0 || int64(v) >= int64(limit) {
+				return &Error{Path: fl.path, Section: name, Err: fmt.Errorf("%w: value %d (%d) out of range [0, %d)", ErrFormat, i, v, limit)}
+			}
+			i++
+		}
+		return nil
+	})
+}
+
+// CheckOffsets checks, by Scan, an offset section over n values: it
+// starts at 0, never decreases and ends at n.
+func CheckOffsets(fl *File, name string, n int) error {
+	var prev uint32
+	first, count := true, 0
+	err := Scan(fl, name, func(c []uint32) error {
+		for _, v := range c {
+			if first && v != 0 || v < prev {
+				return &Error{Path: fl.path, Section: name, Err: fmt.Errorf("%w: offset %d (%d) does not follow %d", ErrFormat, count, v, prev)}
+			}
+			first, prev = false, v
+			count++
+		}
+		return nil
+	})
+	if err == nil && (count == 0 || int(prev) != n) {
+		err = &Error{Path: fl.path, Section: name, Err: fmt.Errorf("%w: offsets do not span the %d values", ErrFormat, n)}
+	}
+	return err
 }
 
 // Verify checks every section (tools and tests; readers verify what they
@@ -246,8 +324,8 @@ func (fl *File) Strings(name string) (Strings, error) {
 	if err != nil {
 		return Strings{}, err
 	}
-	if err := CheckOffsets(off, len(data)); err != nil {
-		return Strings{}, &Error{Path: fl.path, Section: name + ".off", Err: err}
+	if err := CheckOffsets(fl, name+".off", len(data)); err != nil {
+		return Strings{}, err
 	}
 	return Strings{Off: off, Data: data}, nil
 }
@@ -265,10 +343,8 @@ func (fl *File) Keys(name string) (Keys, error) {
 	if len(slots)&(len(slots)-1) != 0 || len(slots) <= s.Len() {
 		return Keys{}, &Error{Path: fl.path, Section: name + ".slots", Err: fmt.Errorf("%w: %d slots for %d keys", ErrFormat, len(slots), s.Len())}
 	}
-	for _, v := range slots {
-		if int(v) > s.Len() {
-			return Keys{}, &Error{Path: fl.path, Section: name + ".slots", Err: fmt.Errorf("%w: slot value %d beyond %d keys", ErrFormat, v, s.Len())}
-		}
+	if err := CheckRange[uint32](fl, name+".slots", s.Len()+1); err != nil {
+		return Keys{}, err
 	}
 	return Keys{Strings: s, Slots: slots}, nil
 }
@@ -284,12 +360,12 @@ func (fl *File) Lists(name string, limit int) (Lists, error) {
 	if err != nil {
 		return Lists{}, err
 	}
-	if err := CheckOffsets(off, len(vals)); err != nil {
-		return Lists{}, &Error{Path: fl.path, Section: name + ".off", Err: err}
+	if err := CheckOffsets(fl, name+".off", len(vals)); err != nil {
+		return Lists{}, err
 	}
 	if limit >= 0 {
-		if err := CheckRange(vals, limit); err != nil {
-			return Lists{}, &Error{Path: fl.path, Section: name + ".vals", Err: err}
+		if err := CheckRange[int32](fl, name+".vals", limit); err != nil {
+			return Lists{}, err
 		}
 	}
 	return Lists{Off: off, Vals: vals}, nil
