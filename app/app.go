@@ -32,13 +32,17 @@ var ErrConfig = errors.New("bad configuration")
 // (index.NewEncoder) through the manifest's spec; an encoder of a remote
 // model reaches its endpoint from the environment (OPENAI_BASE_URL,
 // OPENAI_API_KEY) with the manifest's model, unless o already has an
-// encoder or skips dense search. The projection head in WS/head is applied
-// unless o.NoHead. The returned function closes the index and the
+// encoder or skips dense search. The dense backend is the one the
+// manifest records (index.DenseSpec), reading its secrets from the
+// environment. The projection head in WS/head is applied unless o.NoHead. The returned function closes the index and the
 // encoder's clients; call it after the last search.
 func OpenIndex(ctx context.Context, wsDir string, o index.OpenOptions) (*index.Index, func(), error) {
 	closeEp := func() {}
 	if o.Endpoint == nil {
 		o.Endpoint, closeEp = Endpoint(llm.ConfigFromEnv())
+	}
+	if o.DenseEnv.Getenv == nil {
+		o.DenseEnv.Getenv = DenseEnv(nil).Getenv
 	}
 	ix, err := index.Open(ctx, wsDir, &o)
 	if err != nil {

@@ -344,7 +344,7 @@ func EvalReference(declsPath string, ref *Reference, opt EvalOptions) (*EvalRepo
 			ks.Matched++
 		}
 	}
-	for _, k := range workspace.Kinds {
+	for _, k := range workspace.Kinds() {
 		if ks := byKind[k]; ks != nil {
 			if ks.RefRows > 0 {
 				ks.Recall = float64(ks.Found) / float64(ks.RefRows)

@@ -480,7 +480,7 @@ func Run(ctx context.Context, ws *workspace.Workspace, opts Options) (*Result, e
 	if opts.Report {
 		res.Report = buildUnresolvedReport(t, results, 20)
 		for _, l := range res.Report.Libraries {
-			for _, c := range UnresolvedClasses {
+			for _, c := range unresolvedClasses {
 				rec.Count("unresolved_"+c+"_"+l.Library, l.ByClass[c])
 			}
 		}

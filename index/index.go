@@ -18,18 +18,20 @@
 //	CURRENT          the name of the current generation (replaced by an atomic rename)
 //	gen-…/           one generation, never modified after the switch but for manifest.json's head:
 //	  manifest.json  encoder spec, dims, rendering, corpus sha256, counts, size and sha256 of each file
-//	  docs.parquet   one Doc per row; row i ↔ vectors.npy row i ↔ document i of every backend
-//	  vectors.npy    float32 (rows, dims), NumPy format 1.0, C order (memory-mapped when serving)
-//	  bm25/          bleve index (BM25 scoring): text, name, kind, library fields
-//	  bm25.postings  the same BM25 index as in-memory postings (used for serving)
-//	  usage.parquet  workspace.Usage: premise → declarations whose statement uses it
+//	  table.dk       retrieval.TableColumns as a flat file (internal/flat): names, kinds, modules,
+//	                 signatures, informal texts, dependencies, usage graph, name indexes — memory-mapped
+//	  bm25.dk        the BM25 postings as a flat file (terms, postings, weights) — memory-mapped
+//	  docs.parquet   one Doc per row (texts included), for other tools; row i ↔ vectors.npy row i ↔ document i
+//	  vectors.npy    float32 (rows, dims), NumPy format 1.0, C order (memory-mapped when serving);
+//	                 only with the in-process dense backend ("dense": {"kind": "mmap"}): another
+//	                 backend (index/weaviate) keeps the vectors itself, see DenseSpec
+//	  bm25/          bleve index (BM25 scoring), only with `index --bm25-engine bleve`
+//	  usage.parquet  workspace.Usage: premise → declarations whose statement uses it, for other tools
 //	  hash_state.bin document frequencies of the hash encoder (hash only)
 package index
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -43,12 +45,11 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"unsafe"
 
+	"github.com/driftkit/driftkit/head"
 	"github.com/driftkit/driftkit/internal/flat"
 	"github.com/driftkit/driftkit/retrieval"
 	"github.com/driftkit/driftkit/workspace"
-	"github.com/driftkit/driftkit/workspace/npy"
 )
 
 // File names inside WS/index/ and a generation folder.
@@ -67,11 +68,18 @@ const (
 // generationPrefix starts the name of every generation folder.
 const generationPrefix = "gen-"
 
-// FormatVersion is the layout version of a generation. Version 1 kept the
-// files directly in WS/index/ (no generations, no file hashes); version 2
-// served from docs.parquet, usage.parquet and bm25.postings, decoded at
-// Open; version 3 serves from memory-mapped flat files (table.dk, bm25.dk).
-const FormatVersion = "driftkit-index/3"
+// FormatVersion is the layout version of a generation whose vectors are in
+// it (vectors.npy). Version 1 kept the files directly in WS/index/ (no
+// generations, no file hashes); versions 2 (vectors.npy) and 3 (vectors in
+// another backend) served from docs.parquet, usage.parquet and
+// bm25.postings, decoded at Open; version 4 serves from memory-mapped flat
+// files (table.dk, bm25.dk) that Open does not decode.
+const FormatVersion = "driftkit-index/4"
+
+// FormatRemoteDense is the layout of a generation whose vectors another
+// dense backend holds (no vectors.npy): a driftkit that predates the
+// registry refuses it instead of failing on the missing file.
+const FormatRemoteDense = "driftkit-index/4+remote-dense"
 
 // generationFiles are the files of a generation that are not an encoder's
 // state (Manifest.Files lists those too).
@@ -127,6 +135,9 @@ type Manifest struct {
 	// candidate scores, recorded by `index` when one fits at build time and
 	// by `train head` when it writes a new one.
 	Head *HeadInfo `json:"head,omitempty"`
+	// Dense is the backend that holds the vectors (nil in generations
+	// written before the registry: the in-process one, DenseMmap).
+	Dense *DenseSpec `json:"dense,omitempty"`
 }
 
 // FileSum is the size and sha256 of a file.
@@ -178,9 +189,9 @@ func readManifest(genDir string) (*Manifest, error) {
 		return nil, &workspace.FileError{Path: path, Row: -1,
 			Err: fmt.Errorf("%w: malformed index manifest (JSON: %v)", ErrStale, err)}
 	}
-	if m.Format != FormatVersion {
+	if m.Format != FormatVersion && m.Format != FormatRemoteDense {
 		return nil, &workspace.FileError{Path: path, Row: -1,
-			Err: fmt.Errorf("%w: format %q, this driftkit reads %q: rebuild it with `driftkit index`", ErrStale, m.Format, FormatVersion)}
+			Err: fmt.Errorf("%w: format %q, this driftkit reads %q and %q: rebuild it with `driftkit index`", ErrStale, m.Format, FormatVersion, FormatRemoteDense)}
 	}
 	if m.Generation != filepath.Base(genDir) {
 		return nil, &workspace.FileError{Path: path, Row: -1,
@@ -210,19 +221,32 @@ func CurrentDir(wsDir string) (string, error) {
 	return filepath.Join(dir, id), nil
 }
 
-// sumFile hashes a file.
+// sumFile hashes a file for the manifest (workspace.HashFile), and adds
+// its CRC32C.
 func sumFile(path string) (FileSum, error) {
+	sum, n, err := workspace.HashFile(path)
+	if err != nil {
+		return FileSum{}, err
+	}
+	c, err := fileCRC(path)
+	if err != nil {
+		return FileSum{}, err
+	}
+	return FileSum{Size: n, SHA256: sum, CRC32C: c}, nil
+}
+
+// fileCRC is a file's CRC32C (hex).
+func fileCRC(path string) (string, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return FileSum{}, err
+		return "", err
 	}
 	defer f.Close()
-	h, c := sha256.New(), crc32.New(castagnoli)
-	n, err := io.Copy(io.MultiWriter(h, c), f)
-	if err != nil {
-		return FileSum{}, err
+	c := crc32.New(castagnoli)
+	if _, err := io.Copy(c, f); err != nil {
+		return "", err
 	}
-	return FileSum{Size: n, SHA256: hex.EncodeToString(h.Sum(nil)), CRC32C: fmt.Sprintf("%08x", c.Sum32())}, nil
+	return fmt.Sprintf("%08x", c.Sum32()), nil
 }
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
@@ -314,11 +338,9 @@ type OpenOptions struct {
 	// every mode (retrieval.ErrNoDense, retrieval.ErrNoLexical). It
 	// overrides NoDense.
 	VectorsOnly bool
-	// WrapDense, when not nil, is given the dense backend Open made (the
-	// in-memory store, wrapped by the projection head) and returns the one
-	// search uses: an external vector store, an instrumented or test
-	// backend.
-	WrapDense func(retrieval.DenseBackend) (retrieval.DenseBackend, error)
+	// DenseEnv gives the generation's dense backend (DenseSpec) its secrets
+	// and overrides; app.OpenIndex reads them from the environment.
+	DenseEnv DenseEnv
 }
 
 // Generation is one loaded generation of an index: documents, vectors,
@@ -329,9 +351,7 @@ type Generation struct {
 	id, dir string
 	man     Manifest
 	table   *retrieval.Table
-	vectors *npy.Matrix // nil with NoDense
-	raw     *Store
-	head    *headBackend
+	dense   DenseStore // nil with NoDense
 	post    *Postings
 	bleve   *bleveBackend
 	enc     Encoder
@@ -354,9 +374,21 @@ func (g *Generation) Manifest() Manifest { return g.man }
 // pinned (what it returns is copied and may be kept).
 func (g *Generation) Table() *retrieval.Table { return g.table }
 
-// Vectors is the raw document vectors (nil when opened with NoDense); valid
-// while the generation is pinned.
-func (g *Generation) Vectors() *Store { return g.raw }
+// Vectors is the raw document vectors, row i = document i, valid while the
+// generation is pinned: the mapped vectors.npy, or every vector a remote
+// backend holds, read on the call. It fails with retrieval.ErrNoDense when
+// the index was opened with NoDense.
+func (g *Generation) Vectors(ctx context.Context) (*Store, error) {
+	if g.dense == nil {
+		return nil, retrieval.ErrNoDense
+	}
+	return g.dense.Vectors(ctx)
+}
+
+// Dense is the generation's dense backend as recorded in its manifest.
+func (g *Generation) Dense() DenseSpec {
+	return DenseSpec{Kind: g.man.Dense.denseKind(), Params: g.man.Dense.params()}
+}
 
 // EachDocument calls fn for every document of the generation, in row order
 // (row i is Vectors' document i), texts included. It streams the
@@ -386,8 +418,12 @@ func (g *Generation) EachDocument(ctx context.Context, fn func(row int, d *Doc) 
 	return err
 }
 
-// Mapped reports whether the vectors are memory-mapped.
-func (g *Generation) Mapped() bool { return g.vectors != nil && g.vectors.Mapped }
+// Mapped reports whether the vectors are memory-mapped (the in-process
+// backend, not read onto the heap).
+func (g *Generation) Mapped() bool {
+	m, ok := g.dense.(interface{ Mapped() bool })
+	return ok && m.Mapped()
+}
 
 // tryAcquire takes a reference unless the generation is already released
 // for good.
@@ -414,8 +450,8 @@ func (g *Generation) close() error {
 	if g.bleve != nil {
 		errs = append(errs, g.bleve.Close())
 	}
-	if g.vectors != nil {
-		errs = append(errs, g.vectors.Close())
+	if g.dense != nil {
+		errs = append(errs, g.dense.Close())
 	}
 	for _, f := range []*flat.File{g.tableFile, g.postFile} {
 		if f != nil {
@@ -477,10 +513,7 @@ func openGeneration(ctx context.Context, wsDir, id string, opts *OpenOptions) (_
 func (g *Generation) checkFiles(opts *OpenOptions) error {
 	m := &g.man
 	dense := !opts.NoDense || opts.VectorsOnly
-	names := []string{TableName}
-	if dense {
-		names = append(names, VectorsName)
-	}
+	names := []string{TableName} // vectors.npy is the mmap backend's to check
 	if !opts.BleveBM25 && !opts.VectorsOnly {
 		names = append(names, PostingsName)
 	}
@@ -500,65 +533,6 @@ func (g *Generation) checkFiles(opts *OpenOptions) error {
 		}
 	}
 	return nil
-}
-
-// openDense maps the vectors and makes the query encoder and the dense
-// backend (the projection head's, when WS/head fits, built on first use).
-func (g *Generation) openDense(ctx context.Context, wsDir string, opts *OpenOptions) (err error) {
-	m := &g.man
-	if g.vectors, err = npy.Open(filepath.Join(g.dir, VectorsName)); err != nil {
-		return err
-	}
-	if g.vectors.Rows != m.Docs || g.vectors.Cols != m.Dims {
-		return fmt.Errorf("%s: %w: vectors.npy is (%d, %d), manifest says (%d, %d)", g.dir, ErrStale, g.vectors.Rows, g.vectors.Cols, m.Docs, m.Dims)
-	}
-	g.raw = NewStore(g.vectors.Data, g.vectors.Rows, g.vectors.Cols)
-	if g.raw.check, err = g.vectorsCheck(); err != nil {
-		return err
-	}
-	if opts.VectorsOnly {
-		return g.raw.Verify() // the export reads every vector anyway
-	}
-	if g.enc, err = queryEncoder(ctx, g.dir, m, opts); err != nil {
-		return err
-	}
-	var dense retrieval.DenseBackend = g.raw
-	if !opts.NoHead {
-		if g.head, err = loadHead(wsDir, m, g.table, g.raw); err != nil {
-			return err
-		}
-		if g.head != nil {
-			dense = g.head
-		}
-	}
-	if opts.WrapDense != nil {
-		if dense, err = opts.WrapDense(dense); err != nil {
-			return err
-		}
-	}
-	g.engine.Dense, g.engine.Encoder = dense, g.enc
-	return nil
-}
-
-// vectorsCheck returns the check of vectors.npy against the CRC32C the
-// manifest records, run by the first dense search: the header (read now,
-// while the file is surely there) and then the mapped data.
-func (g *Generation) vectorsCheck() (func() error, error) {
-	path := filepath.Join(g.dir, VectorsName)
-	data := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(g.vectors.Data))), 4*len(g.vectors.Data))
-	head, err := fileHead(path, int64(len(data)))
-	if err != nil {
-		return nil, err
-	}
-	want := g.man.Files[VectorsName].CRC32C
-	return func() error {
-		got := fmt.Sprintf("%08x", crc32.Update(crc32.Checksum(head, castagnoli), castagnoli, data))
-		if got != want {
-			return &workspace.FileError{Path: path, Row: -1,
-				Err: fmt.Errorf("%w: CRC32C %s, the manifest says %s (the file is damaged or not this generation's)", ErrStale, got, want)}
-		}
-		return nil
-	}, nil
 }
 
 // openLexical opens the BM25 engine: the postings, or bleve when asked
@@ -591,6 +565,31 @@ func (g *Generation) openLexical(opts *OpenOptions) (err error) {
 		return fmt.Errorf("%s: %w: postings cover %d docs, the generation has %d", g.dir, ErrStale, g.post.n, g.man.Docs)
 	}
 	g.engine.Lexical = g.post
+	return nil
+}
+
+// openDense opens the dense backend the manifest names, with the
+// workspace's head unless opts says otherwise, and the query encoder.
+func (g *Generation) openDense(ctx context.Context, wsDir string, opts *OpenOptions) error {
+	m := &g.man
+	cfg, err := ParseDense(m.Dense.denseKind(), m.Dense.params(), opts.DenseEnv)
+	if err != nil {
+		return &workspace.FileError{Path: filepath.Join(g.dir, ManifestName), Row: -1, Err: err}
+	}
+	var h *head.Head
+	if !opts.NoHead && !opts.VectorsOnly {
+		if h, err = loadHead(wsDir, m); err != nil {
+			return err
+		}
+	}
+	g.dense, err = cfg.Open(ctx, &DenseOpen{Workspace: wsDir, Dir: g.dir, Manifest: m, Table: g.table, Head: h, VectorsOnly: opts.VectorsOnly})
+	if err != nil || opts.VectorsOnly {
+		return err
+	}
+	if g.enc, err = queryEncoder(ctx, g.dir, m, opts); err != nil {
+		return err
+	}
+	g.engine.Dense, g.engine.Encoder = g.dense, g.enc
 	return nil
 }
 
@@ -857,9 +856,13 @@ func (ix *Index) UsageCount(premise string, exclude []string) int {
 }
 
 // Head describes the projection head applied to dense candidate scores, or nil.
-func (ix *Index) Head() *HeadInfo {
-	if h := ix.cur.Load().head; h != nil {
-		return h.info
+func (ix *Index) Head() *HeadInfo { return ix.cur.Load().Head() }
+
+// Head describes the projection head this generation applies to dense
+// candidate scores, or nil.
+func (g *Generation) Head() *HeadInfo {
+	if g.dense != nil {
+		return g.dense.Head()
 	}
 	return nil
 }

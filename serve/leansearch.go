@@ -57,12 +57,11 @@ const DefaultLeanSearchResults = 6
 
 func (s *Server) parseLeanSearch(r *http.Request) ([]string, int, error) {
 	var req leanSearchRequest
-	dec := json.NewDecoder(r.Body)
-	if err := dec.Decode(&req); err != nil {
-		var mb *http.MaxBytesError
-		if errorsAs(err, &mb) {
-			return nil, 0, err
-		}
+	body, err := readBody(r)
+	if err != nil {
+		return nil, 0, err
+	}
+	if err := json.Unmarshal(body, &req); err != nil {
 		return nil, 0, badField("body", "want a JSON object {\"query\": [\"…\"], \"num_results\": n}: %v", err)
 	}
 	var queries []string
@@ -129,18 +128,20 @@ func (s *Server) handleLeanSearch(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	base := "http://" + r.Host
-	if r.TLS != nil {
-		base = "https://" + r.Host
+	// Links are relative unless the server knows its public address: the
+	// request's Host header is the client's to choose.
+	base := ""
+	if s.public != nil {
+		base = s.public.String()
 	}
 	qs := make([]retrieval.Query, len(queries))
 	for i, text := range queries {
 		qs[i] = retrieval.Query{Text: text, K: n, Mode: retrieval.ModeBest,
 			Profile: retrieval.ProfileAuto, Filter: retrieval.Filter{AllKinds: true}}
 	}
-	v, release := ws.Index.Pin()
+	p, release := ws.pin()
 	defer release()
-	all, err := s.leanSearchAll(r.Context(), ws, v, qs)
+	all, err := s.leanSearchAll(r.Context(), ws, p, qs)
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -149,11 +150,11 @@ func (s *Server) handleLeanSearch(w http.ResponseWriter, r *http.Request) {
 	for i, hits := range all {
 		out[i] = make([]LeanSearchResult, 0, len(hits))
 		for _, h := range hits {
-			e, _ := v.Lookup(h.Name)
+			e, _ := p.Lookup(h.Name)
 			le := LeanSearchEntry{Name: SplitName(h.Name), ModuleName: SplitName(h.Module), Kind: h.Kind,
 				Type: LeanType(e.Signature), Signature: e.Signature, DocURL: base + s.declPage(ws, h.Name),
 				InformalName: e.InformalName, InformalDescription: e.InformalStatement}
-			le.Docstring = ws.Decls().Docstring(h.Name)
+			le.Docstring = p.decls.Docstring(h.Name)
 			if e.InformalSource == "docstring" {
 				// The index's informal text is the docstring itself.
 				le.InformalName, le.InformalDescription = "", ""

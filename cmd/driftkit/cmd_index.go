@@ -36,6 +36,11 @@ type indexOptions struct {
 	NoCache  bool
 	// BM25Engine "bleve" also builds the bleve index (mem: postings only).
 	BM25Engine string
+	// Backend is the dense backend kind (--backend), BackendParams its
+	// settings (--backend-param).
+	Backend       string
+	BackendParams paramFlag
+	dense         *index.DenseSpec
 
 	fs     *flag.FlagSet // to tell a given --dim from its default
 	dimSet bool
@@ -55,6 +60,9 @@ func (o *indexOptions) AddFlags(fs *flag.FlagSet) {
 	o.LLM.RegisterEmbeddingFlags(fs)
 	fs.StringVar(&o.BM25Engine, "bm25-engine", "mem", "BM25 indexes to build: mem (the in-memory postings, always built) or bleve (the bleve index as well, for search --bm25-engine bleve)")
 	fs.BoolVar(&o.NoCache, "no-cache", false, "embed every document: neither read nor write the embedding cache WS/embeddings/ (the hash encoder never uses it)")
+	fs.StringVar(&o.Backend, "backend", index.DenseMmap, "where the vectors are kept and searched: "+app.OrList(index.DenseKinds())+
+		" (mmap: vectors.npy in the generation, memory-mapped; recorded in the manifest, every reader opens it)")
+	fs.Var(&o.BackendParams, "backend-param", "a setting of the dense backend, `key=value` (repeatable; recorded in the manifest, never a secret)")
 }
 
 func (o *indexOptions) Validate(args []string) error {
@@ -75,6 +83,10 @@ func (o *indexOptions) Validate(args []string) error {
 		return fmt.Errorf("%w: --max-chars %d (want at least 1)", errUsage, o.MaxChars)
 	}
 	o.fs.Visit(func(f *flag.Flag) { o.dimSet = o.dimSet || f.Name == "dim" })
+	var err error
+	if o.dense, err = app.DenseSpec(o.Backend, o.BackendParams); err != nil {
+		return usageOf(err)
+	}
 	return usageOf(app.CheckEncoderKind(o.Encoder))
 }
 
@@ -100,8 +112,9 @@ func runIndex(ctx context.Context, o *indexOptions, env *Env, args []string) err
 		return usageOf(err)
 	}
 	defer closeEnc()
-	st, err := index.Build(ctx, ws, index.BuildOptions{Encoder: enc, Force: o.stage.Force, BatchSize: o.Batch, NoCache: o.NoCache, Bleve: o.BM25Engine == "bleve",
-		Warn: func(msg string) { fmt.Fprintln(env.Stderr, "driftkit index:", msg) }})
+	warn := func(msg string) { fmt.Fprintln(env.Stderr, "driftkit index:", msg) }
+	st, err := index.Build(ctx, ws, index.BuildOptions{Encoder: enc, Force: o.stage.Force, BatchSize: o.Batch, NoCache: o.NoCache,
+		Bleve: o.BM25Engine == "bleve", Warn: warn, Dense: o.dense, DenseEnv: app.DenseEnv(warn)})
 	if err != nil {
 		return err
 	}
