@@ -1,7 +1,6 @@
 package index
 
 import (
-	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/binary"
@@ -16,6 +15,7 @@ import (
 	"strings"
 	"sync"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/driftkit/driftkit/retrieval"
 	"github.com/driftkit/driftkit/workspace"
@@ -116,42 +116,73 @@ func hash64(prefix byte, s string) uint64 {
 // features lists the distinct hashed features of text, sorted by hash, with
 // their term frequencies (character n-grams count ngramWeight each). The
 // order is deterministic so that vectors are bit-for-bit reproducible.
+//
+// It runs twice per document when an index is built (Fit, then Encode), so
+// it allocates only its scratch: tokens are lower-cased into a buffer,
+// trigrams hashed from a byte buffer, and the hashes of the two weights
+// sorted as plain uint64 lists and merged (the sums of 1s and halves are
+// exact in float32, so the merge order cannot change them).
 func (h *HashEncoder) features(text string) []feature {
-	var raw []feature
+	sc := featurePool.Get().(*featureScratch)
+	defer featurePool.Put(sc)
+	ones, halves, g, lower, offs := sc.ones[:0], sc.halves[:0], sc.g, sc.lower, sc.offs
 	retrieval.Words(text, func(w string, _, _ int) {
 		n := 0
-		retrieval.SubTokens(w, func(t string) {
+		retrieval.SubTokensBuf(w, &lower, func(t string) {
 			n++
-			raw = append(raw, feature{hash64('t', t), 1})
+			ones = append(ones, hash64('t', t))
 			if utf8.RuneCountInString(t) >= 3 {
-				g := "#" + t + "#"
+				g = append(append(append(g[:0], '#'), t...), '#')
 				// byte offsets of the rune starts, then every 3-rune window.
-				var offs [64]int
-				o := offs[:0]
-				for i := range g {
-					o = append(o, i)
+				offs = offs[:0]
+				for i := 0; i < len(g); {
+					offs = append(offs, i)
+					_, k := utf8.DecodeRune(g[i:])
+					i += k
 				}
-				o = append(o, len(g))
-				for i := 0; i+3 < len(o); i++ {
-					raw = append(raw, feature{hash64('c', g[o[i]:o[i+3]]), h.ngramWeight})
+				offs = append(offs, len(g))
+				gs := unsafe.String(unsafe.SliceData(g), len(g))
+				for i := 0; i+3 < len(offs); i++ {
+					halves = append(halves, hash64('c', gs[offs[i]:offs[i+3]]))
 				}
 			}
 		})
 		if n > 1 {
-			raw = append(raw, feature{hash64('i', strings.ToLower(w)), 1})
+			ones = append(ones, hash64('i', strings.ToLower(w)))
 		}
 	})
-	slices.SortFunc(raw, func(a, b feature) int { return cmp.Compare(a.h, b.h) })
-	out := raw[:0]
-	for _, f := range raw {
-		if len(out) > 0 && out[len(out)-1].h == f.h {
-			out[len(out)-1].w += f.w
-			continue
+	slices.Sort(ones)
+	slices.Sort(halves)
+	out := make([]feature, 0, len(ones)+len(halves))
+	add := func(x uint64, w float32) {
+		if k := len(out); k > 0 && out[k-1].h == x {
+			out[k-1].w += w
+			return
 		}
-		out = append(out, f)
+		out = append(out, feature{x, w})
 	}
+	i, j := 0, 0
+	for i < len(ones) || j < len(halves) {
+		if j == len(halves) || i < len(ones) && ones[i] <= halves[j] {
+			add(ones[i], 1)
+			i++
+		} else {
+			add(halves[j], h.ngramWeight)
+			j++
+		}
+	}
+	sc.ones, sc.halves, sc.g, sc.lower, sc.offs = ones, halves, g, lower, offs
 	return out
 }
+
+// featureScratch is features' reusable working memory.
+type featureScratch struct {
+	ones, halves []uint64
+	g, lower     []byte
+	offs         []int
+}
+
+var featurePool = sync.Pool{New: func() any { return new(featureScratch) }}
 
 // Fit learns document frequencies from the corpus texts (on all cores).
 func (h *HashEncoder) Fit(texts []string) {

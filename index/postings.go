@@ -89,30 +89,84 @@ type chunkTerms struct {
 
 type termTF struct{ term, tf int32 }
 
-// analyzeChunk analyses documents [start, end).
+// termFilter applies an analyzer's token filters (lower case, stop words,
+// Porter) to one token at a time, remembering each token's result: the
+// filters are token-local, so the memo gives exactly what Analyze gives,
+// at a map lookup per token instead of a stemming. Not safe for concurrent
+// use (one per worker).
+type termFilter struct {
+	filters []analysis.TokenFilter
+	memo    map[string]filtered
+}
+
+type filtered struct {
+	term string
+	keep bool
+}
+
+func newTermFilter(a analysis.Analyzer) (*termFilter, error) {
+	da, ok := a.(*analysis.DefaultAnalyzer)
+	if !ok || da.CharFilters != nil {
+		return nil, fmt.Errorf("index: the BM25 analyzer is a %T, not a plain token filter chain", a)
+	}
+	return &termFilter{filters: da.TokenFilters, memo: map[string]filtered{}}, nil
+}
+
+// term is what the filters make of one token (keep false: dropped).
+func (f *termFilter) term(tok string) (string, bool) {
+	if r, ok := f.memo[tok]; ok {
+		return r.term, r.keep
+	}
+	ts := analysis.TokenStream{&analysis.Token{Term: []byte(tok), Position: 1, Type: analysis.AlphaNumeric}}
+	for _, tf := range f.filters {
+		ts = tf.Filter(ts)
+	}
+	r := filtered{}
+	if len(ts) == 1 {
+		r = filtered{string(ts[0].Term), true}
+	} else if len(ts) > 1 {
+		panic("index: a BM25 token filter split a token")
+	}
+	f.memo[strings.Clone(tok)] = r
+	return r.term, r.keep
+}
+
+// analyzeChunk analyses documents [start, end): the tokenizer's walk and
+// the memoized filters, the same terms as Analyze without its per-token
+// allocations.
 func analyzeChunk(ctx context.Context, a analysis.Analyzer, texts []string, start, end int) (*chunkTerms, error) {
+	f, err := newTermFilter(a)
+	if err != nil {
+		return nil, err
+	}
 	c := &chunkTerms{start: start, id: map[string]int32{}, docOff: []int{0}}
 	tf := map[int32]int32{}
+	var buf []byte
 	for i := start; i < end; i++ {
 		if (i-start)%1024 == 0 && ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		toks := a.Analyze([]byte(texts[i]))
 		clear(tf)
-		for _, t := range toks {
-			id, ok := c.id[string(t.Term)]
+		n := int32(0)
+		identTokens(texts[i], &buf, func(tok string, _, _ int, _ bool) {
+			t, keep := f.term(tok)
+			if !keep {
+				return
+			}
+			n++
+			id, ok := c.id[t]
 			if !ok {
 				id = int32(len(c.terms))
-				c.terms = append(c.terms, string(t.Term))
-				c.id[c.terms[id]] = id
+				c.terms = append(c.terms, t)
+				c.id[t] = id
 			}
 			tf[id]++
-		}
-		for id, n := range tf {
-			c.pairs = append(c.pairs, termTF{id, n})
+		})
+		for id, k := range tf {
+			c.pairs = append(c.pairs, termTF{id, k})
 		}
 		c.docOff = append(c.docOff, len(c.pairs))
-		c.length = append(c.length, int32(len(toks)))
+		c.length = append(c.length, n)
 	}
 	return c, nil
 }
