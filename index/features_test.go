@@ -135,3 +135,30 @@ func TestAnalyzeChunkMatchesAnalyze(t *testing.T) {
 		}
 	}
 }
+
+// Fit counts each distinct feature of a document once, as a count over
+// the reference features does.
+func TestFitMatchesReference(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	words := []string{"group", "Groups", "ConNF.litter_set", "ℝ≥0∞", "x2", "a", "HTTPServer", "theorem", "Nat.Prime", "\x00", ""}
+	var texts []string
+	for range 3000 {
+		var b strings.Builder
+		for range r.IntN(40) {
+			b.WriteString(words[r.IntN(len(words))])
+			b.WriteByte(" .(_"[r.IntN(4)])
+		}
+		texts = append(texts, b.String())
+	}
+	h := NewHashEncoder(64)
+	h.Fit(texts)
+	want := make([]uint32, dfBuckets)
+	for _, text := range texts {
+		for _, f := range h.featuresReference(text) {
+			want[f.h%dfBuckets]++
+		}
+	}
+	if !slices.Equal(h.df, want) {
+		t.Fatal("Fit's document frequencies differ from the reference features'")
+	}
+}

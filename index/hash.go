@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/bits"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -125,6 +126,35 @@ func hash64(prefix byte, s string) uint64 {
 func (h *HashEncoder) features(text string) []feature {
 	sc := featurePool.Get().(*featureScratch)
 	defer featurePool.Put(sc)
+	h.rawFeatures(text, sc)
+	ones, halves := sc.ones, sc.halves
+	slices.Sort(ones)
+	slices.Sort(halves)
+	out := make([]feature, 0, len(ones)+len(halves))
+	add := func(x uint64, w float32) {
+		if k := len(out); k > 0 && out[k-1].h == x {
+			out[k-1].w += w
+			return
+		}
+		out = append(out, feature{x, w})
+	}
+	i, j := 0, 0
+	for i < len(ones) || j < len(halves) {
+		if j == len(halves) || i < len(ones) && ones[i] <= halves[j] {
+			add(ones[i], 1)
+			i++
+		} else {
+			add(halves[j], h.ngramWeight)
+			j++
+		}
+	}
+	return out
+}
+
+// rawFeatures fills sc.ones and sc.halves with the hashes of text's
+// features of weight 1 (tokens, identifiers) and ngramWeight (trigrams),
+// repeats included, in text order.
+func (h *HashEncoder) rawFeatures(text string, sc *featureScratch) {
 	ones, halves, g, lower, offs := sc.ones[:0], sc.halves[:0], sc.g, sc.lower, sc.offs
 	retrieval.Words(text, func(w string, _, _ int) {
 		n := 0
@@ -151,28 +181,7 @@ func (h *HashEncoder) features(text string) []feature {
 			ones = append(ones, hash64('i', strings.ToLower(w)))
 		}
 	})
-	slices.Sort(ones)
-	slices.Sort(halves)
-	out := make([]feature, 0, len(ones)+len(halves))
-	add := func(x uint64, w float32) {
-		if k := len(out); k > 0 && out[k-1].h == x {
-			out[k-1].w += w
-			return
-		}
-		out = append(out, feature{x, w})
-	}
-	i, j := 0, 0
-	for i < len(ones) || j < len(halves) {
-		if j == len(halves) || i < len(ones) && ones[i] <= halves[j] {
-			add(ones[i], 1)
-			i++
-		} else {
-			add(halves[j], h.ngramWeight)
-			j++
-		}
-	}
 	sc.ones, sc.halves, sc.g, sc.lower, sc.offs = ones, halves, g, lower, offs
-	return out
 }
 
 // featureScratch is features' reusable working memory.
@@ -180,6 +189,43 @@ type featureScratch struct {
 	ones, halves []uint64
 	g, lower     []byte
 	offs         []int
+	set          []uint64 // countDistinct's hash set
+}
+
+// countDistinct adds 1 to df[x % dfBuckets] for every distinct hash x of
+// sc.ones and sc.halves: what Fit counts, without sorting (the counts are
+// integers, so their order does not matter).
+func (sc *featureScratch) countDistinct(df []uint32) {
+	n := len(sc.ones) + len(sc.halves)
+	size := 1 << bits.Len(uint(2*n))
+	if cap(sc.set) < size {
+		sc.set = make([]uint64, size)
+	}
+	set := sc.set[:size]
+	clear(set)
+	shift := 64 - bits.Len(uint(size-1))
+	zero := false
+	for _, l := range [][]uint64{sc.ones, sc.halves} {
+		for _, x := range l {
+			if x == 0 { // 0 marks an empty slot
+				if !zero {
+					zero = true
+					df[0]++
+				}
+				continue
+			}
+			for i := (x * 0x9e3779b97f4a7c15) >> shift; ; i = (i + 1) & uint64(size-1) {
+				if set[i] == x {
+					break
+				}
+				if set[i] == 0 {
+					set[i] = x
+					df[x%dfBuckets]++
+					break
+				}
+			}
+		}
+	}
 }
 
 var featurePool = sync.Pool{New: func() any { return new(featureScratch) }}
@@ -196,10 +242,10 @@ func (h *HashEncoder) Fit(texts []string) {
 		go func() {
 			defer wg.Done()
 			df := make([]uint32, dfBuckets)
+			sc := new(featureScratch)
 			for i := w; i < len(texts); i += workers {
-				for _, f := range h.features(texts[i]) {
-					df[f.h%dfBuckets]++
-				}
+				h.rawFeatures(texts[i], sc)
+				sc.countDistinct(df)
 			}
 			parts[w] = df
 		}()
