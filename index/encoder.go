@@ -68,13 +68,17 @@ type EncoderSpec struct {
 	Fallback bool `json:"fallback,omitempty"`
 	// Params holds settings of one kind that the fields above do not cover.
 	Params map[string]string `json:"params,omitempty"`
+	// Roles are the query and document prefixes or input types (E5, BGE,
+	// Qwen3 embeddings); their JSON fields sit at the spec's top level.
+	Roles
 }
 
 // Key is a stable hash of everything that decides the vectors (all fields
-// but BaseURL): the key of an embedding cache, equal for equal specs across
-// processes and versions.
+// but BaseURL and the preset's name): the key of an embedding cache, equal
+// for equal specs across processes and versions. Empty roles add nothing to
+// the JSON, so specs without prefixes keep the keys they had.
 func (s EncoderSpec) Key() string {
-	s.BaseURL = ""
+	s.BaseURL, s.Preset = "", ""
 	b, err := json.Marshal(s) // struct fields in order, map keys sorted
 	if err != nil {
 		panic(err) // a struct of strings, ints and a string map always marshals
@@ -85,10 +89,13 @@ func (s EncoderSpec) Key() string {
 
 // Compatible reports whether a query encoder of spec q embeds into the same
 // space as documents of spec s: same kind, model, dimension, normalisation
-// and fitted state.
+// fitted state and roles (prefixes).
 func (s EncoderSpec) Compatible(q EncoderSpec) error {
 	if s.Kind != q.Kind || s.Model != q.Model || s.Dims != q.Dims || s.Normalize != q.Normalize || s.State != q.State {
 		return fmt.Errorf("query encoder %s (model %q, %d dims) does not match the index's %s (model %q, %d dims)", q.Kind, q.Model, q.Dims, s.Kind, s.Model, s.Dims)
+	}
+	if !s.Roles.equal(q.Roles) {
+		return fmt.Errorf("query encoder %s has %s, the index was built with %s", q.Kind, q.Roles, s.Roles)
 	}
 	return nil
 }

@@ -488,7 +488,7 @@ func queryEncoder(dir string, m *Manifest, opts *OpenOptions) (Encoder, error) {
 	if err := spec.Compatible(enc.Spec()); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrStale, err)
 	}
-	return enc, nil
+	return ForQueries(enc), nil
 }
 
 func cloneStrings(s []string) []string {

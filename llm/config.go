@@ -40,6 +40,12 @@ type Config struct {
 	// free. Empty: DefaultBaseURL.
 	BaseURLs []string
 	APIKey   string
+	// KeyScope lists the base URLs APIKey was configured for: the key is
+	// sent only to endpoints on one of their origins (scheme, host, port),
+	// never to another host that a flag, a manifest or a caller names.
+	// ConfigFromEnv sets it to OPENAI_BASE_URL, else DefaultBaseURL (the
+	// host OPENAI_API_KEY is meant for). Empty: the key belongs to BaseURLs.
+	KeyScope []string
 	// Model is the default chat model (ChatRequest.Model overrides it).
 	Model string
 	// Concurrency bounds requests in flight (default 8).
@@ -71,12 +77,26 @@ type Config struct {
 }
 
 // ConfigFromEnv returns a Config with BaseURLs from OPENAI_BASE_URL (several
-// separated by commas or spaces) and APIKey from OPENAI_API_KEY.
+// separated by commas or spaces) and APIKey from OPENAI_API_KEY, scoped to
+// OPENAI_BASE_URL's hosts, or to DefaultBaseURL's when it is unset: a
+// --base-url or an index's recorded endpoint elsewhere does not get the key.
 func ConfigFromEnv() Config {
 	var c Config
 	c.BaseURLs = SplitURLs(os.Getenv("OPENAI_BASE_URL"))
 	c.APIKey = os.Getenv("OPENAI_API_KEY")
+	c.KeyScope = c.BaseURLs
+	if len(c.KeyScope) == 0 {
+		c.KeyScope = []string{DefaultBaseURL}
+	}
 	return c
+}
+
+// keyScope is where the key may go (KeyScope, else BaseURLs).
+func (c Config) keyScope() []string {
+	if len(c.KeyScope) > 0 {
+		return c.KeyScope
+	}
+	return c.BaseURLs
 }
 
 // SplitURLs splits a list of base URLs separated by commas or white space.

