@@ -27,104 +27,31 @@ import (
 // usage error (exit 2).
 var ErrConfig = errors.New("bad configuration")
 
-// NewOpenAIEncoder wires an llm.Client (retries, rate limits, timeouts) into
-// an index.OpenAIEncoder for model lc.Model; cfg gives batch size,
-// truncation, dimension (0 probes the endpoint) and roles (prefixes).
-// The returned function closes the client.
-func NewOpenAIEncoder(ctx context.Context, lc llm.Config, cfg index.OpenAIConfig) (*index.OpenAIEncoder, func(), error) {
-	if err := lc.Finalize(); err != nil {
-		return nil, nil, fmt.Errorf("%w: %v", ErrConfig, err)
-	}
-	c, err := llm.New(lc)
-	if err != nil {
-		return nil, nil, err
-	}
-	cfg.Model, cfg.BaseURL, cfg.Concurrency = lc.Model, strings.Join(c.Config().BaseURLs, ","), c.Config().Concurrency
-	e, err := index.NewOpenAIEncoder(ctx, Embedder(c, lc.Model), cfg)
-	if err != nil {
-		c.Close()
-		return nil, nil, err
-	}
-	return e, c.Close, nil
-}
-
-// Embedder adapts an llm.Client to index.Embedder and
-// index.InputTypeEmbedder for model.
-func Embedder(c *llm.Client, model string) index.Embedder { return embedder{c, model} }
-
-type embedder struct {
-	c     *llm.Client
-	model string
-}
-
-func (e embedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
-	return e.EmbedInputType(ctx, "", texts)
-}
-
-func (e embedder) EmbedInputType(ctx context.Context, inputType string, texts []string) ([][]float32, error) {
-	v, _, err := e.c.EmbedAs(ctx, llm.EmbeddingBody{Model: e.model, Input: texts, InputType: inputType})
-	return v, err
-}
-
-// ErrNoEndpoint is wrapped when an index of a remote embeddings model
-// records no endpoint and none was given.
-var ErrNoEndpoint = errors.New("no embeddings endpoint")
-
-// QueryEndpoints are the embeddings endpoints a query encoder for m uses:
-// override (a flag) when given, else the endpoint the index was built with
-// (its manifest), else OPENAI_BASE_URL for an index that records none.
-// Never the default OpenAI endpoint unless the index was built there: a
-// local user's queries stay on the server that embedded their library.
-func QueryEndpoints(m *index.Manifest, override string) ([]string, error) {
-	for _, s := range []string{override, m.EncoderSpec.BaseURL, m.BaseURL, os.Getenv("OPENAI_BASE_URL")} {
-		if urls := llm.SplitURLs(s); len(urls) > 0 {
-			return urls, nil
-		}
-	}
-	return nil, fmt.Errorf("%w: %w: the index (model %q) records no embeddings endpoint: give --embed-base-url", ErrConfig, ErrNoEndpoint, m.Model)
-}
-
-// OpenIndex opens WS/index with o (OpenIndexAt with no endpoint override).
+// OpenIndex opens WS/index with o (OpenIndexAt with the recorded endpoint).
 func OpenIndex(ctx context.Context, wsDir string, o index.OpenOptions) (*index.Index, func(), error) {
 	return OpenIndexAt(ctx, wsDir, o, "")
 }
 
-// OpenIndexAt opens WS/index with o. For an index built with an
-// OpenAI-compatible embeddings model, the query encoder is the manifest's
-// (model, prefixes) over the endpoint QueryEndpoints picks, with the
-// OPENAI_API_KEY only if that endpoint is the key's host (llm.Config's
-// KeyScope) — unless o already has an encoder or an embedder, or skips
+// OpenIndexAt opens WS/index with o: the one place every command and the
+// server open an index. The query encoder comes from the registry
+// (index.NewEncoder) through the manifest's spec (model, prefixes); an
+// encoder of a remote model reaches the endpoint the index was built with,
+// or embedURL when given (QueryEndpoint), with OPENAI_API_KEY only if that
+// is OPENAI_BASE_URL's host — unless o already has an encoder or skips
 // dense search. The projection head in WS/head is applied unless o.NoHead.
-// The returned function closes the index and the encoder's client; call it
-// after the last search.
+// The returned function closes the index and the encoder's clients; call
+// it after the last search.
 func OpenIndexAt(ctx context.Context, wsDir string, o index.OpenOptions, embedURL string) (*index.Index, func(), error) {
-	m, err := index.ReadManifest(wsDir)
+	closeEp := func() {}
+	if o.Endpoint == nil {
+		o.Endpoint, closeEp = QueryEndpoint(llm.ConfigFromEnv(), embedURL)
+	}
+	ix, err := index.Open(ctx, wsDir, &o)
 	if err != nil {
+		closeEp()
 		return nil, nil, err
 	}
-	opts := &o
-	closeFn := func() {}
-	if m.Encoder == index.EncoderOpenAI && !o.NoDense && !o.VectorsOnly && o.Encoder == nil && o.Embedder == nil {
-		lc := llm.ConfigFromEnv()
-		lc.Model = m.Model
-		if lc.BaseURLs, err = QueryEndpoints(m, embedURL); err != nil {
-			return nil, nil, err
-		}
-		if err := lc.Validate(); err != nil {
-			return nil, nil, fmt.Errorf("%w: %v", ErrConfig, err)
-		}
-		c, err := llm.New(lc)
-		if err != nil {
-			return nil, nil, err
-		}
-		opts.Embedder, closeFn = Embedder(c, m.Model), c.Close
-	}
-	ix, err := index.Open(wsDir, opts)
-	if err != nil {
-		closeFn()
-		return nil, nil, err
-	}
-	return ix, func() { ix.Close(); closeFn() }, nil
+	return ix, func() { ix.Close(); closeEp() }, nil
 }
 
 // WorkspaceSpec names a workspace to serve: --ws DIR or --ws NAME=DIR.
@@ -202,12 +129,11 @@ func OpenChat(lc llm.Config) (*llm.Client, error) {
 	return llm.New(lc)
 }
 
-// OpenLean starts the Lean backend o describes, or returns nil when no
-// backend flag was given (verification is then skipped and recorded as
-// skipped by the runners).
+// OpenLean starts the Lean backend o describes: the one place the commands
+// and the server start one. o naming no backend or several wraps
+// lean.ErrBadOptions; a backend that does not work lean.ErrUnavailable.
+// Callers for which Lean is optional (the runs: verification skipped and
+// recorded so) test o.Configured first.
 func OpenLean(ctx context.Context, o lean.Options) (lean.Checker, error) {
-	if !o.Configured() {
-		return nil, nil
-	}
 	return lean.Open(ctx, o)
 }

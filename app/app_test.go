@@ -61,7 +61,7 @@ func TestOptionalParts(t *testing.T) {
 	} else {
 		c.Close()
 	}
-	if ck, err := OpenLean(context.Background(), lean.Options{}); ck != nil || err != nil {
-		t.Errorf("no Lean flags: %v %v", ck, err)
+	if ck, err := OpenLean(context.Background(), lean.Options{}); ck != nil || !errors.Is(err, lean.ErrBadOptions) {
+		t.Errorf("no Lean flags: %v %v, want lean.ErrBadOptions", ck, err)
 	}
 }

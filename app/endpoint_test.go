@@ -56,7 +56,7 @@ func buildOpenAIIndex(t *testing.T, baseURL string, roles index.Roles) string {
 		t.Fatal(err)
 	}
 	lc := llm.Config{BaseURLs: []string{baseURL}, Model: "e5-small", MaxRetries: -1}
-	enc, closeFn, err := NewOpenAIEncoder(context.Background(), lc, index.OpenAIConfig{Roles: roles})
+	enc, closeFn, err := NewEncoder(context.Background(), EncoderOptions{Kind: index.EncoderOpenAI, Model: "e5-small", LLM: lc, Roles: roles})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,7 +120,7 @@ func TestQueriesGoToTheRecordedEndpoint(t *testing.T) {
 // OpenAI.
 func TestNoRecordedEndpoint(t *testing.T) {
 	t.Setenv("OPENAI_BASE_URL", "")
-	_, err := QueryEndpoints(&index.Manifest{Model: "e5"}, "")
+	_, err := QueryEndpoints(index.EncoderSpec{Model: "e5"}, "")
 	if !errors.Is(err, ErrNoEndpoint) || !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), "--embed-base-url") {
 		t.Errorf("err = %v", err)
 	}

@@ -68,7 +68,7 @@ func TestToyDenseBackendPlugsIn(t *testing.T) {
 	for r := range rows {
 		toy.vecs = append(toy.vecs, flat[r*dim:(r+1)*dim])
 	}
-	ix, err := index.Open(dir, &index.OpenOptions{WrapDense: func(retrieval.DenseBackend) (retrieval.DenseBackend, error) { return toy, nil }})
+	ix, err := index.Open(context.Background(), dir, &index.OpenOptions{WrapDense: func(retrieval.DenseBackend) (retrieval.DenseBackend, error) { return toy, nil }})
 	if err != nil {
 		t.Fatal(err)
 	}

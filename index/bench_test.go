@@ -107,7 +107,7 @@ func BenchmarkWorkspaceSearch(b *testing.B) {
 	var ms0 runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&ms0)
-	ix, err := Open(ws, nil)
+	ix, err := Open(context.Background(), ws, nil)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -16,12 +16,12 @@ import (
 // bleveBackend, so only the clear winners are compared).
 func TestBleveBackend(t *testing.T) {
 	dir := fixtureWS(t)
-	bl, err := index.Open(dir, &index.OpenOptions{BleveBM25: true, NoDense: true})
+	bl, err := index.Open(context.Background(), dir, &index.OpenOptions{BleveBM25: true, NoDense: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer bl.Close()
-	mem, err := index.Open(dir, &index.OpenOptions{NoDense: true})
+	mem, err := index.Open(context.Background(), dir, &index.OpenOptions{NoDense: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -51,7 +51,10 @@ type BuildOptions struct {
 type BuildStats struct {
 	Docs, PremiseDocs int
 	Encoder           string
-	Dims              int
+	// Fallback is the encoder's EncoderSpec.Fallback: an offline stand-in
+	// for a neural model, which every output labels as such.
+	Fallback bool
+	Dims     int
 	// Generation is the name of the generation written.
 	Generation string
 	// Cache is what the build did with the embedding cache.
@@ -277,7 +280,7 @@ func Build(ctx context.Context, ws *workspace.Workspace, opts BuildOptions) (*Bu
 	if err := tx.Commit(run); err != nil {
 		return nil, err
 	}
-	st.Docs, st.PremiseDocs, st.Encoder, st.Dims, st.Generation, st.Cache = len(docs), man.PremiseDocs, man.Encoder, man.Dims, gen, crep
+	st.Docs, st.PremiseDocs, st.Encoder, st.Fallback, st.Dims, st.Generation, st.Cache = len(docs), man.PremiseDocs, man.Encoder, man.EncoderFallback, man.Dims, gen, crep
 	return st, nil
 }
 

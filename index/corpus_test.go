@@ -71,7 +71,7 @@ func twoLibraryWS(t *testing.T) string {
 }
 
 func TestFilterLibrary(t *testing.T) {
-	ix, err := index.Open(twoLibraryWS(t), nil)
+	ix, err := index.Open(context.Background(), twoLibraryWS(t), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

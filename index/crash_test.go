@@ -37,7 +37,7 @@ func TestBuildEveryStep(t *testing.T) {
 				return err
 			}
 			// and the new index opens
-			ix, err := index.Open(ws.Dir, nil)
+			ix, err := index.Open(context.Background(), ws.Dir, nil)
 			if err != nil {
 				return err
 			}

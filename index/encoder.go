@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"sync"
 )
@@ -100,15 +101,29 @@ func (s EncoderSpec) Compatible(q EncoderSpec) error {
 	return nil
 }
 
-// EncoderEnv is what a factory may need besides the spec.
+// EncoderEnv is what a factory may need besides the spec: where the
+// fitted state is, how to reach a model's endpoint, and how hard to use it
+// (settings that do not change the vectors, so they are not in the spec).
 type EncoderEnv struct {
 	// Dir is the folder of the index generation, holding fitted state
 	// (hash_state.bin); "" when building a new index.
 	Dir string
-	// Embedder reaches an embeddings endpoint, for encoders of remote models
-	// (nil: such encoders cannot be made).
-	Embedder Embedder
+	// Endpoint reaches an embeddings endpoint, for encoders of remote models
+	// (nil: such encoders cannot be made). Encoders that run in process
+	// never call it, so a command may always pass one.
+	Endpoint Endpoint
+	// BatchSize is texts per request and Concurrency requests in flight of
+	// one Encode call, for encoders of remote models (0: the encoder's
+	// default).
+	BatchSize, Concurrency int
 }
+
+// Endpoint connects to the embeddings endpoint that serves spec's model
+// (spec.BaseURL is where the index was built: app sends queries there),
+// with the caller's retries, rate limits and timeouts (app wires driftkit's
+// llm.Client). What it opens belongs to the caller, who releases it after
+// the last Encode.
+type Endpoint func(ctx context.Context, spec EncoderSpec) (Embedder, error)
 
 // EncoderFactory makes an encoder from its spec. With env.Dir it loads the
 // fitted state Build saved there; without, it returns a fresh encoder (to be
@@ -146,6 +161,25 @@ func EncoderKinds() []string {
 
 // ErrUnknownEncoder is wrapped when no factory is registered for a kind.
 var ErrUnknownEncoder = errors.New("unknown encoder kind")
+
+// ErrEncoderParam is wrapped when a spec has a parameter its kind does not
+// take: a misspelt setting must not be dropped silently.
+var ErrEncoderParam = errors.New("unknown encoder parameter")
+
+// CheckParams refuses the parameters of spec that are not in known; a
+// factory calls it first.
+func CheckParams(spec EncoderSpec, known ...string) error {
+	for _, k := range slices.Sorted(maps.Keys(spec.Params)) {
+		if !slices.Contains(known, k) {
+			takes := "none"
+			if len(known) > 0 {
+				takes = fmt.Sprint(known)
+			}
+			return fmt.Errorf("%w %q for encoder %s (it takes %s)", ErrEncoderParam, k, spec.Kind, takes)
+		}
+	}
+	return nil
+}
 
 // NewEncoder makes an encoder from its spec with the registered factory.
 func NewEncoder(ctx context.Context, spec EncoderSpec, env EncoderEnv) (Encoder, error) {

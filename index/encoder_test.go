@@ -45,11 +45,17 @@ func (e letterEncoder) Encode(_ context.Context, texts []string) ([][]float32, e
 	return out, nil
 }
 
-var letterFactoryCalls int
+var (
+	letterFactoryCalls int
+	letterFactoryCtx   context.Context // the context the factory was last given
+)
+
+type ctxLabel struct{}
 
 func init() {
-	index.RegisterEncoder("test-letters", func(_ context.Context, spec index.EncoderSpec, env index.EncoderEnv) (index.Encoder, error) {
+	index.RegisterEncoder("test-letters", func(ctx context.Context, spec index.EncoderSpec, env index.EncoderEnv) (index.Encoder, error) {
 		letterFactoryCalls++
+		letterFactoryCtx = ctx
 		if spec.Params["alphabet"] != "a-z" {
 			return nil, errors.New("spec lost its params")
 		}
@@ -71,13 +77,26 @@ func TestRegisteredEncoderRoundTrip(t *testing.T) {
 		t.Errorf("manifest %+v", m)
 	}
 	calls := letterFactoryCalls
-	ix, err := index.Open(dir, nil)
+	ix, err := index.Open(context.WithValue(context.Background(), ctxLabel{}, "open"), dir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer ix.Close()
 	if letterFactoryCalls != calls+1 {
 		t.Error("Open did not rebuild the encoder from its spec")
+	}
+	if letterFactoryCtx == nil || letterFactoryCtx.Value(ctxLabel{}) != "open" {
+		t.Error("Open did not pass its context to the encoder's factory")
+	}
+	// Reload opens the next generation's encoder under its own context.
+	if _, err := index.Build(context.Background(), ws, index.BuildOptions{Encoder: letterEncoder{dims: 13}}); err != nil {
+		t.Fatal(err)
+	}
+	if changed, err := ix.Reload(context.WithValue(context.Background(), ctxLabel{}, "reload")); err != nil || !changed {
+		t.Fatalf("reload: %v %v", changed, err)
+	}
+	if letterFactoryCtx.Value(ctxLabel{}) != "reload" {
+		t.Error("Reload did not pass its context to the encoder's factory")
 	}
 	if _, ok := ix.Encoder().(letterEncoder); !ok {
 		t.Errorf("query encoder %T", ix.Encoder())

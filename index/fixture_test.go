@@ -72,7 +72,7 @@ func fixtureWS(t testing.TB) string {
 
 func openFixture(t testing.TB) *index.Index {
 	t.Helper()
-	ix, err := index.Open(fixtureWS(t), nil)
+	ix, err := index.Open(context.Background(), fixtureWS(t), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -76,7 +76,7 @@ func TestReloadUnderConcurrentSearches(t *testing.T) {
 	for _, bleve := range []bool{false, true} {
 		t.Run(fmt.Sprintf("bleve=%v", bleve), func(t *testing.T) {
 			dir := fixtureWS(t)
-			ix, err := index.Open(dir, &index.OpenOptions{BleveBM25: bleve})
+			ix, err := index.Open(context.Background(), dir, &index.OpenOptions{BleveBM25: bleve})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -114,7 +114,7 @@ func TestReloadUnderConcurrentSearches(t *testing.T) {
 			for i := range 6 {
 				last = fmt.Sprintf("_v%d", i+2)
 				buildVersion(t, dir, last, dims[i%3])
-				changed, err := ix.Reload()
+				changed, err := ix.Reload(context.Background())
 				if err != nil || !changed {
 					t.Fatalf("reload %d: changed %v, err %v", i, changed, err)
 				}
@@ -142,7 +142,7 @@ func TestReloadUnderConcurrentSearches(t *testing.T) {
 			if _, ok := ix.Lookup("ConNF.cloud" + last); !ok {
 				t.Error("Lookup does not see the new generation")
 			}
-			if changed, err := ix.Reload(); changed || err != nil {
+			if changed, err := ix.Reload(context.Background()); changed || err != nil {
 				t.Errorf("reload without a new build: changed %v, err %v", changed, err)
 			}
 			ents, _ := os.ReadDir(filepath.Join(dir, "index"))
@@ -159,7 +159,7 @@ func TestReloadUnderConcurrentSearches(t *testing.T) {
 func TestOldGenerationOutlivesItsFiles(t *testing.T) {
 	for _, bleve := range []bool{false, true} {
 		dir := fixtureWS(t)
-		ix, err := index.Open(dir, &index.OpenOptions{BleveBM25: bleve})
+		ix, err := index.Open(context.Background(), dir, &index.OpenOptions{BleveBM25: bleve})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -189,7 +189,7 @@ func TestOldGenerationOutlivesItsFiles(t *testing.T) {
 }
 
 func TestSearchAfterCloseFails(t *testing.T) {
-	ix, err := index.Open(fixtureWS(t), nil)
+	ix, err := index.Open(context.Background(), fixtureWS(t), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -197,7 +197,7 @@ func TestSearchAfterCloseFails(t *testing.T) {
 	if _, err := ix.Search(context.Background(), retrieval.Query{Text: "cloud"}); err == nil {
 		t.Error("search after Close succeeded")
 	}
-	if _, err := ix.Reload(); err == nil {
+	if _, err := ix.Reload(context.Background()); err == nil {
 		t.Error("reload after Close succeeded")
 	}
 }
@@ -213,7 +213,7 @@ func TestCrashedBuildLeavesOldIndex(t *testing.T) {
 	if g, _ := index.CurrentDir(dir); g != before {
 		t.Fatal("CURRENT moved")
 	}
-	ix, err := index.Open(dir, nil)
+	ix, err := index.Open(context.Background(), dir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -230,14 +230,14 @@ func TestCrashedBuildLeavesOldIndex(t *testing.T) {
 // goes, and the index answers from the new build.
 func TestPinnedGenerationAgreesWithItself(t *testing.T) {
 	dir := fixtureWS(t)
-	ix, err := index.Open(dir, nil)
+	ix, err := index.Open(context.Background(), dir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer ix.Close()
 	g, release := ix.Pin()
 	buildVersion(t, dir, "_v2", 32)
-	if changed, err := ix.Reload(); err != nil || !changed {
+	if changed, err := ix.Reload(context.Background()); err != nil || !changed {
 		t.Fatalf("reload: %v %v", changed, err)
 	}
 	q := retrieval.Query{Text: "the cloud of a set of tangles, litter", K: 10}

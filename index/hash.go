@@ -43,6 +43,9 @@ func init() { RegisterEncoder(EncoderHash, newHashFromSpec) }
 // newHashFromSpec is the hash encoder's factory: fresh (to be fitted) when
 // building, loaded from the generation's hash_state.bin when opening.
 func newHashFromSpec(_ context.Context, spec EncoderSpec, env EncoderEnv) (Encoder, error) {
+	if err := CheckParams(spec); err != nil {
+		return nil, err
+	}
 	if env.Dir == "" {
 		return NewHashEncoder(spec.Dims), nil
 	}

@@ -42,7 +42,7 @@ func TestHeadAppliedToDenseCandidates(t *testing.T) {
 	dir := fixtureWS(t)
 	ws := &workspace.Workspace{Dir: dir}
 	q := index.Query{Text: "the cloud of a set of tangles"}
-	raw, err := index.Open(dir, nil)
+	raw, err := index.Open(context.Background(), dir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +56,7 @@ func TestHeadAppliedToDenseCandidates(t *testing.T) {
 	if err := h.Save(ws.Path(workspace.HeadDir)); err != nil {
 		t.Fatal(err)
 	}
-	ix, err := index.Open(dir, nil)
+	ix, err := index.Open(context.Background(), dir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +72,7 @@ func TestHeadAppliedToDenseCandidates(t *testing.T) {
 	}
 
 	// --no-head gives the raw order back.
-	nh, err := index.Open(dir, &index.OpenOptions{NoHead: true})
+	nh, err := index.Open(context.Background(), dir, &index.OpenOptions{NoHead: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,10 +96,10 @@ func TestHeadMismatchIsAnError(t *testing.T) {
 	if err := diagHead(t, 64, 1, "openai:bge-m3:64").Save(ws.Path(workspace.HeadDir)); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := index.Open(dir, nil); !errors.Is(err, head.ErrMismatch) {
+	if _, err := index.Open(context.Background(), dir, nil); !errors.Is(err, head.ErrMismatch) {
 		t.Fatalf("head for other embeddings: err = %v, want ErrMismatch", err)
 	}
-	ix, err := index.Open(dir, &index.OpenOptions{NoHead: true})
+	ix, err := index.Open(context.Background(), dir, &index.OpenOptions{NoHead: true})
 	if err != nil {
 		t.Fatalf("NoHead: %v", err)
 	}

@@ -229,9 +229,9 @@ type OpenOptions struct {
 	// encoder; an OpenAI encoder over Embedder). A given encoder must be
 	// compatible with the spec.
 	Encoder Encoder
-	// Embedder reaches the embeddings endpoint for an index built with an
-	// encoder of a remote model, when Encoder is nil.
-	Embedder Embedder
+	// Endpoint reaches the embeddings endpoint for an index built with an
+	// encoder of a remote model, when Encoder is nil (EncoderEnv.Endpoint).
+	Endpoint Endpoint
 	// NoDense skips loading vectors (BM25-only serving, less memory).
 	NoDense bool
 	// BleveBM25 answers BM25 from the bleve index instead of the in-memory
@@ -361,7 +361,7 @@ type docCols struct {
 }
 
 // openGeneration loads and verifies one generation.
-func openGeneration(wsDir, id string, opts *OpenOptions) (_ *Generation, err error) {
+func openGeneration(ctx context.Context, wsDir, id string, opts *OpenOptions) (_ *Generation, err error) {
 	dir := filepath.Join(wsDir, workspace.IndexDir, id)
 	m, err := readManifest(dir)
 	if err != nil {
@@ -427,7 +427,7 @@ func openGeneration(wsDir, id string, opts *OpenOptions) (_ *Generation, err err
 			g.refs.Store(1)
 			return g, nil
 		}
-		if g.enc, err = queryEncoder(dir, m, opts); err != nil {
+		if g.enc, err = queryEncoder(ctx, dir, m, opts); err != nil {
 			return nil, err
 		}
 		var dense retrieval.DenseBackend = g.raw
@@ -473,12 +473,12 @@ func openGeneration(wsDir, id string, opts *OpenOptions) (_ *Generation, err err
 
 // queryEncoder makes the generation's query encoder: the one given, checked
 // against the manifest's spec, or the spec's registered factory's.
-func queryEncoder(dir string, m *Manifest, opts *OpenOptions) (Encoder, error) {
+func queryEncoder(ctx context.Context, dir string, m *Manifest, opts *OpenOptions) (Encoder, error) {
 	spec := m.EncoderSpec
 	enc := opts.Encoder
 	if enc == nil {
 		var err error
-		if enc, err = NewEncoder(context.Background(), spec, EncoderEnv{Dir: dir, Embedder: opts.Embedder}); err != nil {
+		if enc, err = NewEncoder(ctx, spec, EncoderEnv{Dir: dir, Endpoint: opts.Endpoint}); err != nil {
 			return nil, err
 		}
 	}
@@ -522,14 +522,15 @@ var (
 // verifying every file it loads against the manifest (sizes and sha256:
 // once per generation, not per query). When the workspace has a trained
 // projection head (WS/head, from `driftkit train head`) that fits the index's
-// embeddings, dense candidate scores go through it (see Index.Head). The
-// caller must Close the index.
-func Open(wsDir string, opts *OpenOptions) (*Index, error) {
+// embeddings, dense candidate scores go through it (see Index.Head). ctx
+// bounds the opening, the query encoder's factory included (a remote
+// model's endpoint may be probed). The caller must Close the index.
+func Open(ctx context.Context, wsDir string, opts *OpenOptions) (*Index, error) {
 	if opts == nil {
 		opts = &OpenOptions{}
 	}
 	ix := &Index{ws: wsDir, opts: *opts}
-	g, err := ix.openCurrent()
+	g, err := ix.openCurrent(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -541,7 +542,7 @@ func Open(wsDir string, opts *OpenOptions) (*Index, error) {
 // CURRENT and remove the old generation while it is being opened (a build
 // of an older driftkit, which takes no commit lock): then the new one is
 // opened instead.
-func (ix *Index) openCurrent() (*Generation, error) {
+func (ix *Index) openCurrent(ctx context.Context) (*Generation, error) {
 	// No commit (an index build, a head with its record) lands while the
 	// files are opened, and one that a killed run left half done is finished
 	// first: the generation and WS/head belong together.
@@ -556,7 +557,7 @@ func (ix *Index) openCurrent() (*Generation, error) {
 		if err != nil {
 			return nil, err
 		}
-		g, err := openGeneration(ix.ws, id, &ix.opts)
+		g, err := openGeneration(ctx, ix.ws, id, &ix.opts)
 		if err == nil {
 			return g, nil
 		}
@@ -599,8 +600,9 @@ func (ix *Index) Pin() (g *Generation, release func()) {
 // Reload switches to the workspace's current generation if it is not the
 // one loaded, and reports whether it did. Searches running on the old
 // generation finish on it; its files are released after the last one. On
-// error the loaded generation stays in use.
-func (ix *Index) Reload() (bool, error) {
+// error the loaded generation stays in use. ctx bounds the opening of the
+// new generation (its query encoder's factory included).
+func (ix *Index) Reload(ctx context.Context) (bool, error) {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	if ix.closed {
@@ -614,7 +616,7 @@ func (ix *Index) Reload() (bool, error) {
 	if id == old.id {
 		return false, nil
 	}
-	g, err := ix.openCurrent()
+	g, err := ix.openCurrent(ctx)
 	if err != nil {
 		return false, err
 	}

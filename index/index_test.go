@@ -125,7 +125,7 @@ func TestOldLayout(t *testing.T) {
 	}
 	os.RemoveAll(gen)
 	os.Remove(filepath.Join(idx, index.CurrentName))
-	_, err := index.Open(dir, nil)
+	_, err := index.Open(context.Background(), dir, nil)
 	if !errors.Is(err, index.ErrStale) || !strings.Contains(err.Error(), "layout of an older driftkit") {
 		t.Fatalf("old layout: err %v, want ErrStale naming the old layout", err)
 	}
@@ -140,7 +140,7 @@ func TestOldLayout(t *testing.T) {
 			t.Errorf("old-layout %s left after a build: %v", n, err)
 		}
 	}
-	ix, err := index.Open(dir, nil)
+	ix, err := index.Open(context.Background(), dir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,7 +159,7 @@ func TestBuildCancelledKeepsOldIndex(t *testing.T) {
 	if !bytes.Equal(before, after) {
 		t.Error("cancelled build replaced the manifest")
 	}
-	if _, err := index.Open(dir, nil); err != nil {
+	if _, err := index.Open(context.Background(), dir, nil); err != nil {
 		t.Fatalf("old index no longer opens: %v", err)
 	}
 	ents, _ := os.ReadDir(filepath.Join(dir, "index"))
@@ -273,7 +273,7 @@ func snapshotManifest(t *testing.T, dir string) string {
 }
 
 func TestOpenErrors(t *testing.T) {
-	if _, err := index.Open(t.TempDir(), nil); !errors.Is(err, index.ErrNoIndex) {
+	if _, err := index.Open(context.Background(), t.TempDir(), nil); !errors.Is(err, index.ErrNoIndex) {
 		t.Errorf("empty workspace: %v", err)
 	}
 	dir := fixtureWS(t)
@@ -281,21 +281,21 @@ func TestOpenErrors(t *testing.T) {
 	if err := index.WriteNPY(filepath.Join(gen, index.VectorsName), make([]float32, 6), 3, 2); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := index.Open(dir, nil); !errors.Is(err, index.ErrStale) {
+	if _, err := index.Open(context.Background(), dir, nil); !errors.Is(err, index.ErrStale) {
 		t.Errorf("mismatched vectors: %v", err)
 	}
-	if _, err := index.Open(dir, &index.OpenOptions{NoDense: true}); err != nil {
+	if _, err := index.Open(context.Background(), dir, &index.OpenOptions{NoDense: true}); err != nil {
 		t.Errorf("NoDense should not read vectors: %v", err)
 	}
 	mp := filepath.Join(gen, index.ManifestName)
 	os.WriteFile(mp, []byte(`{"format":`), 0o644)
-	_, err := index.Open(dir, nil)
+	_, err := index.Open(context.Background(), dir, nil)
 	var fe *workspace.FileError
 	if !errors.As(err, &fe) || fe.Path != mp || !errors.Is(err, index.ErrStale) || !strings.Contains(err.Error(), "malformed index manifest") {
 		t.Errorf("truncated manifest: err %v, want a FileError naming it, wrapping ErrStale, saying it is malformed", err)
 	}
 	os.WriteFile(filepath.Join(dir, "index", index.CurrentName), []byte("../elsewhere\n"), 0o644)
-	if _, err := index.Open(dir, nil); !errors.Is(err, index.ErrStale) {
+	if _, err := index.Open(context.Background(), dir, nil); !errors.Is(err, index.ErrStale) {
 		t.Errorf("CURRENT naming a path: %v", err)
 	}
 }
@@ -320,14 +320,14 @@ func TestOpenRefusesDamagedFiles(t *testing.T) {
 			if err := os.WriteFile(p, b, 0o644); err != nil {
 				t.Fatal(err)
 			}
-			_, err = index.Open(dir, nil)
+			_, err = index.Open(context.Background(), dir, nil)
 			var fe *workspace.FileError
 			if !errors.Is(err, index.ErrStale) || !errors.As(err, &fe) || fe.Path != p || !strings.Contains(err.Error(), "sha256") {
 				t.Errorf("damaged %s: err %v, want ErrStale naming the file and its checksum", name, err)
 			}
 			// A truncated file says so by its size.
 			os.WriteFile(p, b[:len(b)-1], 0o644)
-			if _, err := index.Open(dir, nil); !errors.Is(err, index.ErrStale) || !strings.Contains(err.Error(), "bytes") {
+			if _, err := index.Open(context.Background(), dir, nil); !errors.Is(err, index.ErrStale) || !strings.Contains(err.Error(), "bytes") {
 				t.Errorf("truncated %s: err %v", name, err)
 			}
 		})

@@ -155,14 +155,22 @@ func init() { RegisterEncoder(EncoderOpenAI, newOpenAIFromSpec) }
 var ErrNoEmbedder = errors.New("an embeddings endpoint is needed")
 
 // newOpenAIFromSpec is the OpenAI encoder's factory: the embeddings client
-// comes from env (the caller wires retries, rate limits and the endpoint);
-// the model, dimension and truncation from the spec.
+// comes from env.Endpoint (the caller wires retries, rate limits and the
+// endpoint), the model, dimension (0: probed) and truncation from the spec.
 func newOpenAIFromSpec(ctx context.Context, spec EncoderSpec, env EncoderEnv) (Encoder, error) {
-	if env.Embedder == nil {
+	if err := CheckParams(spec); err != nil {
+		return nil, err
+	}
+	if env.Endpoint == nil {
 		return nil, fmt.Errorf("%w: the index was built with encoder %s (model %q): give an embeddings endpoint serving %s (the index records %q)",
 			ErrNoEmbedder, spec.Kind, spec.Model, spec.Model, spec.BaseURL)
 	}
-	return NewOpenAIEncoder(ctx, env.Embedder, OpenAIConfig{Model: spec.Model, BaseURL: spec.BaseURL, MaxChars: spec.MaxChars, Dim: spec.Dims, Roles: spec.Roles})
+	emb, err := env.Endpoint(ctx, spec)
+	if err != nil {
+		return nil, err
+	}
+	return NewOpenAIEncoder(ctx, emb, OpenAIConfig{Model: spec.Model, BaseURL: spec.BaseURL, MaxChars: spec.MaxChars, Dim: spec.Dims,
+		BatchSize: env.BatchSize, Concurrency: env.Concurrency, Roles: spec.Roles})
 }
 
 // Truncate cuts s to at most n characters (runes), on a rune boundary.

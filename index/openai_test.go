@@ -192,7 +192,7 @@ func TestBuildWithOpenAIEncoder(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(gdir, index.HashStateName)); !os.IsNotExist(err) {
 		t.Errorf("hash state in an openai generation: %v", err)
 	}
-	if _, err := index.Open(dir, nil); !errors.Is(err, index.ErrNoEmbedder) || !strings.Contains(err.Error(), "bge-m3") {
+	if _, err := index.Open(context.Background(), dir, nil); !errors.Is(err, index.ErrNoEmbedder) || !strings.Contains(err.Error(), "bge-m3") {
 		t.Errorf("open without a query encoder: %v", err)
 	}
 	// A query encoder of another model is refused.
@@ -200,15 +200,22 @@ func TestBuildWithOpenAIEncoder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := index.Open(dir, &index.OpenOptions{Encoder: other}); !errors.Is(err, index.ErrStale) {
+	if _, err := index.Open(context.Background(), dir, &index.OpenOptions{Encoder: other}); !errors.Is(err, index.ErrStale) {
 		t.Errorf("open with an e5 query encoder for a bge-m3 index: %v", err)
 	}
 	// The manifest's spec is enough to rebuild the encoder over an endpoint.
-	ix, err := index.Open(dir, &index.OpenOptions{Embedder: llmEmbedder(t, srv.BaseURL(), time.Second, 2)})
+	var asked []string
+	ix, err := index.Open(context.Background(), dir, &index.OpenOptions{Endpoint: func(_ context.Context, spec index.EncoderSpec) (index.Embedder, error) {
+		asked = append(asked, spec.Model)
+		return llmEmbedder(t, srv.BaseURL(), time.Second, 2), nil
+	}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer ix.Close()
+	if len(asked) != 1 || asked[0] != "bge-m3" {
+		t.Errorf("the endpoint was asked for %q, want the manifest's model once", asked)
+	}
 	ws := &workspace.Workspace{Dir: dir}
 	// The fake's vectors are deterministic per text: a document's own text
 	// is its nearest neighbour.

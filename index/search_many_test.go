@@ -58,7 +58,7 @@ func TestSearchManyEqualsSearch(t *testing.T) {
 		}
 	}
 	t.Run("raw", func(t *testing.T) {
-		ix, err := index.Open(dir, nil)
+		ix, err := index.Open(context.Background(), dir, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -70,7 +70,7 @@ func TestSearchManyEqualsSearch(t *testing.T) {
 		if err := h.Save((&workspace.Workspace{Dir: dir}).Path(workspace.HeadDir)); err != nil {
 			t.Fatal(err)
 		}
-		ix, err := index.Open(dir, nil)
+		ix, err := index.Open(context.Background(), dir, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

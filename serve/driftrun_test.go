@@ -21,7 +21,7 @@ import (
 func driftServer(t *testing.T, lat time.Duration) (*testServer, *fakeopenai.Server) {
 	t.Helper()
 	_, dir := realWorkspace(t)
-	ix, err := index.Open(dir, nil)
+	ix, err := index.Open(context.Background(), dir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

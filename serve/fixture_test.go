@@ -137,7 +137,7 @@ func (f *fakeIndex) Pin() (View, func()) {
 	}
 	return f, release
 }
-func (f *fakeIndex) Reload() (bool, error) {
+func (f *fakeIndex) Reload(context.Context) (bool, error) {
 	f.reloads.Add(1)
 	return false, nil
 }

@@ -47,7 +47,7 @@ func realWorkspace(t testing.TB) (*workspace.Workspace, string) {
 // the server ends on the newest generation.
 func TestReloadUnderLoad(t *testing.T) {
 	ws, dir := realWorkspace(t)
-	ix, err := index.Open(dir, nil)
+	ix, err := index.Open(context.Background(), dir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -424,7 +424,7 @@ func (s *Server) handleReload(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusForbidden, "", "reload is allowed from the loopback interface only")
 		return
 	}
-	res, err := s.Reload()
+	res, err := s.Reload(r.Context())
 	if err != nil {
 		s.log.Error("reload failed", "err", err)
 		writeJSON(w, http.StatusInternalServerError, map[string]any{"error": "reload failed: " + err.Error(), "workspaces": res})
@@ -443,12 +443,12 @@ type ReloadResult struct {
 // Reload picks up a rebuilt index (and declarations) in every workspace,
 // as SIGHUP and POST /api/admin/reload do. Requests in flight finish on
 // what they started with; a workspace that fails to reload keeps serving
-// its loaded index.
-func (s *Server) Reload() (map[string]ReloadResult, error) {
+// its loaded index. ctx bounds the opening of the new indexes.
+func (s *Server) Reload(ctx context.Context) (map[string]ReloadResult, error) {
 	out := map[string]ReloadResult{}
 	var errs []error
 	for _, ws := range s.opts.Workspaces {
-		changed, err := ws.Reload()
+		changed, err := ws.Reload(ctx)
 		res := ReloadResult{Changed: changed, Generation: ws.Index.About().Generation}
 		if err != nil {
 			res.Error = err.Error()

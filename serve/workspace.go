@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -24,8 +25,9 @@ type Index interface {
 	// About describes the loaded index (result labels, /readyz, metrics).
 	About() IndexAbout
 	// Reload switches to the workspace's newest index if it is not the one
-	// loaded and reports whether it did. On error the loaded one stays.
-	Reload() (bool, error)
+	// loaded and reports whether it did. On error the loaded one stays. ctx
+	// bounds the opening of the new one.
+	Reload(ctx context.Context) (bool, error)
 	// Pin returns the loaded index as a View that stays loaded, whatever
 	// Reload does, until release is called (once): a request that searches
 	// and then describes its hits reads both from one index generation.
@@ -108,10 +110,10 @@ func (w *Workspace) Decls() *Decls { return w.decls.Load() }
 // Reload picks up a new index generation and, when extract replaced
 // declarations.parquet, the new rows. Requests running keep what they
 // started with.
-func (w *Workspace) Reload() (changed bool, err error) {
+func (w *Workspace) Reload(ctx context.Context) (changed bool, err error) {
 	w.reloadMu.Lock()
 	defer w.reloadMu.Unlock()
-	changed, err = w.Index.Reload()
+	changed, err = w.Index.Reload(ctx)
 	if err != nil {
 		return false, fmt.Errorf("workspace %s: index: %w", w.Name, err)
 	}

@@ -17,7 +17,7 @@ import (
 // a new log.jsonl beside the old weights).
 func TestTrainHeadEveryStep(t *testing.T) {
 	train := func(ctx context.Context, ws *workspace.Workspace, seed uint64, tied bool) error {
-		ix, err := index.Open(ws.Dir, &index.OpenOptions{NoHead: true})
+		ix, err := index.Open(context.Background(), ws.Dir, &index.OpenOptions{NoHead: true})
 		if err != nil {
 			return err
 		}

@@ -232,7 +232,7 @@ func TrainWorkspace(ctx context.Context, ws *workspace.Workspace, ix *index.Inde
 	run.Note(fmt.Sprintf("head %s: valid R@%d %.4f raw → %.4f with the head (best epoch %d, %s); residual mix %.2f: %.4f",
 		h.ID(), opts.K, r.BaselineRecall, r.BestRecall, r.BestEpoch, r.StopReason, r.Mix, r.MixRecall))
 	if man.EncoderFallback {
-		run.Note("trained on the offline hash encoder (fallback), not a semantic model")
+		run.Note(fmt.Sprintf("trained on the offline %s encoder (fallback), not a semantic model", man.Encoder))
 	}
 	return res, tx.Commit(run)
 }

@@ -26,7 +26,7 @@ func TestTrainWorkspace(t *testing.T) {
 	if _, err := index.Build(ctx, ws, index.BuildOptions{HashDim: 64}); err != nil {
 		t.Fatal(err)
 	}
-	ix, err := index.Open(dir, nil)
+	ix, err := index.Open(context.Background(), dir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +81,7 @@ func TestEvalBench(t *testing.T) {
 	if _, err := index.Build(ctx, ws, index.BuildOptions{HashDim: 32}); err != nil {
 		t.Fatal(err)
 	}
-	ix, err := index.Open(dir, nil)
+	ix, err := index.Open(context.Background(), dir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,8 +3,10 @@ package main
 import (
 	"flag"
 	"fmt"
+	"strings"
 	"time"
 
+	"github.com/driftkit/driftkit/app"
 	"github.com/driftkit/driftkit/llm"
 	"github.com/driftkit/driftkit/retrieval/augment"
 )
@@ -41,9 +43,9 @@ func (a *augmentFlags) open(wsDir string) (*augment.Augmenter, func(), error) {
 	if a.cfg.Model == "" {
 		return nil, nil, fmt.Errorf("%w: --augment needs a chat model (--model, with OPENAI_BASE_URL or --base-url)", errUsage)
 	}
-	c, err := llm.New(a.cfg)
+	c, err := app.OpenChat(a.cfg)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%w: %v", errUsage, err)
+		return nil, nil, fmt.Errorf("%w: %v", errUsage, strings.Replace(err.Error(), app.ErrConfig.Error()+": ", "", 1))
 	}
 	cache, err := augment.OpenCache(augment.CachePath(wsDir))
 	if err != nil {

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/driftkit/driftkit/app"
+	"github.com/driftkit/driftkit/index"
 	"github.com/driftkit/driftkit/workspace"
 )
 
@@ -124,7 +126,7 @@ func TestBadInput(t *testing.T) {
 		// A benchmark line without full_name is reported.
 		{args: []string{"eval", "retrieval", "--ws", ws, "--bench", noFullName}, code: 1, want: []string{noFullName + ":2:", "no full_name"}},
 
-		{args: []string{"index", "--ws", ws, "--encoder", "bogus"}, code: 2, want: []string{`driftkit index: --encoder "bogus" (hash or openai)`}},
+		{args: []string{"index", "--ws", ws, "--encoder", "bogus"}, code: 2, want: []string{`driftkit index: --encoder "bogus" (` + app.OrList(index.EncoderKinds()) + ")"}},
 		{args: []string{"index", "--ws", ws, "extra"}, code: 2, want: []string{`unexpected argument "extra"`}},
 		{args: []string{"search", "--ws", ws}, code: 2, want: []string{"--ws and a statement are required"}},
 		{args: []string{"search", "--ws", ws, "--bm25-engine", "lucene", "x"}, code: 2, want: []string{`--bm25-engine "lucene"`}},

@@ -10,6 +10,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/driftkit/driftkit/app"
 	"github.com/driftkit/driftkit/index"
 	"github.com/driftkit/driftkit/lean"
 	"github.com/driftkit/driftkit/llm"
@@ -222,9 +223,9 @@ func driftBench(ctx context.Context, o *driftOptions, env *Env, ix *index.Index,
 	if o.Limit > 0 && o.Limit < len(items) {
 		items = items[:o.Limit]
 	}
-	client, err := llm.New(o.LLM)
+	client, err := app.OpenChat(o.LLM)
 	if err != nil {
-		return err
+		return usageOf(err)
 	}
 	defer client.Close()
 	parts.Chat = client

@@ -16,7 +16,7 @@ import (
 )
 
 func init() {
-	register(newCommand("index", "dense vectors, BM25 and usage graph → index/", help{"--ws WS [--encoder hash|openai] [flags]",
+	register(newCommand("index", "dense vectors, BM25 and usage graph → index/", help{"--ws WS [--encoder KIND [--encoder-param K=V …]] [flags]",
 		"Renders one document per declaration and writes WS/index/: manifest.json, docs.parquet,\n" +
 			"vectors.npy (float32, NumPy v1), a bleve BM25 index and usage.parquet.\n" +
 			"The default encoder is the built-in offline hash encoder (a fallback, labelled as such);\n" +
@@ -31,20 +31,27 @@ func init() {
 type indexOptions struct {
 	stage    stageFlags
 	Encoder  string
+	Params   paramFlag
 	Dim      int
 	Batch    int
 	MaxChars int
 	LLM      llm.Config
 	NoCache  bool
-	// Preset and the four role flags give the encoder's prefixes.
+	// Preset and the role flags give the encoder's prefixes.
 	Preset string
 	Roles  index.Roles
+
+	fs     *flag.FlagSet // to tell a given --dim from its default
+	dimSet bool
 }
 
 func (o *indexOptions) AddFlags(fs *flag.FlagSet) {
+	o.fs = fs
 	o.stage.AddFlags(fs, withWS|withQuiet|withForce|withJSON, "index files")
-	fs.StringVar(&o.Encoder, "encoder", index.EncoderHash, "hash (built in, offline) or openai")
-	fs.IntVar(&o.Dim, "dim", index.DefaultHashDim, "hash encoder dimension")
+	fs.StringVar(&o.Encoder, "encoder", index.EncoderHash, "encoder kind: "+app.OrList(index.EncoderKinds())+
+		" (hash: built in, offline, a fallback; openai: an OpenAI-compatible /v1/embeddings endpoint)")
+	fs.Var(&o.Params, "encoder-param", "a setting of the encoder kind, `key=value` (repeatable; recorded in the index's encoder spec)")
+	fs.IntVar(&o.Dim, "dim", index.DefaultHashDim, "vector dimension (the hash encoder's; a remote model's is probed unless given)")
 	fs.IntVar(&o.Batch, "batch", 64, "texts per /v1/embeddings request (openai encoder)")
 	fs.IntVar(&o.MaxChars, "max-chars", 8000, "truncate documents to this many characters before embedding (openai encoder)")
 	o.LLM = llm.ConfigFromEnv()
@@ -73,16 +80,25 @@ func (o *indexOptions) Validate(args []string) error {
 	case o.MaxChars <= 0:
 		return fmt.Errorf("%w: --max-chars %d (want at least 1)", errUsage, o.MaxChars)
 	}
+	o.fs.Visit(func(f *flag.Flag) { o.dimSet = o.dimSet || f.Name == "dim" })
+	if err := o.resolveRoles(); err != nil {
+		return err
+	}
+	return usageOf(app.CheckEncoderKind(o.Encoder))
+}
+
+// resolveRoles sets o.Roles from --encoder-preset and the prefix flags
+// given over it.
+func (o *indexOptions) resolveRoles() error {
 	roles, err := index.PresetRoles(o.Preset)
 	if err != nil {
 		return fmt.Errorf("%w: --encoder-preset: %v", errUsage, err)
 	}
 	for _, f := range []struct {
-		flag, v string
-		dst     *string
-	}{
-		{"query-prefix", o.Roles.QueryPrefix, &roles.QueryPrefix}, {"doc-prefix", o.Roles.DocPrefix, &roles.DocPrefix},
-		{"query-input-type", o.Roles.QueryInputType, &roles.QueryInputType}, {"doc-input-type", o.Roles.DocInputType, &roles.DocInputType}} {
+		v   string
+		dst *string
+	}{{o.Roles.QueryPrefix, &roles.QueryPrefix}, {o.Roles.DocPrefix, &roles.DocPrefix},
+		{o.Roles.QueryInputType, &roles.QueryInputType}, {o.Roles.DocInputType, &roles.DocInputType}} {
 		if f.v != "" {
 			*f.dst = f.v
 		}
@@ -94,27 +110,30 @@ func (o *indexOptions) Validate(args []string) error {
 	return nil
 }
 
+// encoderOptions choose the encoder from the registry: the kind, its
+// parameters, and the spec fields the flags set (a dimension only when
+// given: otherwise the kind's default, or a remote model's probed one).
+func (o *indexOptions) encoderOptions() app.EncoderOptions {
+	eo := app.EncoderOptions{Kind: o.Encoder, Model: o.LLM.Model, MaxChars: o.MaxChars, Params: o.Params, Batch: o.Batch, LLM: o.LLM, Roles: o.Roles}
+	if o.dimSet {
+		eo.Dims = o.Dim
+	}
+	return eo
+}
+
 func runIndex(ctx context.Context, o *indexOptions, env *Env, args []string) error {
 	ctx = o.stage.context(ctx)
 	ws, err := workspace.OpenExisting(o.stage.WS)
 	if err != nil {
 		return err
 	}
-	opts := index.BuildOptions{HashDim: o.Dim, Force: o.stage.Force, BatchSize: o.Batch, NoCache: o.NoCache,
-		Warn: func(msg string) { fmt.Fprintln(env.Stderr, "driftkit index:", msg) }}
-	switch o.Encoder {
-	case index.EncoderHash:
-	case index.EncoderOpenAI:
-		e, closeFn, err := newOpenAIEncoder(ctx, o.LLM, index.OpenAIConfig{BatchSize: o.Batch, MaxChars: o.MaxChars, Roles: o.Roles})
-		if err != nil {
-			return err
-		}
-		defer closeFn()
-		opts.Encoder = e
-	default:
-		return fmt.Errorf("%w: --encoder %q (hash or openai)", errUsage, o.Encoder)
+	enc, closeEnc, err := app.NewEncoder(ctx, o.encoderOptions())
+	if err != nil {
+		return usageOf(err)
 	}
-	st, err := index.Build(ctx, ws, opts)
+	defer closeEnc()
+	st, err := index.Build(ctx, ws, index.BuildOptions{Encoder: enc, Force: o.stage.Force, BatchSize: o.Batch, NoCache: o.NoCache,
+		Warn: func(msg string) { fmt.Fprintln(env.Stderr, "driftkit index:", msg) }})
 	if err != nil {
 		return err
 	}
@@ -125,7 +144,7 @@ func runIndex(ctx context.Context, o *indexOptions, env *Env, args []string) err
 // what the embedding cache did.
 func printIndexStats(env *Env, sf *stageFlags, ws *workspace.Workspace, st *index.BuildStats) error {
 	label := st.Encoder
-	if st.Encoder == index.EncoderHash {
+	if st.Fallback {
 		label += " (offline fallback encoder)"
 	}
 	phases := map[string]float64{}
@@ -133,7 +152,7 @@ func printIndexStats(env *Env, sf *stageFlags, ws *workspace.Workspace, st *inde
 		phases[k] = v.Seconds()
 	}
 	rep := map[string]any{"dir": ws.Path(workspace.IndexDir), "generation": st.Generation, "docs": st.Docs, "premise_docs": st.PremiseDocs,
-		"encoder": st.Encoder, "encoder_fallback": st.Encoder == index.EncoderHash, "dims": st.Dims, "phase_seconds": phases,
+		"encoder": st.Encoder, "encoder_fallback": st.Fallback, "dims": st.Dims, "phase_seconds": phases,
 		"embedding_cache": st.Cache}
 	return sf.report(env.Stdout, rep, func(w io.Writer) {
 		var ph []string
@@ -145,13 +164,6 @@ func printIndexStats(env *Env, sf *stageFlags, ws *workspace.Workspace, st *inde
 			st.Docs, st.PremiseDocs, label, st.Dims, ws.Path(workspace.IndexDir), strings.Join(ph, ", "))
 		printCacheReport(env, st.Cache)
 	})
-}
-
-// newOpenAIEncoder is app.NewOpenAIEncoder with configuration errors as
-// usage errors (exit 2).
-func newOpenAIEncoder(ctx context.Context, lc llm.Config, cfg index.OpenAIConfig) (*index.OpenAIEncoder, func(), error) {
-	e, closeFn, err := app.NewOpenAIEncoder(ctx, lc, cfg)
-	return e, closeFn, usageOf(err)
 }
 
 // openIndex opens WS/index for mine and train head (see app.OpenIndex). It
@@ -167,10 +179,11 @@ func openIndexWith(ctx context.Context, wsDir string, o index.OpenOptions, embed
 	return ix, closeFn, usageOf(err)
 }
 
-// usageOf turns app.ErrConfig into errUsage (exit 2), keeping the message.
+// usageOf turns app.ErrConfig into errUsage (exit 2), keeping the message
+// without its "bad configuration: " (wherever a wrapper put it).
 func usageOf(err error) error {
 	if err != nil && errors.Is(err, app.ErrConfig) {
-		return fmt.Errorf("%w: %v", errUsage, strings.TrimPrefix(err.Error(), app.ErrConfig.Error()+": "))
+		return fmt.Errorf("%w: %v", errUsage, strings.Replace(err.Error(), app.ErrConfig.Error()+": ", "", 1))
 	}
 	return err
 }

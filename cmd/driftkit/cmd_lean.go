@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/driftkit/driftkit/app"
 	"github.com/driftkit/driftkit/lean"
 )
 
@@ -34,10 +35,11 @@ const leanBackendHelp = "Backends (exactly one): --repl CMD (the Lean REPL, e.g.
 	"--lean CMD (one-shot \"lake env lean\", run as '<cmd> --json FILE' in --lean-dir).\n" +
 	"Exit status: 0 all pass, 1 a check failed, 2 usage, 3 the backend does not work."
 
-// openLean opens the backend, mapping bad options to a usage error.
+// openLean opens the backend through app, its warnings on the command's
+// stderr, mapping bad options to a usage error.
 func openLean(ctx context.Context, env *Env, o lean.Options) (lean.Checker, error) {
 	o.Logf = func(format string, args ...any) { fmt.Fprintf(env.Stderr, format+"\n", args...) }
-	c, err := lean.Open(ctx, o)
+	c, err := app.OpenLean(ctx, o)
 	if errors.Is(err, lean.ErrBadOptions) {
 		return nil, fmt.Errorf("%w: %v", errUsage, err)
 	}

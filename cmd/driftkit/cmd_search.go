@@ -129,7 +129,7 @@ func runSearch(ctx context.Context, o *searchOptions, env *Env, args []string) e
 // uses neither).
 func printIndexLabels(w io.Writer, ix *index.Index, m index.Mode) {
 	if ix.Manifest().EncoderFallback && m != index.ModeBM25 {
-		fmt.Fprintln(w, "# dense vectors from the offline hash encoder (fallback)")
+		fmt.Fprintf(w, "# dense vectors from the offline %s encoder (fallback)\n", ix.Manifest().Encoder)
 	}
 	if h := ix.Head(); h != nil && m != index.ModeBM25 {
 		fmt.Fprintf(w, "# projection head %s (%s → %d dims) on dense candidate scores\n", h.ID, h.Encoder, h.OutDim)

@@ -9,7 +9,6 @@ import (
 	"net"
 	"os"
 	"os/signal"
-	"strings"
 	"syscall"
 	"time"
 
@@ -106,26 +105,16 @@ func (o *serveOptions) logger(env *Env) *slog.Logger {
 
 func runServe(ctx context.Context, o *serveOptions, env *Env, args []string) error {
 	log := o.logger(env)
-	chat, closeChat, err := o.augmentChat()
+	lo := o.Lean
+	lo.Logf = func(format string, args ...any) { fmt.Fprintf(env.Stderr, format+"\n", args...) }
+	s, closeSrv, err := serve.Open(ctx, serve.Setup{Workspaces: o.specs, NoHead: o.NoHead, EmbedURL: o.EmbedURL, Augment: o.Augment, Chat: o.LLM,
+		Agents: &o.Agents, Lean: lo, LeanLabel: leanLabel(o.Lean), RunsDir: o.Runs, Log: log, Out: env.Stdout,
+		RunLog: slog.New(slog.NewTextHandler(env.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
+		Limits: serve.Limits{MaxBody: o.MaxBody, MaxQuery: o.MaxQuery, RequestTimeout: o.ReqTimeout, MaxRuns: o.MaxRuns, RunTimeout: o.RunTimeout}})
 	if err != nil {
-		return err
+		return usageOf(err)
 	}
-	defer closeChat()
-	workspaces, closeWS, err := openServeWorkspaces(ctx, o, env, chat)
-	if err != nil {
-		return err
-	}
-	defer closeWS()
-	runs, closeRuns, err := serveRuns(ctx, env, o.LLM, &o.Agents, o.Lean, o.Runs)
-	if err != nil {
-		return err
-	}
-	defer closeRuns()
-	s, err := serve.New(serve.Options{Workspaces: workspaces, Runs: runs, Log: log, Limits: serve.Limits{
-		MaxBody: o.MaxBody, MaxQuery: o.MaxQuery, RequestTimeout: o.ReqTimeout, MaxRuns: o.MaxRuns, RunTimeout: o.RunTimeout}})
-	if err != nil {
-		return err
-	}
+	defer closeSrv()
 	l, err := net.Listen("tcp", o.Addr)
 	if err != nil {
 		return err
@@ -136,8 +125,8 @@ func runServe(ctx context.Context, o *serveOptions, env *Env, args []string) err
 	}
 	fmt.Fprintf(env.Stdout, "serving on %s (search page %s/, API %s/api/openapi.json)\n", url, url, url)
 	fmt.Fprintf(env.Stdout, "for Mathlib's #leansearch: export LEANSEARCHCLIENT_LEANSEARCH_API_URL=%s/search\n", url)
-	if runs.Drift == nil && runs.ToMap == nil {
-		fmt.Fprintf(env.Stdout, "DRIFT and ToMap runs: off (%s); the DRIFT context (/api/drift/context, /drift) works offline\n", runs.Unavailable)
+	if why := s.RunsUnavailable(); why != "" {
+		fmt.Fprintf(env.Stdout, "DRIFT and ToMap runs: off (%s); the DRIFT context (/api/drift/context, /drift) works offline\n", why)
 	}
 	defer reloadOnHUP(ctx, s, log)()
 	err = s.Serve(ctx, l)
@@ -157,7 +146,7 @@ func reloadOnHUP(ctx context.Context, s *serve.Server, log *slog.Logger) func() 
 		for {
 			select {
 			case <-hup:
-				if _, err := s.Reload(); err != nil {
+				if _, err := s.Reload(ctx); err != nil {
 					log.Error("reload on SIGHUP", "err", err)
 				}
 			case <-ctx.Done():
@@ -166,126 +155,4 @@ func reloadOnHUP(ctx context.Context, s *serve.Server, log *slog.Logger) func() 
 		}
 	}()
 	return func() { signal.Stop(hup) }
-}
-
-// augmentChat is the chat client of --augment (nil without it): one for
-// every workspace, with few retries and short attempts, for a search waits
-// for its rewrite.
-func (o *serveOptions) augmentChat() (*llm.Client, func(), error) {
-	if !o.Augment {
-		return nil, func() {}, nil
-	}
-	ac := o.LLM
-	ac.MaxRetries, ac.RequestTimeout = 2, min(20*time.Second, o.ReqTimeout)
-	if err := ac.Finalize(); err != nil {
-		return nil, nil, fmt.Errorf("%w: %v", errUsage, err)
-	}
-	if ac.Model == "" {
-		return nil, nil, fmt.Errorf("%w: --augment needs a chat model (--model, with OPENAI_BASE_URL or --base-url)", errUsage)
-	}
-	chat, err := llm.New(ac)
-	if err != nil {
-		return nil, nil, fmt.Errorf("%w: %v", errUsage, err)
-	}
-	return chat, chat.Close, nil
-}
-
-// openServeWorkspaces opens each --ws once (index, head, encoder), shared
-// by every request, with an augmenter and its cache per workspace when chat
-// is set. The returned function closes them all.
-func openServeWorkspaces(ctx context.Context, o *serveOptions, env *Env, chat *llm.Client) ([]*serve.Workspace, func(), error) {
-	var workspaces []*serve.Workspace
-	var closers []func()
-	closeAll := func() {
-		for _, w := range workspaces {
-			w.Close()
-		}
-		for i := len(closers) - 1; i >= 0; i-- {
-			closers[i]()
-		}
-	}
-	for _, sp := range o.specs {
-		ix, closeIx, err := openIndexWith(ctx, sp.Dir, app.ServeIndexOptions(o.NoHead), o.EmbedURL)
-		if err != nil {
-			closeAll()
-			return nil, nil, fmt.Errorf("workspace %s (%s): %w", sp.Name, sp.Dir, err)
-		}
-		closers = append(closers, closeIx)
-		w, err := serve.NewWorkspace(sp.Name, sp.Dir, serve.IndexOf(ix))
-		if err != nil {
-			closeAll()
-			return nil, nil, err
-		}
-		workspaces = append(workspaces, w)
-		if chat != nil {
-			cache, err := augment.OpenCache(augment.CachePath(sp.Dir))
-			if err != nil {
-				closeAll()
-				return nil, nil, fmt.Errorf("workspace %s: %w", sp.Name, err)
-			}
-			closers = append(closers, func() { cache.Close() })
-			// The rewrite gets at most two thirds of a request's time, so the
-			// search itself still fits.
-			if w.Augment, err = augment.New(augment.Options{Chat: chat, Model: chat.Config().Model, Cache: cache, Timeout: o.ReqTimeout * 2 / 3}); err != nil {
-				closeAll()
-				return nil, nil, err
-			}
-			fmt.Fprintf(env.Stdout, "workspace %s: theorem searches augmented by %s\n", sp.Name, w.Augment.Label())
-		}
-		a := w.Index.About()
-		fmt.Fprintf(env.Stdout, "workspace %s: %s, %d documents, %d declarations, encoder %s%s\n", sp.Name, sp.Dir, a.Docs, w.Decls().Len(),
-			serve.EncoderLabel(a), map[bool]string{true: ", projection head", false: ""}[a.Head != nil])
-	}
-	return workspaces, closeAll, nil
-}
-
-// serveRuns wires the run endpoints: DRIFT's offline context always; DRIFT
-// runs through the chat client of --model, ToMap through the same agents,
-// both with the Lean backend of the shared flags, as `driftkit drift` and
-// `driftkit tomap`; runs are off (with the reason) without a model. The API key stays inside the clients: nothing here prints it.
-func serveRuns(ctx context.Context, env *Env, lc llm.Config, af *tomap.AgentFlags, lo lean.Options, dir string) (*serve.RunConfig, func(), error) {
-	rc := &serve.RunConfig{Dir: dir, Context: serve.DriftContext()}
-	var closers []func()
-	closeAll := func() {
-		for _, c := range closers {
-			c()
-		}
-	}
-	if err := lc.Finalize(); err != nil {
-		return nil, nil, fmt.Errorf("%w: %v", errUsage, err)
-	}
-	var ck lean.Checker
-	if lo.Configured() {
-		c, err := openLean(ctx, env, lo)
-		if err != nil {
-			return nil, nil, err
-		}
-		ck = c
-		closers = append(closers, func() { c.Close() })
-	}
-	if lc.Model == "" {
-		rc.Unavailable = "no model: give --model (and --base-url or OPENAI_BASE_URL)"
-		return rc, closeAll, nil
-	}
-	agents, models, closeAgents, err := af.Build(lc)
-	if err != nil {
-		closeAll()
-		return nil, nil, fmt.Errorf("%v: %w", err, errUsage)
-	}
-	closers = append(closers, closeAgents)
-	chat, err := app.OpenChat(lc)
-	if err != nil {
-		closeAll()
-		return nil, nil, usageOf(err)
-	}
-	closers = append(closers, chat.Close)
-	rc.Drift = serve.DriftRunners(serve.DriftConfig{Chat: chat, Model: lc.Model, Lean: ck})
-	rc.ToMap = serve.ToMapRunners(tomap.Config{Agents: agents, Models: models, Checker: ck, LeanLabel: leanLabel(lo),
-		Log: slog.New(slog.NewTextHandler(env.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))})
-	leanLabel := "none (verification skipped)"
-	if ck != nil {
-		leanLabel = ck.Backend()
-	}
-	fmt.Fprintf(env.Stdout, "runs: model %s at %s; Lean %s\n", lc.Model, strings.Join(lc.BaseURLs, ","), leanLabel)
-	return rc, closeAll, nil
 }

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/driftkit/driftkit/app"
 	"github.com/driftkit/driftkit/head"
 	"github.com/driftkit/driftkit/index"
 	"github.com/driftkit/driftkit/train"
@@ -14,7 +15,7 @@ import (
 )
 
 func init() {
-	register(newCommand("train head", "projection head over frozen embeddings", help{"--ws WS [--encoder hash|openai] [flags]",
+	register(newCommand("train head", "projection head over frozen embeddings", help{"--ws WS [--encoder KIND] [flags]",
 		"Trains a projection head (Gorgonia) on frozen embeddings of the pairs' queries and the index's documents:\n" +
 			"InfoNCE with a temperature, in-batch negatives plus the mined hard negatives, Adam, early stopping on\n" +
 			"the valid split's recall@k. Writes WS/head/ (config.json, query.npy, document.npy, log.jsonl).\n" +
@@ -35,7 +36,7 @@ type trainHeadOptions struct {
 
 func (o *trainHeadOptions) AddFlags(fs *flag.FlagSet) {
 	o.stage.AddFlags(fs, withWS|withQuiet|withForce, "a head")
-	fs.StringVar(&o.Encoder, "encoder", "", "expected index encoder: hash or openai (default: whatever the index uses)")
+	fs.StringVar(&o.Encoder, "encoder", "", "expected index encoder: "+app.OrList(index.EncoderKinds())+" (default: whatever the index uses)")
 	d := train.DefaultOptions()
 	t := &o.Train
 	fs.IntVar(&t.OutDim, "out-dim", d.OutDim, "output dimension of the head")
@@ -60,7 +61,13 @@ func (o *trainHeadOptions) Validate(args []string) error {
 	if err := o.stage.requireWS(); err != nil {
 		return err
 	}
-	return noArgs(args)
+	if err := noArgs(args); err != nil {
+		return err
+	}
+	if o.Encoder != "" {
+		return usageOf(app.CheckEncoderKind(o.Encoder))
+	}
+	return nil
 }
 
 func runTrainHead(ctx context.Context, o *trainHeadOptions, env *Env, args []string) error {
@@ -83,9 +90,6 @@ func runTrainHead(ctx context.Context, o *trainHeadOptions, env *Env, args []str
 		return err
 	}
 	defer closeIx()
-	if o.Encoder != "" && o.Encoder != index.EncoderHash && o.Encoder != index.EncoderOpenAI {
-		return fmt.Errorf("%w: --encoder %q (hash or openai)", errUsage, o.Encoder)
-	}
 	if o.Encoder != "" && !strings.HasPrefix(ix.Manifest().Encoder, o.Encoder) {
 		return fmt.Errorf("the index was built with the %s encoder, not %s: run `driftkit index --ws %s --encoder %s` first",
 			ix.Manifest().Encoder, o.Encoder, ws.Dir, o.Encoder)

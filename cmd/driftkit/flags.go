@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -375,4 +376,27 @@ func (l *libraryFlags) revision(env *Env) string {
 	}
 	fmt.Fprintf(env.Stderr, "warning: no --revision given: the rows record revision %q\n", extract.UnknownRevision)
 	return extract.UnknownRevision
+}
+
+// paramFlag collects repeatable key=value settings.
+type paramFlag map[string]string
+
+func (p *paramFlag) String() string {
+	var kv []string
+	for _, k := range slices.Sorted(maps.Keys(*p)) {
+		kv = append(kv, k+"="+(*p)[k])
+	}
+	return strings.Join(kv, ",")
+}
+
+func (p *paramFlag) Set(s string) error {
+	k, v, ok := strings.Cut(s, "=")
+	if !ok || strings.TrimSpace(k) == "" {
+		return fmt.Errorf("%q: want key=value", s)
+	}
+	if *p == nil {
+		*p = paramFlag{}
+	}
+	(*p)[strings.TrimSpace(k)] = v
+	return nil
 }

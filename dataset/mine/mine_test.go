@@ -242,7 +242,7 @@ func TestMineWithIndex(t *testing.T) {
 	if _, err := index.Build(context.Background(), ws, index.BuildOptions{HashDim: 64}); err != nil {
 		t.Fatal(err)
 	}
-	ix, err := index.Open(ws.Dir, nil)
+	ix, err := index.Open(context.Background(), ws.Dir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -85,8 +85,11 @@ const (
 	ColVector         = "vector"
 )
 
-// FallbackNote is MetaNote's text for the hash encoder.
-const FallbackNote = "vectors from driftkit's offline hash encoder (a fallback for tests and offline use, not a neural embedding model)"
+// FallbackNote is MetaNote's text for vectors of an encoder whose spec is
+// marked Fallback (the hash encoder).
+func FallbackNote(kind string) string {
+	return "vectors from driftkit's offline " + kind + " encoder (a fallback for tests and offline use, not a neural embedding model)"
+}
 
 // Options configure Export.
 type Options struct {
@@ -163,7 +166,7 @@ func Metadata(m index.Manifest) (arrow.Metadata, error) {
 		{MetaVectorColumn, ColVector},
 	}
 	if m.EncoderFallback || spec.Fallback {
-		kv = append(kv, [2]string{MetaNote, FallbackNote})
+		kv = append(kv, [2]string{MetaNote, FallbackNote(spec.Kind)})
 	}
 	keys, vals := make([]string, len(kv)), make([]string, len(kv))
 	for i, p := range kv {
@@ -368,7 +371,7 @@ func Export(ctx context.Context, ws *workspace.Workspace, opts Options) (*Stats,
 	if !ws.Has(workspace.DeclarationsFile) {
 		return nil, ws.Missing(workspace.DeclarationsFile, "declarations")
 	}
-	ix, err := index.Open(ws.Dir, &index.OpenOptions{VectorsOnly: true})
+	ix, err := index.Open(ctx, ws.Dir, &index.OpenOptions{VectorsOnly: true})
 	if err != nil {
 		return nil, err
 	}
@@ -431,7 +434,7 @@ func Export(ctx context.Context, ws *workspace.Workspace, opts Options) (*Stats,
 	run.Count("row_groups", int64(groups))
 	run.Count("dims", int64(m.Dims))
 	if m.EncoderFallback {
-		run.Note(FallbackNote)
+		run.Note(FallbackNote(m.Encoder))
 	}
 	if err := tx.Commit(run); err != nil {
 		return nil, err

@@ -143,7 +143,7 @@ func TestExportReadsBack(t *testing.T) {
 		t.Fatalf("vector column is %s, want fixed_size_list<float32>[%d]", f[0].Type, dims)
 	}
 
-	ix, err := index.Open(ws.Dir, nil)
+	ix, err := index.Open(context.Background(), ws.Dir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,7 +168,7 @@ func TestExportReadsBack(t *testing.T) {
 	if spec.Key() != m.EncoderSpec.Key() || get(MetaEncoderKey) != m.EncoderSpec.Key() {
 		t.Errorf("encoder spec %+v (key %s), index has %+v", spec, get(MetaEncoderKey), m.EncoderSpec)
 	}
-	if spec.Kind != index.EncoderHash || !spec.Fallback || get(MetaFallback) != "true" || get(MetaNote) != FallbackNote {
+	if spec.Kind != index.EncoderHash || !spec.Fallback || get(MetaFallback) != "true" || get(MetaNote) != FallbackNote(index.EncoderHash) {
 		t.Errorf("the hash encoder is not labelled as the fallback: %+v, %s", spec, get(MetaFallback))
 	}
 	if get(MetaRows) != strconv.Itoa(n) || get(MetaDims) != strconv.Itoa(dims) || get(MetaGeneration) != g.ID() ||
@@ -259,7 +259,7 @@ func TestReadsInParquetGo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ix, err := index.Open(ws.Dir, nil)
+	ix, err := index.Open(context.Background(), ws.Dir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

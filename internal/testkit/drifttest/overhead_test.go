@@ -32,7 +32,7 @@ func BenchmarkRunnerOverhead(b *testing.B) {
 	if ws == "" || bench == "" {
 		b.Skip("set DRIFTKIT_BENCH_WS (an indexed workspace) and DRIFTKIT_BENCH_FILE (a benchmark)")
 	}
-	ix, err := index.Open(ws, nil) // the workspace's head applied, as driftkit search does
+	ix, err := index.Open(context.Background(), ws, nil) // the workspace's head applied, as driftkit search does
 	if err != nil {
 		b.Fatal(err)
 	}
