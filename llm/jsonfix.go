@@ -11,11 +11,11 @@ import "strings"
 // (text outside them is left alone):
 //   - an escape JSON does not have (\s, \a, \{, \(, \,, \u not followed by
 //     four hex digits) becomes a literal backslash;
-//   - \b, \f, \n, \r, \t followed by an ASCII lower-case letter (\beta,
-//     \frac, \neq, \rho, \times) are LaTeX commands, not control
-//     characters, and become a literal backslash too;
-//   - \", \\, \/, \uXXXX, and the control escapes before anything but a
-//     lower-case letter ("x\n", "\n1", "\nThe") are kept.
+//   - \b, \f, \n, \r, \t that begin a known LaTeX command (the whole
+//     letter run after the backslash is in latexCommands: \beta, \frac,
+//     \neq, \rho, \times) become a literal backslash too;
+//   - \", \\, \/, \uXXXX, and the control escapes before anything else
+//     ("x\n", "\n1", "\nThe", "\nlemma" in Lean code) are kept.
 //
 // It never makes valid JSON invalid: every change turns "\" into "\\".
 func RepairJSONEscapes(s string) (string, int) {
@@ -77,7 +77,33 @@ func latexEscape(rest string) bool {
 		}
 		return false
 	case 'b', 'f', 'n', 'r', 't':
-		return len(rest) > 1 && rest[1] >= 'a' && rest[1] <= 'z'
+		end := 1
+		for end < len(rest) && (rest[end] >= 'a' && rest[end] <= 'z' || rest[end] >= 'A' && rest[end] <= 'Z') {
+			end++
+		}
+		return latexCommands[rest[:end]]
 	}
 	return true
 }
+
+// latexCommands are the LaTeX commands that begin with a letter of a JSON
+// control escape (b, f, n, r, t): "\neq" in a model's JSON is LaTeX, while
+// "\nlemma" (Lean code after a newline) is a newline. A command is matched
+// as the whole run of letters, as TeX reads it.
+var latexCommands = func() map[string]bool {
+	m := map[string]bool{}
+	for _, c := range strings.Fields(`
+		backslash bar beta begin bf big bigcap bigcirc bigcup bigg biggl biggr bigl bigodot bigoplus bigotimes bigr
+		bigsqcup bigstar bigtriangledown bigtriangleup biguplus bigvee bigwedge binom blacksquare bm bmod boldsymbol
+		bot bowtie boxed boxplus boxtimes breve bullet
+		fbox flat footnote forall frac frak frown
+		natural nabla ne nearrow neg neq newline nexists ngeq ngtr ni nleq nless nmid noindent nolimits normalsize
+		not notin nparallel nprec nsubseteq nsucc nsupseteq nu nwarrow
+		rangle rbrace rbrack rceil restriction rfloor rho right rightarrow rightharpoonup rightleftharpoons rm root
+		rtimes rvert
+		tan tanh tau tbinom text textbf textit textrm textsf texttt textstyle tfrac therefore theta thinspace tilde
+		times tiny to top triangle triangleleft triangleq triangleright`) {
+		m[c] = true
+	}
+	return m
+}()

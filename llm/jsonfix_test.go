@@ -20,6 +20,9 @@ func TestRepairJSONEscapes(t *testing.T) {
 		{`{"s": "line\nNext \"q\" \\ \/ \u00e9 x\n1\t2"}`, "line\nNext \"q\" \\ / é x\n1\t2", 0},
 		{`{"s": "already \\frac{1}{2}"}`, `already \frac{1}{2}`, 0},
 		{`{"s\alpha": "x"}`, "x", 1}, // keys are strings too
+		// Lean code: newlines before keywords stay newlines.
+		{`{"s": "import Mathlib\nlemma l (x : ℝ) :\n  0 < x := by\n  sorry\ttab"}`, "import Mathlib\nlemma l (x : ℝ) :\n  0 < x := by\n  sorry\ttab", 0},
+		{`{"s": "\not \nu \to \top \forall \nabla"}`, `\not \nu \to \top \forall \nabla`, 6},
 	} {
 		got, n := llm.RepairJSONEscapes(tc.in)
 		if n != tc.fixed {

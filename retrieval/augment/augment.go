@@ -110,6 +110,9 @@ func ParseAnswer(content string) (Answer, error) {
 		s = strings.TrimPrefix(s, "```")
 		s = strings.TrimSuffix(strings.TrimSpace(s), "```")
 	}
+	// LaTeX with one backslash ("\frac", "\neq") would decode into control
+	// characters or fail.
+	s, _ = llm.RepairJSONEscapes(s)
 	var a Answer
 	dec := json.NewDecoder(strings.NewReader(s))
 	if err := dec.Decode(&a); err != nil {

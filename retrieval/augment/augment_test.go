@@ -373,3 +373,12 @@ func TestPrompt(t *testing.T) {
 		t.Error("no model accepted")
 	}
 }
+
+// TestParseAnswerLaTeX: LaTeX with one backslash is the LaTeX, not a form
+// feed ("\frac") or an error ("\sum").
+func TestParseAnswerLaTeX(t *testing.T) {
+	a, err := ParseAnswer(`{"informal_statement": "$\sum_i \frac{1}{i} \neq 0$", "lean_statement": "x ≠ 0"}`)
+	if err != nil || a.InformalStatement != `$\sum_i \frac{1}{i} \neq 0$` {
+		t.Errorf("%+v %v", a, err)
+	}
+}
