@@ -7,7 +7,7 @@ VENV        ?= .venv
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 BENCHTIME   ?= 1x
 
-.PHONY: run test go-test py-test build bench lint clean fuzz bench-extract eval-extract bench-retrieval
+.PHONY: layers run test go-test py-test build bench lint clean fuzz bench-extract eval-extract bench-retrieval
 
 ## build: compile the driftkit binary into bin/
 build:
@@ -55,6 +55,10 @@ bench-retrieval: build
 FUZZTIME ?= 10s
 fuzz:
 	./scripts/fuzz.sh $(FUZZTIME)
+
+## layers: the layers bottom to top with their packages (internal/layering's list, checked by its tests)
+layers:
+	@$(GO) test ./internal/layering -run '^TestLayers$$' -count=1 -v | sed -n '/bottom to top/,/^--- /p' | sed '$$d'
 
 ## lint: gofmt, go vet, staticcheck
 lint:

@@ -38,13 +38,18 @@ func OpenIndex(ctx context.Context, wsDir string, o index.OpenOptions) (*index.I
 // encoder of a remote model reaches the endpoint the index was built with,
 // or embedURL when given (QueryEndpoint), with OPENAI_API_KEY only if that
 // is OPENAI_BASE_URL's host — unless o already has an encoder or skips
-// dense search. The projection head in WS/head is applied unless o.NoHead.
-// The returned function closes the index and the encoder's clients; call
-// it after the last search.
+// dense search. The dense backend is the one the manifest records
+// (index.DenseSpec), reading its secrets from the environment. The
+// projection head in WS/head is applied unless o.NoHead. The returned
+// function closes the index and the encoder's clients; call it after the
+// last search.
 func OpenIndexAt(ctx context.Context, wsDir string, o index.OpenOptions, embedURL string) (*index.Index, func(), error) {
 	closeEp := func() {}
 	if o.Endpoint == nil {
 		o.Endpoint, closeEp = QueryEndpoint(llm.ConfigFromEnv(), embedURL)
+	}
+	if o.DenseEnv.Getenv == nil {
+		o.DenseEnv.Getenv = DenseEnv(nil).Getenv
 	}
 	ix, err := index.Open(ctx, wsDir, &o)
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/driftkit/driftkit/index"
@@ -63,5 +64,22 @@ func TestOptionalParts(t *testing.T) {
 	}
 	if ck, err := OpenLean(context.Background(), lean.Options{}); ck != nil || !errors.Is(err, lean.ErrBadOptions) {
 		t.Errorf("no Lean flags: %v %v, want lean.ErrBadOptions", ck, err)
+	}
+}
+
+// A build's backend is checked before any work: an unknown kind or a
+// parameter it does not take is a configuration error (exit 2).
+func TestDenseSpecChecked(t *testing.T) {
+	if s, err := DenseSpec(index.DenseMmap, nil); err != nil || s.Kind != index.DenseMmap {
+		t.Fatalf("DenseSpec(mmap) = %+v, %v", s, err)
+	}
+	for _, c := range []struct {
+		kind   string
+		params map[string]string
+		want   error
+	}{{"nosuch", nil, index.ErrUnknownDense}, {index.DenseMmap, map[string]string{"x": "1"}, index.ErrDenseParam}} {
+		if _, err := DenseSpec(c.kind, c.params); !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), c.want.Error()) {
+			t.Errorf("DenseSpec(%s, %v) = %v, want ErrConfig and %v", c.kind, c.params, err, c.want)
+		}
 	}
 }

@@ -1,44 +1,13 @@
 package extract
 
+import "github.com/driftkit/driftkit/internal/leantext"
+
 // Command is a top-level command: the tokens toks[Start:End] of its file.
 // Unbalanced is set when the command's brackets did not balance (the split
 // recovered at the next command keyword at the start of a line).
 type Command struct {
 	Start, End int
 	Unbalanced bool
-}
-
-// declKeywords start declarations (possibly after modifiers and attributes).
-var declKeywords = map[string]bool{
-	"theorem": true, "lemma": true, "def": true, "abbrev": true, "instance": true, "structure": true,
-	"class": true, "inductive": true, "coinductive": true, "axiom": true, "opaque": true, "example": true,
-	"irreducible_def": true, "alias": true, "proof_wanted": true,
-}
-
-// hardCommands always start a command when they are outside brackets.
-var hardCommands = map[string]bool{
-	"namespace": true, "section": true, "end": true, "variable": true, "variables": true, "universe": true,
-	"universes": true, "attribute": true, "export": true, "mutual": true, "import": true, "notation": true,
-	"notation3": true, "infix": true, "infixl": true, "infixr": true, "prefix": true, "postfix": true,
-	"macro": true, "macro_rules": true, "syntax": true, "elab": true, "elab_rules": true,
-	"declare_syntax_cat": true, "initialize": true, "builtin_initialize": true, "deriving": true,
-	"omit": true, "include": true, "add_decl_doc": true, "assert_not_exists": true, "library_note": true,
-	"suppress_compilation": true, "run_cmd": true, "register_simp_attr": true,
-	"initialize_simps_projections": true, "simproc": true, "simproc_decl": true, "module": true,
-	"compile_inductive%": true, "unseal": true, "seal": true, "open_locale": true, "lemma_wanted": true,
-	"register_option": true, "register_label_attr": true, "declare_aesop_rule_sets": true,
-	"add_aesop_rules": true, "instance_wanted": true, "builtin_simproc": true, "dsimproc": true,
-	"count_heartbeats": true, "recall": true, "assert_not_imported": true, "irreducible": false,
-}
-
-// softCommands start a command only at the start of a line no deeper than the
-// current command (they also exist as tactics/terms: open … in, set_option … in).
-var softCommands = map[string]bool{"open": true, "set_option": true, "local": true, "scoped": true}
-
-// modifierWords may precede a declaration keyword.
-var modifierWords = map[string]bool{
-	"private": true, "protected": true, "noncomputable": true, "partial": true, "unsafe": true,
-	"nonrec": true, "public": true, "meta": true, "scoped": true, "local": true,
 }
 
 func isOpener(s string) bool {
@@ -103,7 +72,7 @@ func (f *file) skipHeader(i int) int {
 			i++
 		case t.Kind == TokSymbol && f.is(i, "@["):
 			i = f.matchBracket(i) + 1
-		case t.Kind == TokIdent && modifierWords[f.text(i)]:
+		case t.Kind == TokIdent && leantext.Is(f.text(i), leantext.Modifier):
 			i++
 			if f.is(i, "[") && f.is(i-1, "scoped") { // scoped[NS]
 				i = f.matchBracket(i) + 1
@@ -150,14 +119,14 @@ func (f *file) startsCommand(i int, curStartCol int32) (bool, int) {
 			return true, i + 1
 		}
 		k := f.skipHeader(i)
-		if k < len(f.toks) && f.toks[k].Kind == TokIdent && (declKeywords[f.text(k)] || hardCommands[f.text(k)] || f.text(k) == "class") {
+		if k < len(f.toks) && f.toks[k].Kind == TokIdent && (leantext.Is(f.text(k), leantext.Decl|leantext.Command) || f.text(k) == "class") {
 			return true, f.afterKeyword(k)
 		}
 		return false, i + 1
 	case TokSymbol:
 		if f.is(i, "@[") {
 			k := f.skipHeader(i)
-			if k < len(f.toks) && f.toks[k].Kind == TokIdent && (declKeywords[f.text(k)] || hardCommands[f.text(k)]) {
+			if k < len(f.toks) && f.toks[k].Kind == TokIdent && leantext.Is(f.text(k), leantext.Decl|leantext.Command) {
 				return true, f.afterKeyword(k)
 			}
 			return false, i + 1
@@ -169,24 +138,24 @@ func (f *file) startsCommand(i int, curStartCol int32) (bool, int) {
 		return false, i + 1
 	case TokIdent:
 		s := f.text(i)
-		if softCommands[s] {
+		if leantext.Is(s, leantext.SoftCommand) {
 			if t.Flags&FlagLineStart != 0 && t.Col <= curStartCol {
 				k := f.skipHeader(i)
-				if k > i && k < len(f.toks) && (declKeywords[f.text(k)] || hardCommands[f.text(k)]) {
+				if k > i && k < len(f.toks) && leantext.Is(f.text(k), leantext.Decl|leantext.Command) {
 					return true, f.afterKeyword(k)
 				}
 				return true, i + 1
 			}
 			return false, i + 1
 		}
-		if modifierWords[s] {
+		if leantext.Is(s, leantext.Modifier) {
 			k := f.skipHeader(i)
-			if k < len(f.toks) && f.toks[k].Kind == TokIdent && (declKeywords[f.text(k)] || hardCommands[f.text(k)]) {
+			if k < len(f.toks) && f.toks[k].Kind == TokIdent && leantext.Is(f.text(k), leantext.Decl|leantext.Command) {
 				return true, f.afterKeyword(k)
 			}
 			return false, i + 1
 		}
-		if declKeywords[s] || hardCommands[s] {
+		if leantext.Is(s, leantext.Decl|leantext.Command) {
 			return true, f.afterKeyword(i)
 		}
 	}
@@ -217,7 +186,7 @@ func (f *file) splitCommands() []Command {
 		if depth > 0 && t.Kind == TokIdent && t.Col == 0 && t.Flags&FlagLineStart != 0 {
 			// recovery: a declaration keyword at column 0 ends an unbalanced command
 			s := f.text(i)
-			if declKeywords[s] || hardCommands[s] || modifierWords[s] {
+			if leantext.Is(s, leantext.Decl|leantext.Command|leantext.Modifier) {
 				if ok, _ := f.startsCommand(i, 0); ok {
 					depth = 0
 					unbalanced = true

@@ -3,6 +3,8 @@ package extract
 import (
 	"strings"
 	"sync/atomic"
+
+	"github.com/driftkit/driftkit/internal/leantext"
 )
 
 // countDeltas makes depthDelta count its calls in deltaCalls: a test sets it
@@ -161,7 +163,7 @@ func (f *file) parseDecl(start, end int) *declSyntax {
 		case t.Kind == TokSymbol && f.is(i, "@["):
 			i = f.parseAttrs(i, end, &d.attrs)
 			continue
-		case t.Kind == TokIdent && modifierWords[f.text(i)]:
+		case t.Kind == TokIdent && leantext.Is(f.text(i), leantext.Modifier):
 			d.mods = append(d.mods, f.text(i))
 			i++
 			if f.is(i, "[") && f.is(i-1, "scoped") {
@@ -171,7 +173,7 @@ func (f *file) parseDecl(start, end int) *declSyntax {
 		}
 		break
 	}
-	if i >= end || f.toks[i].Kind != TokIdent || !declKeywords[f.text(i)] {
+	if i >= end || f.toks[i].Kind != TokIdent || !leantext.Is(f.text(i), leantext.Decl) {
 		return nil
 	}
 	d.kwIdx = i
@@ -323,7 +325,7 @@ func (f *file) parseAux(i, end int) []auxSyntax {
 				k++
 			} else if f.is(k, "@[") {
 				k = f.matchBracket(k) + 1
-			} else if f.toks[k].Kind == TokIdent && modifierWords[f.text(k)] {
+			} else if f.toks[k].Kind == TokIdent && leantext.Is(f.text(k), leantext.Modifier) {
 				k++
 			} else {
 				break
@@ -463,7 +465,7 @@ func (f *file) parseFields(d *declSyntax, i, end int) {
 				k++
 			} else if f.is(k, "@[") {
 				k = f.matchBracket(k) + 1
-			} else if f.toks[k].Kind == TokIdent && modifierWords[f.text(k)] {
+			} else if f.toks[k].Kind == TokIdent && leantext.Is(f.text(k), leantext.Modifier) {
 				prot = prot || f.is(k, "protected")
 				k++
 			} else {
@@ -590,7 +592,7 @@ func (f *file) parseInductive(d *declSyntax, i int) {
 		}
 		k := j + 1
 		prot := false
-		for k < end && f.toks[k].Kind == TokIdent && modifierWords[f.text(k)] {
+		for k < end && f.toks[k].Kind == TokIdent && leantext.Is(f.text(k), leantext.Modifier) {
 			prot = prot || f.is(k, "protected")
 			k++
 		}

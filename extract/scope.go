@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/driftkit/driftkit/internal/leantext"
 	"github.com/driftkit/driftkit/workspace"
 )
 
@@ -349,7 +350,7 @@ func (p *fileParser) command(c Command) {
 		p.res.exports = append(p.res.exports, e)
 	case kw == "notation" || kw == "notation3" || kw == "infix" || kw == "infixl" || kw == "infixr" || kw == "prefix" || kw == "postfix":
 		p.notation(c, k)
-	case declKeywords[kw]:
+	case leantext.Is(kw, leantext.Decl):
 		if d := f.parseDecl(c.Start, c.End); d != nil {
 			p.decl(d, c)
 		}

@@ -42,6 +42,11 @@ type BuildOptions struct {
 	// file, removed and embedded again); they are in the manifests either
 	// way. nil drops them.
 	Warn func(msg string)
+	// Dense is the backend that keeps the vectors (--backend); nil is the
+	// in-process one (DenseMmap: vectors.npy in the generation).
+	Dense *DenseSpec
+	// DenseEnv gives the backend its secrets (app reads the environment).
+	DenseEnv DenseEnv
 	// rendering overrides the rendering version recorded in the encoder
 	// spec (tests of the cache key).
 	rendering string
@@ -121,8 +126,11 @@ func Build(ctx context.Context, ws *workspace.Workspace, opts BuildOptions) (*Bu
 			return nil, err
 		}
 	}
-	gen := newGenerationID()
-	man := Manifest{Format: FormatVersion, ToolVersion: workspace.Version, BuiltAt: time.Now().UTC().Format(time.RFC3339), Generation: gen,
+	dense, err := openDenseForBuild(ws, &opts)
+	if err != nil {
+		return nil, err
+	}
+	man := Manifest{Format: FormatVersion, ToolVersion: workspace.Version, BuiltAt: time.Now().UTC().Format(time.RFC3339),
 		Rendering: workspace.RenderingVersion, Docs: len(docs), InformalSource: map[string]int{}, BM25Analyzer: IdentAnalyzer, Files: map[string]FileSum{}}
 	texts := make([]string, len(docs))
 	h := sha256.New()
@@ -138,6 +146,11 @@ func Build(ctx context.Context, ws *workspace.Workspace, opts BuildOptions) (*Bu
 		}
 	}
 	man.CorpusSHA256 = hex.EncodeToString(h.Sum(nil))
+	gen, err := dense.generation(ctx, &man, enc.Spec())
+	if err != nil {
+		return nil, err
+	}
+	man.Generation = gen
 	// The generation is built in a staging folder beside the index
 	// (index/.<gen>.tmp-…) that the commit renames to index/<gen>.
 	tx := ws.Begin("index")
@@ -196,11 +209,13 @@ func Build(ctx context.Context, ws *workspace.Workspace, opts BuildOptions) (*Bu
 	if err := checkFinite(vecs, enc.Dim()); err != nil {
 		return nil, fmt.Errorf("encoder %s: %w", enc.Name(), err)
 	}
-	if err := WriteNPY(filepath.Join(stage, VectorsName), vecs, len(docs), enc.Dim()); err != nil {
+	headW, headI := headAtBuild(ws, &man)
+	man.Head = headI
+	files, err := dense.create(ctx, &DenseBuild{Generation: gen, Stage: stage, Vectors: NewStore(vecs, len(docs), enc.Dim()), Docs: docs, Head: headW, Manifest: &man})
+	if err != nil {
 		return nil, err
 	}
 	vecs = nil
-	files := []string{VectorsName}
 	if s, ok := enc.(StateSaver); ok {
 		names, err := s.SaveState(stage)
 		if err != nil {
@@ -208,7 +223,7 @@ func Build(ctx context.Context, ws *workspace.Workspace, opts BuildOptions) (*Bu
 		}
 		files = append(files, names...)
 	}
-	phase("write_vectors", t0)
+	phase(dense.phase(), t0)
 
 	// BM25: in-memory postings for serving, then wait for bleve.
 	t0 = time.Now()
@@ -249,7 +264,6 @@ func Build(ctx context.Context, ws *workspace.Workspace, opts BuildOptions) (*Bu
 			return nil, err
 		}
 	}
-	man.Head = headAtBuild(ws, &man)
 	b, _ := json.MarshalIndent(man, "", "  ")
 	if err := workspace.WriteFileAtomic(filepath.Join(stage, ManifestName), append(b, '\n')); err != nil {
 		return nil, err
@@ -263,7 +277,8 @@ func Build(ctx context.Context, ws *workspace.Workspace, opts BuildOptions) (*Bu
 	if err := switchGeneration(tx, gen); err != nil {
 		return nil, err
 	}
-	if err := removeOldGenerations(tx, dir, gen); err != nil {
+	old, err := removeOldGenerations(tx, dir, gen)
+	if err != nil {
 		return nil, err
 	}
 	tx.Output(rel(CurrentName), 0)
@@ -280,6 +295,7 @@ func Build(ctx context.Context, ws *workspace.Workspace, opts BuildOptions) (*Bu
 	if err := tx.Commit(run); err != nil {
 		return nil, err
 	}
+	dense.retire(ctx, gen, old)
 	st.Docs, st.PremiseDocs, st.Encoder, st.Fallback, st.Dims, st.Generation, st.Cache = len(docs), man.PremiseDocs, man.Encoder, man.EncoderFallback, man.Dims, gen, crep
 	return st, nil
 }
@@ -305,27 +321,34 @@ func switchGeneration(tx *workspace.Txn, gen string) error {
 // switches CURRENT deletes them (or, rolled back, keeps them all). A process
 // still reading an old generation keeps working: its vectors are mapped and
 // its bleve segments open, and Linux frees unlinked files only when the last
-// user closes them.
-func removeOldGenerations(tx *workspace.Txn, dir, keep string) error {
+// user closes them. It returns the generations removed with their dense
+// backends (whose data outside the folder Build retires after the commit).
+func removeOldGenerations(tx *workspace.Txn, dir, keep string) ([]oldGeneration, error) {
 	ents, err := os.ReadDir(dir)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return err
+		return nil, err
 	}
+	var old []oldGeneration
 	for _, e := range ents {
 		if n := e.Name(); strings.HasPrefix(n, generationPrefix) && n != keep {
 			if err := tx.Remove(workspace.IndexDir + "/" + n); err != nil {
-				return err
+				return nil, err
 			}
+			og := oldGeneration{id: n}
+			if m, err := readManifest(filepath.Join(dir, n)); err == nil {
+				og.dense = m.Dense
+			}
+			old = append(old, og)
 		}
 	}
 	for _, n := range []string{ManifestName, DocsName, VectorsName, BM25Name, UsageName, HashStateName, PostingsName} {
 		if _, err := os.Lstat(filepath.Join(dir, n)); err == nil {
 			if err := tx.Remove(workspace.IndexDir + "/" + n); err != nil {
-				return err
+				return nil, err
 			}
 		}
 	}
-	return nil
+	return old, nil
 }
 
 // checkFinite refuses vectors with NaN or infinite values (a broken

@@ -57,15 +57,7 @@ func (hb *headBackend) SearchDenseMany(ctx context.Context, qs [][]float32, bs [
 	var rawBs []*retrieval.Batch
 	var rawOf []int
 	for j, b := range bs {
-		covered := make([]bool, len(b.Requests))
-		for i := range covered {
-			covered[i] = b.Requests[i].K > 0
-		}
-		for doc, c := range b.Class {
-			if c > 0 && int(c) <= len(covered) && covered[c-1] && !hb.proj.Has(doc) {
-				covered[c-1] = false
-			}
-		}
+		covered := HeadRoutes(b, hb.proj.Has)
 		coveredAll[j] = covered
 		out[j] = make([][]retrieval.Scored, len(b.Requests))
 		rawReqs := slices.Clone(b.Requests)
@@ -119,10 +111,11 @@ func (hb *headBackend) SearchDenseMany(ctx context.Context, qs [][]float32, bs [
 	return out, ctx.Err()
 }
 
-// loadHead wraps raw with WS/head when it exists and fits the index's
-// embeddings. A head trained on other embeddings is an error: silently
-// searching without it would report numbers the user did not ask for.
-func loadHead(wsDir string, m *Manifest, t *retrieval.Table, raw *Store) (*headBackend, error) {
+// loadHead loads WS/head when it exists and fits the index's embeddings
+// (nil when there is none). A head trained on other embeddings is an error:
+// silently searching without it would report numbers the user did not ask
+// for.
+func loadHead(wsDir string, m *Manifest) (*head.Head, error) {
 	dir := filepath.Join(wsDir, workspace.HeadDir)
 	if !head.Exists(dir) {
 		return nil, nil
@@ -134,11 +127,10 @@ func loadHead(wsDir string, m *Manifest, t *retrieval.Table, raw *Store) (*headB
 	if err := h.Fits(head.EncoderID(m.Encoder, m.Model, m.Dims)); err != nil {
 		return nil, fmt.Errorf("%s: %w", dir, err)
 	}
-	hb, err := newHeadBackend(h, t, raw)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", dir, err)
+	if h.Config.InDim != m.Dims {
+		return nil, fmt.Errorf("%s: %w: head takes %d dimensions, index vectors have %d", dir, head.ErrMismatch, h.Config.InDim, m.Dims)
 	}
-	return hb, nil
+	return h, nil
 }
 
 // newHeadBackend projects the premise documents of raw through h.
@@ -147,12 +139,7 @@ func newHeadBackend(h *head.Head, t *retrieval.Table, raw *Store) (*headBackend,
 		return nil, fmt.Errorf("%w: head takes %d dimensions, index vectors have %d", head.ErrMismatch, h.Config.InDim, raw.Dim())
 	}
 	in := raw.Dim()
-	var docs []int32
-	for r := range t.Len() {
-		if t.Premise(r) {
-			docs = append(docs, int32(r))
-		}
-	}
+	docs := PremiseRows(t.Len(), t.Premise)
 	x := make([]float32, 0, len(docs)*in)
 	for _, r := range docs {
 		x = append(x, raw.Vector(int(r))...)
@@ -164,17 +151,30 @@ func newHeadBackend(h *head.Head, t *retrieval.Table, raw *Store) (*headBackend,
 	return &headBackend{raw: raw, h: h, info: headInfo(h), proj: newSubsetStore(vecs, h.Dim(), docs, t.Len())}, nil
 }
 
+// PremiseRows lists the documents the head projects: the premises (the
+// candidates it was trained to rank), in row order.
+func PremiseRows(n int, premise func(doc int) bool) []int32 {
+	var docs []int32
+	for r := range n {
+		if premise(r) {
+			docs = append(docs, int32(r))
+		}
+	}
+	return docs
+}
+
 // WithHead returns a searcher over the loaded generation whose dense
 // candidate scores go through h instead of the workspace's head (to compare
 // a head being trained with the raw embeddings by the same evaluation
 // code). It pins the generation until release is called.
-func (ix *Index) WithHead(h *head.Head) (s retrieval.Searcher, release func(), err error) {
+func (ix *Index) WithHead(ctx context.Context, h *head.Head) (s retrieval.Searcher, release func(), err error) {
 	g, release := ix.Pin()
-	if g.raw == nil {
+	raw, err := g.Vectors(ctx)
+	if err != nil {
 		release()
-		return nil, nil, retrieval.ErrNoDense
+		return nil, nil, err
 	}
-	hb, err := newHeadBackend(h, g.table, g.raw)
+	hb, err := newHeadBackend(h, g.table, raw)
 	if err != nil {
 		release()
 		return nil, nil, err
@@ -233,14 +233,14 @@ func StageHeadRecord(tx *workspace.Txn, ws *workspace.Workspace, h *head.Head) (
 }
 
 // headAtBuild returns the head a new index will apply, if WS/head fits it.
-func headAtBuild(ws *workspace.Workspace, m *Manifest) *HeadInfo {
+func headAtBuild(ws *workspace.Workspace, m *Manifest) (*head.Head, *HeadInfo) {
 	dir := ws.Path(workspace.HeadDir)
 	if !head.Exists(dir) {
-		return nil
+		return nil, nil
 	}
 	h, err := head.Load(dir)
 	if err != nil || h.Fits(head.EncoderID(m.Encoder, m.Model, m.Dims)) != nil || h.Config.InDim != m.Dims {
-		return nil
+		return nil, nil
 	}
-	return headInfo(h)
+	return h, headInfo(h)
 }

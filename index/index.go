@@ -19,7 +19,9 @@
 //	gen-…/           one generation, never modified after the switch but for manifest.json's head:
 //	  manifest.json  encoder spec, dims, rendering, corpus sha256, counts, size and sha256 of each file
 //	  docs.parquet   one Doc per row; row i ↔ vectors.npy row i ↔ document i of every backend
-//	  vectors.npy    float32 (rows, dims), NumPy format 1.0, C order (memory-mapped when serving)
+//	  vectors.npy    float32 (rows, dims), NumPy format 1.0, C order (memory-mapped when serving);
+//	                 only with the in-process dense backend ("dense": {"kind": "mmap"}): another
+//	                 backend (index/weaviate) keeps the vectors itself, see DenseSpec
 //	  bm25/          bleve index (BM25 scoring): text, name, kind, library fields
 //	  bm25.postings  the same BM25 index as in-memory postings (used for serving)
 //	  usage.parquet  workspace.Usage: premise → declarations whose statement uses it
@@ -43,9 +45,9 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/driftkit/driftkit/head"
 	"github.com/driftkit/driftkit/retrieval"
 	"github.com/driftkit/driftkit/workspace"
-	"github.com/driftkit/driftkit/workspace/npy"
 )
 
 // File names inside WS/index/ and a generation folder.
@@ -63,9 +65,15 @@ const (
 // generationPrefix starts the name of every generation folder.
 const generationPrefix = "gen-"
 
-// FormatVersion is the layout version of a generation. Version 1 kept the
-// files directly in WS/index/ (no generations, no file hashes).
+// FormatVersion is the layout version of a generation whose vectors are in
+// it (vectors.npy). Version 1 kept the files directly in WS/index/ (no
+// generations, no file hashes).
 const FormatVersion = "driftkit-index/2"
+
+// FormatRemoteDense is the layout of a generation whose vectors another
+// dense backend holds (no vectors.npy): a driftkit that predates the
+// registry refuses it instead of failing on the missing file.
+const FormatRemoteDense = "driftkit-index/3"
 
 // Manifest is a generation's manifest.json.
 type Manifest struct {
@@ -104,6 +112,9 @@ type Manifest struct {
 	// candidate scores, recorded by `index` when one fits at build time and
 	// by `train head` when it writes a new one.
 	Head *HeadInfo `json:"head,omitempty"`
+	// Dense is the backend that holds the vectors (nil in generations
+	// written before the registry: the in-process one, DenseMmap).
+	Dense *DenseSpec `json:"dense,omitempty"`
 }
 
 // FileSum is the size and sha256 of a file.
@@ -151,9 +162,9 @@ func readManifest(genDir string) (*Manifest, error) {
 		return nil, &workspace.FileError{Path: path, Row: -1,
 			Err: fmt.Errorf("%w: malformed index manifest (JSON: %v)", ErrStale, err)}
 	}
-	if m.Format != FormatVersion {
+	if m.Format != FormatVersion && m.Format != FormatRemoteDense {
 		return nil, &workspace.FileError{Path: path, Row: -1,
-			Err: fmt.Errorf("%w: format %q, this driftkit reads %q", ErrStale, m.Format, FormatVersion)}
+			Err: fmt.Errorf("%w: format %q, this driftkit reads %q and %q", ErrStale, m.Format, FormatVersion, FormatRemoteDense)}
 	}
 	if m.Generation != filepath.Base(genDir) {
 		return nil, &workspace.FileError{Path: path, Row: -1,
@@ -248,11 +259,9 @@ type OpenOptions struct {
 	// every mode (retrieval.ErrNoDense, retrieval.ErrNoLexical). It
 	// overrides NoDense.
 	VectorsOnly bool
-	// WrapDense, when not nil, is given the dense backend Open made (the
-	// in-memory store, wrapped by the projection head) and returns the one
-	// search uses: an external vector store, an instrumented or test
-	// backend.
-	WrapDense func(retrieval.DenseBackend) (retrieval.DenseBackend, error)
+	// DenseEnv gives the generation's dense backend (DenseSpec) its secrets
+	// and overrides; app.OpenIndex reads them from the environment.
+	DenseEnv DenseEnv
 }
 
 // Generation is one loaded generation of an index: documents, vectors,
@@ -263,9 +272,7 @@ type Generation struct {
 	id, dir string
 	man     Manifest
 	table   *retrieval.Table
-	vectors *npy.Matrix // nil with NoDense
-	raw     *Store
-	head    *headBackend
+	dense   DenseStore // nil with NoDense
 	post    *Postings
 	bleve   *bleveBackend
 	enc     Encoder
@@ -284,9 +291,21 @@ func (g *Generation) Manifest() Manifest { return g.man }
 // Table is the generation's corpus (documents by id, usage graph).
 func (g *Generation) Table() *retrieval.Table { return g.table }
 
-// Vectors is the raw document vectors (nil when opened with NoDense); valid
-// while the generation is pinned.
-func (g *Generation) Vectors() *Store { return g.raw }
+// Vectors is the raw document vectors, row i = document i, valid while the
+// generation is pinned: the mapped vectors.npy, or every vector a remote
+// backend holds, read on the call. It fails with retrieval.ErrNoDense when
+// the index was opened with NoDense.
+func (g *Generation) Vectors(ctx context.Context) (*Store, error) {
+	if g.dense == nil {
+		return nil, retrieval.ErrNoDense
+	}
+	return g.dense.Vectors(ctx)
+}
+
+// Dense is the generation's dense backend as recorded in its manifest.
+func (g *Generation) Dense() DenseSpec {
+	return DenseSpec{Kind: g.man.Dense.denseKind(), Params: g.man.Dense.params()}
+}
 
 // EachDocument calls fn for every document of the generation, in row order
 // (row i is Vectors' document i), texts included. It streams the
@@ -313,8 +332,12 @@ func (g *Generation) EachDocument(ctx context.Context, fn func(row int, d *Doc) 
 	return err
 }
 
-// Mapped reports whether the vectors are memory-mapped.
-func (g *Generation) Mapped() bool { return g.vectors != nil && g.vectors.Mapped }
+// Mapped reports whether the vectors are memory-mapped (the in-process
+// backend, not read onto the heap).
+func (g *Generation) Mapped() bool {
+	m, ok := g.dense.(interface{ Mapped() bool })
+	return ok && m.Mapped()
+}
 
 // tryAcquire takes a reference unless the generation is already released
 // for good.
@@ -341,8 +364,8 @@ func (g *Generation) close() error {
 	if g.bleve != nil {
 		errs = append(errs, g.bleve.Close())
 	}
-	if g.vectors != nil {
-		errs = append(errs, g.vectors.Close())
+	if g.dense != nil {
+		errs = append(errs, g.dense.Close())
 	}
 	return errors.Join(errs...)
 }
@@ -373,21 +396,20 @@ func openGeneration(ctx context.Context, wsDir, id string, opts *OpenOptions) (_
 			g.close()
 		}
 	}()
-	// The core files must be listed; the others are the encoder's state.
-	// Every file this Open loads is checked (not the vectors and the
-	// encoder's state without dense retrieval, nor the postings when bleve
-	// answers BM25).
-	core := []string{DocsName, UsageName, VectorsName, PostingsName}
+	// The core files must be listed; vectors.npy is the in-process dense
+	// backend's (it checks it when opened); the others are the encoder's
+	// state. Every file this Open loads is checked (not the encoder's state
+	// without dense retrieval, nor the postings when bleve answers BM25).
+	core := []string{DocsName, UsageName, PostingsName}
 	names := slices.Clone(core)
 	for _, n := range slices.Sorted(maps.Keys(m.Files)) {
-		if !slices.Contains(core, n) {
+		if !slices.Contains(core, n) && n != VectorsName {
 			names = append(names, n)
 		}
 	}
 	for _, n := range names {
-		dense := n == VectorsName || !slices.Contains(core, n)
-		if dense && opts.NoDense && !opts.VectorsOnly || n == PostingsName && (opts.BleveBM25 || opts.VectorsOnly) ||
-			opts.VectorsOnly && !slices.Contains(core, n) {
+		state := !slices.Contains(core, n)
+		if state && (opts.NoDense || opts.VectorsOnly) || n == PostingsName && (opts.BleveBM25 || opts.VectorsOnly) {
 			continue
 		}
 		if err := verifyFile(dir, m, n); err != nil {
@@ -416,35 +438,13 @@ func openGeneration(ctx context.Context, wsDir, id string, opts *OpenOptions) (_
 	g.table = retrieval.NewTable(entries, usedBy)
 	g.engine = &retrieval.Engine{Table: g.table}
 	if !opts.NoDense || opts.VectorsOnly {
-		if g.vectors, err = npy.Open(filepath.Join(dir, VectorsName)); err != nil {
+		if err := g.openDense(ctx, wsDir, opts); err != nil {
 			return nil, err
 		}
-		if g.vectors.Rows != len(entries) || g.vectors.Cols != m.Dims {
-			return nil, fmt.Errorf("%s: %w: vectors.npy is (%d, %d), manifest says (%d, %d)", dir, ErrStale, g.vectors.Rows, g.vectors.Cols, m.Docs, m.Dims)
-		}
-		g.raw = NewStore(g.vectors.Data, g.vectors.Rows, g.vectors.Cols)
 		if opts.VectorsOnly {
 			g.refs.Store(1)
 			return g, nil
 		}
-		if g.enc, err = queryEncoder(ctx, dir, m, opts); err != nil {
-			return nil, err
-		}
-		var dense retrieval.DenseBackend = g.raw
-		if !opts.NoHead {
-			if g.head, err = loadHead(wsDir, m, g.table, g.raw); err != nil {
-				return nil, err
-			}
-			if g.head != nil {
-				dense = g.head
-			}
-		}
-		if opts.WrapDense != nil {
-			if dense, err = opts.WrapDense(dense); err != nil {
-				return nil, err
-			}
-		}
-		g.engine.Dense, g.engine.Encoder = dense, g.enc
 	}
 	if opts.BleveBM25 {
 		if g.bleve, err = openBM25(filepath.Join(dir, BM25Name)); err != nil {
@@ -469,6 +469,31 @@ func openGeneration(ctx context.Context, wsDir, id string, opts *OpenOptions) (_
 	}
 	g.refs.Store(1)
 	return g, nil
+}
+
+// openDense opens the dense backend the manifest names, with the
+// workspace's head unless opts says otherwise, and the query encoder.
+func (g *Generation) openDense(ctx context.Context, wsDir string, opts *OpenOptions) error {
+	m := &g.man
+	cfg, err := ParseDense(m.Dense.denseKind(), m.Dense.params(), opts.DenseEnv)
+	if err != nil {
+		return &workspace.FileError{Path: filepath.Join(g.dir, ManifestName), Row: -1, Err: err}
+	}
+	var h *head.Head
+	if !opts.NoHead && !opts.VectorsOnly {
+		if h, err = loadHead(wsDir, m); err != nil {
+			return err
+		}
+	}
+	g.dense, err = cfg.Open(ctx, &DenseOpen{Workspace: wsDir, Dir: g.dir, Manifest: m, Table: g.table, Head: h, VectorsOnly: opts.VectorsOnly})
+	if err != nil || opts.VectorsOnly {
+		return err
+	}
+	if g.enc, err = queryEncoder(ctx, g.dir, m, opts); err != nil {
+		return err
+	}
+	g.engine.Dense, g.engine.Encoder = g.dense, g.enc
+	return nil
 }
 
 // queryEncoder makes the generation's query encoder: the one given, checked
@@ -724,8 +749,8 @@ func (ix *Index) UsageCount(premise string, exclude []string) int {
 
 // Head describes the projection head applied to dense candidate scores, or nil.
 func (ix *Index) Head() *HeadInfo {
-	if h := ix.cur.Load().head; h != nil {
-		return h.info
+	if d := ix.cur.Load().dense; d != nil {
+		return d.Head()
 	}
 	return nil
 }

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/driftkit/driftkit/internal/leantext"
 )
 
 // SplitImports cuts the import block off the top of a Lean text: the
@@ -213,12 +215,6 @@ func normalizeBlock(b string) string {
 	return strings.Join(keep, "\n")
 }
 
-var declKeywords = []string{"def", "abbrev", "theorem", "lemma", "instance", "structure", "inductive",
-	"class", "opaque", "axiom"}
-
-var declModifiers = map[string]bool{"private": true, "protected": true, "noncomputable": true, "unsafe": true,
-	"partial": true, "nonrec": true, "scoped": true, "local": true}
-
 // declName is the name a command declares ("" for other commands and for
 // anonymous instances and examples).
 func declName(block string) string {
@@ -248,25 +244,23 @@ func declName(block string) string {
 		if len(f) == 0 {
 			return ""
 		}
-		if declModifiers[f[0]] {
+		if leantext.Is(f[0], leantext.Modifier) {
 			s = strings.TrimSpace(s[len(f[0]):])
 			continue
 		}
 		if f[0] == "class" && len(f) > 1 && f[1] == "inductive" {
 			f = f[1:]
 		}
-		for _, k := range declKeywords {
-			if f[0] == k && len(f) > 1 {
-				name := f[1]
-				if i := strings.IndexAny(name, "({[:⦃"); i >= 0 {
-					name = name[:i]
-				}
-				name = strings.TrimSuffix(name, ".")
-				if k == "instance" && (name == "" || strings.HasPrefix(f[1], ":") || strings.HasPrefix(f[1], "[") || strings.HasPrefix(f[1], "(")) {
-					return ""
-				}
-				return name
+		if k := f[0]; leantext.Is(k, leantext.Decl) && len(f) > 1 {
+			name := f[1]
+			if i := strings.IndexAny(name, "({[:⦃"); i >= 0 {
+				name = name[:i]
 			}
+			name = strings.TrimSuffix(name, ".")
+			if k == "instance" && (name == "" || strings.HasPrefix(f[1], ":") || strings.HasPrefix(f[1], "[") || strings.HasPrefix(f[1], "(")) {
+				return ""
+			}
+			return name
 		}
 		return ""
 	}

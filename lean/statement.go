@@ -6,6 +6,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/driftkit/driftkit/internal/leantext"
 )
 
 // Statement is a formal statement taken apart for BEq+: the text before it,
@@ -143,17 +145,17 @@ func trimModifiers(prelude string) string {
 			}
 			return prelude
 		}
-		trimmed := false
-		for mod := range declModifiers {
-			if strings.HasSuffix(m, mod) && wordAt(m, len(m)-len(mod), mod) {
-				prelude = t[:len(t)-len(mod)]
-				trimmed = true
-				break
-			}
+		// A modifier (all lowercase letters) ending m belongs to the
+		// declaration, not the prelude.
+		j := len(m)
+		for j > 0 && m[j-1] >= 'a' && m[j-1] <= 'z' {
+			j--
 		}
-		if !trimmed {
+		mod := m[j:]
+		if !leantext.Is(mod, leantext.Modifier) || !wordAt(m, j, mod) {
 			return prelude
 		}
+		prelude = t[:len(t)-len(mod)]
 	}
 }
 

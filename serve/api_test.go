@@ -146,7 +146,7 @@ func TestBadInput(t *testing.T) {
 		{"POST", "/search", "application/json", `{"query": ["a"], "num_results": "many"}`, 400, "num_results"},
 		{"POST", "/search", "application/json", `{"query": ["a","b","c","d","e","f","g","h","i","j","k","l","m","n","o","p","q"]}`, 400, "query"},
 		{"POST", "/search", "application/json", `[1]`, 400, "body"},
-		{"POST", "/api/drift", "text/plain", `{"statement": "x"}`, 400, "Content-Type"},
+		{"POST", "/api/drift", "text/plain", `{"statement": "x"}`, 415, "Content-Type"},
 		{"POST", "/api/drift", "application/json", `{"statement": ""}`, 400, "statement"},
 		{"POST", "/api/drift", "application/json", `{"statement": "x", "samples": 99}`, 400, "samples"},
 		{"POST", "/api/drift", "application/json", `{"statement": "x", "sample": 1}`, 400, "sample"},
@@ -308,7 +308,7 @@ func TestReloadLoopbackOnly(t *testing.T) {
 		t.Errorf("reloads %d, %d", ts.idx.reloads.Load(), ts.other.reloads.Load())
 	}
 	rec := httptest.NewRecorder()
-	req := httptest.NewRequest("POST", "/api/admin/reload", nil)
+	req := localRequest("POST", "/api/admin/reload", nil)
 	req.RemoteAddr = "192.0.2.7:5555"
 	ts.Handler().ServeHTTP(rec, req)
 	if rec.Code != 403 {

@@ -2,8 +2,12 @@ package serve
 
 import (
 	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os/exec"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -145,5 +149,53 @@ func TestBrowserFollowsRun(t *testing.T) {
 	do(t, ctx, chromedp.WaitVisible(chromedp.CSS(`#illustrations li`)), chromedp.WaitVisible(chromedp.CSS(`#run-status.status-done`)))
 	if p := text(t, ctx, "#premises"); !strings.Contains(p, "Nat.Prime") {
 		t.Errorf("premises %q", p)
+	}
+}
+
+// TestBrowserCrossOriginForms: a page on another port of this host (the
+// probe's attack: same-site, cross-origin) auto-submits forms and no-cors
+// fetches at the reload, run and DRIFT routes in a real Chromium; nothing
+// reloads and no run starts. The server's own DRIFT form, submitted in the
+// same browser, starts its run.
+func TestBrowserCrossOriginForms(t *testing.T) {
+	ctx := browser(t)
+	var started atomic.Int64
+	ts := newTestServer(t, Options{Runs: countingRuns(&started), Limits: Limits{MaxRuns: 100}})
+	target := ts.ts.URL
+	page := `<!doctype html><html><body>
+<iframe name="f1"></iframe><iframe name="f2"></iframe><iframe name="f3"></iframe><iframe name="f4"></iframe>
+<form id="a" target="f1" method="post" action="` + target + `/api/admin/reload"></form>
+<form id="b" target="f2" method="post" action="` + target + `/drift"><input name="statement" value="paid run"><input name="action" value="run"></form>
+<form id="c" target="f3" method="post" enctype="text/plain" action="` + target + `/api/drift"><input name='{"statement": "paid run", "x": "' value='"}'></form>
+<form id="d" target="f4" method="post" action="` + target + `/api/runs/0123456789abcdef/cancel"></form>
+<script>
+const loaded = [...document.querySelectorAll("iframe")].map(f => new Promise(r => f.addEventListener("load", r, {once: true})));
+for (const f of document.forms) f.submit();
+const sent = [
+  fetch("` + target + `/api/drift", {method: "POST", mode: "no-cors", headers: {"Content-Type": "text/plain"}, body: '{"statement": "paid run"}'}).catch(() => {}),
+  fetch("` + target + `/api/admin/reload", {method: "POST", mode: "no-cors"}).catch(() => {}),
+  fetch("` + target + `/api/drift", {method: "POST", headers: {"Content-Type": "application/json"}, body: '{"statement": "paid run"}'}).catch(() => {}),
+];
+Promise.all([...loaded, ...sent]).then(() => { document.title = "sent"; });
+</script></body></html>`
+	evil := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		io.WriteString(w, page)
+	}))
+	defer evil.Close()
+	do(t, ctx, chromedp.Navigate(evil.URL+"/"),
+		chromedp.Poll[chromedp.Void](`document.title === "sent"`, chromedp.WithPollingTimeout(30*time.Second)))
+	if n, r := started.Load(), ts.idx.reloads.Load(); n != 0 || r != 0 {
+		t.Fatalf("a page of %s started %d runs and %d reloads on %s", evil.URL, n, r, target)
+	}
+	do(t, ctx, chromedp.Navigate(target+"/drift"), chromedp.WaitVisible(chromedp.CSS("#statement")),
+		chromedp.SendKeys(chromedp.CSS("#statement"), "every prime is at least two"))
+	// The click navigates away, which chromedp may report as an error.
+	chromedp.Do(ctx, chromedp.Click(chromedp.CSS("#run-button")))
+	for deadline := time.Now().Add(30 * time.Second); started.Load() == 0 && time.Now().Before(deadline); {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if n := started.Load(); n != 1 {
+		t.Errorf("the server's own form started %d runs", n)
 	}
 }

@@ -261,3 +261,12 @@ func (ts *testServer) do(t testing.TB, method, path, contentType, body string) (
 	b, _ := io.ReadAll(resp.Body)
 	return resp, string(b)
 }
+
+// localRequest is httptest.NewRequest from a loopback client to the server
+// by address (httptest's default Host, example.com, is not a name the
+// server answers to: see guard).
+func localRequest(method, target string, body io.Reader) *http.Request {
+	req := httptest.NewRequest(method, target, body)
+	req.Host, req.RemoteAddr = "127.0.0.1", "127.0.0.1:5555"
+	return req
+}

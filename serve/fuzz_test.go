@@ -28,7 +28,9 @@ func FuzzLeanSearchRequest(f *testing.F) {
 	h := s.Handler()
 	f.Fuzz(func(t *testing.T, body string) {
 		rec := httptest.NewRecorder()
-		h.ServeHTTP(rec, httptest.NewRequest("POST", "/search", strings.NewReader(body)))
+		req := localRequest("POST", "/search", strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		h.ServeHTTP(rec, req)
 		switch rec.Code {
 		case 200:
 			var out [][]LeanSearchResult
@@ -55,7 +57,7 @@ func FuzzSearchQuery(f *testing.F) {
 	h := s.Handler()
 	f.Fuzz(func(t *testing.T, query string) {
 		for _, path := range []string{"/api/search?", "/?"} {
-			req := httptest.NewRequest("GET", "/", nil)
+			req := localRequest("GET", "/", nil)
 			req.URL.RawQuery = query
 			req.URL.Path = strings.TrimSuffix(path, "?")
 			rec := httptest.NewRecorder()

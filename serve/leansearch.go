@@ -57,12 +57,11 @@ const DefaultLeanSearchResults = 6
 
 func (s *Server) parseLeanSearch(r *http.Request) ([]string, int, error) {
 	var req leanSearchRequest
-	dec := json.NewDecoder(r.Body)
-	if err := dec.Decode(&req); err != nil {
-		var mb *http.MaxBytesError
-		if errorsAs(err, &mb) {
-			return nil, 0, err
-		}
+	body, err := readBody(r)
+	if err != nil {
+		return nil, 0, err
+	}
+	if err := json.Unmarshal(body, &req); err != nil {
 		return nil, 0, badField("body", "want a JSON object {\"query\": [\"…\"], \"num_results\": n}: %v", err)
 	}
 	var queries []string
@@ -129,9 +128,11 @@ func (s *Server) handleLeanSearch(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	base := "http://" + r.Host
-	if r.TLS != nil {
-		base = "https://" + r.Host
+	// Links are relative unless the server knows its public address: the
+	// request's Host header is the client's to choose.
+	base := ""
+	if s.public != nil {
+		base = s.public.String()
 	}
 	qs := make([]retrieval.Query, len(queries))
 	for i, text := range queries {

@@ -49,6 +49,8 @@ type Setup struct {
 	Log     *slog.Logger
 	// RunLog receives the ToMap runner's warnings (nil: Log).
 	RunLog *slog.Logger
+	// Token and PublicURL are Options'.
+	Token, PublicURL string
 	// Out receives one line per opened part (workspace, augmentation,
 	// runs); nil discards them.
 	Out io.Writer
@@ -91,7 +93,7 @@ func open(ctx context.Context, s Setup, c *closers) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	return New(Options{Workspaces: workspaces, Runs: runs, Log: s.Log, Limits: s.Limits})
+	return New(Options{Workspaces: workspaces, Runs: runs, Log: s.Log, Limits: s.Limits, Token: s.Token, PublicURL: s.PublicURL})
 }
 
 // closers are what Open opened, closed in reverse order.

@@ -32,7 +32,7 @@ func TestOpenThroughApp(t *testing.T) {
 		t.Errorf("runs without a model: %q", why)
 	}
 	rec := httptest.NewRecorder()
-	s.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/api/search?q=cloud", nil))
+	s.Handler().ServeHTTP(rec, localRequest(http.MethodGet, "/api/search?q=cloud", nil))
 	if rec.Code != http.StatusOK || !strings.Contains(rec.Body.String(), `"hits"`) {
 		t.Errorf("search: %d %s", rec.Code, rec.Body.String())
 	}

@@ -74,13 +74,21 @@ func (p *pages) render(w http.ResponseWriter, status int, name string, data map[
 	w.Write(buf.Bytes())
 }
 
+// staticHandler serves the files of web/static under /static/: files only
+// (no folder listings), nothing outside that folder (the templates are
+// not static files), no path that is not a clean relative one.
 func staticHandler() http.Handler {
-	sub, _ := fs.Sub(webFS, "web")
-	fsrv := http.FileServer(http.FS(sub))
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	sub, _ := fs.Sub(webFS, "web/static")
+	return http.StripPrefix("/static/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		name := r.URL.Path
+		if st, err := fs.Stat(sub, name); !fs.ValidPath(name) || err != nil || !st.Mode().IsRegular() {
+			http.NotFound(w, r)
+			return
+		}
 		w.Header().Set("Cache-Control", "public, max-age=300")
-		fsrv.ServeHTTP(w, r)
-	})
+		w.Header().Set("X-Content-Type-Options", "nosniff")
+		http.ServeFileFS(w, r, sub, name)
+	}))
 }
 
 func (s *Server) handleOpenAPI(w http.ResponseWriter, r *http.Request) {
@@ -106,6 +114,7 @@ func (s *Server) pageError(w http.ResponseWriter, r *http.Request, ws *Workspace
 	var fe *fieldError
 	var nf *notFoundError
 	var ue *unavailableError
+	var fb *forbiddenError
 	switch {
 	case errorsAs(err, &fe):
 		status, msg = http.StatusBadRequest, fe.Error()
@@ -113,6 +122,8 @@ func (s *Server) pageError(w http.ResponseWriter, r *http.Request, ws *Workspace
 		status, msg = http.StatusNotFound, nf.what
 	case errorsAs(err, &ue):
 		status, msg = http.StatusServiceUnavailable, ue.msg
+	case errorsAs(err, &fb):
+		status, msg = http.StatusForbidden, fb.msg
 	case err == errBusy:
 		w.Header().Set("Retry-After", strconv.Itoa(retryAfterSeconds))
 		status, msg = http.StatusTooManyRequests, "too many runs in flight; retry later"
@@ -142,9 +153,12 @@ func (s *Server) pageSearch(w http.ResponseWriter, r *http.Request) {
 	d["Premises"] = v.Get("premises") != ""
 	k := 20
 	if ks := v.Get("k"); ks != "" {
-		if n, err := strconv.Atoi(ks); err == nil && n > 0 && n <= s.lim.MaxK {
-			k = n
+		n, err := strconv.Atoi(ks)
+		if err != nil || n < 1 || n > s.lim.MaxK {
+			s.pageError(w, r, ws, badField("k", "%q: want 1 to %d", truncate(ks, 32), s.lim.MaxK))
+			return
 		}
+		k = n
 	}
 	d["K"] = k
 	if strings.TrimSpace(q) != "" {
@@ -194,10 +208,8 @@ func (s *Server) pageDrift(w http.ResponseWriter, r *http.Request) {
 	d["RunsOn"] = s.opts.Runs != nil && s.opts.Runs.Drift != nil
 	d["ContextOn"] = s.opts.Runs != nil && s.opts.Runs.Context != nil
 	if r.Method == http.MethodPost {
-		if r.Header.Get("Sec-Fetch-Site") == "cross-site" {
-			s.pageError(w, r, ws, badField("Origin", "a form from another site cannot start work here"))
-			return
-		}
+		// Another origin's form never gets here (guard); starting a run
+		// also needs the token or a loopback client, as POST /api/drift.
 		if err := r.ParseForm(); err != nil {
 			s.pageError(w, r, ws, badField("body", "%v", err))
 			return
@@ -210,6 +222,10 @@ func (s *Server) pageDrift(w http.ResponseWriter, r *http.Request) {
 		}
 		switch r.PostForm.Get("action") {
 		case "run":
+			if err := s.authorize(r); err != nil {
+				s.pageError(w, r, ws, &forbiddenError{err.Error()})
+				return
+			}
 			rr, err := s.startRun(ws, req)
 			if err != nil {
 				s.pageError(w, r, ws, err)

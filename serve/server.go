@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -9,9 +10,12 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
+	"os"
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 )
 
 // Limits bound what one request may cost. Zero fields take the defaults
@@ -90,6 +94,17 @@ type Options struct {
 	// bodies, query strings or headers) and the server's events. Default:
 	// discard.
 	Log *slog.Logger
+	// Token, when set, is what privileged requests (runs started, cancelled
+	// or listed; reloads) must carry as "Authorization: Bearer TOKEN", from
+	// any address; without it they are allowed from the loopback interface
+	// only. See guard.
+	Token string
+	// PublicURL is the server's address as clients reach it
+	// (http(s)://HOST[:PORT][/PATH]): its host is accepted in Host headers,
+	// its origin in Origin headers, and absolute links (LeanSearch's
+	// doc_url) start with it. Without it links are relative: a request's
+	// Host header never goes into an answer.
+	PublicURL string
 }
 
 // Server serves the JSON API, the LeanSearch-compatible endpoint, the
@@ -105,6 +120,10 @@ type Server struct {
 	metrics *metrics
 	runs    *registry
 	pages   *pages
+	// public is Options.PublicURL parsed (nil: none); forms are the route
+	// patterns that take an HTML form (see guard).
+	public *url.URL
+	forms  map[string]bool
 
 	// closing is closed when Shutdown starts: event streams end, new runs
 	// are refused.
@@ -117,7 +136,11 @@ func New(o Options) (*Server, error) {
 	if len(o.Workspaces) == 0 {
 		return nil, errors.New("serve: no workspace")
 	}
-	s := &Server{opts: o, lim: o.Limits.withDefaults(), log: o.Log, ws: map[string]*Workspace{}, closing: make(chan struct{})}
+	s := &Server{opts: o, lim: o.Limits.withDefaults(), log: o.Log, ws: map[string]*Workspace{}, closing: make(chan struct{}), forms: map[string]bool{}}
+	var err error
+	if s.public, err = parsePublicURL(o.PublicURL); err != nil {
+		return nil, err
+	}
 	if s.log == nil {
 		s.log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
@@ -133,7 +156,6 @@ func New(o Options) (*Server, error) {
 	s.def = o.Workspaces[0]
 	s.metrics = newMetrics(o.Workspaces)
 	s.runs = newRegistry(o.Runs, s.lim, s.metrics, s.log)
-	var err error
 	if s.pages, err = newPages(); err != nil {
 		return nil, err
 	}
@@ -142,10 +164,12 @@ func New(o Options) (*Server, error) {
 }
 
 // Handler is the server's HTTP handler (for httptest and embedding).
-func (s *Server) Handler() http.Handler { return s.instrument(s.mux) }
+func (s *Server) Handler() http.Handler { return s.instrument(s.guard(s.mux)) }
 
 // routes registers every endpoint. The OpenAPI test checks that
-// openapi.json documents exactly the /api routes registered here.
+// openapi.json documents exactly the /api routes registered here. Every
+// route passes the guards (see guard.go); s.privileged marks the routes
+// that need the token (or loopback), s.form the pages that take a form.
 func (s *Server) routes() {
 	m := http.NewServeMux()
 	s.mux = m
@@ -155,13 +179,13 @@ func (s *Server) routes() {
 	api("GET /api/decl/{name...}", s.handleDecl)
 	api("GET /api/workspaces", s.handleWorkspaces)
 	api("POST /api/drift/context", s.handleDriftContext)
-	m.HandleFunc("POST /api/drift", s.handleStartRun(runDrift))
-	m.HandleFunc("POST /api/tomap", s.handleStartRun(runToMap))
-	m.HandleFunc("GET /api/runs", s.handleListRuns)
+	s.privileged("POST /api/drift", s.handleStartRun(runDrift))
+	s.privileged("POST /api/tomap", s.handleStartRun(runToMap))
+	s.privileged("GET /api/runs", s.handleListRuns)
 	m.HandleFunc("GET /api/runs/{id}", s.handleRun)
-	m.HandleFunc("POST /api/runs/{id}/cancel", s.handleCancelRun)
+	s.privileged("POST /api/runs/{id}/cancel", s.handleCancelRun)
 	m.HandleFunc("GET /api/runs/{id}/events", s.handleRunEvents)
-	m.HandleFunc("POST /api/admin/reload", s.handleReload)
+	s.privileged("POST /api/admin/reload", s.handleReload)
 	m.HandleFunc("GET /api/openapi.json", s.handleOpenAPI)
 	api("POST /search", s.handleLeanSearch)
 	m.HandleFunc("GET /healthz", s.handleHealth)
@@ -171,7 +195,7 @@ func (s *Server) routes() {
 	m.Handle("GET /{$}", s.timeout(s.pageSearch))
 	m.Handle("GET /decl/{name...}", s.timeout(s.pageDecl))
 	m.Handle("GET /drift", s.timeout(s.pageDrift))
-	m.Handle("POST /drift", s.timeout(s.pageDrift))
+	s.form("POST /drift", s.timeout(s.pageDrift))
 	m.HandleFunc("GET /runs/{id}", s.pageRun)
 	m.Handle("GET /static/", staticHandler())
 	m.HandleFunc("/", s.notFound)
@@ -281,6 +305,9 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 		writeError(w, http.StatusBadRequest, fe.field, fe.Error())
 	case errors.As(err, &mb):
 		writeError(w, http.StatusRequestEntityTooLarge, "body", fmt.Sprintf("request body larger than %d bytes", mb.Limit))
+	case errors.Is(err, errSlowBody):
+		w.Header().Set("Connection", "close")
+		writeError(w, http.StatusRequestTimeout, "body", fmt.Sprintf("the request body did not arrive within %v", s.lim.ReadTimeout))
 	case errors.Is(err, context.DeadlineExceeded):
 		writeError(w, http.StatusServiceUnavailable, "", fmt.Sprintf("the request took longer than %v", s.lim.RequestTimeout))
 	case errors.Is(err, context.Canceled) && r.Context().Err() != nil:
@@ -291,10 +318,52 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 	}
 }
 
+// errSlowBody is a request body that did not arrive within the server's
+// ReadTimeout: 408.
+var errSlowBody = errors.New("the request body did not arrive in time")
+
+// readBody reads a request body whole (Limits.MaxBody caps it): a body
+// slower than the read timeout is errSlowBody, one that is not UTF-8 a 400
+// (JSON text is UTF-8; the decoder would replace the bytes silently). No
+// read error's text reaches the client (it names addresses).
+func readBody(r *http.Request) ([]byte, error) {
+	b, err := io.ReadAll(r.Body)
+	if err != nil {
+		var mb *http.MaxBytesError
+		var ne net.Error
+		switch {
+		case errors.As(err, &mb):
+			return nil, err
+		case errors.Is(err, os.ErrDeadlineExceeded) || errors.As(err, &ne) && ne.Timeout():
+			return nil, errSlowBody
+		}
+		return nil, badField("body", "the request body could not be read")
+	}
+	if !utf8.Valid(b) {
+		return nil, badField("body", "not UTF-8 (at byte %d)", invalidUTF8At(b))
+	}
+	return b, nil
+}
+
+func invalidUTF8At(b []byte) int {
+	for i := 0; i < len(b); {
+		r, n := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && n == 1 {
+			return i
+		}
+		i += n
+	}
+	return -1
+}
+
 // decodeJSON reads a JSON request body into v, refusing unknown fields so
 // a misspelt option is an error rather than silently ignored.
 func decodeJSON(r *http.Request, v any) error {
-	dec := json.NewDecoder(r.Body)
+	body, err := readBody(r)
+	if err != nil {
+		return err
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
 		var mb *http.MaxBytesError
@@ -317,16 +386,6 @@ func decodeJSON(r *http.Request, v any) error {
 	}
 	if dec.More() {
 		return badField("body", "more than one JSON value")
-	}
-	return nil
-}
-
-// requireJSON refuses a body that is not declared JSON. Endpoints that
-// start paid work use it: a cross-site HTML form cannot send
-// application/json without the browser asking first (CORS preflight).
-func requireJSON(r *http.Request) error {
-	if ct := r.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
-		return badField("Content-Type", "%q: send application/json", truncate(ct, 64))
 	}
 	return nil
 }
@@ -418,12 +477,8 @@ func (s *Server) handleReady(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]any{"status": "ready", "workspaces": out})
 }
 
-// handleReload picks up rebuilt indexes; only from the loopback interface.
+// handleReload picks up rebuilt indexes (a privileged route).
 func (s *Server) handleReload(w http.ResponseWriter, r *http.Request) {
-	if !loopback(r.RemoteAddr) {
-		writeError(w, http.StatusForbidden, "", "reload is allowed from the loopback interface only")
-		return
-	}
 	res, err := s.Reload(r.Context())
 	if err != nil {
 		s.log.Error("reload failed", "err", err)

@@ -62,7 +62,7 @@ func EvalBench(ctx context.Context, ws *workspace.Workspace, ix *index.Index, h 
 	}
 	rep := &BenchReport{Bench: bench, Queries: raw.Queries, Raw: metrics(raw), RawMRR: raw.MRR}
 	if h != nil {
-		s, release, err := ix.WithHead(h)
+		s, release, err := ix.WithHead(ctx, h)
 		if err != nil {
 			return nil, err
 		}

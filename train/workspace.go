@@ -74,8 +74,12 @@ func TrainWorkspace(ctx context.Context, ws *workspace.Workspace, ix *index.Inde
 	g, release := ix.Pin()
 	defer release()
 	enc := ix.Encoder()
-	if enc == nil || g.Vectors() == nil {
+	if enc == nil {
 		return nil, fmt.Errorf("index opened without dense vectors: the head needs them")
+	}
+	vecs, err := g.Vectors(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("the head needs the index's dense vectors: %w", err)
 	}
 	man := g.Manifest()
 	res := &WorkspaceResult{Dir: ws.Path(workspace.HeadDir), Encoder: EncoderID(&man), EncoderFallback: man.EncoderFallback}
@@ -84,7 +88,11 @@ func TrainWorkspace(ctx context.Context, ws *workspace.Workspace, ix *index.Inde
 		"eval_every": opts.EvalEvery, "k": opts.K, "valid_max": opts.ValidMax, "seed": opts.Seed, "all_kinds": opts.AllKinds,
 		"encoder": res.Encoder}
 	run := ws.StartRun("train head", params)
-	for _, n := range []string{workspace.PairsFile, filepath.Join(g.Dir(), index.ManifestName), filepath.Join(g.Dir(), index.VectorsName)} {
+	inputs := []string{workspace.PairsFile, filepath.Join(g.Dir(), index.ManifestName)}
+	if _, ok := man.Files[index.VectorsName]; ok { // the in-process backend's vectors
+		inputs = append(inputs, filepath.Join(g.Dir(), index.VectorsName))
+	}
+	for _, n := range inputs {
 		if err := run.Input(n); err != nil {
 			return nil, err
 		}
@@ -92,7 +100,7 @@ func TrainWorkspace(ctx context.Context, ws *workspace.Workspace, ix *index.Inde
 
 	// Documents: the index's raw vectors of the candidates.
 	t0 := time.Now()
-	vecs, table := g.Vectors(), g.Table()
+	table := g.Table()
 	dim := vecs.Dim()
 	if dim != enc.Dim() {
 		return nil, fmt.Errorf("%s: %d-dimensional vectors and a %d-dimensional encoder: %w", g.Dir(), dim, enc.Dim(), index.ErrStale)

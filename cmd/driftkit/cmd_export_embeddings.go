@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 
+	"github.com/driftkit/driftkit/app"
 	"github.com/driftkit/driftkit/index/embeddings"
 	"github.com/driftkit/driftkit/workspace"
 )
@@ -47,7 +48,7 @@ func runExportEmbeddings(ctx context.Context, o *exportEmbeddingsOptions, env *E
 	if err != nil {
 		return err
 	}
-	st, err := embeddings.Export(ctx, ws, embeddings.Options{RowGroupRows: o.RowGroup, Force: o.stage.Force})
+	st, err := embeddings.Export(ctx, ws, embeddings.Options{RowGroupRows: o.RowGroup, Force: o.stage.Force, DenseEnv: app.DenseEnv(nil)})
 	if err != nil {
 		return err
 	}

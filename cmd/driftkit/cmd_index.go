@@ -40,6 +40,11 @@ type indexOptions struct {
 	// Preset and the role flags give the encoder's prefixes.
 	Preset string
 	Roles  index.Roles
+	// Backend is the dense backend kind (--backend), BackendParams its
+	// settings (--backend-param).
+	Backend       string
+	BackendParams paramFlag
+	dense         *index.DenseSpec
 
 	fs     *flag.FlagSet // to tell a given --dim from its default
 	dimSet bool
@@ -63,6 +68,9 @@ func (o *indexOptions) AddFlags(fs *flag.FlagSet) {
 	fs.StringVar(&o.Roles.QueryInputType, "query-input-type", "", "input_type sent with queries (overrides the preset's)")
 	fs.StringVar(&o.Roles.DocInputType, "doc-input-type", "", "input_type sent with documents (overrides the preset's)")
 	fs.BoolVar(&o.NoCache, "no-cache", false, "embed every document: neither read nor write the embedding cache WS/embeddings/ (the hash encoder never uses it)")
+	fs.StringVar(&o.Backend, "backend", index.DenseMmap, "where the vectors are kept and searched: "+app.OrList(index.DenseKinds())+
+		" (mmap: vectors.npy in the generation, memory-mapped; recorded in the manifest, every reader opens it)")
+	fs.Var(&o.BackendParams, "backend-param", "a setting of the dense backend, `key=value` (repeatable; recorded in the manifest, never a secret)")
 }
 
 func (o *indexOptions) Validate(args []string) error {
@@ -83,6 +91,10 @@ func (o *indexOptions) Validate(args []string) error {
 	o.fs.Visit(func(f *flag.Flag) { o.dimSet = o.dimSet || f.Name == "dim" })
 	if err := o.resolveRoles(); err != nil {
 		return err
+	}
+	var err error
+	if o.dense, err = app.DenseSpec(o.Backend, o.BackendParams); err != nil {
+		return usageOf(err)
 	}
 	return usageOf(app.CheckEncoderKind(o.Encoder))
 }
@@ -132,8 +144,9 @@ func runIndex(ctx context.Context, o *indexOptions, env *Env, args []string) err
 		return usageOf(err)
 	}
 	defer closeEnc()
+	warn := func(msg string) { fmt.Fprintln(env.Stderr, "driftkit index:", msg) }
 	st, err := index.Build(ctx, ws, index.BuildOptions{Encoder: enc, Force: o.stage.Force, BatchSize: o.Batch, NoCache: o.NoCache,
-		Warn: func(msg string) { fmt.Fprintln(env.Stderr, "driftkit index:", msg) }})
+		Warn: warn, Dense: o.dense, DenseEnv: app.DenseEnv(warn)})
 	if err != nil {
 		return err
 	}

@@ -21,7 +21,7 @@ import (
 )
 
 func init() {
-	register(newCommand("serve", "HTTP API, search page, LeanSearch-compatible endpoint, DRIFT and ToMap runs", help{"--ws WS [--ws NAME=WS …] [--addr :8080] [flags]",
+	register(newCommand("serve", "HTTP API, search page, LeanSearch-compatible endpoint, DRIFT and ToMap runs", help{"--ws WS [--ws NAME=WS …] [--addr 127.0.0.1:8080] [--token T] [--public-url URL] [flags]",
 		"Serves one or several workspaces over HTTP: the search page at /, declaration pages, the JSON API\n" +
 			"(/api/search, /api/decl/NAME, /api/drift/context, runs; see /api/openapi.json), POST /search for\n" +
 			"Mathlib's #leansearch (set LEANSEARCHCLIENT_LEANSEARCH_API_URL=http://HOST:PORT/search), /healthz,\n" +
@@ -32,10 +32,15 @@ func init() {
 			"Lean checks need a backend (--repl, --kimina or --lean), else verification is recorded as skipped."}, runServe))
 }
 
+// serveTokenEnv names the environment variable --token defaults to.
+const serveTokenEnv = "DRIFTKIT_TOKEN"
+
 // serveOptions are the flags of `driftkit serve`.
 type serveOptions struct {
 	WS         multiFlag
 	Addr       string
+	Token      string
+	PublicURL  string
 	Runs       string
 	NoHead     bool
 	EmbedURL   string
@@ -56,7 +61,11 @@ type serveOptions struct {
 
 func (o *serveOptions) AddFlags(fs *flag.FlagSet) {
 	fs.Var(&o.WS, "ws", "workspace folder, or NAME=folder; repeat to serve several (the first is the default)")
-	fs.StringVar(&o.Addr, "addr", ":8080", "listen address")
+	fs.StringVar(&o.Addr, "addr", "127.0.0.1:8080", "listen address (default: this machine only; another address wants --token)")
+	fs.StringVar(&o.Token, "token", os.Getenv(serveTokenEnv), "bearer token that starting, cancelling and listing runs and reloading need from any address\n"+
+		"(default $"+serveTokenEnv+", which keeps it out of the process list; without a token those are allowed from loopback clients only)")
+	fs.StringVar(&o.PublicURL, "public-url", "", "the server's address as clients reach it (http(s)://HOST[:PORT][/PATH]): accepted as Host and Origin, and the base of\n"+
+		"absolute links (LeanSearch doc_url; without it links are relative)")
 	fs.StringVar(&o.Runs, "runs", "", "folder recording runs (runs.jsonl) and their files (default: nothing kept)")
 	fs.BoolVar(&o.NoHead, "no-head", false, "ignore the workspaces' trained projection heads")
 	addEmbedURLFlag(fs, &o.EmbedURL)
@@ -108,7 +117,7 @@ func runServe(ctx context.Context, o *serveOptions, env *Env, args []string) err
 	lo := o.Lean
 	lo.Logf = func(format string, args ...any) { fmt.Fprintf(env.Stderr, format+"\n", args...) }
 	s, closeSrv, err := serve.Open(ctx, serve.Setup{Workspaces: o.specs, NoHead: o.NoHead, EmbedURL: o.EmbedURL, Augment: o.Augment, Chat: o.LLM,
-		Agents: &o.Agents, Lean: lo, LeanLabel: leanLabel(o.Lean), RunsDir: o.Runs, Log: log, Out: env.Stdout,
+		Agents: &o.Agents, Lean: lo, LeanLabel: leanLabel(o.Lean), RunsDir: o.Runs, Log: log, Out: env.Stdout, Token: o.Token, PublicURL: o.PublicURL,
 		RunLog: slog.New(slog.NewTextHandler(env.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
 		Limits: serve.Limits{MaxBody: o.MaxBody, MaxQuery: o.MaxQuery, RequestTimeout: o.ReqTimeout, MaxRuns: o.MaxRuns, RunTimeout: o.RunTimeout}})
 	if err != nil {
@@ -122,6 +131,10 @@ func runServe(ctx context.Context, o *serveOptions, env *Env, args []string) err
 	url := "http://" + l.Addr().String()
 	if host, port, err := net.SplitHostPort(l.Addr().String()); err == nil && (host == "::" || host == "0.0.0.0") {
 		url = "http://localhost:" + port
+	}
+	if !serve.LoopbackAddr(l.Addr()) && o.Token == "" {
+		fmt.Fprintf(env.Stdout, "warning: listening on %s, reachable from other machines, without --token: anyone there can search; "+
+			"runs and reloads stay allowed from this machine only\n", l.Addr())
 	}
 	fmt.Fprintf(env.Stdout, "serving on %s (search page %s/, API %s/api/openapi.json)\n", url, url, url)
 	fmt.Fprintf(env.Stdout, "for Mathlib's #leansearch: export LEANSEARCHCLIENT_LEANSEARCH_API_URL=%s/search\n", url)

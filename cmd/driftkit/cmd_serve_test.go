@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"flag"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -285,5 +287,48 @@ func TestServeDriftRun(t *testing.T) {
 	code, page := get(t, base+"/runs/"+started["id"])
 	if code != 200 || !strings.Contains(page, "status-done") {
 		t.Errorf("run page: %d", code)
+	}
+}
+
+// TestServeLoopbackAndToken: serve listens on this machine only unless told
+// otherwise; DRIFTKIT_TOKEN (or --token) makes the privileged routes need
+// it; a non-loopback address without a token is said.
+func TestServeLoopbackAndToken(t *testing.T) {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	(&serveOptions{}).AddFlags(fs)
+	host, _, err := net.SplitHostPort(fs.Lookup("addr").DefValue)
+	if ip := net.ParseIP(host); err != nil || ip == nil || !ip.IsLoopback() {
+		t.Fatalf("default --addr %q is not a loopback address", fs.Lookup("addr").DefValue)
+	}
+	ws := buildRunWorkspace(t)
+	t.Setenv("DRIFTKIT_TOKEN", "tok-0123")
+	var out, errOut lockedBuffer
+	base := startServe(t, &out, &errOut, "--ws", ws)
+	post := func(auth string) int {
+		req, _ := http.NewRequest("POST", base+"/api/admin/reload", nil)
+		if auth != "" {
+			req.Header.Set("Authorization", auth)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if c := post(""); c != 401 {
+		t.Errorf("reload without the token: %d", c)
+	}
+	if c := post("Bearer tok-0123"); c/100 != 2 {
+		t.Errorf("reload with the token: %d", c)
+	}
+	if strings.Contains(out.String()+errOut.String(), "tok-0123") {
+		t.Error("the token was printed")
+	}
+	var out2, errOut2 lockedBuffer
+	t.Setenv("DRIFTKIT_TOKEN", "")
+	startServe(t, &out2, &errOut2, "--ws", ws, "--addr", "0.0.0.0:0")
+	if !strings.Contains(out2.String(), "without --token") {
+		t.Errorf("no warning for a public address without a token:\n%s", out2.String())
 	}
 }

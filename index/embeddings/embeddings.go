@@ -102,6 +102,9 @@ type Options struct {
 	// Progress, when not nil, is told of each row written (nil: a progress
 	// bar on the progress.Reporter of Export's context).
 	Progress func(rows int)
+	// DenseEnv gives the index's dense backend its secrets (app.DenseEnv):
+	// the vectors of a remote backend are read from it.
+	DenseEnv index.DenseEnv
 	// allocator is the Arrow allocator (tests check that every buffer is
 	// released); nil: the Go allocator.
 	allocator memory.Allocator
@@ -231,9 +234,9 @@ func (w writeOnly) Write(p []byte) (int, error) { return w.w.Write(p) }
 // revision; nil: no revisions). It returns the rows and row groups written.
 func Write(ctx context.Context, w io.Writer, g *index.Generation, revs map[string]string, opts Options) (rows int64, groups int, err error) {
 	m := g.Manifest()
-	vecs := g.Vectors()
-	if vecs == nil {
-		return 0, 0, errors.New("embeddings: the index was opened without its vectors")
+	vecs, err := g.Vectors(ctx)
+	if err != nil {
+		return 0, 0, fmt.Errorf("embeddings: the index's vectors: %w", err)
 	}
 	if vecs.Dim() != m.Dims {
 		return 0, 0, fmt.Errorf("%s: %w: vectors have %d dims, the manifest %d", g.Dir(), index.ErrStale, vecs.Dim(), m.Dims)
@@ -371,7 +374,7 @@ func Export(ctx context.Context, ws *workspace.Workspace, opts Options) (*Stats,
 	if !ws.Has(workspace.DeclarationsFile) {
 		return nil, ws.Missing(workspace.DeclarationsFile, "declarations")
 	}
-	ix, err := index.Open(ctx, ws.Dir, &index.OpenOptions{VectorsOnly: true})
+	ix, err := index.Open(ctx, ws.Dir, &index.OpenOptions{VectorsOnly: true, DenseEnv: opts.DenseEnv})
 	if err != nil {
 		return nil, err
 	}

@@ -212,7 +212,7 @@ func TestExportReadsBack(t *testing.T) {
 				t.Fatalf("row %d (%s): revision %q, declarations.parquet has %q", row, d.Name, revs[c].Value(j), revOf[d.Name])
 			}
 			got := values[j*dims : (j+1)*dims]
-			want := g.Vectors().Vector(row)
+			want := mustVectors(t, g).Vector(row)
 			for k := range got {
 				if math.Float32bits(got[k]) != math.Float32bits(want[k]) {
 					t.Fatalf("row %d (%s) dim %d: %v, vectors.npy has %v", row, d.Name, k, got[k], want[k])
@@ -273,7 +273,7 @@ func TestReadsInParquetGo(t *testing.T) {
 		if r.Revision == nil || !strings.Contains(*r.Revision, "-rev") || len(r.Vector) != 16 {
 			t.Fatalf("row %d: %+v", i, r)
 		}
-		for k, v := range g.Vectors().Vector(i) {
+		for k, v := range mustVectors(t, g).Vector(i) {
 			if r.Vector[k] != v {
 				t.Fatalf("row %d (%s) dim %d: %v, index has %v", i, r.Name, k, r.Vector[k], v)
 			}
@@ -510,4 +510,14 @@ func BenchmarkExport(b *testing.B) {
 		}
 		b.SetBytes(st.Bytes)
 	}
+}
+
+// mustVectors is g's raw vectors.
+func mustVectors(t *testing.T, g *index.Generation) *index.Store {
+	t.Helper()
+	v, err := g.Vectors(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
 }

@@ -1,11 +1,9 @@
-// Package layering holds the test that keeps driftkit's packages in the
-// layers of DESIGN.md ("Layout"): a package imports only from layers below
-// its own. Run it with `go test ./internal/layering`.
 package layering
 
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os/exec"
 	"strings"
@@ -107,7 +105,7 @@ func TestImportsGoDown(t *testing.T) {
 		}
 		pl, pe, ok := layerOf(p.ImportPath)
 		if !ok {
-			t.Errorf("%s is in no layer: add it to DESIGN.md's layer list and to layers in this test", p.ImportPath)
+			t.Errorf("%s is in no layer: add it to README's Code layout and to layers in this test", p.ImportPath)
 			continue
 		}
 		for _, imp := range p.Imports {
@@ -247,4 +245,25 @@ func TestSupportOnlyForTests(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestLayers prints (with -v) the layers bottom to top, each with its
+// packages as go list finds them, in one screen: `make layers`. It fails
+// on a package no layer claims, as TestImportsGoDown does.
+func TestLayers(t *testing.T) {
+	byLayer := make([][]string, len(layers))
+	for _, p := range listPackages(t) {
+		l, _, ok := layerOf(p.ImportPath)
+		if !ok {
+			t.Errorf("%s is in no layer", p.ImportPath)
+			continue
+		}
+		rel := strings.TrimPrefix(strings.TrimPrefix(p.ImportPath, module), "/")
+		byLayer[l] = append(byLayer[l], rel)
+	}
+	var b strings.Builder
+	for i := len(layers) - 1; i >= 0; i-- {
+		fmt.Fprintf(&b, "%d %-28s %s\n", len(layers)-i, strings.Join(layers[i], " "), strings.Join(byLayer[i], " "))
+	}
+	t.Log("layers, bottom to top (a package imports only from layers with a lower number; peers: see peerEdges):\n" + b.String())
 }

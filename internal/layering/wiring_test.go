@@ -29,8 +29,9 @@ var openerExceptions = map[string]string{
 }
 
 // productFiles calls f for every non-test Go file of a product package
-// (support and testdata excluded), with its path relative to the module.
-func productFiles(t *testing.T, f func(rel string, file *ast.File)) {
+// (support and testdata excluded), with its path relative to the module
+// and a function counting the lines a node spans.
+func productFiles(t *testing.T, f func(rel string, file *ast.File, lines func(ast.Node) int)) {
 	t.Helper()
 	root := filepath.Join("..", "..")
 	fset := token.NewFileSet()
@@ -53,7 +54,7 @@ func productFiles(t *testing.T, f func(rel string, file *ast.File)) {
 		if err != nil {
 			return err
 		}
-		f(rel, file)
+		f(rel, file, func(n ast.Node) int { return fset.Position(n.End()).Line - fset.Position(n.Pos()).Line + 1 })
 		return nil
 	})
 	if err != nil {
@@ -66,7 +67,7 @@ func productFiles(t *testing.T, f func(rel string, file *ast.File)) {
 // openerExceptions names.
 func TestOneOpeningPlace(t *testing.T) {
 	used := map[string]bool{}
-	productFiles(t, func(rel string, file *ast.File) {
+	productFiles(t, func(rel string, file *ast.File, _ func(ast.Node) int) {
 		if strings.HasPrefix(rel, "app/") {
 			return
 		}

@@ -1,5 +1,8 @@
-// Package leantext holds small scans over Lean signature text shared by the
-// extractor and the template informalizer: finding a symbol at bracket depth 0.
+// Package leantext holds what several packages know about Lean's text: small
+// scans over signatures (a symbol at bracket depth 0: the extractor and the
+// template informalizer) and the one table of Lean's keywords (Is: the
+// extractor's command splitter, the Lean header merger, DRIFT's statement
+// finder, ToMap's lemma ids). It has no state but that read-only table.
 package leantext
 
 import "strings"

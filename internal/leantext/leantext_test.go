@@ -19,3 +19,30 @@ func TestTopIndex(t *testing.T) {
 		}
 	}
 }
+
+func TestKeywordClasses(t *testing.T) {
+	for _, c := range []struct {
+		word string
+		in   Class
+		not  Class
+	}{
+		{"theorem", Decl | Statement | Reserved, Command | Modifier | SoftCommand},
+		{"irreducible_def", Decl, Statement | Reserved},
+		{"namespace", Command | Reserved, Decl},
+		{"open", SoftCommand | Reserved, Command},
+		{"scoped", SoftCommand | Modifier, Reserved},
+		{"noncomputable", Modifier | Reserved, Decl},
+		{"fun", Reserved, Decl | Command},
+		{"irreducible", 0, Command}, // an attribute, not a command
+		{"Nat", 0, Decl | Command | SoftCommand | Modifier | Statement | Reserved},
+	} {
+		for b := Class(1); b <= Reserved; b <<= 1 {
+			if c.in&b != 0 && !Is(c.word, b) {
+				t.Errorf("%q is not of class %b", c.word, b)
+			}
+			if c.not&b != 0 && Is(c.word, b) {
+				t.Errorf("%q is of class %b", c.word, b)
+			}
+		}
+	}
+}

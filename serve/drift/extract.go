@@ -3,6 +3,8 @@ package drift
 import (
 	"errors"
 	"strings"
+
+	"github.com/driftkit/driftkit/internal/leantext"
 )
 
 // Errors of ExtractStatement.
@@ -102,9 +104,6 @@ func fence(line string) (string, bool) {
 	return strings.TrimSpace(strings.TrimLeft(t, "`")), true
 }
 
-// declKeywords start the declarations a statement may be.
-var declKeywords = []string{"theorem", "lemma", "example"}
-
 // lastDeclStart is the offset of the last line-leading theorem, lemma or
 // example keyword (after attributes and modifiers), or -1.
 func lastDeclStart(code string) int {
@@ -127,35 +126,30 @@ func lastDeclStart(code string) int {
 			}
 			break
 		}
-		for _, kw := range declKeywords {
-			if hasWord(t, kw) {
-				best = off + len(l) - len(t)
-			}
+		if leantext.Is(firstWord(t), leantext.Statement) {
+			best = off + len(l) - len(t)
 		}
 		off += len(l)
 	}
 	return best
 }
 
-// modifier returns the declaration modifier t starts with, or "".
+// modifier returns the declaration modifier t starts with (followed by a
+// space or a tab), or "".
 func modifier(t string) string {
-	for _, m := range []string{"private", "protected", "nonrec", "noncomputable", "unsafe", "partial"} {
-		if strings.HasPrefix(t, m+" ") || strings.HasPrefix(t, m+"\t") {
-			return m
-		}
+	m := firstWord(t)
+	if len(m) < len(t) && (t[len(m)] == ' ' || t[len(m)] == '\t') && leantext.Is(m, leantext.Modifier) {
+		return m
 	}
 	return ""
 }
 
-func hasWord(s, w string) bool {
-	if !strings.HasPrefix(s, w) {
-		return false
+// firstWord is t up to its first blank or opening bracket.
+func firstWord(t string) string {
+	if i := strings.IndexAny(t, " \t\n\r{(["); i >= 0 {
+		return t[:i]
 	}
-	if len(s) == len(w) {
-		return true
-	}
-	c := s[len(w)]
-	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '{' || c == '(' || c == '['
+	return t
 }
 
 // proofStart is where the declaration starting at start stops being a

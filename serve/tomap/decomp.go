@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+
+	"github.com/driftkit/driftkit/internal/leantext"
 )
 
 // Unit is one proof unit: a local claim the Formalizer states as a lemma
@@ -72,17 +74,6 @@ func (e *DAGError) Unwrap() error { return e.Err }
 
 var identRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]*$`)
 
-// leanKeywords cannot name a lemma.
-var leanKeywords = map[string]bool{
-	"at": true, "by": true, "do": true, "else": true, "end": true, "fun": true, "have": true, "if": true, "in": true,
-	"let": true, "match": true, "then": true, "with": true, "show": true, "from": true, "lemma": true, "theorem": true,
-	"def": true, "example": true, "where": true, "open": true, "import": true, "namespace": true, "section": true,
-	"variable": true, "axiom": true, "instance": true, "structure": true, "class": true, "inductive": true,
-	"calc": true, "sorry": true, "Type": true, "Prop": true, "Sort": true, "forall": true, "exists": true,
-	"universe": true, "mutual": true, "deriving": true, "private": true, "protected": true, "noncomputable": true,
-	"abbrev": true, "macro": true, "syntax": true, "return": true, "for": true, "unless": true, "mut": true,
-}
-
 // Validate checks that d is a usable decomposition and returns every
 // problem found (errors.Join of *DAGError), or nil. The rules: at least one
 // unit and at most MaxUnits; ids distinct Lean identifiers; non-empty
@@ -108,7 +99,7 @@ func (d *Decomposition) Validate() error {
 		switch {
 		case !identRE.MatchString(u.ID) || len(u.ID) > maxIDLen:
 			add(u.ID, i, ErrBadID, "use letters, digits and underscores, starting with a letter (at most %d characters)", maxIDLen)
-		case leanKeywords[u.ID]:
+		case leantext.Is(u.ID, leantext.Reserved):
 			add(u.ID, i, ErrBadID, "%q is a Lean keyword", u.ID)
 		}
 		if j, dup := pos[u.ID]; dup {
