@@ -192,8 +192,11 @@ type state struct {
 	nodeOf []int32 // declaration index → node, -1 if not selected
 	graph  *Graph
 	// table is informal.parquet as the last finished run left it: the
-	// reference of every verdict.
-	table map[string]workspace.Informal
+	// reference of every verdict; fallback holds its rows that a failed
+	// answer kept as the template's text (no input_sha256): they are not
+	// answers, so a verdict sees no row, but they stay until replaced.
+	table    map[string]workspace.Informal
+	fallback map[string]workspace.Informal
 	// byKey holds the journal's ok answers of this rule by reuse key
 	// (oldest first); latest the newest ok answer of each name, any rule.
 	byKey  map[string][]Entry
@@ -398,6 +401,7 @@ func (st *state) load() error {
 	st.byKey = map[string][]Entry{}
 	st.latest = map[string]Entry{}
 	st.table = map[string]workspace.Informal{}
+	st.fallback = map[string]workspace.Informal{}
 	if st.ws.Has(workspace.InformalFile) {
 		err := workspace.EachRow(st.ws.Path(workspace.InformalFile), func(r *workspace.Informal) error {
 			// Clone: the reader's strings may share its page buffers.
@@ -412,7 +416,11 @@ func (st *state) load() error {
 					c.Context[i] = workspace.InformalContext{Name: strings.Clone(x.Name), InformalSHA256: strings.Clone(x.InformalSHA256)}
 				}
 			}
-			st.table[c.Name] = c
+			if c.InputSHA256 == "" {
+				st.fallback[c.Name] = c
+			} else {
+				st.table[c.Name] = c
+			}
 			return nil
 		})
 		if err != nil {
@@ -867,6 +875,8 @@ func (st *state) compact(tx *workspace.Txn) error {
 		} else if r, ok := st.table[name]; ok {
 			row = r
 			row.InformalSHA256 = workspace.InformalTextSHA256(r.InformalName, r.InformalStatement)
+		} else if r, ok := st.fallback[name]; ok {
+			row = r
 		} else {
 			continue
 		}
@@ -916,6 +926,9 @@ func (st *state) keep(v int32) (workspace.Informal, string) {
 	}
 	if e, ok := st.latest[name]; ok {
 		return entryRow(e), KeptJournal
+	}
+	if r, ok := st.fallback[name]; ok {
+		return r, KeptTemplate
 	}
 	in, _ := st.input(v)
 	t := Template{}
