@@ -103,7 +103,9 @@ type Client struct {
 	cfg       Config
 	eps       []*endpoint
 	next      atomic.Uint64
-	sem       chan struct{}
+	lim       *limiter
+	probeOnce sync.Once
+	parSource string // set by probe, read under lim.mu
 	reqBucket *bucket
 	tokBucket *bucket
 	transport *http.Transport
@@ -148,7 +150,7 @@ func New(cfg Config) (*Client, error) {
 	}
 	hc := &http.Client{Transport: tr, CheckRedirect: noRedirect}
 	c := &Client{
-		cfg: cfg, sem: make(chan struct{}, cfg.Concurrency), transport: tr, hc: hc,
+		cfg: cfg, lim: newLimiter(cfg.Concurrency), parSource: "configured", transport: tr, hc: hc,
 		reqBucket: newBucket(cfg.RequestsPerMinute), tokBucket: newBucket(cfg.TokensPerMinute),
 		log: cfg.Logger,
 	}
@@ -253,16 +255,23 @@ func (c *Client) do(ctx context.Context, op string, estTokens int, call attemptF
 				return c.fail(u, op, ep, attempt-1, lastStatus, false, err)
 			}
 		}
-		select {
-		case c.sem <- struct{}{}:
-		case <-ctx.Done():
-			return c.fail(u, op, ep, attempt-1, lastStatus, false, ctx.Err())
+		if !c.cfg.NoProbe {
+			c.probeOnce.Do(func() { c.probe(ctx) })
 		}
+		gen, err := c.lim.acquire(ctx)
+		if err != nil {
+			return c.fail(u, op, ep, attempt-1, lastStatus, false, err)
+		}
+		// The attempt's timeout starts now, when it is sent: waiting for a
+		// slot or for the rate limits is not counted.
 		info := &attemptInfo{}
 		actx, cancel := context.WithTimeout(context.WithValue(ctx, attemptKey{}, info), c.cfg.RequestTimeout)
 		got, err := call(actx, ep)
 		cancel()
-		<-c.sem
+		timedOut := err != nil && errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil
+		if n := c.lim.release(gen, err == nil, timedOut); n > 0 && timedOut {
+			c.log.Warn("requests time out: fewer in flight (the server queues what it has no slot for)", "endpoint", ep.url, "concurrency", n)
+		}
 		u.Attempts++
 		if attempt > 1 {
 			u.Retries++

@@ -48,8 +48,14 @@ type Config struct {
 	KeyScope []string
 	// Model is the default chat model (ChatRequest.Model overrides it).
 	Model string
-	// Concurrency bounds requests in flight (default 8).
+	// Concurrency bounds requests in flight (default 8). The client lowers
+	// it to the parallel slots a server reports (llama.cpp's /props or
+	// /slots) and halves it when attempts time out, growing it back after
+	// successes (see Client.Parallelism).
 	Concurrency int
+	// NoProbe never asks the servers for their parallel slots (three GETs
+	// per endpoint before the first request).
+	NoProbe bool
 	// RequestsPerMinute and TokensPerMinute are token-bucket limits; 0 means
 	// no limit. Tokens are estimated before a request and corrected after.
 	RequestsPerMinute float64
@@ -57,7 +63,8 @@ type Config struct {
 	// MaxRetries is how many times a failed request is retried (default 6;
 	// negative: never).
 	MaxRetries int
-	// RequestTimeout bounds one attempt (default 120s).
+	// RequestTimeout bounds one attempt from when it is sent: waiting for a
+	// free slot or for the rate limits does not count (default 120s).
 	RequestTimeout time.Duration
 	// BackoffBase and BackoffMax shape the exponential backoff (defaults
 	// 500ms and 60s); the actual delay is jittered in [d/2, d].
@@ -182,7 +189,7 @@ func (c *Config) registerCommonFlags(fs *flag.FlagSet) {
 	// Restored by Finalize when the flag was not given.
 	c.envURLs = env
 	fs.StringVar(&c.Model, "model", c.Model, "model name at the endpoint")
-	fs.IntVar(&c.Concurrency, "concurrency", orInt(c.Concurrency, 8), "requests in flight at most")
+	fs.IntVar(&c.Concurrency, "concurrency", orInt(c.Concurrency, 8), "requests in flight at most (lowered to the parallel slots a llama.cpp server reports, halved while requests time out)")
 	fs.Float64Var(&c.RequestsPerMinute, "rpm", c.RequestsPerMinute, "requests per minute limit (0: none)")
 	fs.Float64Var(&c.TokensPerMinute, "tpm", c.TokensPerMinute, "tokens per minute limit (0: none)")
 	fs.IntVar(&c.MaxRetries, "max-retries", orInt(c.MaxRetries, 6), "retries per request on 429, 5xx, timeouts and dropped connections")

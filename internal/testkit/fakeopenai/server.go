@@ -93,6 +93,13 @@ type Options struct {
 	// BatchPolls is how many GETs of a batch report in_progress before it
 	// completes (default 1).
 	BatchPolls int
+	// Serial works on one chat or embeddings request at a time, as
+	// llama-cpp-python's server does: the others queue, and a request the
+	// client gave up on still runs to its end (Latency each).
+	Serial bool
+	// Slots, when positive, is reported as llama.cpp's server does it:
+	// GET /props answers {"total_slots": Slots}.
+	Slots int
 }
 
 // KeyStats counts the chat requests of one key.
@@ -115,6 +122,8 @@ type Server struct {
 	// requests that carried it.
 	embedReqs atomic.Int64
 	embedded  map[[32]byte]int
+
+	serial sync.Mutex // held while a request runs, with Options.Serial
 
 	mu      sync.Mutex
 	keys    map[string]*KeyStats
@@ -152,6 +161,11 @@ func New(opts Options) *Server {
 	s := &Server{opts: opts, keys: map[string]*KeyStats{}, faults: map[Fault]int{}, embedded: map[[32]byte]int{},
 		files: map[string]*file{}, batches: map[string]*batch{}}
 	mux := http.NewServeMux()
+	if opts.Slots > 0 {
+		mux.HandleFunc("GET /props", func(w http.ResponseWriter, r *http.Request) {
+			writeJSON(w, http.StatusOK, map[string]any{"total_slots": opts.Slots})
+		})
+	}
 	mux.HandleFunc("POST /v1/chat/completions", s.chat)
 	mux.HandleFunc("POST /v1/embeddings", s.embeddings)
 	mux.HandleFunc("POST /v1/files", s.uploadFile)
@@ -287,6 +301,19 @@ func (s *Server) arrive(hr *http.Request, r Request) (Request, Fault) {
 	return r, f
 }
 
+// work takes d for a request: the server's time, serialised with
+// Options.Serial (then also for a client that went away, which it does
+// not notice); it reports whether to answer.
+func (s *Server) work(r *http.Request, d time.Duration) bool {
+	if !s.opts.Serial {
+		return wait(r, d)
+	}
+	s.serial.Lock()
+	defer s.serial.Unlock()
+	time.Sleep(d)
+	return r.Context().Err() == nil
+}
+
 // wait sleeps d unless the client goes away; it reports whether to go on.
 func wait(r *http.Request, d time.Duration) bool {
 	if d <= 0 {
@@ -358,7 +385,7 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 	if f == Slow {
 		delay = s.opts.SlowDelay
 	}
-	if !wait(r, delay) {
+	if !s.work(r, delay) {
 		return
 	}
 	if s.serveFault(w, r, f) {
@@ -467,7 +494,7 @@ func (s *Server) embeddings(w http.ResponseWriter, r *http.Request) {
 	if f == Slow {
 		delay = s.opts.SlowDelay
 	}
-	if !wait(r, delay) {
+	if !s.work(r, delay) {
 		return
 	}
 	if s.serveFault(w, r, f) {
