@@ -1,18 +1,17 @@
 package extract
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"maps"
-	"os"
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/driftkit/driftkit/internal/jsonfile"
 )
 
 // Naming holds the word tables by which extract guesses the names of the
@@ -83,30 +82,9 @@ var ErrNaming = errors.New("bad naming file")
 //
 // Unknown fields are an error, so a misspelt table is not silently ignored.
 func LoadNaming(path string) (*Naming, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
 	var f namingFile
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&f); err != nil {
-		line := 1
-		var se *json.SyntaxError
-		var te *json.UnmarshalTypeError
-		switch {
-		case errors.As(err, &se):
-			line += bytes.Count(b[:min(int(se.Offset), len(b))], []byte{'\n'})
-		case errors.As(err, &te):
-			line += bytes.Count(b[:min(int(te.Offset), len(b))], []byte{'\n'})
-		case errors.Is(err, io.ErrUnexpectedEOF):
-			line += bytes.Count(bytes.TrimRight(b, "\n"), []byte{'\n'}) + 1 // after the last line
-		}
-		return nil, fmt.Errorf("%s:%d: %w: %v (want a JSON object with additive, additive_names, dual, keep_namespaces, abbreviations, rewrites, extends)",
-			path, line, ErrNaming, err)
-	}
-	if dec.More() {
-		return nil, fmt.Errorf("%s: %w: more than one JSON value", path, ErrNaming)
+	if err := jsonfile.ReadStrict(path, &f, ErrNaming, "a JSON object with additive, additive_names, dual, keep_namespaces, abbreviations, rewrites, extends"); err != nil {
+		return nil, err
 	}
 	var n *Naming
 	switch f.Extends {

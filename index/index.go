@@ -30,12 +30,9 @@ package index
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"maps"
 	"os"
@@ -194,19 +191,13 @@ func CurrentDir(wsDir string) (string, error) {
 	return filepath.Join(dir, id), nil
 }
 
-// sumFile hashes a file.
+// sumFile hashes a file for the manifest (workspace.HashFile).
 func sumFile(path string) (FileSum, error) {
-	f, err := os.Open(path)
+	sum, n, err := workspace.HashFile(path)
 	if err != nil {
 		return FileSum{}, err
 	}
-	defer f.Close()
-	h := sha256.New()
-	n, err := io.Copy(h, f)
-	if err != nil {
-		return FileSum{}, err
-	}
-	return FileSum{Size: n, SHA256: hex.EncodeToString(h.Sum(nil))}, nil
+	return FileSum{Size: n, SHA256: sum}, nil
 }
 
 // verifyFile checks a generation's file against its manifest entry.
@@ -748,9 +739,13 @@ func (ix *Index) UsageCount(premise string, exclude []string) int {
 }
 
 // Head describes the projection head applied to dense candidate scores, or nil.
-func (ix *Index) Head() *HeadInfo {
-	if d := ix.cur.Load().dense; d != nil {
-		return d.Head()
+func (ix *Index) Head() *HeadInfo { return ix.cur.Load().Head() }
+
+// Head describes the projection head this generation applies to dense
+// candidate scores, or nil.
+func (g *Generation) Head() *HeadInfo {
+	if g.dense != nil {
+		return g.dense.Head()
 	}
 	return nil
 }

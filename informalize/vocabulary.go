@@ -1,17 +1,16 @@
 package informalize
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"maps"
-	"os"
 	"strings"
 	"sync"
+
+	"github.com/driftkit/driftkit/internal/jsonfile"
 )
 
 // Vocabulary is what the template informalizer knows of a library's words:
@@ -85,33 +84,12 @@ var ErrVocabulary = errors.New("bad vocabulary file")
 //
 // Unknown fields are an error, so a misspelt table is not silently ignored.
 func LoadVocabulary(path string) (*Vocabulary, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
 	var f struct {
 		Extends string `json:"extends"`
 		Vocabulary
 	}
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&f); err != nil {
-		line := 1
-		var se *json.SyntaxError
-		var te *json.UnmarshalTypeError
-		switch {
-		case errors.As(err, &se):
-			line += bytes.Count(b[:min(int(se.Offset), len(b))], []byte{'\n'})
-		case errors.As(err, &te):
-			line += bytes.Count(b[:min(int(te.Offset), len(b))], []byte{'\n'})
-		case errors.Is(err, io.ErrUnexpectedEOF):
-			line += bytes.Count(bytes.TrimRight(b, "\n"), []byte{'\n'}) + 1
-		}
-		return nil, fmt.Errorf("%s:%d: %w: %v (want a JSON object with words, namespaces, class_words, types, collections, extends)",
-			path, line, ErrVocabulary, err)
-	}
-	if dec.More() {
-		return nil, fmt.Errorf("%s: %w: more than one JSON value", path, ErrVocabulary)
+	if err := jsonfile.ReadStrict(path, &f, ErrVocabulary, "a JSON object with words, namespaces, class_words, types, collections, extends"); err != nil {
+		return nil, err
 	}
 	var v *Vocabulary
 	switch f.Extends {

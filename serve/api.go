@@ -198,7 +198,9 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	resp, err := s.search(r.Context(), ws, q)
+	p, release := ws.pin()
+	defer release()
+	resp, err := s.search(r.Context(), ws, p, q)
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -206,23 +208,22 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, resp)
 }
 
-// search runs q and describes each hit from the corpus.
-func (s *Server) search(ctx context.Context, ws *Workspace, q retrieval.Query) (*SearchResponse, error) {
-	v, release := ws.Index.Pin()
-	defer release()
-	hits, aug, err := searchHits(ctx, ws, v, q)
+// search runs q on the pinned p and describes each hit, and what searched,
+// from it.
+func (s *Server) search(ctx context.Context, ws *Workspace, p *pinned, q retrieval.Query) (*SearchResponse, error) {
+	hits, aug, err := searchHits(ctx, ws, p, q)
 	if err != nil {
 		if err == retrieval.ErrEmptyQuery {
 			return nil, badField("query", "nothing to search for")
 		}
 		return nil, err
 	}
-	a := ws.Index.About()
+	a := p.about
 	resp := &SearchResponse{Workspace: ws.Name, Query: q.Text, Mode: q.Mode, Encoder: a.Encoder, EncoderFallback: a.EncoderFallback,
 		Head: a.Head, Augmentation: aug, Hits: make([]SearchHit, len(hits))}
 	for i, h := range hits {
 		sh := SearchHit{Hit: h, URL: s.declURL(ws, h.Name), Page: s.declPage(ws, h.Name)}
-		if e, ok := v.Lookup(h.Name); ok {
+		if e, ok := p.Lookup(h.Name); ok {
 			sh.Signature, sh.InformalName, sh.InformalStatement, sh.InformalSource = e.Signature, e.InformalName, e.InformalStatement, e.InformalSource
 		}
 		sh.ProviderLabel = ProviderLabel(sh.InformalSource)
@@ -330,11 +331,11 @@ type Link struct {
 	Page  string `json:"page,omitempty"`
 }
 
-func (s *Server) link(ws *Workspace, v View, name string) Link {
+func (s *Server) link(ws *Workspace, p *pinned, name string) Link {
 	l := Link{Name: name}
-	if e, ok := v.Lookup(name); ok {
+	if e, ok := p.Lookup(name); ok {
 		l.Kind, l.Known = e.Kind, true
-	} else if _, ok := ws.Decls().rows[name]; ok {
+	} else if _, ok := p.decls.rows[name]; ok {
 		l.Known = true
 	}
 	if l.Known {
@@ -343,10 +344,10 @@ func (s *Server) link(ws *Workspace, v View, name string) Link {
 	return l
 }
 
-func (s *Server) links(ws *Workspace, v View, names []string) []Link {
+func (s *Server) links(ws *Workspace, p *pinned, names []string) []Link {
 	out := make([]Link, 0, len(names))
 	for _, n := range names {
-		out = append(out, s.link(ws, v, n))
+		out = append(out, s.link(ws, p, n))
 	}
 	return out
 }
@@ -357,16 +358,14 @@ type notFoundError struct{ what string }
 func (e *notFoundError) Error() string { return e.what }
 
 // declaration builds the DeclResponse of name.
-func (s *Server) declaration(ws *Workspace, name string, usersLimit int) (*DeclResponse, error) {
+func (s *Server) declaration(ws *Workspace, p *pinned, name string, usersLimit int) (*DeclResponse, error) {
 	if err := s.checkText("name", name); err != nil {
 		return nil, err
 	}
 	if name == "" {
 		return nil, badField("name", "empty declaration name")
 	}
-	v, release := ws.Index.Pin()
-	defer release()
-	d, ok, err := ws.Decls().Lookup(name)
+	d, ok, err := p.decls.Lookup(name)
 	if err != nil {
 		return nil, err
 	}
@@ -376,17 +375,17 @@ func (s *Server) declaration(ws *Workspace, name string, usersLimit int) (*DeclR
 	resp := &DeclResponse{Workspace: ws.Name, Name: d.Name, Kind: d.Kind, Keyword: d.Keyword, Library: d.Library, Revision: d.Revision,
 		Module: d.Module, Path: d.Path, LineStart: d.LineStart, LineEnd: d.LineEnd, Namespace: d.Namespace, Modifiers: d.Modifiers,
 		Attributes: d.Attributes, Docstring: d.Docstring, Signature: d.Signature, Code: d.Code,
-		StatementDeps: s.links(ws, v, d.StatementDeps), ProofDeps: s.links(ws, v, d.ProofDeps), Page: s.declPage(ws, d.Name)}
+		StatementDeps: s.links(ws, p, d.StatementDeps), ProofDeps: s.links(ws, p, d.ProofDeps), Page: s.declPage(ws, d.Name)}
 	if d.GeneratedFrom != nil {
-		l := s.link(ws, v, *d.GeneratedFrom)
+		l := s.link(ws, p, *d.GeneratedFrom)
 		resp.GeneratedFrom = &l
 	}
-	if e, ok := v.Lookup(name); ok && e.InformalStatement != "" {
+	if e, ok := p.Lookup(name); ok && e.InformalStatement != "" {
 		resp.Informal = &Informal{Name: e.InformalName, Statement: e.InformalStatement, Provider: e.InformalSource, ProviderLabel: ProviderLabel(e.InformalSource)}
 	}
-	users := v.UsedBy(name)
+	users := p.UsedBy(name)
 	resp.UsedByTotal = len(users)
-	resp.UsedBy = s.links(ws, v, users[:min(len(users), usersLimit)])
+	resp.UsedBy = s.links(ws, p, users[:min(len(users), usersLimit)])
 	return resp, nil
 }
 
@@ -405,7 +404,9 @@ func (s *Server) handleDecl(w http.ResponseWriter, r *http.Request) {
 		}
 		limit = n
 	}
-	resp, err := s.declaration(ws, r.PathValue("name"), limit)
+	p, release := ws.pin()
+	defer release()
+	resp, err := s.declaration(ws, p, r.PathValue("name"), limit)
 	var nf *notFoundError
 	switch {
 	case errorsAs(err, &nf):

@@ -6,6 +6,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/parquet-go/parquet-go"
 
@@ -20,6 +21,9 @@ import (
 // texts would take; a small cache keeps recently shown rows. A Decls is safe
 // for concurrent use; Close it after the last Lookup.
 type Decls struct {
+	// refs counts the workspace's reference and the requests reading; the
+	// file closes when it drops to 0 (release).
+	refs atomic.Int64
 	path string
 	f    *os.File
 	pf   *parquet.File
@@ -114,7 +118,29 @@ func OpenDecls(path string) (d *Decls, err error) {
 	}); err != nil {
 		return nil, err
 	}
+	d.refs.Store(1)
 	return d, nil
+}
+
+// tryAcquire takes a reference unless the rows are closed for good.
+func (d *Decls) tryAcquire() bool {
+	for {
+		n := d.refs.Load()
+		if n <= 0 {
+			return false
+		}
+		if d.refs.CompareAndSwap(n, n+1) {
+			return true
+		}
+	}
+}
+
+// release drops a reference; the last one closes the file.
+func (d *Decls) release() error {
+	if d.refs.Add(-1) == 0 {
+		return d.f.Close()
+	}
+	return nil
 }
 
 // Len is the number of distinct declaration names.
@@ -182,8 +208,9 @@ func (d *Decls) Lookup(name string) (decl *workspace.Declaration, ok bool, err e
 	return decl, true, nil
 }
 
-// Close releases the file.
-func (d *Decls) Close() error { return d.f.Close() }
+// Close drops the reference OpenDecls gave: the file closes once no
+// request reads it.
+func (d *Decls) Close() error { return d.release() }
 
 // cloneDecl copies a decoded row out of the reader's buffers.
 func cloneDecl(d *workspace.Declaration) *workspace.Declaration {

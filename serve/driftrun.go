@@ -43,7 +43,9 @@ func DriftContext() func(ctx context.Context, ws *Workspace, req *DriftRequest) 
 		if err != nil {
 			return nil, err
 		}
-		p, err := drift.New(drift.Parts{Search: ws.Index, Corpus: ws.Index}, o)
+		v, release := ws.Index.Pin() // one generation for the retrieval and the lookups
+		defer release()
+		p, err := drift.New(drift.Parts{Search: v, Corpus: v}, o)
 		if err != nil {
 			return nil, badField("body", "%v", err)
 		}
@@ -67,7 +69,9 @@ func DriftRunners(dc DriftConfig) func(ws *Workspace, req *DriftRequest) (Runner
 		}
 		item := drift.Item{Key: "request", Line: 1, Informal: req.Statement, Reference: req.Reference, Header: req.Header, Self: req.Self}
 		return RunnerFunc(func(ctx context.Context, rc *RunContext) (any, error) {
-			parts := drift.Parts{Search: ws.Index, Corpus: ws.Index, Chat: dc.Chat}
+			v, release := ws.Index.Pin() // the run reads one generation throughout
+			defer release()
+			parts := drift.Parts{Search: v, Corpus: v, Chat: dc.Chat}
 			if dc.Lean != nil {
 				ck := observedChecker{dc.Lean, rc.Emit}
 				parts.Lean, parts.BEq = ck, drift.LeanBEq{Checker: ck}

@@ -2,6 +2,7 @@ package serve
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"log/slog"
 	"net/http"
@@ -13,6 +14,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/driftkit/driftkit/retrieval"
 	"github.com/driftkit/driftkit/workspace"
@@ -36,8 +38,9 @@ type fakeIndex struct {
 	// Pin returns (a generation other than the one Search/Lookup answer).
 	pins atomic.Int64
 	view View
-	// block, when set, makes Search wait for it (timeouts, shutdown).
-	block chan struct{}
+	// block, when set, makes Search wait for it (timeouts, shutdown);
+	// reloadBlock makes Reload wait for it, then report a new generation.
+	block, reloadBlock chan struct{}
 }
 
 func newFakeIndex(entries []retrieval.Entry) *fakeIndex {
@@ -137,8 +140,20 @@ func (f *fakeIndex) Pin() (View, func()) {
 	}
 	return f, release
 }
-func (f *fakeIndex) Reload(context.Context) (bool, error) {
+func (f *fakeIndex) Reload(ctx context.Context) (bool, error) {
 	f.reloads.Add(1)
+	f.mu.Lock()
+	block := f.reloadBlock
+	f.mu.Unlock()
+	if block != nil {
+		select {
+		case <-block:
+		case <-ctx.Done():
+			return false, ctx.Err()
+		}
+		f.gen.Add(1)
+		return true, nil
+	}
 	return false, nil
 }
 
@@ -269,4 +284,40 @@ func localRequest(method, target string, body io.Reader) *http.Request {
 	req := httptest.NewRequest(method, target, body)
 	req.Host, req.RemoteAddr = "127.0.0.1", "127.0.0.1:5555"
 	return req
+}
+
+// reloadAndWait asks the server at base for a reload (POST
+// /api/admin/reload: 202) and polls GET /api/admin/reload until that
+// reload has ended; it returns its status.
+func reloadAndWait(t testing.TB, client *http.Client, base string) ReloadStatus {
+	t.Helper()
+	resp, err := client.Post(base+"/api/admin/reload", "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var started struct {
+		Reload ReloadStatus `json:"reload"`
+	}
+	json.NewDecoder(resp.Body).Decode(&started)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusAccepted || started.Reload.ID == 0 {
+		t.Fatalf("POST /api/admin/reload: %d %+v", resp.StatusCode, started)
+	}
+	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		resp, err := client.Get(base + "/api/admin/reload")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var st struct {
+			Reload  ReloadStatus      `json:"reload"`
+			Serving map[string]string `json:"serving"`
+		}
+		json.NewDecoder(resp.Body).Decode(&st)
+		resp.Body.Close()
+		if st.Reload.ID >= started.Reload.ID && st.Reload.State != ReloadRunning {
+			return st.Reload
+		}
+	}
+	t.Fatalf("reload %d did not end", started.Reload.ID)
+	return ReloadStatus{}
 }

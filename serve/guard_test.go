@@ -106,8 +106,9 @@ func TestCrossOriginRefused(t *testing.T) {
 			}
 		}
 	}
-	if n, r := started.Load(), ts.idx.reloads.Load(); n != 9 || r != 3 {
-		t.Errorf("same-origin and program requests: %d runs (want 9), %d reloads (want 3)", n, r)
+	ts.reloads.wait(context.Background()) // reloads run in the background; a busy one coalesces the next
+	if n, r := started.Load(), ts.idx.reloads.Load(); n != 9 || r < 1 {
+		t.Errorf("same-origin and program requests: %d runs (want 9), %d reloads (want ≥ 1)", n, r)
 	}
 }
 

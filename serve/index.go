@@ -13,18 +13,30 @@ type indexAdapter struct{ *index.Index }
 // searches and looks up on its own files.
 func (a indexAdapter) Pin() (View, func()) {
 	g, release := a.Index.Pin()
-	return g, release
+	return generationView{g}, release
 }
 
+// About describes the current generation.
 func (a indexAdapter) About() IndexAbout {
-	m := a.Manifest()
+	g, release := a.Index.Pin()
+	defer release()
+	return about(g)
+}
+
+// generationView is a pinned generation as a View.
+type generationView struct{ *index.Generation }
+
+func (v generationView) About() IndexAbout { return about(v.Generation) }
+
+func about(g *index.Generation) IndexAbout {
+	m := g.Manifest()
 	var size int64
 	for _, f := range m.Files {
 		size += f.Size
 	}
-	ab := IndexAbout{Generation: a.Generation(), Encoder: m.Encoder, EncoderFallback: m.EncoderFallback, Model: m.Model,
+	ab := IndexAbout{Generation: g.ID(), Encoder: m.Encoder, EncoderFallback: m.EncoderFallback, Model: m.Model,
 		Docs: m.Docs, PremiseDocs: m.PremiseDocs, InformalSources: m.InformalSource, Bytes: size}
-	if h := a.Head(); h != nil {
+	if h := g.Head(); h != nil {
 		ab.Head = h
 	}
 	return ab

@@ -139,9 +139,9 @@ func (s *Server) handleLeanSearch(w http.ResponseWriter, r *http.Request) {
 		qs[i] = retrieval.Query{Text: text, K: n, Mode: retrieval.ModeBest,
 			Profile: retrieval.ProfileAuto, Filter: retrieval.Filter{AllKinds: true}}
 	}
-	v, release := ws.Index.Pin()
+	p, release := ws.pin()
 	defer release()
-	all, err := s.leanSearchAll(r.Context(), ws, v, qs)
+	all, err := s.leanSearchAll(r.Context(), ws, p, qs)
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -150,11 +150,11 @@ func (s *Server) handleLeanSearch(w http.ResponseWriter, r *http.Request) {
 	for i, hits := range all {
 		out[i] = make([]LeanSearchResult, 0, len(hits))
 		for _, h := range hits {
-			e, _ := v.Lookup(h.Name)
+			e, _ := p.Lookup(h.Name)
 			le := LeanSearchEntry{Name: SplitName(h.Name), ModuleName: SplitName(h.Module), Kind: h.Kind,
 				Type: LeanType(e.Signature), Signature: e.Signature, DocURL: base + s.declPage(ws, h.Name),
 				InformalName: e.InformalName, InformalDescription: e.InformalStatement}
-			le.Docstring = ws.Decls().Docstring(h.Name)
+			le.Docstring = p.decls.Docstring(h.Name)
 			if e.InformalSource == "docstring" {
 				// The index's informal text is the docstring itself.
 				le.InformalName, le.InformalDescription = "", ""

@@ -103,9 +103,16 @@ func (s *Server) base(r *http.Request, ws *Workspace, title string) map[string]a
 	for _, o := range s.opts.Workspaces {
 		others = append(others, map[string]any{"Name": o.Name, "Selected": o == ws})
 	}
-	a := ws.Index.About()
-	return map[string]any{"Title": title, "WS": ws.Name, "WSParam": s.wsSuffix(ws, "&"), "WSQuery": s.wsSuffix(ws, "?"),
-		"Workspaces": others, "Many": len(others) > 1, "About": a, "Encoder": EncoderLabel(a)}
+	d := map[string]any{"Title": title, "WS": ws.Name, "WSParam": s.wsSuffix(ws, "&"), "WSQuery": s.wsSuffix(ws, "?"),
+		"Workspaces": others, "Many": len(others) > 1}
+	setAbout(d, ws.Index.About())
+	return d
+}
+
+// setAbout puts what the page's index is (header: encoder, size) in d: a
+// page that searched or looked up shows its pinned generation's.
+func setAbout(d map[string]any, a IndexAbout) {
+	d["About"], d["Encoder"] = a, EncoderLabel(a)
 }
 
 // pageError renders an error on a page with the right status.
@@ -167,7 +174,10 @@ func (s *Server) pageSearch(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		rq := retrieval.Query{Text: q, K: k, Mode: retrieval.ModeBest, Profile: retrieval.ProfileAuto, Filter: retrieval.Filter{AllKinds: v.Get("premises") == ""}}
-		resp, err := s.search(r.Context(), ws, rq)
+		p, release := ws.pin()
+		defer release()
+		setAbout(d, p.about)
+		resp, err := s.search(r.Context(), ws, p, rq)
 		if err != nil {
 			s.pageError(w, r, ws, err)
 			return
@@ -185,12 +195,15 @@ func (s *Server) pageDecl(w http.ResponseWriter, r *http.Request) {
 		s.pageError(w, r, nil, err)
 		return
 	}
-	dr, err := s.declaration(ws, r.PathValue("name"), 500)
+	p, release := ws.pin()
+	defer release()
+	dr, err := s.declaration(ws, p, r.PathValue("name"), 500)
 	if err != nil {
 		s.pageError(w, r, ws, err)
 		return
 	}
 	d := s.base(r, ws, dr.Name)
+	setAbout(d, p.about)
 	d["D"] = dr
 	d["Graph"] = declGraph(dr)
 	s.pages.render(w, http.StatusOK, "decl.html", d)

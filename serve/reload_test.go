@@ -2,9 +2,7 @@ package serve
 
 import (
 	"context"
-	"encoding/json"
 	"io"
-	"net/http"
 	"net/http/httptest"
 	"sync"
 	"sync/atomic"
@@ -94,18 +92,10 @@ func TestReloadUnderLoad(t *testing.T) {
 		if _, err := index.Build(context.Background(), ws, index.BuildOptions{HashDim: 32 + 16*(round%2)}); err != nil {
 			t.Fatal(err)
 		}
-		resp, err := srv.Client().Post(srv.URL+"/api/admin/reload", "", nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var res struct {
-			Workspaces map[string]ReloadResult `json:"workspaces"`
-		}
-		json.NewDecoder(resp.Body).Decode(&res)
-		resp.Body.Close()
-		r := res.Workspaces["real"]
-		if resp.StatusCode != http.StatusOK || !r.Changed || r.Generation == last || r.Generation == gen0 {
-			t.Fatalf("reload %d: %d %+v", round, resp.StatusCode, r)
+		st := reloadAndWait(t, srv.Client(), srv.URL)
+		r := st.Workspaces["real"]
+		if st.State != ReloadDone || !r.Changed || r.Generation == last || r.Generation == gen0 {
+			t.Fatalf("reload %d: %+v", round, st)
 		}
 		last = r.Generation
 	}

@@ -129,6 +129,7 @@ type Server struct {
 	// are refused.
 	closing   chan struct{}
 	closeOnce sync.Once
+	reloads   reloader
 }
 
 // New checks the options and builds a server.
@@ -186,6 +187,7 @@ func (s *Server) routes() {
 	s.privileged("POST /api/runs/{id}/cancel", s.handleCancelRun)
 	m.HandleFunc("GET /api/runs/{id}/events", s.handleRunEvents)
 	s.privileged("POST /api/admin/reload", s.handleReload)
+	s.privileged("GET /api/admin/reload", s.handleReloadStatus)
 	m.HandleFunc("GET /api/openapi.json", s.handleOpenAPI)
 	api("POST /search", s.handleLeanSearch)
 	m.HandleFunc("GET /healthz", s.handleHealth)
@@ -477,45 +479,6 @@ func (s *Server) handleReady(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]any{"status": "ready", "workspaces": out})
 }
 
-// handleReload picks up rebuilt indexes (a privileged route).
-func (s *Server) handleReload(w http.ResponseWriter, r *http.Request) {
-	res, err := s.Reload(r.Context())
-	if err != nil {
-		s.log.Error("reload failed", "err", err)
-		writeJSON(w, http.StatusInternalServerError, map[string]any{"error": "reload failed: " + err.Error(), "workspaces": res})
-		return
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"workspaces": res})
-}
-
-// ReloadResult says what a reload did for one workspace.
-type ReloadResult struct {
-	Changed    bool   `json:"changed"`
-	Generation string `json:"generation,omitempty"`
-	Error      string `json:"error,omitempty"`
-}
-
-// Reload picks up a rebuilt index (and declarations) in every workspace,
-// as SIGHUP and POST /api/admin/reload do. Requests in flight finish on
-// what they started with; a workspace that fails to reload keeps serving
-// its loaded index. ctx bounds the opening of the new indexes.
-func (s *Server) Reload(ctx context.Context) (map[string]ReloadResult, error) {
-	out := map[string]ReloadResult{}
-	var errs []error
-	for _, ws := range s.opts.Workspaces {
-		changed, err := ws.Reload(ctx)
-		res := ReloadResult{Changed: changed, Generation: ws.Index.About().Generation}
-		if err != nil {
-			res.Error = err.Error()
-			errs = append(errs, err)
-		}
-		s.metrics.reloaded(ws.Name, err)
-		out[ws.Name] = res
-		s.log.Info("reload", "workspace", ws.Name, "changed", changed, "generation", res.Generation, "err", err)
-	}
-	return out, errors.Join(errs...)
-}
-
 func loopback(remote string) bool {
 	host, _, err := net.SplitHostPort(remote)
 	if err != nil {
@@ -567,6 +530,7 @@ func (s *Server) Serve(ctx context.Context, l net.Listener) error {
 func (s *Server) Shutdown(ctx context.Context) {
 	s.closeOnce.Do(func() { close(s.closing) })
 	s.runs.shutdown(ctx)
+	s.reloads.wait(ctx)
 }
 
 func errorsAs[T error](err error, target *T) bool { return err != nil && errors.As(err, target) }

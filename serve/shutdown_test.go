@@ -84,9 +84,8 @@ func TestReloadPicksUpNewDeclarations(t *testing.T) {
 	if resp, _ := ts.do(t, "GET", "/api/decl/Nat.brand_new", "", ""); resp.StatusCode != 404 {
 		t.Errorf("before reload: %d", resp.StatusCode)
 	}
-	resp, body := ts.do(t, "POST", "/api/admin/reload", "", "")
-	if resp.StatusCode != 200 || !strings.Contains(body, `"changed":true`) {
-		t.Fatalf("reload: %d %s", resp.StatusCode, body)
+	if st := reloadAndWait(t, ts.ts.Client(), ts.ts.URL); st.State != ReloadDone || !st.Workspaces["main"].Changed {
+		t.Fatalf("reload: %+v", st)
 	}
 	if resp, body := ts.do(t, "GET", "/api/decl/Nat.brand_new", "", ""); resp.StatusCode != 200 {
 		t.Errorf("after reload: %d %s", resp.StatusCode, body)

@@ -2,7 +2,6 @@ package serve
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"path/filepath"
 	"regexp"
@@ -34,11 +33,14 @@ type Index interface {
 	Pin() (v View, release func())
 }
 
-// View is one loaded index, pinned (Index.Pin): its searches and its corpus
-// answer from the same files. Safe for concurrent use until released.
+// View is one loaded index, pinned (Index.Pin): its searches, its corpus
+// and its description answer from the same files. Safe for concurrent use
+// until released.
 type View interface {
 	retrieval.Searcher
 	retrieval.Corpus
+	// About describes this generation (not the index's current one).
+	About() IndexAbout
 }
 
 // IndexAbout describes a loaded index: what produced its vectors (so every
@@ -78,11 +80,12 @@ type Workspace struct {
 	// it.
 	Augment *augment.Augmenter
 
+	// decls holds one reference to the current rows; a request pins them
+	// (pin) and a reload's predecessor is closed when its last reader
+	// releases it.
 	decls    atomic.Pointer[Decls]
 	reloadMu sync.Mutex
-	// retired Decls are closed when the server closes (a request may still
-	// be reading one after a reload switched to the next).
-	retired []*Decls
+	closed   bool
 }
 
 // validName is what a workspace name may be: it appears in URLs and
@@ -104,8 +107,48 @@ func NewWorkspace(name, dir string, idx Index) (*Workspace, error) {
 	return w, nil
 }
 
-// Decls returns the current declaration rows.
+// Decls returns the current declaration rows, for their counts: a
+// request that looks rows up pins them (pin), since a reload may close
+// these.
 func (w *Workspace) Decls() *Decls { return w.decls.Load() }
+
+// pinned is what one request reads: one index generation (searches,
+// corpus, encoder and head it reports) and one declarations table, kept
+// loaded until released whatever reloads do meanwhile.
+type pinned struct {
+	View
+	about IndexAbout
+	decls *Decls
+}
+
+// pin pins the current index generation and declaration rows; call
+// release once when the request is done.
+func (w *Workspace) pin() (p *pinned, release func()) {
+	v, releaseView := w.Index.Pin()
+	d, releaseDecls := w.acquireDecls()
+	var once sync.Once
+	return &pinned{View: v, about: v.About(), decls: d}, func() {
+		once.Do(func() {
+			releaseDecls()
+			releaseView()
+		})
+	}
+}
+
+// acquireDecls takes a reference to the current rows (a reload may retire
+// them meanwhile: then the next ones). After Close it returns the closed
+// rows unreferenced (their lookups fail).
+func (w *Workspace) acquireDecls() (*Decls, func()) {
+	for {
+		d := w.decls.Load()
+		if d.tryAcquire() {
+			return d, func() { d.release() }
+		}
+		if w.decls.Load() == d {
+			return d, func() {}
+		}
+	}
+}
 
 // Reload picks up a new index generation and, when extract replaced
 // declarations.parquet, the new rows. Requests running keep what they
@@ -123,23 +166,23 @@ func (w *Workspace) Reload(ctx context.Context) (changed bool, err error) {
 			return changed, fmt.Errorf("workspace %s: %w", w.Name, derr)
 		}
 		w.decls.Store(d)
-		w.retired = append(w.retired, old)
+		old.release() // closed now, or when its last request ends
 		changed = true
 	}
 	return changed, nil
 }
 
-// Close releases the declaration files (not the index: its owner closes it).
+// Close releases the declaration rows (not the index: its owner closes
+// it); requests still reading them finish first.
 func (w *Workspace) Close() error {
 	w.reloadMu.Lock()
 	defer w.reloadMu.Unlock()
-	var errs []error
-	for _, d := range w.retired {
-		errs = append(errs, d.Close())
+	if w.closed {
+		return nil
 	}
-	w.retired = nil
+	w.closed = true
 	if d := w.decls.Load(); d != nil {
-		errs = append(errs, d.Close())
+		return d.release()
 	}
-	return errors.Join(errs...)
+	return nil
 }

@@ -368,7 +368,7 @@ func (t *Txn) prepare(rec *RunRecorder) (*commitRecord, error) {
 				hashes[op.Dest+"/"+f.Path] = f
 			}
 		} else {
-			sum, n, err := hashFile(src)
+			sum, n, err := HashFile(src)
 			if err != nil {
 				return nil, err
 			}
@@ -411,7 +411,10 @@ func backupName(dest, id string) string {
 	return dir + "." + base + ".old-" + id
 }
 
-func hashFile(path string) (string, int64, error) {
+// HashFile is the hex SHA-256 and the size of the file at path: the one way
+// a file's identity is computed (manifest references, commit records, index
+// generations' file sums). A read error is a *FileError naming the file.
+func HashFile(path string) (string, int64, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return "", 0, err
@@ -436,7 +439,7 @@ func hashTree(dir string) ([]FileRef, error) {
 		if err != nil {
 			return err
 		}
-		sum, n, err := hashFile(p)
+		sum, n, err := HashFile(p)
 		if err != nil {
 			return err
 		}
@@ -619,7 +622,7 @@ func (w *Workspace) matches(op *commitOp, path string) bool {
 	if err != nil || !fi.Mode().IsRegular() || fi.Size() != op.Bytes {
 		return false
 	}
-	sum, _, err := hashFile(path)
+	sum, _, err := HashFile(path)
 	return err == nil && sum == op.SHA256
 }
 

@@ -2,12 +2,9 @@ package workspace
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"maps"
 	"os"
 	"path/filepath"
@@ -281,17 +278,11 @@ func (w *Workspace) Ref(path string) (FileRef, error) {
 	if !filepath.IsAbs(path) && !isUnder(path, w.Dir) {
 		path = w.Path(path)
 	}
-	f, err := os.Open(path)
+	sum, n, err := HashFile(path)
 	if err != nil {
 		return FileRef{}, err
 	}
-	defer f.Close()
-	h := sha256.New()
-	n, err := io.Copy(h, f)
-	if err != nil {
-		return FileRef{}, err
-	}
-	return FileRef{Path: w.rel(path), SHA256: hex.EncodeToString(h.Sum(nil)), Bytes: n}, nil
+	return FileRef{Path: w.rel(path), SHA256: sum, Bytes: n}, nil
 }
 
 func isUnder(path, dir string) bool {

@@ -152,8 +152,10 @@ func runServe(ctx context.Context, o *serveOptions, env *Env, args []string) err
 	return nil
 }
 
-// reloadOnHUP reloads the server's indexes on SIGHUP until ctx ends (main
-// cancels it on SIGTERM/SIGINT); the returned function stops listening.
+// reloadOnHUP starts a reload of the server's indexes on SIGHUP (in the
+// background, as POST /api/admin/reload: the log and GET
+// /api/admin/reload say how it ended) until ctx ends (main cancels it on
+// SIGTERM/SIGINT); the returned function stops listening.
 func reloadOnHUP(ctx context.Context, s *serve.Server, log *slog.Logger) func() {
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
@@ -161,9 +163,8 @@ func reloadOnHUP(ctx context.Context, s *serve.Server, log *slog.Logger) func() 
 		for {
 			select {
 			case <-hup:
-				if _, err := s.Reload(ctx); err != nil {
-					log.Error("reload on SIGHUP", "err", err)
-				}
+				st := s.StartReload()
+				log.Info("reload on SIGHUP started", "id", st.ID)
 			case <-ctx.Done():
 				return
 			}

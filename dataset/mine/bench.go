@@ -1,35 +1,23 @@
 package mine
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"strings"
 	"unicode"
+
+	"github.com/driftkit/driftkit/retrieval/eval"
 )
 
-// ErrBenchmark is wrapped by errors about a benchmark file that cannot be read.
-var ErrBenchmark = errors.New("bad benchmark file")
+// ErrBenchmark and BenchError are retrieval/eval's: a benchmark file's
+// problems are reported the same way by every reader of benchmarks (Line 0:
+// the file as a whole, a JSON array).
+var ErrBenchmark = eval.ErrBench
 
-// BenchError reports a problem in a benchmark file at a line (1-based; 0
-// when the problem is the whole file).
-type BenchError struct {
-	Path string
-	Line int
-	Err  error
-}
-
-func (e *BenchError) Error() string {
-	if e.Line > 0 {
-		return fmt.Sprintf("%s:%d: %v", e.Path, e.Line, e.Err)
-	}
-	return fmt.Sprintf("%s: %v", e.Path, e.Err)
-}
-
-func (e *BenchError) Unwrap() error { return e.Err }
+// BenchError reports a problem in a benchmark file at a line.
+type BenchError = eval.BenchError
 
 // BenchItem is what decontamination compares against: a benchmark item's
 // names, normalised formal statement and normalised informal statement (any
@@ -109,25 +97,18 @@ func ParseBenchmark(path string, b []byte) ([]BenchItem, error) {
 		return out, nil
 	}
 	var out []BenchItem
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	sc.Buffer(make([]byte, 64*1024), 64<<20)
-	line := 0
-	for sc.Scan() {
-		line++
-		l := bytes.TrimSpace(sc.Bytes())
-		if len(l) == 0 {
-			continue
-		}
+	_, err := eval.ReadLines(bytes.NewReader(b), path, func(line int, l []byte) error {
 		var r benchRecord
-		if err := json.Unmarshal(l, &r); err != nil {
-			return nil, &BenchError{Path: path, Line: line, Err: fmt.Errorf("%w: %v", ErrBenchmark, err)}
+		if err := json.Unmarshal(bytes.TrimSpace(l), &r); err != nil {
+			return fmt.Errorf("%w: %v", ErrBenchmark, err)
 		}
 		if it, ok := r.item(line); ok {
 			out = append(out, it)
 		}
-	}
-	if err := sc.Err(); err != nil {
-		return nil, &BenchError{Path: path, Line: line + 1, Err: fmt.Errorf("%w: %v", ErrBenchmark, err)}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }

@@ -6,13 +6,10 @@
 package eval
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/driftkit/driftkit/head"
@@ -30,67 +27,40 @@ type BenchItem struct {
 	Line         int      `json:"-"`
 }
 
-// ErrBench is wrapped by errors about malformed benchmark files.
-var ErrBench = errors.New("bad benchmark file")
-
-// BenchError names the file and line at fault.
-type BenchError struct {
-	Path string
-	Line int
-	Err  error
-}
-
-func (e *BenchError) Error() string { return fmt.Sprintf("%s:%d: %v", e.Path, e.Line, e.Err) }
-func (e *BenchError) Unwrap() error { return e.Err }
-
 // ReadBench parses a JSON-lines benchmark. Blank lines are skipped; a line
 // without informal_stmt is an error naming the line, and so is a file
 // without any item.
 func ReadBench(r io.Reader, path string) ([]BenchItem, error) {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 1<<20), 16<<20)
 	var out []BenchItem
-	line := 0
-	for sc.Scan() {
-		line++
-		b := sc.Bytes()
-		if strings.TrimSpace(string(b)) == "" {
-			continue
-		}
+	lines, err := ReadLines(r, path, func(line int, b []byte) error {
 		var it BenchItem
 		if err := json.Unmarshal(b, &it); err != nil {
-			return nil, &BenchError{path, line, fmt.Errorf("%w: want one JSON object per line (informal_stmt, mathlib_dependencies, full_name): %v", ErrBench, err)}
+			return fmt.Errorf("%w: want one JSON object per line (informal_stmt, mathlib_dependencies, full_name): %v", ErrBench, err)
 		}
 		if strings.TrimSpace(it.InformalStmt) == "" {
-			return nil, &BenchError{path, line, fmt.Errorf("%w: no informal_stmt", ErrBench)}
+			return fmt.Errorf("%w: no informal_stmt", ErrBench)
 		}
 		if strings.TrimSpace(it.FullName) == "" {
 			// Without it, the item's own declaration is neither excluded
 			// from its results nor from the voting pool: a silently
 			// flattering score.
-			return nil, &BenchError{path, line, fmt.Errorf("%w: no full_name (the item's own declaration, never returned for it)", ErrBench)}
+			return fmt.Errorf("%w: no full_name (the item's own declaration, never returned for it)", ErrBench)
 		}
 		it.Line = line
 		out = append(out, it)
-	}
-	if err := sc.Err(); err != nil {
-		return nil, &BenchError{path, line + 1, fmt.Errorf("%w: %v", ErrBench, err)}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	if len(out) == 0 {
-		return nil, &BenchError{path, max(line, 1), fmt.Errorf("%w: no items (want JSON lines with informal_stmt and mathlib_dependencies)", ErrBench)}
+		return nil, NoItems(path, lines, "JSON lines with informal_stmt and mathlib_dependencies")
 	}
 	return out, nil
 }
 
 // ReadBenchFile reads a benchmark file.
-func ReadBenchFile(path string) ([]BenchItem, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return ReadBench(f, path)
-}
+func ReadBenchFile(path string) ([]BenchItem, error) { return ReadFile(path, ReadBench) }
 
 // Metrics at one cutoff k, averaged over queries (macro). F1 is the mean of
 // the per-query F1 values (0 when a query has no hit in its top k). The

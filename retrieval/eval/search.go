@@ -1,13 +1,12 @@
 package eval
 
 import (
-	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"slices"
 	"strings"
 
@@ -40,61 +39,47 @@ type SearchItem struct {
 // without id, query or gold, a repeated id, or a file without items is an
 // error naming the line.
 func ReadSearchBench(r io.Reader, path string) ([]SearchItem, error) {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 1<<20), 16<<20)
 	var out []SearchItem
 	seen := map[string]int{}
-	line := 0
-	for sc.Scan() {
-		line++
-		b := sc.Bytes()
-		if strings.TrimSpace(string(b)) == "" {
-			continue
-		}
+	lines, err := ReadLines(r, path, func(line int, b []byte) error {
 		var it SearchItem
-		dec := json.NewDecoder(strings.NewReader(string(b)))
+		dec := json.NewDecoder(bytes.NewReader(b))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&it); err != nil {
-			return nil, &BenchError{path, line, fmt.Errorf("%w: want one JSON object per line with id, query, gold (a list of full names) and optionally topic: %v", ErrBench, err)}
+			return fmt.Errorf("%w: want one JSON object per line with id, query, gold (a list of full names) and optionally topic: %v", ErrBench, err)
 		}
 		switch {
 		case strings.TrimSpace(it.ID) == "":
-			return nil, &BenchError{path, line, fmt.Errorf("%w: no id", ErrBench)}
+			return fmt.Errorf("%w: no id", ErrBench)
 		case strings.TrimSpace(it.Query) == "":
-			return nil, &BenchError{path, line, fmt.Errorf("%w: item %s has no query", ErrBench, it.ID)}
+			return fmt.Errorf("%w: item %s has no query", ErrBench, it.ID)
 		case len(it.Gold) == 0:
-			return nil, &BenchError{path, line, fmt.Errorf("%w: item %s has no gold names", ErrBench, it.ID)}
+			return fmt.Errorf("%w: item %s has no gold names", ErrBench, it.ID)
 		}
 		for _, g := range it.Gold {
 			if strings.TrimSpace(g) == "" || strings.TrimSpace(g) != g {
-				return nil, &BenchError{path, line, fmt.Errorf("%w: item %s: gold name %q is empty or padded", ErrBench, it.ID, g)}
+				return fmt.Errorf("%w: item %s: gold name %q is empty or padded", ErrBench, it.ID, g)
 			}
 		}
 		if prev, dup := seen[it.ID]; dup {
-			return nil, &BenchError{path, line, fmt.Errorf("%w: id %s repeats line %d", ErrBench, it.ID, prev)}
+			return fmt.Errorf("%w: id %s repeats line %d", ErrBench, it.ID, prev)
 		}
 		seen[it.ID] = line
 		it.Line = line
 		out = append(out, it)
-	}
-	if err := sc.Err(); err != nil {
-		return nil, &BenchError{path, line + 1, fmt.Errorf("%w: %v", ErrBench, err)}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	if len(out) == 0 {
-		return nil, &BenchError{path, max(line, 1), fmt.Errorf("%w: no items (want JSON lines with id, query and gold)", ErrBench)}
+		return nil, NoItems(path, lines, "JSON lines with id, query and gold")
 	}
 	return out, nil
 }
 
 // ReadSearchBenchFile reads a theorem-search benchmark file.
-func ReadSearchBenchFile(path string) ([]SearchItem, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return ReadSearchBench(f, path)
-}
+func ReadSearchBenchFile(path string) ([]SearchItem, error) { return ReadFile(path, ReadSearchBench) }
 
 // SplitSearch keeps the items of one half ("" keeps all), by HalfOf(ID).
 func SplitSearch(items []SearchItem, half string) []SearchItem {

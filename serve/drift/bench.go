@@ -1,14 +1,13 @@
 package drift
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
-	"github.com/driftkit/driftkit/retrieval/eval"
 	"io"
-	"os"
 	"strconv"
 	"strings"
+
+	"github.com/driftkit/driftkit/retrieval/eval"
 )
 
 // Item is one benchmark statement to formalize.
@@ -63,25 +62,17 @@ type BenchError = eval.BenchError
 // naming the line: a benchmark with holes would give numbers over a
 // different set of items than the file claims.
 func ReadBench(r io.Reader, path string) ([]Item, error) {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 1<<20), 64<<20)
 	var out []Item
 	seen := map[string]int{}
-	line := 0
-	for sc.Scan() {
-		line++
-		b := sc.Bytes()
-		if strings.TrimSpace(string(b)) == "" {
-			continue
-		}
+	lines, err := eval.ReadLines(r, path, func(line int, b []byte) error {
 		var bl benchLine
 		if err := json.Unmarshal(b, &bl); err != nil {
-			return nil, &BenchError{Path: path, Line: line, Err: fmt.Errorf("%w: want one JSON object per line (informal_stmt, formal_stmt, header, mathlib_dependencies, full_name): %v", ErrBench, err)}
+			return fmt.Errorf("%w: want one JSON object per line (informal_stmt, formal_stmt, header, mathlib_dependencies, full_name): %v", ErrBench, err)
 		}
 		it := Item{Line: line, Header: bl.Header, Gold: bl.Gold, Self: strings.TrimSpace(bl.FullName)}
 		it.Informal = strings.TrimSpace(firstNonEmpty(bl.InformalStmt, bl.InformalStatement, docComment(bl.InformalPrefix)))
 		if it.Informal == "" {
-			return nil, &BenchError{Path: path, Line: line, Err: fmt.Errorf("%w: no informal statement (informal_stmt, informal_statement or informal_prefix)", ErrBench)}
+			return fmt.Errorf("%w: no informal statement (informal_stmt, informal_statement or informal_prefix)", ErrBench)
 		}
 		it.Reference = strings.TrimSpace(firstNonEmpty(bl.FormalStmt, bl.FormalStatement))
 		it.Key = strings.TrimSpace(firstNonEmpty(bl.FullName, bl.ProblemName, bl.Name))
@@ -93,25 +84,19 @@ func ReadBench(r io.Reader, path string) ([]Item, error) {
 		}
 		seen[it.Key] = line
 		out = append(out, it)
-	}
-	if err := sc.Err(); err != nil {
-		return nil, &BenchError{Path: path, Line: line + 1, Err: fmt.Errorf("%w: %v", ErrBench, err)}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	if len(out) == 0 {
-		return nil, &BenchError{Path: path, Line: max(line, 1), Err: fmt.Errorf("%w: no items (want JSON lines with informal_stmt)", ErrBench)}
+		return nil, eval.NoItems(path, lines, "JSON lines with informal_stmt")
 	}
 	return out, nil
 }
 
 // ReadBenchFile reads a benchmark file.
-func ReadBenchFile(path string) ([]Item, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return ReadBench(f, path)
-}
+func ReadBenchFile(path string) ([]Item, error) { return eval.ReadFile(path, ReadBench) }
 
 func firstNonEmpty(s ...string) string {
 	for _, x := range s {

@@ -172,47 +172,86 @@ func body(file, header string) string {
 	return strings.TrimSpace(strings.TrimPrefix(file, header))
 }
 
-// formalize runs the Formalizer conversation for one unit: a well-formed
-// statement must typecheck in the context of the earlier units; format
-// problems and Lean's errors are fed back, up to 1+FormalizerRetries
-// answers.
-func (s *session) formalize(ctx context.Context, dh string, uo *UnitOutcome, data unitData, checkCtx string) error {
+// leanConversation is one Lean-checked conversation of an agent: the
+// Formalizer stating a unit, the Prover proving it, the end-to-end
+// baseline writing the whole file.
+type leanConversation struct {
+	role    Role
+	agent   *Agent
+	step    string // journal prefix: <step>/a<n>, <step>/a<n>/lean
+	retries int    // answers after the first
+	schema  string // the answer format the repair prompt restates
+	what    string // what Lean's refusal means ("the proof is not accepted")
+	id      string // the Lean snippet's id
+	// checkCtx is the earlier units' code the answer is checked after (""
+	// none); Lean's error lines are shown relative to the answer.
+	checkCtx string
+	// complete: Lean must also find no sorry.
+	complete bool
+	// parse turns an answer into the code to check (an error: the answer
+	// is malformed).
+	parse func(content string) (string, error)
+}
+
+// converse runs c from msgs: an answer that does not parse is answered, in
+// the same conversation, with the format repair prompt, one that Lean
+// refuses with Lean's errors, up to 1+c.retries answers, each recorded in
+// at. It returns the last code that parsed, the last Lean result, and
+// whether an answer was accepted (without a Lean backend: the first that
+// parsed). err is for failed calls only.
+func (s *session) converse(ctx context.Context, c leanConversation, msgs []llm.Message, at *Attempts) (code string, res *lean.Result, ok bool, err error) {
 	pr := s.r.prompts
-	ag := s.r.cfg.Agents.Formalizer
-	msgs := []llm.Message{{Role: "system", Content: pr.System(RoleFormalizer)}, {Role: "user", Content: pr.render("formalize", data)}}
-	step := "exec/" + dh + "/" + uo.ID + "/formalize"
-	for a := 1; a <= 1+s.r.cfg.FormalizerRetries; a++ {
-		uo.Formalize.Count = a
-		content, err := s.chat(ctx, RoleFormalizer, ag, fmt.Sprintf("%s/a%d", step, a), msgs, a)
+	for a := 1; a <= 1+c.retries; a++ {
+		at.Count = a
+		content, err := s.chat(ctx, c.role, c.agent, fmt.Sprintf("%s/a%d", c.step, a), msgs, a)
 		if err != nil {
-			return err
+			return code, res, false, err
 		}
-		stmt, _, perr := ParseStatement(content, uo.ID)
+		parsed, perr := c.parse(content)
 		if perr != nil {
-			uo.Formalize.reject(perr)
+			at.reject(perr)
 			msgs = append(msgs, llm.Message{Role: "assistant", Content: content},
-				llm.Message{Role: "user", Content: pr.render("repair", map[string]string{"Problem": perr.Error(), "Schema": LeanSchema})})
+				llm.Message{Role: "user", Content: pr.render("repair", map[string]string{"Problem": perr.Error(), "Schema": c.schema})})
 			continue
 		}
+		code = parsed
 		if !s.verified() {
-			uo.Statement = stmt
-			return nil
+			return code, nil, true, nil
 		}
-		code, line := withContext(checkCtx, stmt)
-		res, err := s.check(ctx, fmt.Sprintf("%s/a%d/lean", step, a), lean.Snippet{ID: s.p.Key + "/" + uo.ID, Header: s.r.header, Code: code})
+		text, line := withContext(c.checkCtx, code)
+		r, err := s.check(ctx, fmt.Sprintf("%s/a%d/lean", c.step, a), lean.Snippet{ID: c.id, Header: s.r.header, Code: text})
 		if err != nil {
-			return err
+			return code, res, false, err
 		}
-		if res.Pass {
-			uo.Statement, uo.Formalized = stmt, true
-			return nil
+		res = &r
+		if r.Pass && (r.Complete || !c.complete) {
+			return code, res, true, nil
 		}
-		fb := feedback(res, line, false)
-		uo.Formalize.reject(fmt.Errorf("lean: %s", fb))
+		fb := feedback(r, line, c.complete)
+		at.reject(fmt.Errorf("lean: %s", fb))
 		msgs = append(msgs, llm.Message{Role: "assistant", Content: content},
-			llm.Message{Role: "user", Content: pr.render("lean_errors", map[string]string{"What": "the statement does not typecheck", "Errors": fb})})
+			llm.Message{Role: "user", Content: pr.render("lean_errors", map[string]string{"What": c.what, "Errors": fb})})
 	}
-	return nil
+	return code, res, false, nil
+}
+
+// formalize runs the Formalizer conversation for one unit: a well-formed
+// statement must typecheck in the context of the earlier units, up to
+// 1+FormalizerRetries answers.
+func (s *session) formalize(ctx context.Context, dh string, uo *UnitOutcome, data unitData, checkCtx string) error {
+	pr := s.r.prompts
+	msgs := []llm.Message{{Role: "system", Content: pr.System(RoleFormalizer)}, {Role: "user", Content: pr.render("formalize", data)}}
+	stmt, _, ok, err := s.converse(ctx, leanConversation{role: RoleFormalizer, agent: s.r.cfg.Agents.Formalizer,
+		step: "exec/" + dh + "/" + uo.ID + "/formalize", retries: s.r.cfg.FormalizerRetries, schema: LeanSchema,
+		what: "the statement does not typecheck", id: s.p.Key + "/" + uo.ID, checkCtx: checkCtx,
+		parse: func(content string) (string, error) {
+			stmt, _, err := ParseStatement(content, uo.ID)
+			return stmt, err
+		}}, msgs, &uo.Formalize)
+	if ok {
+		uo.Statement, uo.Formalized = stmt, s.verified()
+	}
+	return err
 }
 
 // prove runs the Prover conversation for one formalized unit: the proof
@@ -220,42 +259,21 @@ func (s *session) formalize(ctx context.Context, dh string, uo *UnitOutcome, dat
 // 1+ProverRetries answers.
 func (s *session) prove(ctx context.Context, dh string, uo *UnitOutcome, data unitData, checkCtx string) error {
 	pr := s.r.prompts
-	ag := s.r.cfg.Agents.Prover
 	msgs := []llm.Message{{Role: "system", Content: pr.System(RoleProver)}, {Role: "user", Content: pr.render("prove", data)}}
-	step := "exec/" + dh + "/" + uo.ID + "/prove"
-	for a := 1; a <= 1+s.r.cfg.ProverRetries; a++ {
-		uo.Prove.Count = a
-		content, err := s.chat(ctx, RoleProver, ag, fmt.Sprintf("%s/a%d", step, a), msgs, a)
-		if err != nil {
-			return err
-		}
-		tactics, perr := ParseProof(content)
-		if perr != nil {
-			uo.Prove.reject(perr)
-			msgs = append(msgs, llm.Message{Role: "assistant", Content: content},
-				llm.Message{Role: "user", Content: pr.render("repair", map[string]string{"Problem": perr.Error(), "Schema": ProofSchema})})
-			continue
-		}
-		code := withProof(uo.Statement, tactics)
-		if !s.verified() {
-			uo.Code = code
-			return nil
-		}
-		text, line := withContext(checkCtx, code)
-		res, err := s.check(ctx, fmt.Sprintf("%s/a%d/lean", step, a), lean.Snippet{ID: s.p.Key + "/" + uo.ID, Header: s.r.header, Code: text})
-		if err != nil {
-			return err
-		}
-		if res.Pass && res.Complete {
-			uo.Code, uo.Proved = code, true
-			return nil
-		}
-		fb := feedback(res, line, true)
-		uo.Prove.reject(fmt.Errorf("lean: %s", fb))
-		msgs = append(msgs, llm.Message{Role: "assistant", Content: content},
-			llm.Message{Role: "user", Content: pr.render("lean_errors", map[string]string{"What": "the proof is not accepted", "Errors": fb})})
+	code, _, ok, err := s.converse(ctx, leanConversation{role: RoleProver, agent: s.r.cfg.Agents.Prover,
+		step: "exec/" + dh + "/" + uo.ID + "/prove", retries: s.r.cfg.ProverRetries, schema: ProofSchema,
+		what: "the proof is not accepted", id: s.p.Key + "/" + uo.ID, checkCtx: checkCtx, complete: true,
+		parse: func(content string) (string, error) {
+			tactics, err := ParseProof(content)
+			if err != nil {
+				return "", err
+			}
+			return withProof(uo.Statement, tactics), nil
+		}}, msgs, &uo.Prove)
+	if ok {
+		uo.Code, uo.Proved = code, s.verified()
 	}
-	return nil
+	return err
 }
 
 // Assemble writes the Lean file of an execution: the fixed header, then

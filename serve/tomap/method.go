@@ -214,36 +214,13 @@ func (s *session) end2end(ctx context.Context, o *Outcome) error {
 	msgs := []llm.Message{{Role: "system", Content: pr.System(RoleEnd2End)}, {Role: "user", Content: pr.render("end2end", data)}}
 	e := &E2E{}
 	o.End2End = e
-	for a := 1; a <= 1+s.r.cfg.E2ERetries; a++ {
-		e.Attempts.Count = a
-		o.RoundsUsed = a - 1
-		content, err := s.chat(ctx, RoleEnd2End, s.r.cfg.Agents.Prover, fmt.Sprintf("end2end/a%d", a), msgs, a)
-		if err != nil {
-			return err
-		}
-		code, perr := ParseLeanFile(content)
-		if perr != nil {
-			e.Attempts.reject(perr)
-			msgs = append(msgs, llm.Message{Role: "assistant", Content: content},
-				llm.Message{Role: "user", Content: pr.render("repair", map[string]string{"Problem": perr.Error(), "Schema": LeanSchema})})
-			continue
-		}
-		e.Code = code
-		if !s.verified() {
-			break
-		}
-		res, err := s.check(ctx, fmt.Sprintf("end2end/a%d/lean", a), lean.Snippet{ID: s.p.Key, Header: s.r.header, Code: code})
-		if err != nil {
-			return err
-		}
-		e.Check = &res
-		if res.Pass && res.Complete {
-			break
-		}
-		fb := feedback(res, 1, true)
-		e.Attempts.reject(fmt.Errorf("lean: %s", fb))
-		msgs = append(msgs, llm.Message{Role: "assistant", Content: content},
-			llm.Message{Role: "user", Content: pr.render("lean_errors", map[string]string{"What": "the file is not accepted", "Errors": fb})})
+	code, res, _, err := s.converse(ctx, leanConversation{role: RoleEnd2End, agent: s.r.cfg.Agents.Prover, step: "end2end",
+		retries: s.r.cfg.E2ERetries, schema: LeanSchema, what: "the file is not accepted", id: s.p.Key, complete: true,
+		parse: ParseLeanFile}, msgs, &e.Attempts)
+	e.Code, e.Check = code, res
+	o.RoundsUsed = e.Attempts.Count - 1
+	if err != nil {
+		return err
 	}
 	if e.Code == "" {
 		o.Failure = "no_lean_code"

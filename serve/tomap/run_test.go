@@ -933,3 +933,40 @@ func TestLeanUnavailableStopsTheRun(t *testing.T) {
 		}
 	}
 }
+
+// TestSorryIsNotAProof: an answer Lean accepts only as incomplete (a
+// sorry it found, not one written: those are refused unparsed) is refused
+// by the Prover's and the end-to-end baseline's conversations and answered
+// with Lean's messages; the next answer proves it.
+func TestSorryIsNotAProof(t *testing.T) {
+	m := tomapfake.NewModel()
+	m.Override = func(c tomapfake.Call) (string, bool) {
+		switch {
+		case c.Role == tomap.RoleProver && c.Attempt == 1:
+			return `{"proof": "incomplete_tactic"}`, true
+		case c.Role == tomap.RoleEnd2End && c.Attempt == 1:
+			return `{"lean": "theorem main_theorem (n : ℕ) (h : 0 < n) : 0 < n := by\n  incomplete_tactic"}`, true
+		}
+		return "", false
+	}
+	ck := &tomapfake.Checker{Hook: func(s lean.Snippet) (lean.Result, bool) {
+		if !strings.Contains(s.Code, "incomplete_tactic") {
+			return lean.Result{}, false
+		}
+		return lean.Result{Pass: true, Complete: false, Messages: []lean.Message{{Severity: "warning", Pos: lean.Pos{Line: 1},
+			Data: "declaration uses 'sorry'"}}}, true
+	}}
+	srv := newServer(t, m, fakeopenai.Options{})
+	cfg := newConfig(t, newAgents(t, srv.BaseURL()), ck, tomap.Variant{Method: tomap.MethodProofFlow}, tomap.Variant{Method: tomap.MethodEnd2End})
+	run(t, cfg, testProblems(1))
+	outs := readOutcomes(t, cfg.Out)
+	for _, u := range outs["test/0 proofflow"].Execution.Units {
+		if !u.Formalized || !u.Proved || u.Prove.Count != 2 || len(u.Prove.Rejected) != 1 || !strings.Contains(u.Prove.Rejected[0], "sorry") {
+			t.Errorf("unit %s: %+v", u.ID, u)
+		}
+	}
+	e := outs["test/0 end2end"]
+	if e.End2End.Attempts.Count != 2 || e.RoundsUsed != 1 || !*e.SC || strings.Contains(e.End2End.Code, "incomplete_tactic") {
+		t.Errorf("end2end: %+v, rounds %d, SC %v", e.End2End, e.RoundsUsed, *e.SC)
+	}
+}
