@@ -38,8 +38,8 @@ const (
 	UnresolvedUnknown = "unknown"
 )
 
-// UnresolvedClasses lists the classes in report order.
-var UnresolvedClasses = []string{UnresolvedMissingPackage, UnresolvedBinder, UnresolvedSyntax, UnresolvedUnknown}
+// unresolvedClasses lists the classes in report order.
+var unresolvedClasses = []string{UnresolvedMissingPackage, UnresolvedBinder, UnresolvedSyntax, UnresolvedUnknown}
 
 // IdentifierCount is an unresolved identifier with how often it occurs.
 type IdentifierCount struct {
@@ -494,10 +494,10 @@ func (rep *UnresolvedReport) WriteJSON(w io.Writer) error {
 // the most frequent identifiers; the missing packages; the worst modules of
 // the first library.
 func (rep *UnresolvedReport) WriteSummary(w io.Writer, modules, idents int) {
-	fmt.Fprintf(w, "unresolved identifiers by library (per declaration; classes: %s)\n", strings.Join(UnresolvedClasses, ", "))
+	fmt.Fprintf(w, "unresolved identifiers by library (per declaration; classes: %s)\n", strings.Join(unresolvedClasses, ", "))
 	for _, l := range rep.Libraries {
 		fmt.Fprintf(w, "  %-12s %7d in %d declarations (%.2f per declaration):", l.Library, l.Unresolved, l.Declarations, l.PerDeclaration)
-		for _, c := range UnresolvedClasses {
+		for _, c := range unresolvedClasses {
 			fmt.Fprintf(w, " %s %d", c, l.ByClass[c])
 		}
 		fmt.Fprintln(w)
@@ -533,7 +533,7 @@ func (rep *UnresolvedReport) WriteSummary(w io.Writer, modules, idents int) {
 			break
 		}
 		var parts []string
-		for _, c := range UnresolvedClasses {
+		for _, c := range unresolvedClasses {
 			if m.ByClass[c] > 0 {
 				parts = append(parts, fmt.Sprintf("%s %d", c, m.ByClass[c]))
 			}

@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"sync"
 	"time"
 )
 
@@ -181,4 +182,30 @@ func orDuration(d, def time.Duration) time.Duration {
 		return d
 	}
 	return def
+}
+
+// checkEach checks every snippet with one, all at once (one bounds how many
+// really run: a worker pool, a semaphore), and returns the results in order
+// with ctx's error, else the first snippet's error.
+func checkEach(ctx context.Context, snippets []Snippet, one func(Snippet) (Result, error)) ([]Result, error) {
+	results := make([]Result, len(snippets))
+	errs := make([]error, len(snippets))
+	var wg sync.WaitGroup
+	for i := range snippets {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			results[i], errs[i] = one(snippets[i])
+		}()
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return results, err
+	}
+	for _, err := range errs {
+		if err != nil {
+			return results, err
+		}
+	}
+	return results, nil
 }

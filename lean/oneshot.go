@@ -79,36 +79,19 @@ func (l *OneShot) unavailable(detail string) error {
 
 // Check implements Checker.
 func (l *OneShot) Check(ctx context.Context, snippets []Snippet) ([]Result, error) {
-	results := make([]Result, len(snippets))
-	errs := make([]error, len(snippets))
-	var wg sync.WaitGroup
-	for i := range snippets {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			t0 := time.Now()
-			select {
-			case l.sem <- struct{}{}:
-			case <-ctx.Done():
-				results[i] = Result{ID: snippets[i].ID, Backend: "lean", Error: "cancelled: " + ctx.Err().Error()}
-				return
-			}
-			defer func() { <-l.sem }()
-			wait := time.Since(t0)
-			results[i], errs[i] = l.checkOne(ctx, snippets[i])
-			results[i].Wait = wait
-		}()
-	}
-	wg.Wait()
-	if err := ctx.Err(); err != nil {
-		return results, err
-	}
-	for _, err := range errs {
-		if err != nil {
-			return results, err
+	return checkEach(ctx, snippets, func(s Snippet) (Result, error) {
+		t0 := time.Now()
+		select {
+		case l.sem <- struct{}{}:
+		case <-ctx.Done():
+			return Result{ID: s.ID, Backend: "lean", Error: "cancelled: " + ctx.Err().Error()}, nil
 		}
-	}
-	return results, nil
+		defer func() { <-l.sem }()
+		wait := time.Since(t0)
+		r, err := l.checkOne(ctx, s)
+		r.Wait = wait
+		return r, err
+	})
 }
 
 func (l *OneShot) checkOne(ctx context.Context, s Snippet) (Result, error) {

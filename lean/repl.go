@@ -271,31 +271,11 @@ func (c *REPL) unavailable(detail string) error {
 
 // Check implements Checker: the snippets run in parallel on the pool.
 func (c *REPL) Check(ctx context.Context, snippets []Snippet) ([]Result, error) {
-	results := make([]Result, len(snippets))
 	if len(snippets) == 1 {
-		var err error
-		results[0], err = c.checkOne(ctx, snippets[0])
-		return results, err
+		r, err := c.checkOne(ctx, snippets[0])
+		return []Result{r}, err
 	}
-	errs := make([]error, len(snippets))
-	var wg sync.WaitGroup
-	for i := range snippets {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			results[i], errs[i] = c.checkOne(ctx, snippets[i])
-		}()
-	}
-	wg.Wait()
-	if err := ctx.Err(); err != nil {
-		return results, err
-	}
-	for _, err := range errs {
-		if err != nil {
-			return results, err
-		}
-	}
-	return results, nil
+	return checkEach(ctx, snippets, func(s Snippet) (Result, error) { return c.checkOne(ctx, s) })
 }
 
 func (c *REPL) timeout(s Snippet) time.Duration {

@@ -15,6 +15,8 @@ import (
 	"os"
 	"strings"
 	"time"
+
+	"github.com/driftkit/driftkit/internal/countflag"
 )
 
 // DefaultBaseURL is used when neither Config.BaseURLs nor OPENAI_BASE_URL is set.
@@ -60,8 +62,8 @@ type Config struct {
 	// no limit. Tokens are estimated before a request and corrected after.
 	RequestsPerMinute float64
 	TokensPerMinute   float64
-	// MaxRetries is how many times a failed request is retried (default 6;
-	// negative: never).
+	// MaxRetries is how many times a failed request is retried (0: the
+	// default, 6; negative: never — the --max-retries flag stores its 0 so).
 	MaxRetries int
 	// RequestTimeout bounds one attempt from when it is sent: waiting for a
 	// free slot or for the rate limits does not count (default 120s).
@@ -192,7 +194,7 @@ func (c *Config) registerCommonFlags(fs *flag.FlagSet) {
 	fs.IntVar(&c.Concurrency, "concurrency", orInt(c.Concurrency, 8), "requests in flight at most (lowered to the parallel slots a llama.cpp server reports, halved while requests time out)")
 	fs.Float64Var(&c.RequestsPerMinute, "rpm", c.RequestsPerMinute, "requests per minute limit (0: none)")
 	fs.Float64Var(&c.TokensPerMinute, "tpm", c.TokensPerMinute, "tokens per minute limit (0: none)")
-	fs.IntVar(&c.MaxRetries, "max-retries", orInt(c.MaxRetries, 6), "retries per request on 429, 5xx, timeouts and dropped connections")
+	countflag.Var(fs, &c.MaxRetries, "max-retries", orInt(c.MaxRetries, 6), "retries per request on 429, 5xx, timeouts and dropped connections (0: none)")
 	fs.DurationVar(&c.RequestTimeout, "timeout", orDur(c.RequestTimeout, 120*time.Second), "timeout of one request attempt")
 	fs.Float64Var(&c.Prices.Prompt, "price-prompt", c.Prices.Prompt, "USD per million prompt tokens (cost accounting)")
 }

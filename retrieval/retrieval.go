@@ -73,7 +73,7 @@ func ParseProfile(s string) (Profile, error) {
 // query language.
 type Filter struct {
 	// Kinds, when non-empty, restricts candidates to these declaration kinds
-	// (workspace.Kinds). Empty means the default: premise kinds
+	// (workspace.Kinds()). Empty means the default: premise kinds
 	// (workspace.IsPremiseKind) unless AllKinds.
 	Kinds []string `json:"kinds,omitempty"`
 	// AllKinds makes every declaration a candidate.

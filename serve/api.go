@@ -4,7 +4,6 @@ import (
 	"context"
 	"net/http"
 	"net/url"
-	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -143,12 +142,12 @@ func (s *Server) query(req SearchRequest) (retrieval.Query, error) {
 		return q, badField("profile", "%v", err)
 	}
 	q.Profile = p
-	if len(req.Kinds) > len(workspace.Kinds) {
-		return q, badField("kinds", "%d kinds given; there are %d", len(req.Kinds), len(workspace.Kinds))
+	if len(req.Kinds) > len(workspace.Kinds()) {
+		return q, badField("kinds", "%d kinds given; there are %d", len(req.Kinds), len(workspace.Kinds()))
 	}
 	for _, k := range req.Kinds {
-		if !slices.Contains(workspace.Kinds, k) {
-			return q, badField("kinds", "unknown kind %q (one of %s)", truncate(k, 32), strings.Join(workspace.Kinds, ", "))
+		if !workspace.IsKind(k) {
+			return q, badField("kinds", "unknown kind %q (one of %s)", truncate(k, 32), strings.Join(workspace.Kinds(), ", "))
 		}
 	}
 	q.Filter.Kinds = req.Kinds

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -34,13 +35,14 @@ type Access struct {
 	Reads, Writes []Resource
 }
 
-// Stages lists the resources every writing stage reads and writes. Lock takes
+// stages lists the resources every writing stage reads and writes (StageAccess,
+// StageNames). Lock takes
 // a shared lock on each read and an exclusive lock on each written resource
 // for the whole run, so two stages run at once only when neither writes what
 // the other reads or writes: a second writer of a resource, or a stage that
 // reads it, is refused (ErrBusy) instead of interleaving with the first
 // (train head beside index would leave a head made for the old vectors).
-var Stages = map[string]Access{
+var stages = map[string]Access{
 	"extract":              {Writes: []Resource{ResTables}},
 	"import rauto":         {Writes: []Resource{ResTables, ResInformal}},
 	"import jixia":         {Writes: []Resource{ResTables}},
@@ -54,13 +56,23 @@ var Stages = map[string]Access{
 	"export embeddings":    {Reads: []Resource{ResTables, ResIndex}, Writes: []Resource{ResExportEmb}},
 }
 
+// StageAccess is what the writing stage reads and writes (false: no such
+// stage).
+func StageAccess(stage string) (Access, bool) {
+	a, ok := stages[stage]
+	return Access{Reads: slices.Clone(a.Reads), Writes: slices.Clone(a.Writes)}, ok
+}
+
+// StageNames lists the writing stages, sorted.
+func StageNames() []string { return slices.Sorted(maps.Keys(stages)) }
+
 // ErrBusy is wrapped when another run holds a lock a stage needs.
 var ErrBusy = errors.New("workspace busy: another run holds its lock")
 
 // users lists the stages that read or write r, for error messages.
 func users(r Resource) string {
 	var out []string
-	for s, a := range Stages {
+	for s, a := range stages {
 		if slices.Contains(a.Reads, r) || slices.Contains(a.Writes, r) {
 			out = append(out, s)
 		}
@@ -134,7 +146,7 @@ func (w *Workspace) lockResources(stage string, a Access) (func(), error) {
 	return release, nil
 }
 
-// Lock starts a writing stage (one of Stages): it takes the stage's locks
+// Lock starts a writing stage (one of StageNames): it takes the stage's locks
 // without waiting (ErrBusy if another run holds a conflicting one), finishes
 // or undoes a commit that a killed run left half done (see Txn), and removes
 // temporaries that dead runs left behind. The locks are released by unlock
@@ -145,7 +157,7 @@ func (w *Workspace) lockResources(stage string, a Access) (func(), error) {
 // runs) can pass the workspace to the stage, which locks it again at no
 // cost; the locks go when every unlock has been called.
 func (w *Workspace) Lock(stage string) (unlock func(), err error) {
-	a, ok := Stages[stage]
+	a, ok := stages[stage]
 	if !ok {
 		return nil, fmt.Errorf("dataset: Lock: unknown stage %q", stage)
 	}

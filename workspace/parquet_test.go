@@ -16,7 +16,7 @@ func sampleDeclarations(n int) []Declaration {
 	for i := range out {
 		d := Declaration{
 			Library: "driftlib", Revision: "abc123", Name: "Driftlib.Nat.Prime" + strings.Repeat("'", i%3),
-			Kind: Kinds[i%len(Kinds)], Keyword: "def", Module: "Driftlib.Data.Nat.Prime",
+			Kind: kinds[i%len(kinds)], Keyword: "def", Module: "Driftlib.Data.Nat.Prime",
 			Path: "Driftlib/Data/Nat/Prime.lean", LineStart: int32(i + 1), LineEnd: int32(i + 3),
 			Namespace: "Driftlib.Nat", Opens: []string{"Driftlib", "Nat"},
 			Modifiers: nil, Attributes: []string{"simp"},

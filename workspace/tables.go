@@ -9,6 +9,7 @@ package workspace
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"slices"
 )
 
 // Kinds of declarations, as recorded in Declaration.Kind. Dependency retrieval
@@ -27,11 +28,18 @@ const (
 	KindOpaque      = "opaque"
 )
 
-// Kinds lists every valid Declaration.Kind in a stable order.
-var Kinds = []string{
+// kinds is every valid Declaration.Kind in a stable order (Kinds, IsKind).
+var kinds = []string{
 	KindTheorem, KindDefinition, KindAbbrev, KindInstance, KindStructure, KindClass,
 	KindInductive, KindConstructor, KindProjection, KindAxiom, KindOpaque,
 }
+
+// Kinds lists every valid Declaration.Kind in a stable order (a copy: the
+// list is the contract's, not the caller's to change).
+func Kinds() []string { return slices.Clone(kinds) }
+
+// IsKind reports whether k is a valid Declaration.Kind.
+func IsKind(k string) bool { return slices.Contains(kinds, k) }
 
 // IsPremiseKind reports whether declarations of this kind are candidates for
 // statement-dependency retrieval. Statements mention definitions, structures and

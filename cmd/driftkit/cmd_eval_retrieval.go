@@ -2,14 +2,12 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"strconv"
 	"strings"
 
 	"github.com/driftkit/driftkit/retrieval/eval"
-	"github.com/driftkit/driftkit/workspace"
 )
 
 func init() {
@@ -100,15 +98,13 @@ func runEvalRetrieval(ctx context.Context, o *evalRetrievalOptions, env *Env, ar
 	qo := o.query
 	opts := eval.Options{Ks: o.ks, Mode: qo.Mode, Profile: qo.Profile, AllKinds: qo.AllKinds, UseFormal: o.UseFormal, HoldOutModule: o.HoldOut, Unseen: unseenNames,
 		Weights: qo.Weights, BenchLabel: o.Bench, Split: o.half, Encoder: man.Encoder, EncoderFallback: man.EncoderFallback, Head: ix.Head()}
-	var pf *workspace.AtomicFile
-	if o.PerItem != "" {
-		pf, err = workspace.CreateAtomic(o.PerItem)
-		if err != nil {
-			return err
-		}
-		defer pf.Abort()
-		enc := json.NewEncoder(pf)
-		opts.PerItem = func(p eval.PerItem) error { return enc.Encode(p) }
+	pf, err := createJSONLines(o.PerItem)
+	if err != nil {
+		return err
+	}
+	defer pf.Abort()
+	if pf != nil {
+		opts.PerItem = func(p eval.PerItem) error { return pf.Encode(p) }
 	}
 	rep, err := eval.Retrieval(ctx, ix, ix, items, opts)
 	if err != nil {
@@ -123,10 +119,8 @@ func runEvalRetrieval(ctx context.Context, o *evalRetrievalOptions, env *Env, ar
 		return fmt.Errorf("%s: none of its %d gold premises is a declaration indexed in %s (wrong workspace for this benchmark?)",
 			o.Bench, rep.GoldTotal, o.stage.WS)
 	}
-	if pf != nil {
-		if err := pf.Commit(); err != nil {
-			return err
-		}
+	if err := pf.Commit(); err != nil {
+		return err
 	}
 	return o.stage.report(env.Stdout, rep, rep.WriteTable)
 }

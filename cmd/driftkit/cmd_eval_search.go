@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"maps"
@@ -12,7 +11,6 @@ import (
 	"github.com/driftkit/driftkit/index"
 	"github.com/driftkit/driftkit/retrieval"
 	"github.com/driftkit/driftkit/retrieval/eval"
-	"github.com/driftkit/driftkit/workspace"
 )
 
 func init() {
@@ -159,15 +157,13 @@ func runEvalSearch(ctx context.Context, o *evalSearchOptions, env *Env, args []s
 	if a != nil {
 		opts.Rewrite, opts.RewriteLabel = a.Rewrite, a.Label()
 	}
-	var pf *workspace.AtomicFile
-	if o.PerItem != "" {
-		pf, err = workspace.CreateAtomic(o.PerItem)
-		if err != nil {
-			return err
-		}
-		defer pf.Abort()
-		enc := json.NewEncoder(pf)
-		opts.PerItem = func(p eval.SearchPerItem) error { return enc.Encode(p) }
+	pf, err := createJSONLines(o.PerItem)
+	if err != nil {
+		return err
+	}
+	defer pf.Abort()
+	if pf != nil {
+		opts.PerItem = func(p eval.SearchPerItem) error { return pf.Encode(p) }
 	}
 	rep, err := eval.Search(ctx, ix, ix, items, opts)
 	if err != nil {
@@ -176,10 +172,8 @@ func runEvalSearch(ctx context.Context, o *evalSearchOptions, env *Env, args []s
 	if rep.GoldInIndex == 0 {
 		return fmt.Errorf("%s: none of its %d gold names is a declaration indexed in %s (wrong workspace for this benchmark?)", o.Bench, rep.GoldTotal, o.stage.WS)
 	}
-	if pf != nil {
-		if err := pf.Commit(); err != nil {
-			return err
-		}
+	if err := pf.Commit(); err != nil {
+		return err
 	}
 	return o.stage.report(env.Stdout, rep, rep.WriteTable)
 }

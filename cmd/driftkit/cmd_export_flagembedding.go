@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/driftkit/driftkit/dataset/export"
+	"github.com/driftkit/driftkit/internal/countflag"
 	"github.com/driftkit/driftkit/workspace"
 )
 
@@ -31,7 +32,7 @@ func (o *exportFlagEmbeddingOptions) AddFlags(fs *flag.FlagSet) {
 	o.stage.AddFlags(fs, withWS|withQuiet|withForce, "outputs")
 	fs.StringVar(&o.Prompt, "prompt", "", "query instruction written as each example's prompt (FlagEmbedding prepends it in same-dataset mode)")
 	fs.StringVar(&o.Type, "type", "normal", "each example's type")
-	fs.IntVar(&o.MinNegatives, "min-negatives", 3, "fill examples with fewer mined negatives with random premise candidates up to this many")
+	countflag.Var(fs, &o.MinNegatives, "min-negatives", 3, "fill examples with fewer mined negatives with random premise candidates up to this many (0: no filling)")
 	fs.Uint64Var(&o.Seed, "seed", 1, "seed of the random fill")
 	fs.BoolVar(&o.AllKinds, "all-kinds", false, "corpus.jsonl holds every declaration, not only premise candidates")
 	fs.StringVar(&o.Model, "model", "BAAI/bge-m3", "default MODEL of finetune.sh")
@@ -43,9 +44,6 @@ func (o *exportFlagEmbeddingOptions) Validate(args []string) error {
 	}
 	if err := noArgs(args); err != nil {
 		return err
-	}
-	if o.MinNegatives < 0 {
-		return fmt.Errorf("%w: --min-negatives %d (want at least 0)", errUsage, o.MinNegatives)
 	}
 	return nil
 }

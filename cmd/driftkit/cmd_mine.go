@@ -10,6 +10,7 @@ import (
 
 	"github.com/driftkit/driftkit/dataset/mine"
 	"github.com/driftkit/driftkit/index"
+	"github.com/driftkit/driftkit/internal/countflag"
 	"github.com/driftkit/driftkit/workspace"
 )
 
@@ -52,7 +53,7 @@ func (o *mineOptions) AddFlags(fs *flag.FlagSet) {
 	fs.BoolVar(&o.AllKinds, "all-kinds", false, "positives and negatives of any kind (theorems too), not only premise candidates")
 	fs.StringVar(&o.Stoplist, "stoplist", strings.Join(mine.DefaultStoplist(), ","), "premises never used as positives (comma-separated; \"\" for none)")
 	fs.StringVar(&o.Range, "range", "2-200", "sample negatives from these index ranks (0-based, upper bound exclusive)")
-	fs.IntVar(&o.Negatives, "negatives", 15, "negatives per pair")
+	countflag.Var(fs, &o.Negatives, "negatives", 15, "negatives per pair (0: none)")
 	fs.Uint64Var(&o.Seed, "seed", 1, "seed of negative sampling and the module split")
 	fs.Float64Var(&o.ValidFrac, "valid-frac", 0.05, "fraction of modules in the valid split")
 	fs.Float64Var(&o.TestFrac, "test-frac", 0, "fraction of modules in the test split")
@@ -68,9 +69,6 @@ func (o *mineOptions) Validate(args []string) error {
 	}
 	if err := noArgs(args); err != nil {
 		return err
-	}
-	if o.Negatives < 0 {
-		return fmt.Errorf("%w: --negatives %d (want at least 0)", errUsage, o.Negatives)
 	}
 	var err error
 	if o.rangeLo, o.rangeHi, err = parseRange(o.Range); err != nil {

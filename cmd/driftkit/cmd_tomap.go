@@ -9,6 +9,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/driftkit/driftkit/internal/countflag"
 	"github.com/driftkit/driftkit/lean"
 	"github.com/driftkit/driftkit/llm"
 	"github.com/driftkit/driftkit/serve/tomap"
@@ -62,10 +63,10 @@ func (o *tomapOptions) AddFlags(fs *flag.FlagSet) {
 	fs.IntVar(&o.Pool, "pool", tomap.DefaultPool, "ToMap pool capacity K")
 	fs.IntVar(&o.Seeds, "seeds", 1, "ToMap seed decompositions sampled before the rounds")
 	fs.Float64Var(&o.Gate, "gate", tomap.DefaultGate, "commit a frontier candidate as soon as every rubric score is ≥ this ε")
-	fs.IntVar(&o.DecRetries, "decompose-retries", tomap.DefaultRetries, "answers after the first when a decomposition is not a valid DAG")
-	fs.IntVar(&o.FormRetries, "formalizer-retries", tomap.DefaultRetries, "answers after the first when a unit's statement does not typecheck")
-	fs.IntVar(&o.ProveRetries, "prover-retries", tomap.DefaultRetries, "answers after the first when a unit's proof fails")
-	fs.IntVar(&o.E2ERetries, "end2end-retries", tomap.DefaultRetries, "self-repair rounds of the end-to-end baseline")
+	countflag.Var(fs, &o.DecRetries, "decompose-retries", tomap.DefaultRetries, "answers after the first when a decomposition is not a valid DAG")
+	countflag.Var(fs, &o.FormRetries, "formalizer-retries", tomap.DefaultRetries, "answers after the first when a unit's statement does not typecheck")
+	countflag.Var(fs, &o.ProveRetries, "prover-retries", tomap.DefaultRetries, "answers after the first when a unit's proof fails")
+	countflag.Var(fs, &o.E2ERetries, "end2end-retries", tomap.DefaultRetries, "self-repair rounds of the end-to-end baseline")
 	fs.IntVar(&o.Limit, "limit", 0, "run the first N selected problems (0: all)")
 	fs.StringVar(&o.Split, "split", "all", "all, dev or test: a fixed half of the benchmark by key hash (tune on dev, report test)")
 	fs.StringVar(&o.Only, "only", "", "comma-separated problem keys to run (e.g. \"naturalproofs_stein.json/5\")")
@@ -94,8 +95,6 @@ func (o *tomapOptions) Validate(args []string) error {
 		return fmt.Errorf("%w: --gate %v: want a score in [0, 1]", errUsage, o.Gate)
 	case o.Pool < 1 || o.Seeds < 1 || o.Jobs < 1 || o.Limit < 0:
 		return fmt.Errorf("%w: --pool, --seeds and --jobs must be at least 1, --limit at least 0", errUsage)
-	case o.DecRetries < 0 || o.FormRetries < 0 || o.ProveRetries < 0 || o.E2ERetries < 0:
-		return fmt.Errorf("%w: retries must not be negative", errUsage)
 	case o.Lean.Configured() && o.NoLean:
 		return fmt.Errorf("%w: --no-lean with a Lean backend flag", errUsage)
 	case !o.Lean.Configured() && !o.NoLean && !o.DryRun:
@@ -114,15 +113,9 @@ func (o *tomapOptions) Validate(args []string) error {
 // config is the tomap.Config of the flags, without the agents, the
 // checker and the progress output.
 func (o *tomapOptions) config(env *Env, problems []tomap.Problem) (tomap.Config, error) {
-	retries := func(n int) int {
-		if n == 0 {
-			return -1 // the package's "none"
-		}
-		return n
-	}
 	tc := tomap.Config{
 		Variants: o.variants, Pool: o.Pool, Seeds: o.Seeds, Gate: &o.Gate,
-		DecomposeRetries: retries(o.DecRetries), FormalizerRetries: retries(o.FormRetries), ProverRetries: retries(o.ProveRetries), E2ERetries: retries(o.E2ERetries),
+		DecomposeRetries: o.DecRetries, FormalizerRetries: o.FormRetries, ProverRetries: o.ProveRetries, E2ERetries: o.E2ERetries, // countflag: 0 is None
 		Jobs: o.Jobs, Out: o.Out,
 		Log:       slog.New(slog.NewTextHandler(env.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
 		Protocol:  protocol(o.Bench, o.Split, o.Only, o.Limit, len(problems)),

@@ -276,8 +276,8 @@ func weightKeys() []string {
 func parseKinds(s string) ([]string, error) {
 	ks := splitList(s)
 	for _, k := range ks {
-		if !slices.Contains(workspace.Kinds, k) {
-			return nil, fmt.Errorf("%w: --kinds: unknown kind %q (one of %s)", errUsage, k, strings.Join(workspace.Kinds, ", "))
+		if !workspace.IsKind(k) {
+			return nil, fmt.Errorf("%w: --kinds: unknown kind %q (one of %s)", errUsage, k, strings.Join(workspace.Kinds(), ", "))
 		}
 	}
 	return ks, nil
@@ -399,4 +399,43 @@ func (p *paramFlag) Set(s string) error {
 	}
 	(*p)[strings.TrimSpace(k)] = v
 	return nil
+}
+
+// jsonLinesFile is a JSON-lines output (--per-item): written beside its
+// destination and put in place by Commit, after the command succeeded;
+// Abort (deferred) drops it otherwise. A nil *jsonLinesFile (no such
+// flag given) does nothing.
+type jsonLinesFile struct {
+	f   *workspace.AtomicFile
+	enc *json.Encoder
+}
+
+// createJSONLines starts the output at path (nil when path is "").
+func createJSONLines(path string) (*jsonLinesFile, error) {
+	if path == "" {
+		return nil, nil
+	}
+	f, err := workspace.CreateAtomic(path)
+	if err != nil {
+		return nil, err
+	}
+	return &jsonLinesFile{f: f, enc: json.NewEncoder(f)}, nil
+}
+
+// Encode writes v as one line.
+func (j *jsonLinesFile) Encode(v any) error { return j.enc.Encode(v) }
+
+// Commit puts the file in place.
+func (j *jsonLinesFile) Commit() error {
+	if j == nil {
+		return nil
+	}
+	return j.f.Commit()
+}
+
+// Abort drops the file unless it was committed.
+func (j *jsonLinesFile) Abort() {
+	if j != nil {
+		j.f.Abort()
+	}
 }

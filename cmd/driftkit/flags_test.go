@@ -3,12 +3,15 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"flag"
 	"io"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/driftkit/driftkit/internal/countflag"
+	"github.com/driftkit/driftkit/serve/tomap"
 	"github.com/driftkit/driftkit/workspace"
 )
 
@@ -139,5 +142,32 @@ func TestHelpStreams(t *testing.T) {
 		if code != c.code || strings.Contains(stdout.String(), "Usage: driftkit") != c.stdout || strings.Contains(stderr.String(), "Usage: driftkit") != c.stderr {
 			t.Errorf("driftkit %v: exit %d, stdout %q, stderr %q", c.args, code, stdout.String(), stderr.String())
 		}
+	}
+}
+
+// TestCountFlagsZeroMeansZero: a count flag given 0 reaches the library as
+// its "none", never as "the default".
+func TestCountFlagsZeroMeansZero(t *testing.T) {
+	parse := func(o interface{ AddFlags(*flag.FlagSet) }, args ...string) {
+		t.Helper()
+		fs := flag.NewFlagSet("t", flag.ContinueOnError)
+		fs.SetOutput(io.Discard)
+		o.AddFlags(fs)
+		if err := fs.Parse(args); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var tm tomapOptions
+	parse(&tm, "--decompose-retries", "0", "--formalizer-retries", "0", "--prover-retries", "0", "--end2end-retries", "0")
+	tc := tomap.Config{DecomposeRetries: tm.DecRetries, FormalizerRetries: tm.FormRetries, ProverRetries: tm.ProveRetries, E2ERetries: tm.E2ERetries}.WithDefaults()
+	if tc.DecomposeRetries != 0 || tc.FormalizerRetries != 0 || tc.ProverRetries != 0 || tc.E2ERetries != 0 {
+		t.Errorf("tomap retries 0 became %d %d %d %d", tc.DecomposeRetries, tc.FormalizerRetries, tc.ProverRetries, tc.E2ERetries)
+	}
+	var mo mineOptions
+	parse(&mo, "--negatives", "0")
+	var fo exportFlagEmbeddingOptions
+	parse(&fo, "--min-negatives", "0")
+	if mo.Negatives != countflag.None || fo.MinNegatives != countflag.None {
+		t.Errorf("--negatives 0 → %d, --min-negatives 0 → %d", mo.Negatives, fo.MinNegatives)
 	}
 }

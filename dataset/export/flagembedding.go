@@ -41,7 +41,8 @@ type FlagOptions struct {
 	Type string
 	// MinNegatives is the least number of negatives per example; pairs with
 	// fewer mined negatives are filled with random premise candidates (seeded),
-	// so "neg" is never empty. Default 3 (DRIFT's train_group_size 4 − 1).
+	// so "neg" is never empty. 0: the default 3 (DRIFT's train_group_size
+	// 4 − 1); negative: no filling (--min-negatives 0).
 	MinNegatives int
 	// Seed makes the random fill deterministic.
 	Seed uint64
@@ -145,8 +146,11 @@ func FlagEmbedding(ctx context.Context, ws *workspace.Workspace, opts FlagOption
 	if opts.Type == "" {
 		opts.Type = "normal"
 	}
-	if opts.MinNegatives <= 0 {
+	switch {
+	case opts.MinNegatives == 0:
 		opts.MinNegatives = 3
+	case opts.MinNegatives < 0: // no filling (countflag.None)
+		opts.MinNegatives = 0
 	}
 	if opts.Recipe == nil {
 		r := DRIFTRecipe()

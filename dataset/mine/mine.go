@@ -61,7 +61,8 @@ type Options struct {
 	// RangeLo, RangeHi: negatives are sampled from ranks [RangeLo, RangeHi)
 	// (0-based, as hn_mine's --range_for_sampling 2-200).
 	RangeLo, RangeHi int
-	// Negatives is how many negatives to sample per pair (default 15).
+	// Negatives is how many negatives to sample per pair (0: the default,
+	// 15; negative: none).
 	Negatives int
 	// Seed makes sampling and the split hash reproducible.
 	Seed uint64
@@ -107,8 +108,11 @@ func (o *Options) fill() {
 	if o.RangeHi <= 0 {
 		o.RangeLo, o.RangeHi = 2, 200
 	}
-	if o.Negatives <= 0 {
+	switch {
+	case o.Negatives == 0:
 		o.Negatives = 15
+	case o.Negatives < 0: // none (countflag.None)
+		o.Negatives = 0
 	}
 	if o.Workers <= 0 {
 		o.Workers = runtime.GOMAXPROCS(0)

@@ -32,7 +32,7 @@ type Sink struct {
 	done   bool
 }
 
-// NewSink takes the workspace locks of stage (a workspace.Stages name such as
+// NewSink takes the workspace locks of stage (a workspace.StageNames name such as
 // "import jixia"), refuses to replace tables the manifest does not know
 // (unless force) and starts both tables.
 func NewSink(ws *workspace.Workspace, stage string, force bool, params map[string]any) (*Sink, error) {

@@ -26,9 +26,6 @@ const (
 	MethodEnd2End Method = "end2end"
 )
 
-// Methods lists the known methods.
-var Methods = []Method{MethodToMap, MethodProofFlow, MethodEnd2End}
-
 // Variant is a method with its round budget (ToMap only).
 type Variant struct {
 	Method Method

@@ -22,7 +22,7 @@ import (
 
 // Stage is a writing stage under test.
 type Stage struct {
-	// Name is the stage's name in workspace.Stages.
+	// Name is the stage's name in workspace.StageNames.
 	Name string
 	// Setup fills dir with a workspace that holds the stage's inputs and
 	// its old outputs (from an earlier run), such that Run writes new ones.
