@@ -36,9 +36,11 @@ type EncoderPreset struct {
 // (Qwen3-Embedding's query format is "Instruct: {task}\nQuery:{query}").
 const qwen3Task = "Given a mathematical statement or question, retrieve Lean declarations that state or prove it"
 
-// EncoderPresets are the roles of the embedding families driftkit knows;
-// `index --encoder-preset NAME` selects one.
-var EncoderPresets = []EncoderPreset{
+// EncoderPresets returns the roles of the embedding families driftkit
+// knows (a copy); `index --encoder-preset NAME` selects one.
+func EncoderPresets() []EncoderPreset { return slices.Clone(encoderPresets) }
+
+var encoderPresets = []EncoderPreset{
 	{Name: "none", Models: "models used without prefixes (BGE-M3, OpenAI text-embedding-3-*)"},
 	{Name: "e5", Models: "intfloat/e5-* and multilingual-e5-* served as plain models (TEI, vLLM, Infinity, Ollama)",
 		Roles: Roles{QueryPrefix: "query: ", DocPrefix: "passage: "}},
@@ -53,7 +55,7 @@ var EncoderPresets = []EncoderPreset{
 // EncoderPresetNames lists the presets' names.
 func EncoderPresetNames() []string {
 	var out []string
-	for _, p := range EncoderPresets {
+	for _, p := range encoderPresets {
 		out = append(out, p.Name)
 	}
 	return out
@@ -61,7 +63,7 @@ func EncoderPresetNames() []string {
 
 // PresetRoles returns the roles of a preset by name, with Preset set.
 func PresetRoles(name string) (Roles, error) {
-	for _, p := range EncoderPresets {
+	for _, p := range encoderPresets {
 		if p.Name == name {
 			r := p.Roles
 			if name != "none" {
