@@ -11,6 +11,7 @@ import (
 
 	"github.com/driftkit/driftkit/app"
 	"github.com/driftkit/driftkit/index"
+	"github.com/driftkit/driftkit/index/weaviate"
 	"github.com/driftkit/driftkit/llm"
 	"github.com/driftkit/driftkit/workspace"
 )
@@ -44,7 +45,12 @@ type indexOptions struct {
 	// settings (--backend-param).
 	Backend       string
 	BackendParams paramFlag
-	dense         *index.DenseSpec
+	// Weaviate, Shards, Replication and VectorIndex are --backend weaviate's
+	// settings under their own flags.
+	Weaviate            string
+	Shards, Replication int
+	VectorIndex         string
+	dense               *index.DenseSpec
 
 	fs     *flag.FlagSet // to tell a given --dim from its default
 	dimSet bool
@@ -71,6 +77,31 @@ func (o *indexOptions) AddFlags(fs *flag.FlagSet) {
 	fs.StringVar(&o.Backend, "backend", index.DenseMmap, "where the vectors are kept and searched: "+app.OrList(index.DenseKinds())+
 		" (mmap: vectors.npy in the generation, memory-mapped; recorded in the manifest, every reader opens it)")
 	fs.Var(&o.BackendParams, "backend-param", "a setting of the dense backend, `key=value` (repeatable; recorded in the manifest, never a secret)")
+	fs.StringVar(&o.Weaviate, "weaviate", "", "--backend weaviate: the cluster's nodes, `URL[,URL…]` (http://HOST:PORT[?grpc=PORT]; WEAVIATE_API_KEY from the environment)")
+	fs.IntVar(&o.Shards, "shards", 3, "--backend weaviate: shards of the generation's collection")
+	fs.IntVar(&o.Replication, "replication", 3, "--backend weaviate: replication factor (reads survive the loss of factor-1 nodes, writes need a quorum)")
+	fs.StringVar(&o.VectorIndex, "vector-index", weaviate.IndexFlat, "--backend weaviate: flat (exact: rankings equal the in-process ones) or hnsw (approximate)")
+}
+
+// weaviateParams puts the --backend weaviate flags given into the
+// backend's parameters; they mean nothing to another backend.
+func (o *indexOptions) weaviateParams() error {
+	flags := map[string]string{"weaviate": weaviate.ParamURL, "shards": weaviate.ParamShards, "replication": weaviate.ParamReplication, "vector-index": weaviate.ParamIndex}
+	var err error
+	o.fs.Visit(func(f *flag.Flag) {
+		p, ok := flags[f.Name]
+		switch {
+		case !ok || err != nil:
+		case o.Backend != weaviate.Kind:
+			err = fmt.Errorf("%w: --%s is a setting of --backend weaviate, not of %s", errUsage, f.Name, o.Backend)
+		default:
+			if o.BackendParams == nil {
+				o.BackendParams = paramFlag{}
+			}
+			o.BackendParams[p] = f.Value.String()
+		}
+	})
+	return err
 }
 
 func (o *indexOptions) Validate(args []string) error {
@@ -90,6 +121,9 @@ func (o *indexOptions) Validate(args []string) error {
 	}
 	o.fs.Visit(func(f *flag.Flag) { o.dimSet = o.dimSet || f.Name == "dim" })
 	if err := o.resolveRoles(); err != nil {
+		return err
+	}
+	if err := o.weaviateParams(); err != nil {
 		return err
 	}
 	var err error
@@ -166,7 +200,7 @@ func printIndexStats(env *Env, sf *stageFlags, ws *workspace.Workspace, st *inde
 	}
 	rep := map[string]any{"dir": ws.Path(workspace.IndexDir), "generation": st.Generation, "docs": st.Docs, "premise_docs": st.PremiseDocs,
 		"encoder": st.Encoder, "encoder_fallback": st.Fallback, "dims": st.Dims, "phase_seconds": phases,
-		"embedding_cache": st.Cache}
+		"embedding_cache": st.Cache, "dense": st.Dense}
 	return sf.report(env.Stdout, rep, func(w io.Writer) {
 		var ph []string
 		for k, v := range st.Phases {
