@@ -235,20 +235,45 @@ func EvalReference(declsPath string, ref *Reference, opt EvalOptions) (*EvalRepo
 	if opt.Samples == 0 {
 		opt.Samples = 20
 	}
-	ours := make(map[string]*workspace.Declaration, len(rows))
+	e := newRefEval(rows, ref, opt)
+	byKind := map[string]*KindScore{}
+	e.nameRecall(byKind)
+	e.namePrecision(byKind)
+	e.finishNames(byKind)
+	e.scoreDeps()
+	return e.rep, nil
+}
+
+// refEval is one comparison of our declarations with a reference.
+type refEval struct {
+	ref  *Reference
+	opt  EvalOptions
+	rows []workspace.Declaration
+	// ours indexes rows by name (the first of a name); refNames maps the
+	// reference's names to their kinds.
+	ours     map[string]*workspace.Declaration
+	refNames map[string]string
+	// proj are the sources (libraries) scored for dependencies.
+	proj map[string]bool
+	rep  *EvalReport
+}
+
+// newRefEval indexes both tables and decides the scope: opt.Sources, else
+// the reference's (for a workspace reference, the libraries both have).
+func newRefEval(rows []workspace.Declaration, ref *Reference, opt EvalOptions) *refEval {
+	e := &refEval{ref: ref, opt: opt, rows: rows, ours: make(map[string]*workspace.Declaration, len(rows)),
+		refNames: make(map[string]string, len(ref.Rows)), proj: map[string]bool{},
+		rep: &EvalReport{Reference: ref.Label, RefRows: len(ref.Rows), NamesBySrc: map[string]KindScore{}}}
 	ourLibs := map[string]bool{}
 	for i := range rows {
-		if _, dup := ours[rows[i].Name]; !dup {
-			ours[rows[i].Name] = &rows[i]
+		if _, dup := e.ours[rows[i].Name]; !dup {
+			e.ours[rows[i].Name] = &rows[i]
 		}
 		ourLibs[rows[i].Library] = true
 	}
-	refNames := make(map[string]string, len(ref.Rows)) // name → kind
 	for _, r := range ref.Rows {
-		refNames[r.Name] = r.Kind
+		e.refNames[r.Name] = r.Kind
 	}
-	rep := &EvalReport{Reference: ref.Label, RefRows: len(ref.Rows), NamesBySrc: map[string]KindScore{}}
-	proj := map[string]bool{}
 	scope := opt.Sources
 	if len(scope) == 0 {
 		scope = ref.Scope
@@ -266,25 +291,32 @@ func EvalReference(declsPath string, ref *Reference, opt EvalOptions) (*EvalRepo
 		}
 	}
 	for _, s := range scope {
-		proj[s] = true
+		e.proj[s] = true
 	}
-	rep.Scope = strings.Join(scope, ",")
+	e.rep.Scope = strings.Join(scope, ",")
+	return e
+}
 
-	// name recall by kind and by source
-	byKind := map[string]*KindScore{}
-	get := func(k string) *KindScore {
-		if byKind[k] == nil {
-			byKind[k] = &KindScore{Kind: k}
-		}
-		return byKind[k]
+// kindScore is byKind's entry for k, made on first use.
+func kindScore(byKind map[string]*KindScore, k string) *KindScore {
+	if byKind[k] == nil {
+		byKind[k] = &KindScore{Kind: k}
 	}
+	return byKind[k]
+}
+
+// nameRecall counts the reference's names we have, by kind and by source;
+// SrcRows/SrcFound only over names extractable from sources we read (not
+// compiler auxiliaries, not in a folder we have no file of).
+func (e *refEval) nameRecall(byKind map[string]*KindScore) {
+	rep := e.rep
 	tops := map[string]bool{}
-	for i := range rows {
-		top, _, _ := strings.Cut(rows[i].Path, "/")
+	for i := range e.rows {
+		top, _, _ := strings.Cut(e.rows[i].Path, "/")
 		tops[top] = true
 	}
-	for _, r := range ref.Rows {
-		ks := get(r.Kind)
+	for _, r := range e.ref.Rows {
+		ks := kindScore(byKind, r.Kind)
 		ks.RefRows++
 		extractable := !auxRe.MatchString(r.Name)
 		if r.Path != "" {
@@ -293,36 +325,41 @@ func EvalReference(declsPath string, ref *Reference, opt EvalOptions) (*EvalRepo
 		}
 		if extractable {
 			ks.SrcRows++
-			if ours[r.Name] != nil {
+			if e.ours[r.Name] != nil {
 				ks.SrcFound++
 			}
 		}
 		src := rep.NamesBySrc[r.Source]
 		src.Kind = r.Source
 		src.RefRows++
-		if ours[r.Name] != nil {
+		if e.ours[r.Name] != nil {
 			ks.Found++
 			src.Found++
-		} else if len(rep.MissingName) < opt.Samples && r.Source != "lean4" {
+		} else if len(rep.MissingName) < e.opt.Samples && r.Source != "lean4" {
 			rep.MissingName = append(rep.MissingName, r.Name)
 		}
 		rep.NamesBySrc[r.Source] = src
 	}
-	// precision over comparable rows
+}
+
+// namePrecision counts our written rows that the reference could have
+// (inside a reference row's lines, or of a scored library) and those it
+// has, by kind.
+func (e *refEval) namePrecision(byKind map[string]*KindScore) {
 	type span struct{ a, b int }
 	spans := map[string][]span{}
-	for _, r := range ref.Rows {
+	for _, r := range e.ref.Rows {
 		if r.Lines[0] > 0 && r.Path != "" {
 			spans[r.Path] = append(spans[r.Path], span{r.Lines[0], r.Lines[1]})
 		}
 	}
-	for i := range rows {
-		d := &rows[i]
+	for i := range e.rows {
+		d := &e.rows[i]
 		if d.GeneratedFrom != nil {
 			continue
 		}
 		ok := false
-		if ref.Sampled || len(spans) > 0 {
+		if e.ref.Sampled || len(spans) > 0 {
 			for _, s := range spans[d.Path] {
 				if int(d.LineStart) <= s.b && int(d.LineEnd) >= s.a {
 					ok = true
@@ -330,20 +367,25 @@ func EvalReference(declsPath string, ref *Reference, opt EvalOptions) (*EvalRepo
 				}
 			}
 		} else {
-			ok = proj[d.Library]
+			ok = e.proj[d.Library]
 		}
 		if !ok {
 			continue
 		}
-		ks := get(d.Kind)
+		ks := kindScore(byKind, d.Kind)
 		if ks.RefRows == 0 {
 			continue // the reference holds no rows of this kind (e.g. instances)
 		}
 		ks.Ours++
-		if _, in := refNames[d.Name]; in {
+		if _, in := e.refNames[d.Name]; in {
 			ks.Matched++
 		}
 	}
+}
+
+// finishNames computes the rates and lists the kinds in workspace order.
+func (e *refEval) finishNames(byKind map[string]*KindScore) {
+	rep := e.rep
 	for _, k := range workspace.Kinds() {
 		if ks := byKind[k]; ks != nil {
 			if ks.RefRows > 0 {
@@ -364,100 +406,44 @@ func EvalReference(declsPath string, ref *Reference, opt EvalOptions) (*EvalRepo
 		}
 		rep.NamesBySrc[k] = s
 	}
+}
 
-	// dependencies
-	type diffRow struct {
-		d     DepDiff
-		score int
-	}
-	var diffs []diffRow
+// depDiff is a row's dependency differences, scored by their number.
+type depDiff struct {
+	d     DepDiff
+	score int
+}
+
+// scoreDeps compares statement (and, when the reference has them, proof)
+// dependencies of the rows of scored sources that both tables have, and
+// keeps the opt.Samples rows that differ most.
+func (e *refEval) scoreDeps() {
+	rep := e.rep
+	var diffs []depDiff
 	var proof PRF
-	premiseKind := func(n string) bool { return workspace.IsPremiseKind(refNames[n]) }
-	for _, r := range ref.Rows {
-		if !proj[r.Source] {
+	for _, r := range e.ref.Rows {
+		if !e.proj[r.Source] {
 			continue
 		}
-		d := ours[r.Name]
+		d := e.ours[r.Name]
 		if d == nil {
 			continue
 		}
 		rep.StmtRows++
-		gold := map[string]bool{}
-		for _, p := range r.Premises {
-			// a sampled reference's premises are rows by construction; a
-			// workspace's may name constants it has no row for (Lean core,
-			// packages not imported), which neither side can be scored on
-			if _, in := refNames[p]; p != r.Name && (ref.Sampled || in) {
-				gold[p] = true
-			}
-		}
-		pred := map[string]bool{}
-		for _, p := range d.StatementDeps {
-			if _, in := refNames[p]; in && p != r.Name {
-				pred[p] = true
-			}
-		}
-		var dd DepDiff
-		dd.Name = r.Name
-		for p := range gold {
-			_, known := ours[p]
-			if pred[p] {
-				rep.StmtDeps.TP++
-				rep.StmtDepsRes.TP++
-			} else {
-				dd.Missing = append(dd.Missing, p)
-			}
-			rep.StmtDeps.Gold++
-			if known {
-				rep.StmtDepsRes.Gold++
-			}
-			if premiseKind(p) {
-				rep.StmtDepsPremise.Gold++
-				if pred[p] {
-					rep.StmtDepsPremise.TP++
-				}
-			}
-		}
-		for p := range pred {
-			rep.StmtDeps.Predicted++
-			rep.StmtDepsRes.Predicted++
-			if premiseKind(p) {
-				rep.StmtDepsPremise.Predicted++
-			}
-			if !gold[p] {
-				dd.Extra = append(dd.Extra, p)
-			}
-		}
-		if ref.HasProofDeps {
-			pg := map[string]bool{}
-			for _, p := range r.ProofDeps {
-				if _, in := refNames[p]; p != r.Name && in {
-					pg[p] = true
-				}
-			}
-			proof.Gold += len(pg)
-			seen := map[string]bool{}
-			for _, p := range d.ProofDeps {
-				if _, in := refNames[p]; !in || p == r.Name || seen[p] {
-					continue
-				}
-				seen[p] = true
-				proof.Predicted++
-				if pg[p] {
-					proof.TP++
-				}
-			}
+		dd := e.statementDeps(r, d)
+		if e.ref.HasProofDeps {
+			e.proofDeps(r, d, &proof)
 		}
 		if len(dd.Missing)+len(dd.Extra) > 0 {
 			sort.Strings(dd.Missing)
 			sort.Strings(dd.Extra)
-			diffs = append(diffs, diffRow{dd, len(dd.Missing) + len(dd.Extra)})
+			diffs = append(diffs, depDiff{dd, len(dd.Missing) + len(dd.Extra)})
 		}
 	}
 	rep.StmtDeps.finish()
 	rep.StmtDepsRes.finish()
 	rep.StmtDepsPremise.finish()
-	if ref.HasProofDeps {
+	if e.ref.HasProofDeps {
 		proof.finish()
 		rep.ProofDeps = &proof
 	}
@@ -467,10 +453,85 @@ func EvalReference(declsPath string, ref *Reference, opt EvalOptions) (*EvalRepo
 		}
 		return diffs[i].d.Name < diffs[j].d.Name
 	})
-	for i := 0; i < len(diffs) && i < opt.Samples; i++ {
+	for i := 0; i < len(diffs) && i < e.opt.Samples; i++ {
 		rep.WorstDeps = append(rep.WorstDeps, diffs[i].d)
 	}
-	return rep, nil
+}
+
+// statementDeps scores d's statement dependencies against the reference
+// row r's premises (into rep's StmtDeps, StmtDepsRes, StmtDepsPremise) and
+// returns the differences.
+func (e *refEval) statementDeps(r RefRow, d *workspace.Declaration) DepDiff {
+	rep := e.rep
+	premiseKind := func(n string) bool { return workspace.IsPremiseKind(e.refNames[n]) }
+	gold := map[string]bool{}
+	for _, p := range r.Premises {
+		// a sampled reference's premises are rows by construction; a
+		// workspace's may name constants it has no row for (Lean core,
+		// packages not imported), which neither side can be scored on
+		if _, in := e.refNames[p]; p != r.Name && (e.ref.Sampled || in) {
+			gold[p] = true
+		}
+	}
+	pred := map[string]bool{}
+	for _, p := range d.StatementDeps {
+		if _, in := e.refNames[p]; in && p != r.Name {
+			pred[p] = true
+		}
+	}
+	dd := DepDiff{Name: r.Name}
+	for p := range gold {
+		_, known := e.ours[p]
+		if pred[p] {
+			rep.StmtDeps.TP++
+			rep.StmtDepsRes.TP++
+		} else {
+			dd.Missing = append(dd.Missing, p)
+		}
+		rep.StmtDeps.Gold++
+		if known {
+			rep.StmtDepsRes.Gold++
+		}
+		if premiseKind(p) {
+			rep.StmtDepsPremise.Gold++
+			if pred[p] {
+				rep.StmtDepsPremise.TP++
+			}
+		}
+	}
+	for p := range pred {
+		rep.StmtDeps.Predicted++
+		rep.StmtDepsRes.Predicted++
+		if premiseKind(p) {
+			rep.StmtDepsPremise.Predicted++
+		}
+		if !gold[p] {
+			dd.Extra = append(dd.Extra, p)
+		}
+	}
+	return dd
+}
+
+// proofDeps scores d's proof dependencies against r's into proof.
+func (e *refEval) proofDeps(r RefRow, d *workspace.Declaration, proof *PRF) {
+	pg := map[string]bool{}
+	for _, p := range r.ProofDeps {
+		if _, in := e.refNames[p]; p != r.Name && in {
+			pg[p] = true
+		}
+	}
+	proof.Gold += len(pg)
+	seen := map[string]bool{}
+	for _, p := range d.ProofDeps {
+		if _, in := e.refNames[p]; !in || p == r.Name || seen[p] {
+			continue
+		}
+		seen[p] = true
+		proof.Predicted++
+		if pg[p] {
+			proof.TP++
+		}
+	}
 }
 
 // WriteText prints the report for people.

@@ -291,46 +291,74 @@ func Run(ctx context.Context, ws *workspace.Workspace, opts Options) (*Result, e
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	maxErr := opts.MaxErrors
-	if maxErr <= 0 {
-		maxErr = 100
-	}
 	res := &Result{Phases: map[string]time.Duration{}}
-	params := map[string]any{"workers": workers}
+	files, params, err := collectSources(&opts)
+	if err != nil {
+		return nil, err
+	}
+	params["workers"] = workers
+	res.Sources = opts.Sources
+	res.Files = len(files)
+	rec := ws.StartRun("extract", params)
+
+	pr, err := readAndParse(ctx, files, workers, &opts, res)
+	if err != nil {
+		return nil, err
+	}
+	recordInputs(rec, opts.Sources, files, pr.hashes)
+	t, err := resolveAll(ctx, workers, pr.results, &opts, rec, res)
+	if err != nil {
+		return nil, err
+	}
+	return commitTables(ctx, ws, rec, pr, t, opts, res)
+}
+
+// collectSources prepares every source and lists its .lean files, with the
+// run's parameters that describe them.
+func collectSources(opts *Options) ([]srcFile, map[string]any, error) {
+	params := map[string]any{}
 	var files []srcFile
-	tRead := time.Now()
 	for i := range opts.Sources {
 		s := &opts.Sources[i]
 		if err := prepareSource(s, ""); err != nil {
-			return nil, fmt.Errorf("source %s: %w", s.Dir, err)
+			return nil, nil, fmt.Errorf("source %s: %w", s.Dir, err)
 		}
 		fs, err := walkSource(s)
 		if err != nil {
-			return nil, fmt.Errorf("source %s: %w", s.Dir, err)
+			return nil, nil, fmt.Errorf("source %s: %w", s.Dir, err)
 		}
 		if len(fs) == 0 {
-			return nil, fmt.Errorf("source %s: no .lean files", s.Dir)
+			return nil, nil, fmt.Errorf("source %s: no .lean files", s.Dir)
 		}
 		files = append(files, fs...)
 		params[fmt.Sprintf("source_%d", i)] = map[string]any{"dir": s.Dir, "library": s.Library, "revision": s.Revision,
 			"variables_from_proofs": s.oldVariableRules}
 	}
-	res.Sources = opts.Sources
-	res.Files = len(files)
 	params["naming"] = "mathlib (built in)"
 	if opts.Naming != nil {
 		params["naming"] = map[string]any{"file": opts.NamingFile, "sha256": opts.Naming.SHA256()}
 	}
-	rec := ws.StartRun("extract", params)
+	return files, params, nil
+}
 
-	// read + parse in parallel
+// parsed is what the read and parse phase made of the files, in file
+// order: each file's result and content hash, and the first read error.
+type parsed struct {
+	results  []*fileResult
+	hashes   [][32]byte
+	firstErr error
+}
+
+// readAndParse reads and parses the files on workers goroutines, timing
+// the two (res.Phases read and parse share the phase's wall time in
+// proportion). A file that cannot be read is reported against itself.
+func readAndParse(ctx context.Context, files []srcFile, workers int, opts *Options, res *Result) (*parsed, error) {
+	tRead := time.Now()
 	bar := progress.Start(ctx, "extract: parse", int64(len(files)))
-	results := make([]*fileResult, len(files))
-	hashes := make([][32]byte, len(files))
+	p := &parsed{results: make([]*fileResult, len(files)), hashes: make([][32]byte, len(files))}
 	var readDur, parseDur atomic.Int64
 	jobs := make(chan int)
 	var wg sync.WaitGroup
-	var firstErr error
 	var errMu sync.Mutex
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
@@ -344,20 +372,20 @@ func Run(ctx context.Context, ws *workspace.Workspace, opts Options) (*Result, e
 				readDur.Add(int64(t1.Sub(t0)))
 				if err != nil {
 					errMu.Lock()
-					if firstErr == nil {
-						firstErr = err
+					if p.firstErr == nil {
+						p.firstErr = err
 					}
 					errMu.Unlock()
-					results[i] = &fileResult{source: sf.src, errs: []error{&ParseError{Path: sf.rel, Err: err}},
+					p.results[i] = &fileResult{source: sf.src, errs: []error{&ParseError{Path: sf.rel, Err: err}},
 						mod: workspace.Module{Library: sf.src.Library, Revision: sf.src.Revision, Name: sf.module, Path: sf.rel, Errors: 1}}
 					continue
 				}
-				hashes[i] = sha256.Sum256(b)
+				p.hashes[i] = sha256.Sum256(b)
 				var s string
 				if len(b) > 0 {
 					s = unsafe.String(&b[0], len(b))
 				}
-				results[i] = parseFile(b, s, sf.rel, sf.module, sf.src, &opts)
+				p.results[i] = parseFile(b, s, sf.rel, sf.module, sf.src, opts)
 				parseDur.Add(int64(time.Since(t1)))
 				if bar != nil {
 					bar.Add(1)
@@ -388,24 +416,30 @@ func Run(ctx context.Context, ws *workspace.Workspace, opts Options) (*Result, e
 		res.Phases["read"] = time.Duration(float64(wall) * float64(rd) / float64(rd+pd))
 		res.Phases["parse"] = wall - res.Phases["read"]
 	}
-	// input hashes: one per source (hash of its files' hashes in path order)
-	for i := range opts.Sources {
-		s := &opts.Sources[i]
+	return p, nil
+}
+
+// recordInputs records one input hash per source: the hash of its files'
+// paths and content hashes, in path order.
+func recordInputs(rec *workspace.RunRecorder, sources []Source, files []srcFile, hashes [][32]byte) {
+	for i := range sources {
+		s := &sources[i]
 		h := sha256.New()
-		var bytes int64
 		for j, sf := range files {
 			if sf.src == s {
 				h.Write([]byte(sf.rel))
 				h.Write(hashes[j][:])
-				if results[j] != nil {
-					bytes += int64(len(results[j].mod.Path))
-				}
 			}
 		}
 		rec.InputRef(workspace.FileRef{Path: s.Dir, SHA256: hex.EncodeToString(h.Sum(nil))})
 	}
+}
 
-	// resolve
+// resolveAll builds the name table of every file's declarations and
+// resolves their identifiers against it (instance classes, then the
+// declarations, then the generated rows' fix-ups), in res.Phases resolve;
+// with opts.Report it builds the unresolved-identifier report.
+func resolveAll(ctx context.Context, workers int, results []*fileResult, opts *Options, rec *workspace.RunRecorder, res *Result) (*Table, error) {
 	tRes := time.Now()
 	sub := func(name string, t0 time.Time) {
 		if opts.Debug != nil {
@@ -424,11 +458,6 @@ func Run(ctx context.Context, ws *workspace.Workspace, opts Options) (*Result, e
 	t.inheritFields(results)
 	sub("prepare", t0)
 	t0 = time.Now()
-	var ndecl int
-	for _, fr := range results {
-		ndecl += len(fr.decls)
-	}
-	bar = progress.Start(ctx, "extract: resolve", int64(len(results)))
 	parallel(ctx, workers, len(results), func(r *resolver, i int) {
 		for _, d := range results[i].decls {
 			r.resolveInstClasses(d, t.vis[i])
@@ -436,31 +465,8 @@ func Run(ctx context.Context, ws *workspace.Workspace, opts Options) (*Result, e
 	}, t)
 	sub("inst classes", t0)
 	t0 = time.Now()
-	parallel(ctx, workers, len(results), func(r *resolver, i int) {
-		fr := results[i]
-		bad := 0
-		defer func() {
-			// a bug must not stop the run: report it against the file
-			if p := recover(); p != nil {
-				fr.errs = append(fr.errs, &ParseError{Path: fr.mod.Path, Err: fmt.Errorf("%w (resolving): %v", ErrPanic, p)})
-				fr.mod.Errors++
-			}
-		}()
-		r.unres = &fr.unres
-		for _, d := range fr.decls {
-			bad += r.resolveDecl(d, t.vis[i])
-		}
-		r.unres = nil
-		fr.mod.Unresolved = int32(bad)
-		if bar != nil {
-			bar.Add(1)
-		}
-	}, t)
-	if bar != nil {
-		bar.Finish()
-	}
-	if ctx.Err() != nil {
-		return nil, ctx.Err()
+	if err := resolveDecls(ctx, workers, t, results); err != nil {
+		return nil, err
 	}
 	sub("resolve", t0)
 	t0 = time.Now()
@@ -486,16 +492,57 @@ func Run(ctx context.Context, ws *workspace.Workspace, opts Options) (*Result, e
 		}
 	}
 	res.Phases["resolve"] = time.Since(tRes)
+	return t, nil
+}
 
-	// write
+// resolveDecls resolves the identifiers of every declaration, a file per
+// task, counting the unresolved ones per module. A panic while resolving a
+// file is reported against that file, not the run.
+func resolveDecls(ctx context.Context, workers int, t *Table, results []*fileResult) error {
+	bar := progress.Start(ctx, "extract: resolve", int64(len(results)))
+	parallel(ctx, workers, len(results), func(r *resolver, i int) {
+		fr := results[i]
+		bad := 0
+		defer func() {
+			// a bug must not stop the run: report it against the file
+			if p := recover(); p != nil {
+				fr.errs = append(fr.errs, &ParseError{Path: fr.mod.Path, Err: fmt.Errorf("%w (resolving): %v", ErrPanic, p)})
+				fr.mod.Errors++
+			}
+		}()
+		r.unres = &fr.unres
+		for _, d := range fr.decls {
+			bad += r.resolveDecl(d, t.vis[i])
+		}
+		r.unres = nil
+		fr.mod.Unresolved = int32(bad)
+		if bar != nil {
+			bar.Add(1)
+		}
+	}, t)
+	if bar != nil {
+		bar.Finish()
+	}
+	return ctx.Err()
+}
+
+// commitTables writes declarations.parquet and modules.parquet and commits
+// them with the run's record as one transaction, counting parse errors
+// (keeping the first opts.MaxErrors, default 100) and unresolved
+// identifiers into res.
+func commitTables(ctx context.Context, ws *workspace.Workspace, rec *workspace.RunRecorder, p *parsed, t *Table, opts Options, res *Result) (*Result, error) {
+	maxErr := opts.MaxErrors
+	if maxErr <= 0 {
+		maxErr = 100
+	}
 	tWrite := time.Now()
 	tx := ws.Begin("extract")
 	defer tx.Abort()
-	if err := write(ctx, tx, results, res); err != nil {
+	if err := write(ctx, tx, p.results, res); err != nil {
 		return nil, err
 	}
 	res.Phases["write"] = time.Since(tWrite)
-	for _, fr := range results {
+	for _, fr := range p.results {
 		res.ErrorCount += len(fr.errs)
 		for _, e := range fr.errs {
 			if len(res.Errors) < maxErr {
@@ -515,8 +562,8 @@ func Run(ctx context.Context, ws *workspace.Workspace, opts Options) (*Result, e
 	rec.Count("parse_errors", int64(res.ErrorCount))
 	rec.Count("unresolved_identifiers", res.Unresolved)
 	rec.Count("names", int64(t.Len()))
-	if firstErr != nil {
-		rec.Note("some files could not be read: " + firstErr.Error())
+	if p.firstErr != nil {
+		rec.Note("some files could not be read: " + p.firstErr.Error())
 	}
 	rec.Note("extracted from sources without elaboration (driftkit source reader)")
 	if err := ctx.Err(); err != nil {

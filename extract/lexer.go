@@ -125,226 +125,270 @@ func asciiSymbolLen(src []byte, i int) int {
 // kept as TokDoc/TokModDoc. Lexing never stops at an error: the errors are
 // returned alongside the tokens of everything that could be read.
 func Lex(src []byte) (toks []Token, errs []error) {
-	toks = make([]Token, 0, len(src)/5+16)
-	line, lineStart := int32(1), 0
-	i := 0
+	lx := lexer{src: src, toks: make([]Token, 0, len(src)/5+16), line: 1, lineStartPending: true, space: true}
 	n := len(src)
-	lineStartPending := true
-	space := true
-	errAt := func(pos int, err error) {
-		errs = append(errs, &LexError{Line: int(line), Col: pos - lineStart, Err: err})
-	}
-	// newlines advances line counters over src[from:to].
-	newlines := func(from, to int) {
-		for k := from; k < to; k++ {
-			if src[k] == '\n' {
-				line++
-				lineStart = k + 1
-				lineStartPending = true
-			}
-		}
-	}
-	emit := func(kind TokKind, start, end int, l int32, ls int) {
-		var f uint8
-		if lineStartPending {
-			f |= FlagLineStart
-			lineStartPending = false
-		}
-		if space {
-			f |= FlagSpaceBefore
-		}
-		space = false
-		toks = append(toks, Token{Kind: kind, Flags: f, Start: int32(start), End: int32(end), Line: l, Col: int32(start - ls)})
-	}
-	for i < n {
+	for i := 0; i < n; {
 		c := src[i]
 		switch {
 		case c == '\n':
-			line++
+			lx.line++
 			i++
-			lineStart = i
-			lineStartPending = true
-			space = true
-			continue
+			lx.lineStart = i
+			lx.lineStartPending = true
+			lx.space = true
 		case c == ' ' || c == '\t' || c == '\r':
 			i++
-			space = true
-			continue
+			lx.space = true
 		case c == '-' && i+1 < n && src[i+1] == '-':
 			for i < n && src[i] != '\n' {
 				i++
 			}
-			space = true
-			continue
+			lx.space = true
 		case c == '/' && i+1 < n && src[i+1] == '-':
-			start, l, ls := i, line, lineStart
-			kind := TokKind(0)
-			if i+2 < n && src[i+2] == '-' && !(i+3 < n && src[i+3] == '/') {
-				kind = TokDoc
-			} else if i+2 < n && src[i+2] == '!' {
-				kind = TokModDoc
-			}
-			depth := 1
-			j := i + 2
-			for j < n && depth > 0 {
-				if src[j] == '/' && j+1 < n && src[j+1] == '-' {
-					depth++
-					j += 2
-				} else if src[j] == '-' && j+1 < n && src[j+1] == '/' {
-					depth--
-					j += 2
-				} else {
-					j++
-				}
-			}
-			if depth > 0 {
-				errAt(start, ErrUnterminatedComment)
-			}
-			if kind != 0 {
-				emit(kind, start, j, l, ls)
-			}
-			newlines(start, j)
-			i = j
-			space = true
-			continue
+			i = lx.blockComment(i)
 		case c == '"':
-			start, l, ls := i, line, lineStart
-			j := i + 1
-			closed := false
-			for j < n {
-				if src[j] == '\\' {
-					j += 2
-					continue
-				}
-				if src[j] == '"' {
-					j++
-					closed = true
-					break
-				}
-				j++
-			}
-			if j > n {
-				j = n
-			}
-			if !closed {
-				errAt(start, ErrUnterminatedString)
-			}
-			emit(TokString, start, j, l, ls)
-			newlines(start, j)
-			i = j
-			continue
+			i = lx.stringLit(i)
 		case c == '\'':
 			if j, ok := charLit(src, i); ok {
-				emit(TokChar, i, j, line, lineStart)
+				lx.emit(TokChar, i, j, lx.line, lx.lineStart)
 				i = j
-				continue
-			}
-			emit(TokSymbol, i, i+1, line, lineStart)
-			i++
-			continue
-		case c == '`':
-			j := i + 1
-			if j < n && src[j] == '`' {
-				j++
-			}
-			if j < n {
-				r, _ := utf8.DecodeRune(src[j:])
-				if IsIdFirst(r) || r == '\u00ab' {
-					k := scanIdent(src, j)
-					emit(TokNameLit, i, k, line, lineStart)
-					i = k
-					continue
-				}
-				if src[j] == '(' || src[j] == '[' {
-					// syntax quotation: `(…) and `[…] open a bracket
-					emit(TokSymbol, i, j+1, line, lineStart)
-					i = j + 1
-					continue
-				}
-			}
-			emit(TokSymbol, i, i+1, line, lineStart)
-			i++
-			continue
-		case '0' <= c && c <= '9':
-			j := i + 1
-			for j < n {
-				d := src[j]
-				if ('0' <= d && d <= '9') || isASCIIAlpha(rune(d)) || d == '_' {
-					j++
-					continue
-				}
-				if d == '.' && j+1 < n && '0' <= src[j+1] && src[j+1] <= '9' && !(i > 0 && src[i-1] == '.') {
-					j++
-					continue
-				}
-				break
-			}
-			emit(TokNumber, i, j, line, lineStart)
-			i = j
-			continue
-		}
-		if c == 'r' && i+1 < n && (src[i+1] == '"' || src[i+1] == '#') {
-			// raw string r"…" / r#"…"#
-			j := i + 1
-			hashes := 0
-			for j < n && src[j] == '#' {
-				hashes++
-				j++
-			}
-			if j < n && src[j] == '"' {
-				start, l, ls := i, line, lineStart
-				closeSeq := "\"" + strings.Repeat("#", hashes)
-				k := bytes.Index(src[j+1:], []byte(closeSeq))
-				end := n
-				if k >= 0 {
-					end = j + 1 + k + len(closeSeq)
-				} else {
-					errAt(start, ErrUnterminatedString)
-				}
-				emit(TokString, start, end, l, ls)
-				newlines(start, end)
-				i = end
-				continue
-			}
-		}
-		if c < utf8.RuneSelf {
-			if IsIdFirst(rune(c)) {
-				j := scanIdent(src, i)
-				emit(TokIdent, i, j, line, lineStart)
-				i = j
-				continue
-			}
-			if l := asciiSymbolLen(src, i); l > 0 {
-				emit(TokSymbol, i, i+l, line, lineStart)
-				i += l
-				continue
-			}
-			emit(TokSymbol, i, i+1, line, lineStart)
-			i++
-			continue
-		}
-		{
-			r, size := utf8.DecodeRune(src[i:])
-			if r == utf8.RuneError && size <= 1 {
-				errAt(i, ErrInvalidUTF8)
+			} else {
+				lx.emit(TokSymbol, i, i+1, lx.line, lx.lineStart)
 				i++
-				space = true
-				continue
 			}
-			if IsIdFirst(r) || r == '\u00ab' {
-				j := scanIdent(src, i)
-				if j > i {
-					emit(TokIdent, i, j, line, lineStart)
-					i = j
-					continue
-				}
-			}
-			emit(TokSymbol, i, i+size, line, lineStart)
-			i += size
-			continue
+		case c == '`':
+			i = lx.backquote(i)
+		case '0' <= c && c <= '9':
+			i = lx.number(i)
+		case c == 'r' && i+1 < n && (src[i+1] == '"' || src[i+1] == '#') && lx.rawStringAt(i):
+			i = lx.rawString(i)
+		case c < utf8.RuneSelf:
+			i = lx.ascii(i)
+		default:
+			i = lx.unicode(i)
 		}
 	}
-	return toks, errs
+	return lx.toks, lx.errs
+}
+
+// lexer is Lex's state: the tokens so far, where the current line starts,
+// and whether the next token starts a line or follows space.
+type lexer struct {
+	src              []byte
+	toks             []Token
+	errs             []error
+	line             int32
+	lineStart        int
+	lineStartPending bool
+	space            bool
+}
+
+func (lx *lexer) errAt(pos int, err error) {
+	lx.errs = append(lx.errs, &LexError{Line: int(lx.line), Col: pos - lx.lineStart, Err: err})
+}
+
+// newlines advances line counters over src[from:to].
+func (lx *lexer) newlines(from, to int) {
+	for k := from; k < to; k++ {
+		if lx.src[k] == '\n' {
+			lx.line++
+			lx.lineStart = k + 1
+			lx.lineStartPending = true
+		}
+	}
+}
+
+func (lx *lexer) emit(kind TokKind, start, end int, l int32, ls int) {
+	var f uint8
+	if lx.lineStartPending {
+		f |= FlagLineStart
+		lx.lineStartPending = false
+	}
+	if lx.space {
+		f |= FlagSpaceBefore
+	}
+	lx.space = false
+	lx.toks = append(lx.toks, Token{Kind: kind, Flags: f, Start: int32(start), End: int32(end), Line: l, Col: int32(start - ls)})
+}
+
+// blockComment scans the (nested) block comment at i, emitting it when it
+// is a doc or module doc comment, and returns where it ends.
+func (lx *lexer) blockComment(i int) int {
+	src, n := lx.src, len(lx.src)
+	start, l, ls := i, lx.line, lx.lineStart
+	kind := TokKind(0)
+	if i+2 < n && src[i+2] == '-' && !(i+3 < n && src[i+3] == '/') {
+		kind = TokDoc
+	} else if i+2 < n && src[i+2] == '!' {
+		kind = TokModDoc
+	}
+	depth := 1
+	j := i + 2
+	for j < n && depth > 0 {
+		if src[j] == '/' && j+1 < n && src[j+1] == '-' {
+			depth++
+			j += 2
+		} else if src[j] == '-' && j+1 < n && src[j+1] == '/' {
+			depth--
+			j += 2
+		} else {
+			j++
+		}
+	}
+	if depth > 0 {
+		lx.errAt(start, ErrUnterminatedComment)
+	}
+	if kind != 0 {
+		lx.emit(kind, start, j, l, ls)
+	}
+	lx.newlines(start, j)
+	lx.space = true
+	return j
+}
+
+// stringLit scans the string literal at i.
+func (lx *lexer) stringLit(i int) int {
+	src, n := lx.src, len(lx.src)
+	start, l, ls := i, lx.line, lx.lineStart
+	j := i + 1
+	closed := false
+	for j < n {
+		if src[j] == '\\' {
+			j += 2
+			continue
+		}
+		if src[j] == '"' {
+			j++
+			closed = true
+			break
+		}
+		j++
+	}
+	if j > n {
+		j = n
+	}
+	if !closed {
+		lx.errAt(start, ErrUnterminatedString)
+	}
+	lx.emit(TokString, start, j, l, ls)
+	lx.newlines(start, j)
+	return j
+}
+
+// backquote scans a name literal (`Nat.succ, or two backquotes and a name), a syntax quotation's
+// opener (`( and `[) or a lone backquote at i.
+func (lx *lexer) backquote(i int) int {
+	src, n := lx.src, len(lx.src)
+	j := i + 1
+	if j < n && src[j] == '`' {
+		j++
+	}
+	if j < n {
+		r, _ := utf8.DecodeRune(src[j:])
+		if IsIdFirst(r) || r == '\u00ab' {
+			k := scanIdent(src, j)
+			lx.emit(TokNameLit, i, k, lx.line, lx.lineStart)
+			return k
+		}
+		if src[j] == '(' || src[j] == '[' {
+			// syntax quotation: `(…) and `[…] open a bracket
+			lx.emit(TokSymbol, i, j+1, lx.line, lx.lineStart)
+			return j + 1
+		}
+	}
+	lx.emit(TokSymbol, i, i+1, lx.line, lx.lineStart)
+	return i + 1
+}
+
+// number scans the numeric literal at i (digits, letters of a base or
+// suffix, and a decimal point followed by a digit, unless the number
+// follows a dot: x.1.2 is two projections).
+func (lx *lexer) number(i int) int {
+	src, n := lx.src, len(lx.src)
+	j := i + 1
+	for j < n {
+		d := src[j]
+		if ('0' <= d && d <= '9') || isASCIIAlpha(rune(d)) || d == '_' {
+			j++
+			continue
+		}
+		if d == '.' && j+1 < n && '0' <= src[j+1] && src[j+1] <= '9' && !(i > 0 && src[i-1] == '.') {
+			j++
+			continue
+		}
+		break
+	}
+	lx.emit(TokNumber, i, j, lx.line, lx.lineStart)
+	return j
+}
+
+// rawStringAt reports whether the r at i opens a raw string: r"…" or
+// r#"…"# (any number of #).
+func (lx *lexer) rawStringAt(i int) bool {
+	j := i + 1
+	for j < len(lx.src) && lx.src[j] == '#' {
+		j++
+	}
+	return j < len(lx.src) && lx.src[j] == '"'
+}
+
+// rawString scans the raw string at i (rawStringAt).
+func (lx *lexer) rawString(i int) int {
+	src, n := lx.src, len(lx.src)
+	j := i + 1
+	hashes := 0
+	for j < n && src[j] == '#' {
+		hashes++
+		j++
+	}
+	start, l, ls := i, lx.line, lx.lineStart
+	closeSeq := "\"" + strings.Repeat("#", hashes)
+	k := bytes.Index(src[j+1:], []byte(closeSeq))
+	end := n
+	if k >= 0 {
+		end = j + 1 + k + len(closeSeq)
+	} else {
+		lx.errAt(start, ErrUnterminatedString)
+	}
+	lx.emit(TokString, start, end, l, ls)
+	lx.newlines(start, end)
+	return end
+}
+
+// ascii scans an identifier or a symbol starting with the ASCII byte at i.
+func (lx *lexer) ascii(i int) int {
+	src := lx.src
+	if IsIdFirst(rune(src[i])) {
+		j := scanIdent(src, i)
+		lx.emit(TokIdent, i, j, lx.line, lx.lineStart)
+		return j
+	}
+	if l := asciiSymbolLen(src, i); l > 0 {
+		lx.emit(TokSymbol, i, i+l, lx.line, lx.lineStart)
+		return i + l
+	}
+	lx.emit(TokSymbol, i, i+1, lx.line, lx.lineStart)
+	return i + 1
+}
+
+// unicode scans an identifier or a symbol starting with the multi-byte
+// rune at i; invalid UTF-8 is an error, skipped as space.
+func (lx *lexer) unicode(i int) int {
+	src := lx.src
+	r, size := utf8.DecodeRune(src[i:])
+	if r == utf8.RuneError && size <= 1 {
+		lx.errAt(i, ErrInvalidUTF8)
+		lx.space = true
+		return i + 1
+	}
+	if IsIdFirst(r) || r == '\u00ab' {
+		if j := scanIdent(src, i); j > i {
+			lx.emit(TokIdent, i, j, lx.line, lx.lineStart)
+			return j
+		}
+	}
+	lx.emit(TokSymbol, i, i+size, lx.line, lx.lineStart)
+	return i + size
 }
 
 // charLit scans a character literal at src[i] == '\”.

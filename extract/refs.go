@@ -143,173 +143,208 @@ func (f *file) collectRefs(i, j int, loc *locals, out []ref) []ref {
 	if j > len(f.toks) {
 		j = len(f.toks)
 	}
-	pattern := false           // inside a `| pat =>` pattern
-	binderEnd := loc.binderEnd // binder groups of the signature, ∀/∃/fun end here
-	var groups []int           // open '(' / '{' indices
-	var ascRanges [][2]int     // (colon, close) of ascriptions (e : T)
+	rs := refScan{f: f, i: i, j: j, loc: loc, out: out, binderEnd: loc.binderEnd, pendAt: -1,
+		tactic: f.tacticSkips(i, j)} // tactic names and options (tactics.go)
+	marked, prevAsc := len(out), false
+	for k := i; k < j; k++ {
+		// references appended in the previous step get its ascription flag
+		for ; marked < len(rs.out); marked++ {
+			rs.out[marked].asc = prevAsc
+		}
+		t := f.toks[k]
+		for len(rs.ascRanges) > 0 && k >= rs.ascRanges[len(rs.ascRanges)-1][1] {
+			rs.ascRanges = rs.ascRanges[:len(rs.ascRanges)-1]
+			rs.ascMin = rs.ascMin[:len(rs.ascMin)-1]
+		}
+		inAsc := len(rs.ascMin) > 0 && k > rs.ascMin[len(rs.ascMin)-1]
+		prevAsc = inAsc
+		switch t.Kind {
+		case TokSymbol:
+			rs.symbol(k, t)
+		case TokIdent:
+			rs.ident(k, t, inAsc)
+		}
+	}
+	return rs.out
+}
+
+// refScan is collectRefs' state over the tokens [i, j).
+type refScan struct {
+	f    *file
+	i, j int
+	loc  *locals
+	out  []ref
+	// pattern: inside a `| pat =>` pattern.
+	pattern bool
+	// binderEnd: binder groups of the signature, ∀/∃/fun end here.
+	binderEnd int
+	groups    []int    // open '(' / '{' indices
+	ascRanges [][2]int // (colon, close) of ascriptions (e : T)
 	// ascMin[n] is the least colon of ascRanges[:n+1]: a token is inside an
 	// ascription's type when some open range's colon is before it, and
 	// scanning the whole stack for every token was quadratic in the
 	// nesting depth ((x : (x : … Nat)) 40,000 deep took 30 s).
-	var ascMin []int
-	pendRecv, pendAt := "", -1 // receiver of the field after `(…).`
-	marked, prevAsc := len(out), false
-	tactic := f.tacticSkips(i, j) // tactic names and options (tactics.go)
-	for k := i; k < j; k++ {
-		// references appended in the previous step get its ascription flag
-		for ; marked < len(out); marked++ {
-			out[marked].asc = prevAsc
-		}
-		t := f.toks[k]
-		for len(ascRanges) > 0 && k >= ascRanges[len(ascRanges)-1][1] {
-			ascRanges = ascRanges[:len(ascRanges)-1]
-			ascMin = ascMin[:len(ascMin)-1]
-		}
-		inAsc := len(ascMin) > 0 && k > ascMin[len(ascMin)-1]
-		prevAsc = inAsc
-		switch t.Kind {
-		case TokSymbol:
-			s := f.text(k)
-			switch {
-			case s == "(" || s == "{":
-				groups = append(groups, k)
-				if s == "(" && k > binderEnd {
-					if c, colon := f.groupColon(k, j); colon > 0 {
-						ascRanges = append(ascRanges, [2]int{colon, c})
-						m := colon
-						if n := len(ascMin); n > 0 && ascMin[n-1] < m {
-							m = ascMin[n-1]
-						}
-						ascMin = append(ascMin, m)
-					}
+	ascMin []int
+	// pendRecv is the receiver of the field at pendAt, after `(…).`.
+	pendRecv string
+	pendAt   int
+	tactic   []bool
+}
+
+// symbol handles the symbol at k: brackets (ascriptions, set-builder,
+// the receiver of a field after `(…).`), binders, patterns and notation.
+func (rs *refScan) symbol(k int, t Token) {
+	f, j, loc := rs.f, rs.j, rs.loc
+	s := f.text(k)
+	switch {
+	case s == "(" || s == "{":
+		rs.groups = append(rs.groups, k)
+		if s == "(" && k > rs.binderEnd {
+			if c, colon := f.groupColon(k, j); colon > 0 {
+				rs.ascRanges = append(rs.ascRanges, [2]int{colon, c})
+				m := colon
+				if n := len(rs.ascMin); n > 0 && rs.ascMin[n-1] < m {
+					m = rs.ascMin[n-1]
 				}
-				if s == "{" {
-					f.setBuilder(k, j, loc)
-				}
-			case s == ")" || s == "}":
-				if len(groups) > 0 {
-					o := groups[len(groups)-1]
-					groups = groups[:len(groups)-1]
-					if k+2 < j && f.is(k+1, ".") && f.toks[k+1].Start == t.End && f.toks[k+2].Kind == TokIdent && f.toks[k+2].Start == f.toks[k+1].End {
-						pendRecv, pendAt = f.groupReceiver(o, k, loc), k+2
-					}
-				}
-			case s == "[" && k+1 < j && f.toks[k+1].Kind == TokIdent && f.toks[k+1].Start == t.End:
-				// notation led by a bracket and a word: a ≡ b [ZMOD n]; the word
-				// is read on its own only if no such notation resolves
-				out = append(out, ref{name: "[" + f.text(k+1), sym: true, recv: symLong})
-			case binderSymbols[s]:
-				if e := f.scanBinders(k+1, j, loc); e > binderEnd {
-					binderEnd = e
-				}
-			case s == "|":
-				if t.Flags&FlagLineStart != 0 || f.is(k-1, "with") || f.is(k-1, "fun") {
-					pattern = true
-				}
-			case s == "=>":
-				pattern = false
-			case len(s) > 0 && (s[0] >= 0x80 || s == "#"):
-				// notation may span adjacent tokens (≃L[): try the longer form first
-				long := false
-				if e := f.adjacentEnd(k, j, 3); e > k+1 {
-					out = append(out, ref{name: f.span(k, e), sym: true, recv: symLong})
-					long = true
-				}
-				if isNotationCandidate(s) {
-					out = append(out, ref{name: s, sym: true})
-				} else if long {
-					out = append(out, ref{name: "", sym: true}) // placeholder keeps skip logic aligned
-				}
-			}
-			continue
-		case TokIdent:
-		default:
-			continue
-		}
-		s := f.text(k)
-		if s == "fun" {
-			if e := f.scanBinders(k+1, j, loc); e > binderEnd {
-				binderEnd = e
-			}
-			continue
-		}
-		if nameIntro[s] && (anywhereIntro[s] || t.Flags&FlagLineStart != 0 || f.is(k-1, "by") || f.is(k-1, "·") ||
-			f.is(k-1, ";") || f.is(k-1, "<;>") || f.is(k-1, "=>") || f.is(k-1, "(")) {
-			f.scanIntro(k, j, loc)
-			continue
-		}
-		if termKeywords[s] || tactic != nil && tactic[k-i] || loc.skip[k] {
-			continue
-		}
-		if k > i {
-			p := f.toks[k-1]
-			if p.End == t.Start && p.Kind == TokSymbol {
-				ps := f.text(k - 1)
-				if ps == "?" || ps == "`" {
-					continue // ?mvar
-				}
-				if ps == "." {
-					// (e).field, x.1.field: field of an expression of unknown
-					// type; .ctor (anonymous constructor) is not resolvable here
-					if pendAt == k && pendRecv != "" {
-						out = append(out, ref{name: s, recv: pendRecv, asc: inAsc})
-					} else if k >= 2 && f.toks[k-2].End == p.Start {
-						q := f.toks[k-2]
-						if q.Kind == TokNumber || q.Kind == TokIdent || (q.Kind == TokSymbol && isCloser(f.text(k-2))) {
-							field, _ := firstComponent(s)
-							out = append(out, ref{name: field, recv: "?"})
-						}
-					}
-					continue
-				}
+				rs.ascMin = append(rs.ascMin, m)
 			}
 		}
-		if f.is(k+1, ":=") && (f.is(k-1, "(") || f.is(k-1, ",") || f.is(k-1, "{") || t.Flags&FlagLineStart != 0) {
-			continue // named argument or structure-instance field
+		if s == "{" {
+			f.setBuilder(k, j, loc)
 		}
-		if (t.Flags&FlagLineStart != 0 || f.is(k-1, "{") || f.is(k-1, ",")) && f.fieldWithBinders(k+1, j) {
-			continue // `map_add' x y := …`, `{ toFun p := …` in a structure instance
-		}
-		if tacticWords[s] && (t.Flags&FlagLineStart != 0 || f.is(k-1, "by") || f.is(k-1, "·") || f.is(k-1, ";") || f.is(k-1, "<;>") || f.is(k-1, "=>")) {
-			continue
-		}
-		head, rest := firstComponent(s)
-		if head == "this" && rest != "" {
-			continue // a field of the anonymous `have :`: a local of unknown type
-		}
-		if li, ok := loc.m[head]; ok {
-			if li.varIdx >= 0 {
-				loc.used[li.varIdx] = true
+	case s == ")" || s == "}":
+		if len(rs.groups) > 0 {
+			o := rs.groups[len(rs.groups)-1]
+			rs.groups = rs.groups[:len(rs.groups)-1]
+			if k+2 < j && f.is(k+1, ".") && f.toks[k+1].Start == t.End && f.toks[k+2].Kind == TokIdent && f.toks[k+2].Start == f.toks[k+1].End {
+				rs.pendRecv, rs.pendAt = f.groupReceiver(o, k, loc), k+2
 			}
-			if rest != "" {
-				field := rest
-				recv := li.head
-				if recv == "" {
-					recv = "?"
-				}
-				out = append(out, ref{name: field, recv: recv})
-			}
-			continue
 		}
-		if pattern && rest == "" {
-			// pattern variable (or constructor/tag: constructors written
-			// with a namespace still resolve)
-			loc.add(s, "")
-			continue
+	case s == "[" && k+1 < j && f.toks[k+1].Kind == TokIdent && f.toks[k+1].Start == t.End:
+		// notation led by a bracket and a word: a ≡ b [ZMOD n]; the word
+		// is read on its own only if no such notation resolves
+		rs.out = append(rs.out, ref{name: "[" + f.text(k+1), sym: true, recv: symLong})
+	case binderSymbols[s]:
+		if e := f.scanBinders(k+1, j, loc); e > rs.binderEnd {
+			rs.binderEnd = e
 		}
-		if k > i && k+1 < j && f.is(k+1, "[") && f.toks[k+1].Start == t.End && f.toks[k-1].End == t.Start &&
-			f.toks[k-1].Kind == TokSymbol && f.text(k - 1)[0] >= 0x80 {
-			continue // E →SL[σ] F: the word inside a symbol-led notation, read with it
+	case s == "|":
+		if t.Flags&FlagLineStart != 0 || f.is(k-1, "with") || f.is(k-1, "fun") {
+			rs.pattern = true
 		}
-		if k+1 < j && (f.is(k+1, "[") || f.is(k+1, "(")) && f.toks[k+1].Start == t.End {
-			// notation that starts with a word: H[X ; μ], 𝓝[s] x, SL(2, ℤ)
-			// (application needs a space); the word is read on its own only
-			// if no such notation resolves
-			out = append(out, ref{name: s + f.text(k+1), sym: true, recv: symLong})
+	case s == "=>":
+		rs.pattern = false
+	case len(s) > 0 && (s[0] >= 0x80 || s == "#"):
+		// notation may span adjacent tokens (≃L[): try the longer form first
+		long := false
+		if e := f.adjacentEnd(k, j, 3); e > k+1 {
+			rs.out = append(rs.out, ref{name: f.span(k, e), sym: true, recv: symLong})
+			long = true
 		}
-		out = append(out, ref{name: s})
+		if isNotationCandidate(s) {
+			rs.out = append(rs.out, ref{name: s, sym: true})
+		} else if long {
+			rs.out = append(rs.out, ref{name: "", sym: true}) // placeholder keeps skip logic aligned
+		}
 	}
-	return out
+}
+
+// ident handles the identifier at k: binders and local introductions,
+// keywords and tactics (skipped), fields, locals, pattern variables, and
+// the references it makes (a word-led notation first).
+func (rs *refScan) ident(k int, t Token, inAsc bool) {
+	f, i, j, loc := rs.f, rs.i, rs.j, rs.loc
+	s := f.text(k)
+	if s == "fun" {
+		if e := f.scanBinders(k+1, j, loc); e > rs.binderEnd {
+			rs.binderEnd = e
+		}
+		return
+	}
+	if nameIntro[s] && (anywhereIntro[s] || t.Flags&FlagLineStart != 0 || f.is(k-1, "by") || f.is(k-1, "·") ||
+		f.is(k-1, ";") || f.is(k-1, "<;>") || f.is(k-1, "=>") || f.is(k-1, "(")) {
+		f.scanIntro(k, j, loc)
+		return
+	}
+	if termKeywords[s] || rs.tactic != nil && rs.tactic[k-i] || loc.skip[k] {
+		return
+	}
+	if k > i && rs.afterSymbol(k, t, s, inAsc) {
+		return
+	}
+	if f.is(k+1, ":=") && (f.is(k-1, "(") || f.is(k-1, ",") || f.is(k-1, "{") || t.Flags&FlagLineStart != 0) {
+		return // named argument or structure-instance field
+	}
+	if (t.Flags&FlagLineStart != 0 || f.is(k-1, "{") || f.is(k-1, ",")) && f.fieldWithBinders(k+1, j) {
+		return // `map_add' x y := …`, `{ toFun p := …` in a structure instance
+	}
+	if tacticWords[s] && (t.Flags&FlagLineStart != 0 || f.is(k-1, "by") || f.is(k-1, "·") || f.is(k-1, ";") || f.is(k-1, "<;>") || f.is(k-1, "=>")) {
+		return
+	}
+	head, rest := firstComponent(s)
+	if head == "this" && rest != "" {
+		return // a field of the anonymous `have :`: a local of unknown type
+	}
+	if li, ok := loc.m[head]; ok {
+		if li.varIdx >= 0 {
+			loc.used[li.varIdx] = true
+		}
+		if rest != "" {
+			recv := li.head
+			if recv == "" {
+				recv = "?"
+			}
+			rs.out = append(rs.out, ref{name: rest, recv: recv})
+		}
+		return
+	}
+	if rs.pattern && rest == "" {
+		// pattern variable (or constructor/tag: constructors written
+		// with a namespace still resolve)
+		loc.add(s, "")
+		return
+	}
+	if k > i && k+1 < j && f.is(k+1, "[") && f.toks[k+1].Start == t.End && f.toks[k-1].End == t.Start &&
+		f.toks[k-1].Kind == TokSymbol && f.text(k - 1)[0] >= 0x80 {
+		return // E →SL[σ] F: the word inside a symbol-led notation, read with it
+	}
+	if k+1 < j && (f.is(k+1, "[") || f.is(k+1, "(")) && f.toks[k+1].Start == t.End {
+		// notation that starts with a word: H[X ; μ], 𝓝[s] x, SL(2, ℤ)
+		// (application needs a space); the word is read on its own only
+		// if no such notation resolves
+		rs.out = append(rs.out, ref{name: s + f.text(k+1), sym: true, recv: symLong})
+	}
+	rs.out = append(rs.out, ref{name: s})
+}
+
+// afterSymbol handles an identifier s at k written right after a symbol:
+// ?mvar and `name are no references; after a dot it is a field of an
+// expression (of the receiver after `(…).`, else of unknown type). It
+// reports whether s is done with.
+func (rs *refScan) afterSymbol(k int, t Token, s string, inAsc bool) bool {
+	f := rs.f
+	p := f.toks[k-1]
+	if p.End != t.Start || p.Kind != TokSymbol {
+		return false
+	}
+	switch f.text(k - 1) {
+	case "?", "`":
+		return true // ?mvar
+	case ".":
+		// (e).field, x.1.field: field of an expression of unknown
+		// type; .ctor (anonymous constructor) is not resolvable here
+		if rs.pendAt == k && rs.pendRecv != "" {
+			rs.out = append(rs.out, ref{name: s, recv: rs.pendRecv, asc: inAsc})
+		} else if k >= 2 && f.toks[k-2].End == p.Start {
+			q := f.toks[k-2]
+			if q.Kind == TokNumber || q.Kind == TokIdent || (q.Kind == TokSymbol && isCloser(f.text(k-2))) {
+				field, _ := firstComponent(s)
+				rs.out = append(rs.out, ref{name: field, recv: "?"})
+			}
+		}
+		return true
+	}
+	return false
 }
 
 // setBuilder registers the names a set-builder or subtype brace at k binds:

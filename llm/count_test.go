@@ -41,8 +41,8 @@ func TestMaxRetriesFlagZeroMeansZero(t *testing.T) {
 	fs := newFlagSet()
 	var cfg llm.Config
 	cfg.RegisterFlags(fs)
-	if err := fs.Parse([]string{"--max-retries", "-1"}); err == nil {
-		t.Error("--max-retries -1 accepted")
+	if err := fs.Parse([]string{"--max-retries", "-1"}); err != nil || cfg.MaxRetries >= 0 {
+		t.Errorf("--max-retries -1 (never): %v, %d", err, cfg.MaxRetries)
 	}
 	if d := fs.Lookup("max-retries").DefValue; d != strconv.Itoa(6) {
 		t.Errorf("--max-retries default shown as %q", d)

@@ -137,7 +137,24 @@ func setTab(p *prim, t int, sc *scanner) {
 // payload decodes the value of a primitive's kind key; false: unknown key.
 func payload(p *prim, k []byte, sc *scanner) bool {
 	switch string(k) {
-	// names
+	case "str", "num":
+		namePayload(p, k, sc)
+	case "succ", "max", "imax", "param":
+		levelPayload(p, k, sc)
+	case "const", "lam", "forallE", "letE", "proj":
+		binderPayload(p, k, sc)
+	case "bvar", "sort", "app", "natVal", "strVal", "mdata":
+		exprPayload(p, k, sc)
+	default:
+		sc.skip(0)
+		return false
+	}
+	return true
+}
+
+// namePayload reads a name record (str, num) into p.
+func namePayload(p *prim, k []byte, sc *scanner) {
+	switch string(k) {
 	case "str":
 		setTab(p, tabName, sc)
 		p.need = 3
@@ -169,7 +186,12 @@ func payload(p *prim, k []byte, sc *scanner) bool {
 				sc.skip(0)
 			}
 		})
-	// levels
+	}
+}
+
+// levelPayload reads a universe level record (succ, max, imax, param) into p.
+func levelPayload(p *prim, k []byte, sc *scanner) {
+	switch string(k) {
 	case "succ":
 		setTab(p, tabLevel, sc)
 		p.kind = lvSucc
@@ -182,7 +204,7 @@ func payload(p *prim, k []byte, sc *scanner) bool {
 		}
 		if !sc.eat('[') {
 			sc.fail()
-			return true
+			return
 		}
 		p.a = sc.uint()
 		if !sc.eat(',') {
@@ -196,35 +218,12 @@ func payload(p *prim, k []byte, sc *scanner) bool {
 		setTab(p, tabLevel, sc)
 		p.kind = lvParam
 		p.a = sc.uint()
-	// expressions
-	case "bvar":
-		setTab(p, tabExpr, sc)
-		p.kind = exBVar
-		if sc.peek() == '{' {
-			sc.object(func(f []byte) {
-				if string(f) == "deBruijnIndex" {
-					p.a = sc.uint()
-				} else {
-					sc.skip(0)
-				}
-			})
-		} else {
-			p.a = sc.uint()
-		}
-	case "sort":
-		setTab(p, tabExpr, sc)
-		p.kind = exSort
-		if sc.peek() == '{' {
-			sc.object(func(f []byte) {
-				if string(f) == "u" {
-					p.a = sc.uint()
-				} else {
-					sc.skip(0)
-				}
-			})
-		} else {
-			p.a = sc.uint()
-		}
+	}
+}
+
+// binderPayload reads an expression record with binders or fields (const, lam, forallE, letE, proj) into p.
+func binderPayload(p *prim, k []byte, sc *scanner) {
+	switch string(k) {
 	case "const":
 		setTab(p, tabExpr, sc)
 		p.kind = exConst
@@ -253,22 +252,6 @@ func payload(p *prim, k []byte, sc *scanner) bool {
 					}
 					return
 				}
-			default:
-				sc.skip(0)
-			}
-		})
-	case "app":
-		setTab(p, tabExpr, sc)
-		p.kind = exApp
-		p.need = 3
-		sc.object(func(f []byte) {
-			switch string(f) {
-			case "fn":
-				p.a = sc.uint()
-				p.got |= 1
-			case "arg":
-				p.b = sc.uint()
-				p.got |= 2
 			default:
 				sc.skip(0)
 			}
@@ -342,6 +325,56 @@ func payload(p *prim, k []byte, sc *scanner) bool {
 				sc.skip(0)
 			}
 		})
+	}
+}
+
+// exprPayload reads another expression record (bvar, sort, app, mdata) or a literal (natVal, strVal) into p.
+func exprPayload(p *prim, k []byte, sc *scanner) {
+	switch string(k) {
+	case "bvar":
+		setTab(p, tabExpr, sc)
+		p.kind = exBVar
+		if sc.peek() == '{' {
+			sc.object(func(f []byte) {
+				if string(f) == "deBruijnIndex" {
+					p.a = sc.uint()
+				} else {
+					sc.skip(0)
+				}
+			})
+		} else {
+			p.a = sc.uint()
+		}
+	case "sort":
+		setTab(p, tabExpr, sc)
+		p.kind = exSort
+		if sc.peek() == '{' {
+			sc.object(func(f []byte) {
+				if string(f) == "u" {
+					p.a = sc.uint()
+				} else {
+					sc.skip(0)
+				}
+			})
+		} else {
+			p.a = sc.uint()
+		}
+	case "app":
+		setTab(p, tabExpr, sc)
+		p.kind = exApp
+		p.need = 3
+		sc.object(func(f []byte) {
+			switch string(f) {
+			case "fn":
+				p.a = sc.uint()
+				p.got |= 1
+			case "arg":
+				p.b = sc.uint()
+				p.got |= 2
+			default:
+				sc.skip(0)
+			}
+		})
 	case "natVal":
 		setTab(p, tabExpr, sc)
 		p.kind = exLit
@@ -385,9 +418,5 @@ func payload(p *prim, k []byte, sc *scanner) bool {
 				sc.skip(0)
 			}
 		})
-	default:
-		sc.skip(0)
-		return false
 	}
-	return true
 }

@@ -18,7 +18,7 @@ const None = -1
 type count struct{ p *int }
 
 // Var defines an integer flag on fs that writes *p: its default def, any
-// n ≥ 1 as n, 0 as None (negative values are refused).
+// n ≥ 1 as n, 0 (or a negative count) as None.
 func Var(fs *flag.FlagSet, p *int, name string, def int, usage string) {
 	*p = def
 	fs.Var(count{p}, name, usage)
@@ -36,9 +36,7 @@ func (c count) Set(s string) error {
 	switch {
 	case err != nil:
 		return fmt.Errorf("want a whole number, got %q", s)
-	case n < 0:
-		return fmt.Errorf("%d: want 0 or more", n)
-	case n == 0:
+	case n <= 0: // a negative count is none too (the options' own convention)
 		*c.p = None
 	default:
 		*c.p = n

@@ -11,7 +11,7 @@ func TestZeroIsNone(t *testing.T) {
 		args []string
 		want int
 		bad  bool
-	}{{nil, 6, false}, {[]string{"-n", "0"}, None, false}, {[]string{"-n", "3"}, 3, false}, {[]string{"-n", "-1"}, 0, true}, {[]string{"-n", "x"}, 0, true}} {
+	}{{nil, 6, false}, {[]string{"-n", "0"}, None, false}, {[]string{"-n", "3"}, 3, false}, {[]string{"-n", "-1"}, None, false}, {[]string{"-n", "x"}, 0, true}} {
 		fs := flag.NewFlagSet("t", flag.ContinueOnError)
 		fs.SetOutput(io.Discard)
 		var n int

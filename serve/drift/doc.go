@@ -1,8 +1,9 @@
 // Package drift is the DRIFT runner (Decompose, Retrieve, Illustrate,
 // Formalize, then Verify): given an informal statement, it asks a chat model
 // to decompose it into sub-queries, retrieves one premise set for all of
-// them through a retrieval.Searcher (one SearchMany: one encoder call and one
-// dense pass), picks illustrative theorems that use those premises
+// them through a retrieval.Searcher (retrieval.SearchAll: when the searcher
+// is an index, one SearchMany — one encoder call and one dense pass), picks
+// illustrative theorems that use those premises
 // (Illustrate, greedy coverage over the usage graph), asks the model for
 // Lean formalizations and checks them with a lean.Checker (typecheck, BEq+).
 //

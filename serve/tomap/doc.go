@@ -32,6 +32,14 @@
 // Each method's metrics count the calls it used, shared or not, with their
 // recorded tokens and durations.
 //
+// Who calls it: `driftkit tomap` runs a benchmark (ProofFlowBench or
+// miniF2F-style lines) with every method and round budget asked for, the
+// summary in its --out folder, and resumes from the journals; the server's
+// POST /api/tomap (serve.ToMapRunners) runs one posted problem with one
+// method in the run's own folder, its Lean checks reported as run events.
+// Both build the agents from the same flags (AgentFlags). The runner lives
+// under serve/ beside DRIFT's, but imports nothing of the server.
+//
 // Verification. Without a lean.Checker the run records verification as
 // "skipped": SC and the formalized/proved rates are null, never true.
 //
