@@ -60,7 +60,7 @@ var rankingConfigs = []rankingConfig{
 // provider and frozen in testdata/rankings so that extraction changes do not
 // move it) for 517 statements in seven configurations, and what Lookup and
 // UsedBy return for every declaration. The golden file was written by the
-// index format before driftkit-index/3 (docs.parquet, bm25.postings,
+// index format before driftkit-index/4 (docs.parquet, bm25.postings,
 // usage.parquet decoded at Open): a new layout must answer exactly as the
 // old one did. A deliberate ranking change updates it with -update and says
 // why in the commit.
