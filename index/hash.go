@@ -18,6 +18,7 @@ import (
 	"unicode/utf8"
 	"unsafe"
 
+	"github.com/driftkit/driftkit/internal/flat"
 	"github.com/driftkit/driftkit/retrieval"
 	"github.com/driftkit/driftkit/workspace"
 )
@@ -96,23 +97,9 @@ type feature struct {
 	w float32
 }
 
-func hash64(prefix byte, s string) uint64 {
-	// FNV-1a, then a splitmix64 finaliser (FNV's low bits mix poorly for
-	// short keys). No allocation.
-	x := uint64(14695981039346656037)
-	x ^= uint64(prefix)
-	x *= 1099511628211
-	for i := 0; i < len(s); i++ {
-		x ^= uint64(s[i])
-		x *= 1099511628211
-	}
-	x ^= x >> 30
-	x *= 0xbf58476d1ce4e5b9
-	x ^= x >> 27
-	x *= 0x94d049bb133111eb
-	x ^= x >> 31
-	return x
-}
+// hash64 is the features' hash (flat.Hash64: FNV-1a and a splitmix64
+// finaliser, no allocation).
+func hash64(prefix byte, s string) uint64 { return flat.Hash64(prefix, s) }
 
 // features lists the distinct hashed features of text, sorted by hash, with
 // their term frequencies (character n-grams count ngramWeight each). The

@@ -288,26 +288,19 @@ func fileHead(path string, n int64) ([]byte, error) {
 	return head, err
 }
 
-// verifyFile checks a generation's file against its manifest entry.
+// verifyFile checks a generation's file against its manifest entry: its
+// size, then its sha256.
 func verifyFile(genDir string, m *Manifest, name string) error {
-	path := filepath.Join(genDir, name)
-	want, ok := m.Files[name]
-	if !ok {
-		return &workspace.FileError{Path: path, Row: -1, Err: fmt.Errorf("%w: not listed in the manifest", ErrStale)}
+	if err := checkSize(genDir, m, name); err != nil {
+		return err
 	}
-	st, err := os.Stat(path)
+	path, want := filepath.Join(genDir, name), m.Files[name]
+	got, _, err := workspace.HashFile(path)
 	if err != nil {
 		return err
 	}
-	if st.Size() != want.Size {
-		return &workspace.FileError{Path: path, Row: -1, Err: fmt.Errorf("%w: %d bytes, the manifest says %d (truncated or replaced)", ErrStale, st.Size(), want.Size)}
-	}
-	got, err := sumFile(path)
-	if err != nil {
-		return err
-	}
-	if got.SHA256 != want.SHA256 {
-		return &workspace.FileError{Path: path, Row: -1, Err: fmt.Errorf("%w: sha256 %.12s, the manifest says %.12s (the file is damaged or not this generation's)", ErrStale, got.SHA256, want.SHA256)}
+	if got != want.SHA256 {
+		return &workspace.FileError{Path: path, Row: -1, Err: fmt.Errorf("%w: sha256 %.12s, the manifest says %.12s (the file is damaged or not this generation's)", ErrStale, got, want.SHA256)}
 	}
 	return nil
 }
