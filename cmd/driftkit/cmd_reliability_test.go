@@ -26,7 +26,9 @@ func TestMain(m *testing.M) {
 	if os.Getenv("DRIFTKIT_RUN_MAIN") == "1" {
 		os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	wvCluster.Close()
+	os.Exit(code)
 }
 
 // pipelineWS runs every writing stage once on the bundled library and

@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# The Weaviate backend at Mathlib scale, on a 3-node cluster on loopback (the
+# pinned server of `make weaviate`, niced like everything here):
+#   1. import throughput of every document's vector (DIMS, default "256 1024")
+#   2. driftkit serve under 200 clients (serve/scripts/load.sh's benchmark),
+#      the Weaviate-backed workspace against the in-process one, with the CPU
+#      of the server and of the three nodes per request
+#   3. recall@10 of HNSW against the exact (flat) lists, over QUERIES
+#   4. one node's loss under load: errors, and the time until the node,
+#      restarted, is healthy and answering
+# Every number is printed with the load average beside it.
+#   index/scripts/bench_weaviate.sh MATHLIB_DIR/Mathlib OUT [QUERIES.jsonl]
+set -euo pipefail
+MATHLIB=${1:?usage: index/scripts/bench_weaviate.sh MATHLIB_DIR/Mathlib OUT [QUERIES.jsonl]}
+OUT=${2:?usage: index/scripts/bench_weaviate.sh MATHLIB_DIR/Mathlib OUT [QUERIES.jsonl]}
+QUERIES=${3:-../shared/benchmarks/proofnet/valid.jsonl}
+DIMS=${DIMS:-"256 1024"}
+LOAD_DIM=${LOAD_DIM:-256}
+BIN=${BIN:-bin/driftkit}
+mkdir -p "$OUT"
+OUT=$(cd "$OUT" && pwd)
+la() { cut -d' ' -f1-3 /proc/loadavg; }
+go build -o "$BIN" ./cmd/driftkit
+go build -o "$OUT/weaviatecluster" ./internal/tools/weaviatecluster
+
+if [ ! -f "$OUT/base/informal.parquet" ]; then
+  nice "$BIN" extract --src "$MATHLIB" --library mathlib --ws "$OUT/base" --quiet
+  nice "$BIN" informalize --ws "$OUT/base" --quiet
+fi
+
+# The cluster reads "kill N" / "restart N" from a fifo.
+rm -f "$OUT/ctl"; mkfifo "$OUT/ctl"
+rm -rf "$OUT/cluster"
+nice "$OUT/weaviatecluster" -dir "$OUT/cluster" < "$OUT/ctl" > "$OUT/cluster.out" 2>&1 &
+CPID=$!
+exec 7>"$OUT/ctl"
+trap 'exec 7>&-; kill $CPID 2>/dev/null; wait $CPID 2>/dev/null || true' EXIT
+for _ in $(seq 1 600); do grep -q '^WEAVIATE=' "$OUT/cluster.out" && break; sleep 0.5; done
+URLS=$(sed -n 's/^WEAVIATE=//p' "$OUT/cluster.out")
+[ -n "$URLS" ] || { cat "$OUT/cluster.out"; exit 1; }
+NODE_PIDS=$(sed -n 's/^node[0-9] pid \([0-9]*\) .*/\1/p' "$OUT/cluster.out" | tr '\n' ' ')
+echo "cluster: $URLS (pids $NODE_PIDS)"
+cpu() { local s=0; for p in "$@"; do s=$(awk -v s="$s" '{print s + ($14 + $15) / 100}' "/proc/$p/stat"); done; echo "$s"; }
+
+echo "== 1. import throughput"
+for d in $DIMS; do
+  rm -rf "$OUT/mm$d" "$OUT/wv$d"
+  cp -a "$OUT/base" "$OUT/mm$d"; cp -a "$OUT/base" "$OUT/wv$d"
+  nice "$BIN" index --ws "$OUT/mm$d" --dim "$d" --quiet --json > "$OUT/mm$d.index.json"
+  before=$(la)
+  nice "$BIN" index --ws "$OUT/wv$d" --dim "$d" --quiet --json --backend weaviate --weaviate "$URLS" > "$OUT/wv$d.index.json"
+  python3 - "$OUT/wv$d.index.json" "$d" "$before" "$(la)" <<'EOF'
+import json, sys
+r = json.load(open(sys.argv[1])); s = r["phase_seconds"]["dense_weaviate"]
+print(f"dims {sys.argv[2]}: {r['docs']} documents imported and verified in {s:.0f} s = {r['docs']/s:.0f} rows/s "
+      f"(3 nodes, replication 3, write=all; load average before {sys.argv[3]}, after {sys.argv[4]})")
+EOF
+done
+
+echo "== 2. serve under 200 clients (dims $LOAD_DIM)"
+for kind in mm wv; do
+  pids=""; [ "$kind" = wv ] && pids=$NODE_PIDS
+  c0=$(cpu $pids 2>/dev/null || echo 0)
+  echo "-- $kind$LOAD_DIM (load average $(la))"
+  DRIFTKIT_LOAD_SETTLE=0s BIN="$BIN" serve/scripts/load.sh "$OUT/$kind$LOAD_DIM" "$QUERIES" 2>&1 | tee "$OUT/load.$kind.txt" | grep -E "^load|server CPU|p50|load average"
+  if [ -n "$pids" ]; then
+    c1=$(cpu $pids)
+    reqs=$(sed -n 's/^load: .*, \([0-9]*\) requests,.*/\1/p' "$OUT/load.$kind.txt")
+    python3 -c "print(f'weaviate nodes CPU: {$c1-$c0:.1f} s for $reqs requests = {1000*($c1-$c0)/$reqs:.1f} ms per request (includes the load run only, with its build)')"
+  fi
+done
+
+echo "== 3. HNSW recall@10 against exact (dims $LOAD_DIM)"
+rm -rf "$OUT/hnsw$LOAD_DIM"; cp -a "$OUT/base" "$OUT/hnsw$LOAD_DIM"
+nice "$BIN" index --ws "$OUT/hnsw$LOAD_DIM" --dim "$LOAD_DIM" --quiet --backend weaviate --weaviate "$URLS" --vector-index hnsw > /dev/null
+for kind in wv hnsw; do
+  nice "$BIN" eval retrieval --ws "$OUT/$kind$LOAD_DIM" --bench "$QUERIES" --mode dense --no-head --per-item "$OUT/recall.$kind.jsonl" > /dev/null
+done
+python3 - "$OUT/recall.wv.jsonl" "$OUT/recall.hnsw.jsonl" "$(la)" <<'EOF'
+import json, sys
+exact = [json.loads(l)["ranked"][:10] for l in open(sys.argv[1])]
+approx = [json.loads(l)["ranked"][:10] for l in open(sys.argv[2])]
+hit = sum(len(set(a) & set(e)) for a, e in zip(approx, exact)); tot = sum(len(e) for e in exact)
+print(f"HNSW (ef 256, efConstruction 128, maxConnections 32) recall@10 against the flat index: {hit/tot:.4f} over {len(exact)} queries (load average {sys.argv[3]})")
+EOF
+
+echo "== 4. one node's loss under load (dims $LOAD_DIM)"
+(sleep 20; echo "kill 2" >&7; sleep 20; echo "restart 2" >&7) &
+DRIFTKIT_LOAD_SETTLE=0s DRIFTKIT_LOAD_DURATION=90s DRIFTKIT_LOAD_CLIENTS=50 BIN="$BIN" serve/scripts/load.sh "$OUT/wv$LOAD_DIM" "$QUERIES" 2>&1 \
+  | tee "$OUT/load.loss.txt" | grep -E "^load|errors|load average"
+wait
+grep -E "killed|restarted" "$OUT/cluster.out"
+echo "load average: $(la)"

@@ -1,0 +1,177 @@
+package weaviate
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+)
+
+// Vector names of a collection: every document has a raw vector; the
+// premises also have their projection by the head the build found.
+const (
+	vecRaw  = "raw"
+	vecHead = "head"
+)
+
+// meta is what a collection says about itself, kept as JSON in its
+// description (written once, with the collection): whose generation it is
+// and of which build, so that a killed build's rerun resumes it and a later
+// build retires it.
+type meta struct {
+	Driftkit   int    `json:"driftkit"`
+	Workspace  string `json:"workspace"`
+	Generation string `json:"generation"`
+	// Key identifies the build's inputs (index.DenseBuild.Key).
+	Key  string `json:"key"`
+	Rows int    `json:"rows"`
+	Dims int    `json:"dims"`
+	// Head is the ID of the head whose projections are stored ("": none);
+	// HeadDims their dimension.
+	Head     string `json:"head,omitempty"`
+	HeadDims int    `json:"head_dims,omitempty"`
+}
+
+const metaVersion = 1
+
+// class is a collection definition as the REST schema API reads and
+// writes it; fields driftkit does not set are kept as they come.
+type class map[string]any
+
+// describe reads a class's meta (ok false for a class that is not
+// driftkit's).
+func (c class) meta() (meta, bool) {
+	d, _ := c["description"].(string)
+	var m meta
+	if err := json.Unmarshal([]byte(d), &m); err != nil || m.Driftkit != metaVersion {
+		return meta{}, false
+	}
+	return m, true
+}
+
+func (c class) name() string { s, _ := c["class"].(string); return s }
+
+// newClass defines generation m's collection: properties filtered on
+// (field tokenization: exact values), one flat or HNSW index per named
+// vector with the dot product (the vectors are L2-normalised: the cosine,
+// as in process), sharding and replication (asynchronous repair on, so
+// that a node that was down catches up).
+func (c *config) newClass(name string, m meta) class {
+	text := func(n string) map[string]any {
+		return map[string]any{"name": n, "dataType": []string{"text"}, "tokenization": "field", "indexFilterable": true, "indexSearchable": false}
+	}
+	vectors := map[string]any{vecRaw: c.vectorIndex()}
+	if m.Head != "" {
+		vectors[vecHead] = c.vectorIndex()
+	}
+	desc, _ := json.Marshal(m)
+	return class{
+		"class":       name,
+		"description": string(desc),
+		"properties": []any{
+			map[string]any{"name": "row", "dataType": []string{"int"}, "indexFilterable": true, "indexRangeFilters": false},
+			text("name"), text("kind"), text("library"), text("module"),
+		},
+		"vectorConfig":      vectors,
+		"shardingConfig":    map[string]any{"desiredCount": c.shards},
+		"replicationConfig": map[string]any{"factor": c.replication, "asyncEnabled": true},
+	}
+}
+
+func (c *config) vectorIndex() map[string]any {
+	vi := map[string]any{"vectorizer": map[string]any{"none": map[string]any{}}, "vectorIndexType": c.index}
+	if c.index == IndexHNSW {
+		vi["vectorIndexConfig"] = map[string]any{"distance": "dot", "ef": c.ef, "efConstruction": 128, "maxConnections": 32}
+	} else {
+		vi["vectorIndexConfig"] = map[string]any{"distance": "dot"}
+	}
+	return vi
+}
+
+// getClass reads a collection's definition (ErrNotFound when absent).
+func (cl *client) getClass(ctx context.Context, name string) (class, error) {
+	var c class
+	if err := cl.rest(ctx, http.MethodGet, "/v1/schema/"+url.PathEscape(name), nil, &c); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// classes lists the cluster's collections.
+func (cl *client) classes(ctx context.Context) ([]class, error) {
+	var s struct {
+		Classes []class `json:"classes"`
+	}
+	if err := cl.rest(ctx, http.MethodGet, "/v1/schema", nil, &s); err != nil {
+		return nil, err
+	}
+	return s.Classes, nil
+}
+
+// createClass creates a collection; one that exists already is not an
+// error when it is the same generation's (a retried request that had
+// reached the cluster).
+func (cl *client) createClass(ctx context.Context, c class) error {
+	err := cl.rest(ctx, http.MethodPost, "/v1/schema", c, nil)
+	var he *httpError
+	if errors.As(err, &he) && he.status == http.StatusUnprocessableEntity && strings.Contains(strings.ToLower(he.body), "already exists") {
+		return nil
+	}
+	return err
+}
+
+// deleteClass deletes a collection and its objects (absent: nothing to do).
+func (cl *client) deleteClass(ctx context.Context, name string) error {
+	err := cl.rest(ctx, http.MethodDelete, "/v1/schema/"+url.PathEscape(name), nil, nil)
+	if errors.Is(err, ErrNotFound) {
+		return nil
+	}
+	return err
+}
+
+// nodeStatus is one node of GET /v1/nodes?output=verbose.
+type nodeStatus struct {
+	Name   string `json:"name"`
+	Status string `json:"status"`
+	Shards []struct {
+		Class       string `json:"class"`
+		Name        string `json:"name"`
+		ObjectCount int64  `json:"objectCount"`
+	} `json:"shards"`
+}
+
+// nodes reports the cluster's nodes as one of them sees them.
+func (cl *client) nodeStatuses(ctx context.Context, collection string) ([]nodeStatus, error) {
+	var s struct {
+		Nodes []nodeStatus `json:"nodes"`
+	}
+	path := "/v1/nodes?output=verbose"
+	if collection != "" {
+		path = "/v1/nodes/" + url.PathEscape(collection) + "?output=verbose"
+	}
+	if err := cl.rest(ctx, http.MethodGet, path, nil, &s); err != nil {
+		return nil, err
+	}
+	return s.Nodes, nil
+}
+
+// checkHealthy fails unless at least want nodes are HEALTHY.
+func (cl *client) checkHealthy(ctx context.Context, want int) error {
+	ns, err := cl.nodeStatuses(ctx, "")
+	if err != nil {
+		return err
+	}
+	var healthy []string
+	for _, n := range ns {
+		if n.Status == "HEALTHY" {
+			healthy = append(healthy, n.Name)
+		}
+	}
+	if len(healthy) < want {
+		return fmt.Errorf("the cluster has %d healthy nodes %v of %d, an import needs %d", len(healthy), healthy, len(ns), want)
+	}
+	return nil
+}
