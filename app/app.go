@@ -27,19 +27,26 @@ import (
 // usage error (exit 2).
 var ErrConfig = errors.New("bad configuration")
 
-// OpenIndex opens WS/index with o: the one place every command and the
-// server open an index. The query encoder comes from the registry
-// (index.NewEncoder) through the manifest's spec; an encoder of a remote
-// model reaches its endpoint from the environment (OPENAI_BASE_URL,
-// OPENAI_API_KEY) with the manifest's model, unless o already has an
-// encoder or skips dense search. The dense backend is the one the
-// manifest records (index.DenseSpec), reading its secrets from the
-// environment. The projection head in WS/head is applied unless o.NoHead. The returned function closes the index and the
-// encoder's clients; call it after the last search.
+// OpenIndex opens WS/index with o (OpenIndexAt with the recorded endpoint).
 func OpenIndex(ctx context.Context, wsDir string, o index.OpenOptions) (*index.Index, func(), error) {
+	return OpenIndexAt(ctx, wsDir, o, "")
+}
+
+// OpenIndexAt opens WS/index with o: the one place every command and the
+// server open an index. The query encoder comes from the registry
+// (index.NewEncoder) through the manifest's spec (model, prefixes); an
+// encoder of a remote model reaches the endpoint the index was built with,
+// or embedURL when given (QueryEndpoint), with OPENAI_API_KEY only if that
+// is OPENAI_BASE_URL's host — unless o already has an encoder or skips
+// dense search. The dense backend is the one the manifest records
+// (index.DenseSpec), reading its secrets from the environment. The
+// projection head in WS/head is applied unless o.NoHead. The returned
+// function closes the index and the encoder's clients; call it after the
+// last search.
+func OpenIndexAt(ctx context.Context, wsDir string, o index.OpenOptions, embedURL string) (*index.Index, func(), error) {
 	closeEp := func() {}
 	if o.Endpoint == nil {
-		o.Endpoint, closeEp = Endpoint(llm.ConfigFromEnv())
+		o.Endpoint, closeEp = QueryEndpoint(llm.ConfigFromEnv(), embedURL)
 	}
 	if o.DenseEnv.Getenv == nil {
 		o.DenseEnv.Getenv = DenseEnv(nil).Getenv

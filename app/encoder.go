@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -13,18 +14,38 @@ import (
 	"github.com/driftkit/driftkit/llm"
 )
 
-// Endpoint is the index.Endpoint of the embeddings endpoint lc describes:
-// each call makes an llm.Client (retries, rate limits, timeouts, the key)
-// that embeds with the model the encoder asks for. lc is checked when an
-// encoder first needs the endpoint (a malformed base URL wraps ErrConfig),
-// so an index of an in-process encoder opens whatever the environment
-// holds. The returned function closes every client made; call it after the
-// last Encode.
+// Endpoint is the index.Endpoint of the embeddings endpoint lc describes
+// (a build's: lc's base URLs, whatever the spec records). lc is checked
+// when an encoder first needs the endpoint (a malformed base URL wraps
+// ErrConfig), so an index of an in-process encoder opens whatever the
+// environment holds. The returned function closes every client made; call
+// it after the last Encode.
 func Endpoint(lc llm.Config) (index.Endpoint, func()) {
+	return endpoint(lc, func(index.EncoderSpec) ([]string, error) { return nil, nil })
+}
+
+// QueryEndpoint is the index.Endpoint of an opened index's query encoder:
+// the base URLs QueryEndpoints picks for the spec (override, else the
+// recorded endpoint), with lc's key only where lc's KeyScope allows.
+func QueryEndpoint(lc llm.Config, override string) (index.Endpoint, func()) {
+	return endpoint(lc, func(spec index.EncoderSpec) ([]string, error) { return QueryEndpoints(spec, override) })
+}
+
+// endpoint makes, for each encoder that asks, an llm.Client (retries,
+// rate limits, timeouts, the key) at the URLs urls picks (nil: lc's) that
+// embeds with the spec's model and can send an input_type.
+func endpoint(lc llm.Config, urls func(index.EncoderSpec) ([]string, error)) (index.Endpoint, func()) {
 	var mu sync.Mutex
 	var clients []*llm.Client
-	ep := func(ctx context.Context, model string) (index.Embedder, error) {
+	ep := func(ctx context.Context, spec index.EncoderSpec) (index.Embedder, error) {
 		cfg := lc
+		u, err := urls(spec)
+		if err != nil {
+			return nil, err
+		}
+		if u != nil {
+			cfg.BaseURLs = u
+		}
 		if err := cfg.Finalize(); err != nil {
 			return nil, fmt.Errorf("%w: %v", ErrConfig, err)
 		}
@@ -35,10 +56,7 @@ func Endpoint(lc llm.Config) (index.Endpoint, func()) {
 		mu.Lock()
 		clients = append(clients, c)
 		mu.Unlock()
-		return index.EmbedderFunc(func(ctx context.Context, texts []string) ([][]float32, error) {
-			v, _, err := c.Embed(ctx, model, texts)
-			return v, err
-		}), nil
+		return embedder{c, spec.Model}, nil
 	}
 	return ep, func() {
 		mu.Lock()
@@ -48,6 +66,40 @@ func Endpoint(lc llm.Config) (index.Endpoint, func()) {
 		}
 		clients = nil
 	}
+}
+
+type embedder struct {
+	c     *llm.Client
+	model string
+}
+
+func (e embedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	return e.EmbedInputType(ctx, "", texts)
+}
+
+// EmbedInputType implements index.InputTypeEmbedder.
+func (e embedder) EmbedInputType(ctx context.Context, inputType string, texts []string) ([][]float32, error) {
+	v, _, err := e.c.EmbedAs(ctx, llm.EmbeddingBody{Model: e.model, Input: texts, InputType: inputType})
+	return v, err
+}
+
+// ErrNoEndpoint is wrapped when an index of a remote embeddings model
+// records no endpoint and none was given.
+var ErrNoEndpoint = errors.New("no embeddings endpoint")
+
+// QueryEndpoints are the embeddings endpoints a query encoder of spec
+// uses: override (a flag) when given, else the endpoint the index was
+// built with (recorded in its spec), else OPENAI_BASE_URL for an index that
+// records none. Never OpenAI's default endpoint unless the index was built
+// there: a local user's queries stay on the server that embedded the
+// library.
+func QueryEndpoints(spec index.EncoderSpec, override string) ([]string, error) {
+	for _, s := range []string{override, spec.BaseURL, os.Getenv("OPENAI_BASE_URL")} {
+		if urls := llm.SplitURLs(s); len(urls) > 0 {
+			return urls, nil
+		}
+	}
+	return nil, fmt.Errorf("%w: %w: the index (model %q) records no embeddings endpoint: give --embed-base-url", ErrConfig, ErrNoEndpoint, spec.Model)
 }
 
 // EncoderOptions say which encoder an index build embeds with: a kind of
@@ -70,6 +122,8 @@ type EncoderOptions struct {
 	// LLM is the endpoint of a remote model: base URLs, key, retries,
 	// limits; its Concurrency is requests in flight.
 	LLM llm.Config
+	// Roles are the query/document prefixes or input types of the model.
+	Roles index.Roles
 }
 
 // NewEncoder makes the encoder o selects through the registry. An unknown
@@ -80,7 +134,7 @@ func NewEncoder(ctx context.Context, o EncoderOptions) (index.Encoder, func(), e
 		return nil, nil, err
 	}
 	ep, closeEp := Endpoint(o.LLM)
-	spec := index.EncoderSpec{Kind: o.Kind, Model: o.Model, Dims: o.Dims, MaxChars: o.MaxChars, BaseURL: baseURL(o.LLM)}
+	spec := index.EncoderSpec{Kind: o.Kind, Model: o.Model, Dims: o.Dims, MaxChars: o.MaxChars, BaseURL: baseURL(o.LLM), Roles: o.Roles}
 	if len(o.Params) > 0 {
 		spec.Params = maps.Clone(o.Params)
 	}

@@ -69,13 +69,17 @@ type EncoderSpec struct {
 	Fallback bool `json:"fallback,omitempty"`
 	// Params holds settings of one kind that the fields above do not cover.
 	Params map[string]string `json:"params,omitempty"`
+	// Roles are the query and document prefixes or input types (E5, BGE,
+	// Qwen3 embeddings); their JSON fields sit at the spec's top level.
+	Roles
 }
 
 // Key is a stable hash of everything that decides the vectors (all fields
-// but BaseURL): the key of an embedding cache, equal for equal specs across
-// processes and versions.
+// but BaseURL and the preset's name): the key of an embedding cache, equal
+// for equal specs across processes and versions. Empty roles add nothing to
+// the JSON, so specs without prefixes keep the keys they had.
 func (s EncoderSpec) Key() string {
-	s.BaseURL = ""
+	s.BaseURL, s.Preset = "", ""
 	b, err := json.Marshal(s) // struct fields in order, map keys sorted
 	if err != nil {
 		panic(err) // a struct of strings, ints and a string map always marshals
@@ -86,10 +90,13 @@ func (s EncoderSpec) Key() string {
 
 // Compatible reports whether a query encoder of spec q embeds into the same
 // space as documents of spec s: same kind, model, dimension, normalisation
-// and fitted state.
+// fitted state and roles (prefixes).
 func (s EncoderSpec) Compatible(q EncoderSpec) error {
 	if s.Kind != q.Kind || s.Model != q.Model || s.Dims != q.Dims || s.Normalize != q.Normalize || s.State != q.State {
 		return fmt.Errorf("query encoder %s (model %q, %d dims) does not match the index's %s (model %q, %d dims)", q.Kind, q.Model, q.Dims, s.Kind, s.Model, s.Dims)
+	}
+	if !s.Roles.equal(q.Roles) {
+		return fmt.Errorf("query encoder %s has %s, the index was built with %s", q.Kind, q.Roles, s.Roles)
 	}
 	return nil
 }
@@ -111,11 +118,12 @@ type EncoderEnv struct {
 	BatchSize, Concurrency int
 }
 
-// Endpoint connects to the embeddings endpoint that serves model, with the
-// caller's retries, rate limits and timeouts (app wires driftkit's
+// Endpoint connects to the embeddings endpoint that serves spec's model
+// (spec.BaseURL is where the index was built: app sends queries there),
+// with the caller's retries, rate limits and timeouts (app wires driftkit's
 // llm.Client). What it opens belongs to the caller, who releases it after
 // the last Encode.
-type Endpoint func(ctx context.Context, model string) (Embedder, error)
+type Endpoint func(ctx context.Context, spec EncoderSpec) (Embedder, error)
 
 // EncoderFactory makes an encoder from its spec. With env.Dir it loads the
 // fitted state Build saved there; without, it returns a fresh encoder (to be

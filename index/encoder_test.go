@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/driftkit/driftkit/index"
@@ -127,8 +128,9 @@ func TestEncoderSpecKey(t *testing.T) {
 	}
 	moved := base
 	moved.BaseURL = "http://b/v1"
+	moved.Preset = "none"
 	if moved.Key() != base.Key() {
-		t.Error("the endpoint's URL changed the key")
+		t.Error("the endpoint's URL or the preset's name changed the key")
 	}
 	for i, change := range []func(*index.EncoderSpec){
 		func(s *index.EncoderSpec) { s.Model = "bge-m3-ft" },
@@ -137,12 +139,22 @@ func TestEncoderSpecKey(t *testing.T) {
 		func(s *index.EncoderSpec) { s.Rendering = "doc-v2" },
 		func(s *index.EncoderSpec) { s.State = "ab" },
 		func(s *index.EncoderSpec) { s.Params = map[string]string{"pooling": "mean"} },
+		func(s *index.EncoderSpec) { s.QueryPrefix = "query: " },
+		func(s *index.EncoderSpec) { s.DocPrefix = "passage: " },
+		func(s *index.EncoderSpec) { s.QueryInputType = "query" },
+		func(s *index.EncoderSpec) { s.DocInputType = "passage" },
 	} {
 		s := base
 		change(&s)
 		if s.Key() == base.Key() {
 			t.Errorf("change %d left the key unchanged", i)
 		}
+	}
+	// A query encoder with other prefixes does not embed into the index's space.
+	pre := base
+	pre.Roles, _ = index.PresetRoles("e5")
+	if err := pre.Compatible(base); err == nil || !strings.Contains(err.Error(), "query prefix") {
+		t.Errorf("e5 index, plain query encoder: %v", err)
 	}
 	// Two fits of the hash encoder on different corpora differ in State.
 	a, b := index.NewHashEncoder(16), index.NewHashEncoder(16)

@@ -42,6 +42,9 @@ type OpenAIConfig struct {
 	MaxChars int
 	// Dim is the expected dimension; 0 probes the endpoint once.
 	Dim int
+	// Roles are the query and document prefixes or input types; an input
+	// type needs an InputTypeEmbedder.
+	Roles Roles
 }
 
 // ErrEmbedding is wrapped by errors about unusable embedding responses.
@@ -55,7 +58,8 @@ var ErrEmbedding = errors.New("bad embeddings response")
 type OpenAIEncoder struct {
 	emb      Embedder
 	cfg      OpenAIConfig
-	requests atomic.Int64
+	requests *atomic.Int64 // shared with the query role
+	query    bool          // the query role (ForQueries): query prefix and input type
 }
 
 // NewOpenAIEncoder returns an encoder over emb. When cfg.Dim is 0 it embeds a
@@ -70,10 +74,13 @@ func NewOpenAIEncoder(ctx context.Context, emb Embedder, cfg OpenAIConfig) (*Ope
 	if cfg.MaxChars <= 0 {
 		cfg.MaxChars = 8000
 	}
-	e := &OpenAIEncoder{emb: emb, cfg: cfg}
+	e := &OpenAIEncoder{emb: emb, cfg: cfg, requests: new(atomic.Int64)}
+	if (cfg.Roles.QueryInputType != "" || cfg.Roles.DocInputType != "") && !hasInputType(emb) {
+		return nil, fmt.Errorf("encoder roles with an input_type (%s) need an embeddings client that sends it", cfg.Roles)
+	}
 	if cfg.Dim <= 0 {
 		e.requests.Add(1)
-		v, err := emb.Embed(ctx, []string{"dimension probe"})
+		v, err := e.embed(ctx, []string{"dimension probe"})
 		if err != nil {
 			return nil, fmt.Errorf("probe embeddings endpoint: %w", err)
 		}
@@ -109,10 +116,36 @@ func (o *OpenAIEncoder) Requests() int64 { return o.requests.Load() }
 // Build keeps as many Encode calls in flight (Concurrent).
 func (o *OpenAIEncoder) Concurrency() int { return o.cfg.Concurrency }
 
-// Spec implements Encoder.
+// Spec implements Encoder (the same for both roles).
 func (o *OpenAIEncoder) Spec() EncoderSpec {
 	return EncoderSpec{Kind: EncoderOpenAI, Model: o.cfg.Model, Dims: o.cfg.Dim, BaseURL: o.cfg.BaseURL, Normalize: "l2",
-		MaxChars: o.cfg.MaxChars, Truncation: "chars"}
+		MaxChars: o.cfg.MaxChars, Truncation: "chars", Roles: o.cfg.Roles}
+}
+
+// ForQueries implements QueryRole: the same endpoint and model, with the
+// query prefix and input type instead of the document's.
+func (o *OpenAIEncoder) ForQueries() Encoder {
+	q := *o
+	q.query = true
+	return &q
+}
+
+func hasInputType(emb Embedder) bool {
+	_, ok := emb.(InputTypeEmbedder)
+	return ok
+}
+
+// embed sends one batch with the role's prefix and input type.
+func (o *OpenAIEncoder) embed(ctx context.Context, texts []string) ([][]float32, error) {
+	prefix, inputType := o.cfg.Roles.DocPrefix, o.cfg.Roles.DocInputType
+	if o.query {
+		prefix, inputType = o.cfg.Roles.QueryPrefix, o.cfg.Roles.QueryInputType
+	}
+	texts = prefixed(prefix, texts)
+	if inputType != "" {
+		return o.emb.(InputTypeEmbedder).EmbedInputType(ctx, inputType, texts)
+	}
+	return o.emb.Embed(ctx, texts)
 }
 
 func init() { RegisterEncoder(EncoderOpenAI, newOpenAIFromSpec) }
@@ -129,15 +162,15 @@ func newOpenAIFromSpec(ctx context.Context, spec EncoderSpec, env EncoderEnv) (E
 		return nil, err
 	}
 	if env.Endpoint == nil {
-		return nil, fmt.Errorf("%w: the index was built with encoder %s (model %q): give a query encoder for it (OPENAI_BASE_URL serving %s)",
-			ErrNoEmbedder, spec.Kind, spec.Model, spec.Model)
+		return nil, fmt.Errorf("%w: the index was built with encoder %s (model %q): give an embeddings endpoint serving %s (the index records %q)",
+			ErrNoEmbedder, spec.Kind, spec.Model, spec.Model, spec.BaseURL)
 	}
-	emb, err := env.Endpoint(ctx, spec.Model)
+	emb, err := env.Endpoint(ctx, spec)
 	if err != nil {
 		return nil, err
 	}
 	return NewOpenAIEncoder(ctx, emb, OpenAIConfig{Model: spec.Model, BaseURL: spec.BaseURL, MaxChars: spec.MaxChars, Dim: spec.Dims,
-		BatchSize: env.BatchSize, Concurrency: env.Concurrency})
+		BatchSize: env.BatchSize, Concurrency: env.Concurrency, Roles: spec.Roles})
 }
 
 // Truncate cuts s to at most n characters (runes), on a rune boundary.
@@ -170,7 +203,7 @@ func (o *OpenAIEncoder) Encode(ctx context.Context, texts []string) ([][]float32
 				}
 			}
 			o.requests.Add(1)
-			vs, err := o.emb.Embed(gctx, in)
+			vs, err := o.embed(gctx, in)
 			if err != nil {
 				return fmt.Errorf("texts %d–%d: %w", s, e-1, err)
 			}

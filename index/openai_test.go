@@ -205,8 +205,8 @@ func TestBuildWithOpenAIEncoder(t *testing.T) {
 	}
 	// The manifest's spec is enough to rebuild the encoder over an endpoint.
 	var asked []string
-	ix, err := index.Open(context.Background(), dir, &index.OpenOptions{Endpoint: func(_ context.Context, model string) (index.Embedder, error) {
-		asked = append(asked, model)
+	ix, err := index.Open(context.Background(), dir, &index.OpenOptions{Endpoint: func(_ context.Context, spec index.EncoderSpec) (index.Embedder, error) {
+		asked = append(asked, spec.Model)
 		return llmEmbedder(t, srv.BaseURL(), time.Second, 2), nil
 	}})
 	if err != nil {

@@ -7,11 +7,20 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode"
 	"unicode/utf8"
+
+	"github.com/driftkit/driftkit/llm"
 )
 
 // ErrBadAnswer is wrapped by every reason ParseAnswer rejects a model answer.
 var ErrBadAnswer = errors.New("bad answer")
+
+// ErrPlaceholder is wrapped (with ErrBadAnswer) by an answer that copies
+// the prompt's template back ({"informal_name": "...", …}) or is too short
+// to state anything: small models do this, and such text must never be
+// stored as the model's.
+var ErrPlaceholder = errors.New("placeholder answer")
 
 // Answer is a parsed model answer.
 type Answer struct {
@@ -50,6 +59,9 @@ func ParseAnswer(content string) (Answer, error) {
 	if !strings.HasPrefix(s, "{") {
 		return Answer{}, fmt.Errorf("%w: content does not start with a JSON object: %q", ErrBadAnswer, clip(s, 60))
 	}
+	// LaTeX with one backslash ("\frac", "\neq") would decode into control
+	// characters or fail.
+	s, _ = llm.RepairJSONEscapes(s)
 	dec := json.NewDecoder(strings.NewReader(s))
 	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
 		return Answer{}, fmt.Errorf("%w: not a JSON object", ErrBadAnswer)
@@ -103,7 +115,42 @@ func ParseAnswer(content string) (Answer, error) {
 	case len(a.InformalStatement) > maxStatementLen:
 		return Answer{}, fmt.Errorf("%w: informal_statement is %d bytes, at most %d", ErrBadAnswer, len(a.InformalStatement), maxStatementLen)
 	}
+	if err := checkPlaceholder(a); err != nil {
+		return Answer{}, err
+	}
 	return a, nil
+}
+
+// minStatementWords is the fewest words a statement can state anything in
+// ("Every prime is odd." has four).
+const minStatementWords = 3
+
+// checkPlaceholder rejects fields that are the prompt's placeholder copied
+// back ("...", "…", "...}") or that have no words, and statements shorter
+// than minStatementWords words.
+func checkPlaceholder(a Answer) error {
+	for _, f := range [][2]string{{"informal_name", a.InformalName}, {"informal_statement", a.InformalStatement}} {
+		if letters(f[1]) < 2 {
+			return fmt.Errorf("%w: %w: %s is %q, the prompt's placeholder, not a text: write the actual %s of this declaration",
+				ErrBadAnswer, ErrPlaceholder, f[0], clip(f[1], 40), strings.ReplaceAll(strings.TrimPrefix(f[0], "informal_"), "_", " "))
+		}
+	}
+	if n := len(strings.Fields(a.InformalStatement)); n < minStatementWords {
+		return fmt.Errorf("%w: %w: informal_statement %q has %d words: state the declaration in a full sentence",
+			ErrBadAnswer, ErrPlaceholder, clip(a.InformalStatement, 40), n)
+	}
+	return nil
+}
+
+// letters counts the letters of s.
+func letters(s string) int {
+	n := 0
+	for _, r := range s {
+		if unicode.IsLetter(r) {
+			n++
+		}
+	}
+	return n
 }
 
 func clip(s string, n int) string {

@@ -18,6 +18,7 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
+	"github.com/driftkit/driftkit/llm"
 	"github.com/driftkit/driftkit/workspace"
 )
 
@@ -222,8 +223,8 @@ func BatchOut(ctx context.Context, ws *workspace.Workspace, opts Options, dir st
 	sw := &shardWriter{dir: dir}
 	jsonMode := !p.Client.Config().NoJSONMode
 	h := func(ctx context.Context, v int32, in *Input, k *keyed) outcome {
-		req := p.Request(in).OpenAIRequest(p.Model, jsonMode)
-		line, err := json.Marshal(openai.BatchChatCompletionRequest{CustomID: in.Name, Body: req, Method: http.MethodPost, URL: openai.BatchEndpointChatCompletions})
+		req := p.Request(in).Body(p.Model, jsonMode)
+		line, err := json.Marshal(llm.BatchLine{CustomID: in.Name, Body: req, Method: http.MethodPost, URL: string(openai.BatchEndpointChatCompletions)})
 		if err == nil {
 			err = sw.write(append(line, '\n'))
 		}

@@ -111,7 +111,17 @@ type Failure struct {
 	Reason   string `json:"reason"`
 	Attempts int    `json:"attempts,omitempty"`
 	Provider string `json:"provider"`
+	// Kept says what informal.parquet holds for the declaration instead:
+	// KeptPrevious, KeptJournal or KeptTemplate ("" before compaction).
+	Kept string `json:"kept,omitempty"`
 }
+
+// What a failed declaration keeps in informal.parquet: nothing is lost.
+const (
+	KeptPrevious = "previous row"      // its row from the last finished run
+	KeptJournal  = "earlier answer"    // an ok answer of an interrupted run
+	KeptTemplate = "template fallback" // the offline template's text, provider=template
+)
 
 // Report says what a run did.
 type Report struct {
@@ -157,6 +167,9 @@ type Report struct {
 	Elapsed                time.Duration
 	BatchFiles             []string
 	BatchRequests          int
+	// Placeholders counts model answers rejected as the prompt's template
+	// copied back or too short (each was repaired or the declaration failed).
+	Placeholders int64
 }
 
 // ErrBusy is wrapped when another run holds a lock informalize needs (another
@@ -179,8 +192,11 @@ type state struct {
 	nodeOf []int32 // declaration index → node, -1 if not selected
 	graph  *Graph
 	// table is informal.parquet as the last finished run left it: the
-	// reference of every verdict.
-	table map[string]workspace.Informal
+	// reference of every verdict; fallback holds its rows that a failed
+	// answer kept as the template's text (no input_sha256): they are not
+	// answers, so a verdict sees no row, but they stay until replaced.
+	table    map[string]workspace.Informal
+	fallback map[string]workspace.Informal
 	// byKey holds the journal's ok answers of this rule by reuse key
 	// (oldest first); latest the newest ok answer of each name, any rule.
 	byKey  map[string][]Entry
@@ -385,6 +401,7 @@ func (st *state) load() error {
 	st.byKey = map[string][]Entry{}
 	st.latest = map[string]Entry{}
 	st.table = map[string]workspace.Informal{}
+	st.fallback = map[string]workspace.Informal{}
 	if st.ws.Has(workspace.InformalFile) {
 		err := workspace.EachRow(st.ws.Path(workspace.InformalFile), func(r *workspace.Informal) error {
 			// Clone: the reader's strings may share its page buffers.
@@ -399,7 +416,11 @@ func (st *state) load() error {
 					c.Context[i] = workspace.InformalContext{Name: strings.Clone(x.Name), InformalSHA256: strings.Clone(x.InformalSHA256)}
 				}
 			}
-			st.table[c.Name] = c
+			if c.InputSHA256 == "" {
+				st.fallback[c.Name] = c
+			} else {
+				st.table[c.Name] = c
+			}
 			return nil
 		})
 		if err != nil {
@@ -658,6 +679,7 @@ func (st *state) schedule(ctx context.Context, h handler) error {
 	if p, ok := st.prov.(*LLM); ok {
 		st.rep.Usage = p.Client.Usage()
 		st.rep.CostUSD = st.rep.Usage.CostUSD
+		st.rep.Placeholders = p.Placeholders()
 	}
 	return fatal
 }
@@ -831,7 +853,8 @@ func (st *state) finish(rec *workspace.RunRecorder) error {
 
 // compact stages informal.parquet in tx: for every declaration, this run's
 // answer, else (outside the selection) the newest earlier answer; selected
-// declarations that failed get no row and are listed in FailedFile. The
+// declarations that failed keep a row (see keep) and are listed in
+// FailedFile with what they kept. The
 // journal is removed by the same commit: its content is in the table.
 func (st *state) compact(tx *workspace.Txn) error {
 	w, err := workspace.NewStagedWriter[workspace.Informal](tx, workspace.InformalFile)
@@ -839,19 +862,21 @@ func (st *state) compact(tx *workspace.Txn) error {
 		return err
 	}
 	toRow := entryRow
+	kept := map[string]string{}
 	for i := range st.decls {
 		name := st.decls[i].Name
 		var row workspace.Informal
-		if v := st.nodeOf[i]; v >= 0 {
-			if st.results[v].Status != StatusOK {
-				continue
-			}
+		if v := st.nodeOf[i]; v >= 0 && st.results[v].Status == StatusOK {
 			row = toRow(st.results[v])
+		} else if v >= 0 {
+			row, kept[name] = st.keep(v)
 		} else if e, ok := st.latest[name]; ok {
 			row = toRow(e)
 		} else if r, ok := st.table[name]; ok {
 			row = r
 			row.InformalSHA256 = workspace.InformalTextSHA256(r.InformalName, r.InformalStatement)
+		} else if r, ok := st.fallback[name]; ok {
+			row = r
 		} else {
 			continue
 		}
@@ -878,12 +903,39 @@ func (st *state) compact(tx *workspace.Txn) error {
 		return tx.Remove(FailedFile)
 	}
 	var b strings.Builder
-	for _, f := range st.rep.Failures {
+	for i := range st.rep.Failures {
+		f := &st.rep.Failures[i]
+		f.Kept = kept[f.Name]
 		line, _ := json.Marshal(f)
 		b.Write(line)
 		b.WriteByte('\n')
 	}
 	return tx.WriteFile(FailedFile, []byte(b.String()))
+}
+
+// keep is the row of a selected declaration whose answer failed: its row
+// from the last finished run, else an earlier ok answer from the journal,
+// else the template fallback's text (provider=template, so labelled
+// everywhere, with an empty input_sha256 so the next run asks again). A
+// failed answer never deletes a row.
+func (st *state) keep(v int32) (workspace.Informal, string) {
+	name := st.decls[st.sel[v]].Name
+	if r, ok := st.table[name]; ok {
+		r.InformalSHA256 = workspace.InformalTextSHA256(r.InformalName, r.InformalStatement)
+		return r, KeptPrevious
+	}
+	if e, ok := st.latest[name]; ok {
+		return entryRow(e), KeptJournal
+	}
+	if r, ok := st.fallback[name]; ok {
+		return r, KeptTemplate
+	}
+	in, _ := st.input(v)
+	t := Template{}
+	res, _ := t.Informalize(context.Background(), in) // the template never fails
+	return workspace.Informal{Name: name, InformalName: res.InformalName, InformalStatement: res.InformalStatement,
+		Provider: t.Name(), PromptVersion: t.PromptVersion(), CreatedAt: time.Now().UTC().Format(time.RFC3339),
+		InformalSHA256: workspace.InformalTextSHA256(res.InformalName, res.InformalStatement)}, KeptTemplate
 }
 
 // estimate is a dry run's token estimate for the prompt of in.
@@ -988,6 +1040,9 @@ func (r *Report) Summary() string {
 	fmt.Fprintf(&b, "informalize (%s, reuse rule: %s): %d selected of %d declarations: %d reused, %d redone because they changed, %d because a dependency changed, %d new",
 		r.Provider, rule, r.Selected, r.Declarations, r.Reused, r.Changed, r.DepChanged, r.New)
 	fmt.Fprintf(&b, "\nanswers: %d requested, %d from the journal of an interrupted run, %d failed", r.Requested, r.Resumed, r.Failed)
+	if r.Placeholders > 0 {
+		fmt.Fprintf(&b, " (%d placeholder answers rejected)", r.Placeholders)
+	}
 	if r.Deferred > 0 {
 		fmt.Fprintf(&b, ", %d waiting for batch results", r.Deferred)
 	}
@@ -1013,6 +1068,9 @@ func (r *Report) Summary() string {
 			break
 		}
 		fmt.Fprintf(&b, "\n  failed %s: %s", f.Name, f.Reason)
+		if f.Kept != "" {
+			fmt.Fprintf(&b, " (kept: %s)", f.Kept)
+		}
 	}
 	return b.String()
 }

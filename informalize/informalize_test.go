@@ -162,17 +162,24 @@ func TestFaultyServer(t *testing.T) {
 	if rep.Usage.Retries == 0 || rep.Usage.RateLimited == 0 {
 		t.Errorf("accounting shows no retries: %+v", rep.Usage)
 	}
+	// The failed one keeps the labelled template fallback: nothing is lost.
 	rows := readInformal(t, ws.Dir)
-	if len(rows) != 79 || slices.ContainsFunc(rows, func(r workspace.Informal) bool { return r.Name == hopeless }) {
-		t.Errorf("table has %d rows (failed one included?)", len(rows))
+	if len(rows) != 80 {
+		t.Errorf("table has %d rows, want 80", len(rows))
 	}
 	for _, r := range rows {
+		if r.Name == hopeless {
+			if r.Provider != "template" || r.InputSHA256 != "" || r.InformalStatement == "" {
+				t.Errorf("failed declaration's row %+v, want the template fallback with no reuse key", r)
+			}
+			continue
+		}
 		if want := "Statement of " + r.Name + "."; r.InformalStatement != want {
 			t.Errorf("%s: statement %q", r.Name, r.InformalStatement)
 		}
 	}
 	failed, err := os.ReadFile(filepath.Join(ws.Dir, FailedFile))
-	if err != nil || !strings.Contains(string(failed), hopeless) {
+	if err != nil || !strings.Contains(string(failed), hopeless) || !strings.Contains(string(failed), `"kept":"template fallback"`) {
 		t.Errorf("failed file: %v %q", err, failed)
 	}
 	if s := rep.Summary(); !strings.Contains(s, "1 failed") || !strings.Contains(s, hopeless) {
@@ -190,6 +197,62 @@ func TestFaultyServer(t *testing.T) {
 	}
 	if rep.Failed != 1 || rep.Reused+rep.Requested+rep.Failed != 80 {
 		t.Errorf("rerun report %+v", rep)
+	}
+}
+
+// TestFailedAnswerKeepsRow: a declaration whose answers are all the
+// prompt's placeholders copied back fails (counted as placeholders) and
+// keeps the row it had; the others get the model's text; the table keeps
+// every declaration, and the failure list says what was kept.
+func TestFailedAnswerKeepsRow(t *testing.T) {
+	ws, ds := openWS(t, 12)
+	if _, err := Run(context.Background(), ws, quietOpts(Template{})); err != nil {
+		t.Fatal(err)
+	}
+	before := map[string]workspace.Informal{}
+	for _, r := range readInformal(t, ws.Dir) {
+		before[r.Name] = r
+	}
+	copier := ds[3].Name
+	srv := newFake(fakeopenai.Options{Answer: func(r fakeopenai.Request) string {
+		if r.Key == copier {
+			return `{"informal_name": "...", "informal_statement": "...}"}`
+		}
+		return fakeAnswer(r)
+	}})
+	defer srv.Close()
+	p := llmProvider(t, srv.BaseURL(), 4)
+	rep, err := Run(context.Background(), ws, quietOpts(p))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Failed != 1 || rep.Placeholders != 3 || len(rep.Failures) != 1 || rep.Failures[0].Kept != KeptPrevious {
+		t.Fatalf("failed %d, placeholders %d, failures %+v", rep.Failed, rep.Placeholders, rep.Failures)
+	}
+	if s := rep.Summary(); !strings.Contains(s, "3 placeholder answers rejected") || !strings.Contains(s, "kept: previous row") {
+		t.Errorf("summary:\n%s", s)
+	}
+	rows := readInformal(t, ws.Dir)
+	if len(rows) != len(ds) || rep.Rows != int64(len(ds)) {
+		t.Fatalf("%d rows (report %d), want %d", len(rows), rep.Rows, len(ds))
+	}
+	for _, r := range rows {
+		switch {
+		case r.Name == copier:
+			if b := before[copier]; r.InformalStatement != b.InformalStatement || r.Provider != "template" || r.InputSHA256 != b.InputSHA256 {
+				t.Errorf("failed declaration's row %+v, want its previous one %+v", r, b)
+			}
+		case r.Provider != p.Name():
+			t.Errorf("%s: provider %q", r.Name, r.Provider)
+		}
+	}
+	// The next run asks for it again (its row's key is the template's).
+	rep, err = Run(context.Background(), ws, quietOpts(p))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Reused != len(ds)-1 || rep.Failed != 1 {
+		t.Errorf("rerun: %d reused, %d failed", rep.Reused, rep.Failed)
 	}
 }
 

@@ -15,9 +15,14 @@ func TestParseAnswer(t *testing.T) {
 		wantErr string
 	}{
 		{`{"informal_name": "Primes are at least two", "informal_statement": "Every prime p satisfies 2 ≤ p."}`, "Primes are at least two", ""},
-		{"  \n```json\n{\"informal_name\": \"A\", \"informal_statement\": \"B\"}\n```\n", "A", ""},
-		{"```\n{\"informal_name\": \"A\", \"informal_statement\": \"B\"}\n```", "A", ""},
-		{`{"informal_statement": "B", "informal_name": " A "}`, "A", ""},
+		{"  \n```json\n{\"informal_name\": \"Ab\", \"informal_statement\": \"B is a set.\"}\n```\n", "Ab", ""},
+		{"```\n{\"informal_name\": \"Ab\", \"informal_statement\": \"B is a set.\"}\n```", "Ab", ""},
+		{`{"informal_statement": "B is a set.", "informal_name": " Ab "}`, "Ab", ""},
+		// The prompt's template copied back, and answers with no words.
+		{`{"informal_name": "...", "informal_statement": "...}"}`, "", "placeholder"},
+		{`{"informal_name": "Prime numbers", "informal_statement": "…"}`, "", "placeholder"},
+		{`{"informal_name": "A", "informal_statement": "Every prime is at least two."}`, "", "placeholder"},
+		{`{"informal_name": "Prime numbers", "informal_statement": "Primes."}`, "", "1 words"},
 		{``, "", "empty content"},
 		{`Sure! {"informal_name": "A", "informal_statement": "B"}`, "", "does not start"},
 		{`{"informal_name": "A", "informal_statement": "B"} thanks`, "", "after the JSON"},
@@ -46,6 +51,18 @@ func TestParseAnswer(t *testing.T) {
 		if err == nil || !errors.Is(err, ErrBadAnswer) || !strings.Contains(err.Error(), tc.wantErr) {
 			t.Errorf("%q: err %v, want %q", tc.in, err, tc.wantErr)
 		}
+	}
+}
+
+// TestParseAnswerLaTeX: LaTeX with one backslash decodes to the LaTeX,
+// not to control characters (\frac as a form feed) or an error (\sum).
+func TestParseAnswerLaTeX(t *testing.T) {
+	a, err := ParseAnswer(`{"informal_name": "Sum of fractions", "informal_statement": "For $b \neq 0$, $\sum_i \frac{a_i}{b} \times 2$ holds."}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `For $b \neq 0$, $\sum_i \frac{a_i}{b} \times 2$ holds.`; a.InformalStatement != want {
+		t.Errorf("statement %q, want %q", a.InformalStatement, want)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync/atomic"
 
 	"github.com/driftkit/driftkit/llm"
 )
@@ -60,7 +61,13 @@ type LLM struct {
 	Repairs     int // default 2
 	MaxTokens   int // default 512
 	Temperature *float32
+
+	placeholders atomic.Int64
 }
+
+// Placeholders counts the answers rejected as the prompt's placeholders
+// copied back or as too short (ErrPlaceholder), repaired ones included.
+func (p *LLM) Placeholders() int64 { return p.placeholders.Load() }
 
 // NewLLM returns an LLM provider for client's model with the prompts of
 // version PromptVersion.
@@ -109,6 +116,9 @@ func (p *LLM) Informalize(ctx context.Context, in *Input) (Result, error) {
 			return res, nil
 		}
 		problem = perr
+		if errors.Is(perr, ErrPlaceholder) {
+			p.placeholders.Add(1)
+		}
 		if resp.Content == "" {
 			// Nothing to repair: ask the same question again.
 			continue

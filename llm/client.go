@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"math"
 	"math/rand/v2"
 	"net"
 	"net/http"
@@ -74,34 +73,19 @@ type ChatResponse struct {
 	Usage        Usage
 }
 
-// OpenAIRequest converts r to the wire request go-openai sends (also used
-// for batch files), with model defaulting to def.
-func (r ChatRequest) OpenAIRequest(def string, jsonMode bool) openai.ChatCompletionRequest {
+// Body is the wire request of r (also written into batch files), with the
+// model defaulting to def and response_format only when jsonMode. A set
+// Temperature is sent as it is, 0 included (see ChatBody).
+func (r ChatRequest) Body(def string, jsonMode bool) ChatBody {
 	model := r.Model
 	if model == "" {
 		model = def
 	}
-	msgs := make([]openai.ChatCompletionMessage, len(r.Messages))
-	for i, m := range r.Messages {
-		msgs[i] = openai.ChatCompletionMessage{Role: m.Role, Content: m.Content}
-	}
-	// max_tokens, not max_completion_tokens: vLLM, Ollama, DeepSeek and
-	// most compatible servers understand it.
-	//lint:ignore SA1019 see above
-	req := openai.ChatCompletionRequest{Model: model, Messages: msgs, MaxTokens: r.MaxTokens, Seed: r.Seed}
-	if r.Temperature != nil {
-		req.Temperature = *r.Temperature
-		if req.Temperature == 0 {
-			// go-openai drops a zero temperature (omitempty) and the
-			// endpoint then samples at its default (1.0 at OpenAI, vLLM):
-			// send the smallest positive float, which is greedy in effect.
-			req.Temperature = math.SmallestNonzeroFloat32
-		}
-	}
+	b := ChatBody{Model: model, Messages: r.Messages, MaxTokens: r.MaxTokens, Temperature: r.Temperature, Seed: r.Seed}
 	if r.JSON && jsonMode {
-		req.ResponseFormat = &openai.ChatCompletionResponseFormat{Type: openai.ChatCompletionResponseFormatTypeJSONObject}
+		b.ResponseFormat = &ResponseFormat{Type: "json_object"}
 	}
-	return req
+	return b
 }
 
 // EstimateTokens is a rough token count of text (about 4 bytes a token),
@@ -119,10 +103,13 @@ type Client struct {
 	cfg       Config
 	eps       []*endpoint
 	next      atomic.Uint64
-	sem       chan struct{}
+	lim       *limiter
+	probeOnce sync.Once
+	parSource string // set by probe, read under lim.mu
 	reqBucket *bucket
 	tokBucket *bucket
 	transport *http.Transport
+	hc        *http.Client
 	log       *slog.Logger
 
 	mu    sync.Mutex
@@ -131,6 +118,7 @@ type Client struct {
 
 type endpoint struct {
 	url    string
+	key    string // the API key when this endpoint is in its scope, else ""
 	oc     *openai.Client
 	until  atomic.Int64 // unix nanos before which this endpoint asked not to be called
 	noJSON atomic.Bool  // learned: rejects response_format
@@ -139,23 +127,10 @@ type endpoint struct {
 type attemptKey struct{}
 
 // attemptInfo receives the HTTP status and Retry-After of one attempt from
-// the capturing transport (go-openai does not expose error headers).
+// endpoint.post.
 type attemptInfo struct {
 	status     int
 	retryAfter time.Duration
-}
-
-type capturingDoer struct{ hc *http.Client }
-
-func (d capturingDoer) Do(req *http.Request) (*http.Response, error) {
-	resp, err := d.hc.Do(req)
-	if resp != nil {
-		if info, ok := req.Context().Value(attemptKey{}).(*attemptInfo); ok {
-			info.status = resp.StatusCode
-			info.retryAfter = parseRetryAfter(resp.Header, time.Now())
-		}
-	}
-	return resp, err
 }
 
 // New returns a client for cfg (zero fields take their defaults).
@@ -173,9 +148,9 @@ func New(cfg Config) (*Client, error) {
 		IdleConnTimeout:     90 * time.Second,
 		TLSHandshakeTimeout: 15 * time.Second,
 	}
-	hc := &http.Client{Transport: tr}
+	hc := &http.Client{Transport: tr, CheckRedirect: noRedirect}
 	c := &Client{
-		cfg: cfg, sem: make(chan struct{}, cfg.Concurrency), transport: tr,
+		cfg: cfg, lim: newLimiter(cfg.Concurrency), parSource: "configured", transport: tr, hc: hc,
 		reqBucket: newBucket(cfg.RequestsPerMinute), tokBucket: newBucket(cfg.TokensPerMinute),
 		log: cfg.Logger,
 	}
@@ -183,10 +158,15 @@ func New(cfg Config) (*Client, error) {
 		c.log = slog.Default()
 	}
 	for _, u := range cfg.BaseURLs {
-		oc := openai.DefaultConfig(cfg.APIKey)
+		key := cfg.keyFor(u)
+		if key == "" && cfg.APIKey != "" {
+			c.log.Warn("the API key is not sent to this endpoint: it was configured for another host (set OPENAI_BASE_URL to this endpoint to send it)",
+				"endpoint", u, "key_for", strings.Join(cfg.keyScope(), ","))
+		}
+		oc := openai.DefaultConfig(key)
 		oc.BaseURL = u
-		oc.HTTPClient = capturingDoer{hc}
-		ep := &endpoint{url: u, oc: openai.NewClientWithConfig(oc)}
+		oc.HTTPClient = hc
+		ep := &endpoint{url: u, key: key, oc: openai.NewClientWithConfig(oc)}
 		ep.noJSON.Store(cfg.NoJSONMode)
 		c.eps = append(c.eps, ep)
 	}
@@ -197,7 +177,8 @@ func New(cfg Config) (*Client, error) {
 func (c *Client) Config() Config { return c.cfg }
 
 // OpenAI returns the go-openai client of the first endpoint, for APIs this
-// package does not wrap (files, batches). It has no retries or limits.
+// package does not wrap (files, batches). It has no retries or limits; it
+// carries the key only when the endpoint is in the key's scope.
 func (c *Client) OpenAI() *openai.Client { return c.eps[0].oc }
 
 // Usage returns the totals of every call so far.
@@ -274,16 +255,23 @@ func (c *Client) do(ctx context.Context, op string, estTokens int, call attemptF
 				return c.fail(u, op, ep, attempt-1, lastStatus, false, err)
 			}
 		}
-		select {
-		case c.sem <- struct{}{}:
-		case <-ctx.Done():
-			return c.fail(u, op, ep, attempt-1, lastStatus, false, ctx.Err())
+		if !c.cfg.NoProbe {
+			c.probeOnce.Do(func() { c.probe(ctx) })
 		}
+		gen, err := c.lim.acquire(ctx)
+		if err != nil {
+			return c.fail(u, op, ep, attempt-1, lastStatus, false, err)
+		}
+		// The attempt's timeout starts now, when it is sent: waiting for a
+		// slot or for the rate limits is not counted.
 		info := &attemptInfo{}
 		actx, cancel := context.WithTimeout(context.WithValue(ctx, attemptKey{}, info), c.cfg.RequestTimeout)
 		got, err := call(actx, ep)
 		cancel()
-		<-c.sem
+		timedOut := err != nil && errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil
+		if n := c.lim.release(gen, err == nil, timedOut); n > 0 && timedOut {
+			c.log.Warn("requests time out: fewer in flight (the server queues what it has no slot for)", "endpoint", ep.url, "concurrency", n)
+		}
 		u.Attempts++
 		if attempt > 1 {
 			u.Retries++
@@ -365,15 +353,15 @@ func (c *Client) Chat(ctx context.Context, r ChatRequest) (ChatResponse, error) 
 	}
 	var out ChatResponse
 	u, ep, err := c.do(ctx, "chat", est, func(actx context.Context, ep *endpoint) (Usage, error) {
-		resp, err := ep.oc.CreateChatCompletion(actx, r.OpenAIRequest(c.cfg.Model, !ep.noJSON.Load()))
-		if err != nil {
+		var resp chatAnswer
+		if err := ep.post(actx, c.hc, "/chat/completions", r.Body(c.cfg.Model, !ep.noJSON.Load()), &resp); err != nil {
 			return Usage{}, err
 		}
 		if len(resp.Choices) == 0 {
-			return Usage{}, fmt.Errorf("%w: no choices", ErrBadResponse)
+			return Usage{}, errNoChoices
 		}
-		out = ChatResponse{Content: resp.Choices[0].Message.Content, FinishReason: string(resp.Choices[0].FinishReason), Model: resp.Model}
-		return Usage{PromptTokens: int64(resp.Usage.PromptTokens), CompletionTokens: int64(resp.Usage.CompletionTokens)}, nil
+		out = ChatResponse{Content: resp.Choices[0].Message.Content, FinishReason: resp.Choices[0].FinishReason, Model: resp.Model}
+		return Usage{PromptTokens: resp.Usage.PromptTokens, CompletionTokens: resp.Usage.CompletionTokens}, nil
 	})
 	if ep != nil {
 		out.Endpoint = ep.url
@@ -386,9 +374,16 @@ func (c *Client) Chat(ctx context.Context, r ChatRequest) (ChatResponse, error) 
 // request (the caller chooses batch sizes), with the same limits and retries
 // as Chat. model empty means Config.Model.
 func (c *Client) Embed(ctx context.Context, model string, inputs []string) ([][]float32, Usage, error) {
-	if model == "" {
-		model = c.cfg.Model
+	return c.EmbedAs(ctx, EmbeddingBody{Model: model, Input: inputs})
+}
+
+// EmbedAs is Embed with the whole request body given: InputType tells a
+// server that prefixes texts itself whether they are queries or documents.
+func (c *Client) EmbedAs(ctx context.Context, req EmbeddingBody) ([][]float32, Usage, error) {
+	if req.Model == "" {
+		req.Model = c.cfg.Model
 	}
+	inputs := req.Input
 	if len(inputs) == 0 {
 		return nil, Usage{}, nil
 	}
@@ -398,8 +393,8 @@ func (c *Client) Embed(ctx context.Context, model string, inputs []string) ([][]
 	}
 	var vecs [][]float32
 	u, _, err := c.do(ctx, "embeddings", est, func(actx context.Context, ep *endpoint) (Usage, error) {
-		resp, err := ep.oc.CreateEmbeddings(actx, openai.EmbeddingRequestStrings{Input: inputs, Model: openai.EmbeddingModel(model)})
-		if err != nil {
+		var resp embeddingAnswer
+		if err := ep.post(actx, c.hc, "/embeddings", req, &resp); err != nil {
 			return Usage{}, err
 		}
 		if len(resp.Data) != len(inputs) {
@@ -418,7 +413,7 @@ func (c *Client) Embed(ctx context.Context, model string, inputs []string) ([][]
 		if pt == 0 {
 			pt = resp.Usage.TotalTokens
 		}
-		return Usage{PromptTokens: int64(pt)}, nil
+		return Usage{PromptTokens: pt}, nil
 	})
 	if err != nil {
 		return nil, u, err

@@ -42,10 +42,22 @@ type Config struct {
 	// free. Empty: DefaultBaseURL.
 	BaseURLs []string
 	APIKey   string
+	// KeyScope lists the base URLs APIKey was configured for: the key is
+	// sent only to endpoints on one of their origins (scheme, host, port),
+	// never to another host that a flag, a manifest or a caller names.
+	// ConfigFromEnv sets it to OPENAI_BASE_URL, else DefaultBaseURL (the
+	// host OPENAI_API_KEY is meant for). Empty: the key belongs to BaseURLs.
+	KeyScope []string
 	// Model is the default chat model (ChatRequest.Model overrides it).
 	Model string
-	// Concurrency bounds requests in flight (default 8).
+	// Concurrency bounds requests in flight (default 8). The client lowers
+	// it to the parallel slots a server reports (llama.cpp's /props or
+	// /slots) and halves it when attempts time out, growing it back after
+	// successes (see Client.Parallelism).
 	Concurrency int
+	// NoProbe never asks the servers for their parallel slots (three GETs
+	// per endpoint before the first request).
+	NoProbe bool
 	// RequestsPerMinute and TokensPerMinute are token-bucket limits; 0 means
 	// no limit. Tokens are estimated before a request and corrected after.
 	RequestsPerMinute float64
@@ -53,7 +65,8 @@ type Config struct {
 	// MaxRetries is how many times a failed request is retried (0: the
 	// default, 6; negative: never — the --max-retries flag stores its 0 so).
 	MaxRetries int
-	// RequestTimeout bounds one attempt (default 120s).
+	// RequestTimeout bounds one attempt from when it is sent: waiting for a
+	// free slot or for the rate limits does not count (default 120s).
 	RequestTimeout time.Duration
 	// BackoffBase and BackoffMax shape the exponential backoff (defaults
 	// 500ms and 60s); the actual delay is jittered in [d/2, d].
@@ -73,12 +86,26 @@ type Config struct {
 }
 
 // ConfigFromEnv returns a Config with BaseURLs from OPENAI_BASE_URL (several
-// separated by commas or spaces) and APIKey from OPENAI_API_KEY.
+// separated by commas or spaces) and APIKey from OPENAI_API_KEY, scoped to
+// OPENAI_BASE_URL's hosts, or to DefaultBaseURL's when it is unset: a
+// --base-url or an index's recorded endpoint elsewhere does not get the key.
 func ConfigFromEnv() Config {
 	var c Config
 	c.BaseURLs = SplitURLs(os.Getenv("OPENAI_BASE_URL"))
 	c.APIKey = os.Getenv("OPENAI_API_KEY")
+	c.KeyScope = c.BaseURLs
+	if len(c.KeyScope) == 0 {
+		c.KeyScope = []string{DefaultBaseURL}
+	}
 	return c
+}
+
+// keyScope is where the key may go (KeyScope, else BaseURLs).
+func (c Config) keyScope() []string {
+	if len(c.KeyScope) > 0 {
+		return c.KeyScope
+	}
+	return c.BaseURLs
 }
 
 // SplitURLs splits a list of base URLs separated by commas or white space.
@@ -164,7 +191,7 @@ func (c *Config) registerCommonFlags(fs *flag.FlagSet) {
 	// Restored by Finalize when the flag was not given.
 	c.envURLs = env
 	fs.StringVar(&c.Model, "model", c.Model, "model name at the endpoint")
-	fs.IntVar(&c.Concurrency, "concurrency", orInt(c.Concurrency, 8), "requests in flight at most")
+	fs.IntVar(&c.Concurrency, "concurrency", orInt(c.Concurrency, 8), "requests in flight at most (lowered to the parallel slots a llama.cpp server reports, halved while requests time out)")
 	fs.Float64Var(&c.RequestsPerMinute, "rpm", c.RequestsPerMinute, "requests per minute limit (0: none)")
 	fs.Float64Var(&c.TokensPerMinute, "tpm", c.TokensPerMinute, "tokens per minute limit (0: none)")
 	countflag.Var(fs, &c.MaxRetries, "max-retries", orInt(c.MaxRetries, 6), "retries per request on 429, 5xx, timeouts and dropped connections (0: none)")

@@ -11,8 +11,6 @@ import (
 	"strings"
 	"syscall"
 	"time"
-
-	openai "github.com/sashabaranov/go-openai"
 )
 
 // ErrRetriesExhausted is matched (errors.Is) by an *Error whose last attempt
@@ -55,17 +53,10 @@ func (e *Error) Unwrap() error { return e.Err }
 // Is makes errors.Is(err, ErrRetriesExhausted) true for retryable failures.
 func (e *Error) Is(target error) bool { return target == ErrRetriesExhausted && e.Retryable }
 
-// statusOf returns the HTTP status carried by a go-openai error.
+// statusOf returns the HTTP status an endpoint answered with (0: none).
 func statusOf(err error) int {
-	var ae *openai.APIError
-	if errors.As(err, &ae) {
-		return ae.HTTPStatusCode
-	}
-	var re *openai.RequestError
-	if errors.As(err, &re) {
-		return re.HTTPStatusCode
-	}
-	return 0
+	st, _ := isHTTPError(err)
+	return st
 }
 
 // retryableStatus: rate limits, timeouts and server errors.

@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"cmp"
 	"context"
 	"flag"
 	"fmt"
@@ -26,9 +27,15 @@ type Setup struct {
 	Workspaces []app.WorkspaceSpec
 	// NoHead ignores the workspaces' trained projection heads.
 	NoHead bool
+	// EmbedURL overrides the embeddings endpoint the indexes recorded, for
+	// the query encoders of indexes of remote models ("": the recorded one).
+	EmbedURL string
 	// Augment rewrites every theorem search with Chat's model first
 	// (answers cached in each workspace's augment.CacheName).
 	Augment bool
+	// AugmentWait is how long a search waits for its rewrite before it is
+	// answered without (the rewrite goes on and is cached); 0: 5s.
+	AugmentWait time.Duration
 	// Chat is the chat endpoint of runs and augmentation, before
 	// llm.Config.Finalize; no model: runs are off (and Augment refused).
 	Chat llm.Config
@@ -105,6 +112,11 @@ func (c *closers) close() {
 	*c = nil
 }
 
+// DefaultAugmentWait is how long a served search waits for its rewrite:
+// LeanSearch clients (and people) expect an answer in seconds, a CPU model
+// may take longer; the rewrite still lands in the cache.
+const DefaultAugmentWait = 5 * time.Second
+
 // augmentChat is the chat client of query augmentation (nil without
 // Augment): one for every workspace, with few retries and short attempts,
 // for a search waits for its rewrite.
@@ -130,7 +142,7 @@ func augmentChat(s Setup) (*llm.Client, error) {
 func openWorkspaces(ctx context.Context, s Setup, chat *llm.Client, c *closers) ([]*Workspace, error) {
 	var out []*Workspace
 	for _, sp := range s.Workspaces {
-		ix, closeIx, err := app.OpenIndex(ctx, sp.Dir, app.ServeIndexOptions(s.NoHead))
+		ix, closeIx, err := app.OpenIndexAt(ctx, sp.Dir, app.ServeIndexOptions(s.NoHead), s.EmbedURL)
 		if err != nil {
 			return nil, fmt.Errorf("workspace %s (%s): %w", sp.Name, sp.Dir, err)
 		}
@@ -150,9 +162,10 @@ func openWorkspaces(ctx context.Context, s Setup, chat *llm.Client, c *closers) 
 			// The rewrite gets at most two thirds of a request's time, so the
 			// search itself still fits.
 			if w.Augment, err = augment.New(augment.Options{Chat: chat, Model: chat.Config().Model, Cache: cache,
-				Timeout: s.Limits.withDefaults().RequestTimeout * 2 / 3}); err != nil {
+				Timeout: s.Limits.withDefaults().RequestTimeout * 2 / 3, Wait: cmp.Or(s.AugmentWait, DefaultAugmentWait)}); err != nil {
 				return nil, err
 			}
+			c.add(w.Augment.Close)
 			fmt.Fprintf(s.Out, "workspace %s: theorem searches augmented by %s\n", sp.Name, w.Augment.Label())
 		}
 		a := w.Index.About()

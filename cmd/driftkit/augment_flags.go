@@ -58,5 +58,5 @@ func (a *augmentFlags) open(wsDir string) (*augment.Augmenter, func(), error) {
 		c.Close()
 		return nil, nil, err
 	}
-	return aug, func() { cache.Close(); c.Close() }, nil
+	return aug, func() { aug.Close(); cache.Close(); c.Close() }, nil
 }

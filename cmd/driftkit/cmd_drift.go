@@ -49,6 +49,7 @@ type driftOptions struct {
 	Seed         int
 	Repair       int
 	MaxTokens    int
+	DecMaxTokens int
 	DecModel     string
 	NoDecompose  bool
 	NoIllustrate bool
@@ -82,6 +83,7 @@ func (o *driftOptions) AddFlags(fs *flag.FlagSet) {
 	fs.IntVar(&o.Repair, "repair", 0, "repair rounds feeding Lean's errors back to the formalizer")
 	fs.IntVar(&o.MaxTokens, "max-tokens", 2048, "completion token limit of a formalization")
 	fs.StringVar(&o.DecModel, "decompose-model", "", "chat model for decomposition (default --model)")
+	fs.IntVar(&o.DecMaxTokens, "decompose-max-tokens", 1024, "completion token limit of a decomposition (small local models may need fewer to stop rambling, verbose ones more)")
 	fs.BoolVar(&o.NoDecompose, "no-decompose", false, "ablation: retrieve top --top-k with the whole statement (the DPR baseline)")
 	fs.BoolVar(&o.NoIllustrate, "no-illustrate", false, "ablation: no illustrative theorems")
 	fs.BoolVar(&o.NoRetrieval, "no-retrieval", false, "ablation: zero-shot (no premises, no illustrations)")
@@ -91,7 +93,7 @@ func (o *driftOptions) AddFlags(fs *flag.FlagSet) {
 	fs.IntVar(&o.Limit, "limit", 0, "evaluate only the first N items (0: all); a later run without it continues")
 	fs.IntVar(&o.Jobs, "jobs", 0, "items in flight (default twice --concurrency)")
 	fs.BoolVar(&o.RetryFailed, "retry-failed", false, "also redo items that failed for a content reason (unusable decomposition)")
-	o.rank.AddFlags(fs, rankMode|rankWeights|rankNoHead)
+	o.rank.AddFlags(fs, rankMode|rankWeights|rankNoHead|rankEmbedURL)
 	fs.StringVar(&o.Self, "self", "", "with --context-only: the statement's own declaration, never shown")
 }
 
@@ -117,7 +119,7 @@ func (o *driftOptions) Validate(args []string) error {
 	if o.query, err = o.rank.resolve(); err != nil {
 		return err
 	}
-	for name, v := range map[string]int{"--per-query": o.PerQuery, "--top-k": o.TopK, "--samples": o.Samples} {
+	for name, v := range map[string]int{"--per-query": o.PerQuery, "--top-k": o.TopK, "--samples": o.Samples, "--max-tokens": o.MaxTokens, "--decompose-max-tokens": o.DecMaxTokens} {
 		if v < 1 {
 			return fmt.Errorf("%w: %s %d (want at least 1)", errUsage, name, v)
 		}
@@ -132,12 +134,12 @@ func (o *driftOptions) Validate(args []string) error {
 func (o *driftOptions) pipelineOptions() drift.Options {
 	return drift.Options{Model: o.LLM.Model, DecomposeModel: o.DecModel, Mode: o.query.Mode, Weights: o.query.Weights, PerQuery: o.PerQuery,
 		TopK: o.TopK, Illustrations: o.Illustrate, Samples: o.Samples, Temperature: float32(o.Temperature), Seed: o.Seed, Repair: o.Repair,
-		MaxTokens: o.MaxTokens, NoDecompose: o.NoDecompose, NoIllustrate: o.NoIllustrate || o.Illustrate == 0, NoRetrieval: o.NoRetrieval,
+		MaxTokens: o.MaxTokens, DecomposeMaxTokens: o.DecMaxTokens, NoDecompose: o.NoDecompose, NoIllustrate: o.NoIllustrate || o.Illustrate == 0, NoRetrieval: o.NoRetrieval,
 		Oracle: o.Oracle, Header: o.Header}
 }
 
 func runDrift(ctx context.Context, o *driftOptions, env *Env, args []string) error {
-	ix, closeIx, err := openIndexWith(ctx, o.WS, o.query.Open)
+	ix, closeIx, err := openIndexWith(ctx, o.WS, o.query.Open, o.query.EmbedURL)
 	if err != nil {
 		return err
 	}
@@ -269,7 +271,7 @@ func (o *driftOptions) settings(p *drift.Pipeline, ix *index.Index, benchBytes [
 	return map[string]any{
 		"model": o.LLM.Model, "decompose_model": eff.DecomposeModel, "protocol": eff.Protocol(), "per_query": eff.PerQuery, "top_k": eff.TopK,
 		"illustrations": eff.Illustrations, "samples": eff.Samples, "temperature": eff.Temperature, "seed": eff.Seed, "repair": eff.Repair,
-		"max_tokens": eff.MaxTokens, "header": eff.Header, "exclude_bench": o.ExcludeBench, "prompts": eff.Prompts.Version,
+		"max_tokens": eff.MaxTokens, "decompose_max_tokens": eff.DecomposeMaxTokens, "header": eff.Header, "exclude_bench": o.ExcludeBench, "prompts": eff.Prompts.Version,
 		"prompts_sha256": eff.Prompts.SHA256, "bench_sha256": hex.EncodeToString(sum[:]), "verification": p.Verification(),
 		"search": map[string]any{"mode": o.query.Mode, "weights": o.query.Weights, "encoder": ix.Manifest().Encoder, "encoder_fallback": ix.Manifest().EncoderFallback,
 			"corpus_sha256": ix.Manifest().CorpusSHA256, "head": ix.Head()},

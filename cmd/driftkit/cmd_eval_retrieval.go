@@ -89,7 +89,7 @@ func runEvalRetrieval(ctx context.Context, o *evalRetrievalOptions, env *Env, ar
 		}
 	}
 	ctx = o.stage.context(ctx)
-	ix, closeIx, err := openIndexWith(ctx, o.stage.WS, o.query.Open)
+	ix, closeIx, err := openIndexWith(ctx, o.stage.WS, o.query.Open, o.query.EmbedURL)
 	if err != nil {
 		return err
 	}

@@ -53,7 +53,7 @@ func (o *evalSearchOptions) AddFlags(fs *flag.FlagSet) {
 	fs.StringVar(&o.Split, "split", "", "score one half of the benchmark: tune or held-out ("+eval.SearchSplitRule+"); default all")
 	fs.BoolVar(&o.Check, "check", false, "only check that every gold name is in the index; fail naming each missing one")
 	fs.StringVar(&o.PerItem, "per-item", "", "write one JSON line per query and configuration to this file")
-	o.rank.AddFlags(fs, rankWeights|rankEngine|rankNoHead)
+	o.rank.AddFlags(fs, rankWeights|rankEngine|rankNoHead|rankEmbedURL)
 	o.augment.AddFlags(fs)
 }
 
@@ -138,7 +138,7 @@ func runEvalSearch(ctx context.Context, o *evalSearchOptions, env *Env, args []s
 	}
 	items = eval.SplitSearch(items, o.half)
 	ctx = o.stage.context(ctx)
-	ix, closeIx, err := openIndexWith(ctx, o.stage.WS, o.rank.openOptions(!o.needDense || o.Check))
+	ix, closeIx, err := openIndexWith(ctx, o.stage.WS, o.rank.openOptions(!o.needDense || o.Check), o.rank.embedURL)
 	if err != nil {
 		return err
 	}

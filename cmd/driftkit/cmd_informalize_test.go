@@ -78,7 +78,7 @@ func TestInformalizeRefreshDependents(t *testing.T) {
 	for _, refresh := range []bool{false, true} {
 		// Every answer differs, so a redone declaration is re-worded.
 		srv := fakeopenai.New(fakeopenai.Options{Key: fakeopenai.KeyFromLine("Declaration: "), Answer: func(r fakeopenai.Request) string {
-			return fmt.Sprintf(`{"informal_name": "n%d", "informal_statement": "s%d"}`, r.Seq, r.Seq)
+			return fmt.Sprintf(`{"informal_name": "name %d", "informal_statement": "Statement number %d of the run."}`, r.Seq, r.Seq)
 		}})
 		defer srv.Close()
 		t.Setenv("OPENAI_BASE_URL", srv.BaseURL())

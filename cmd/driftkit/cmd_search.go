@@ -78,7 +78,7 @@ func (o *searchOptions) Validate(args []string) error {
 
 func runSearch(ctx context.Context, o *searchOptions, env *Env, args []string) error {
 	q := o.query
-	ix, closeIx, err := openIndexWith(ctx, o.stage.WS, o.rank.openOptions(q.Mode == index.ModeBM25))
+	ix, closeIx, err := openIndexWith(ctx, o.stage.WS, o.rank.openOptions(q.Mode == index.ModeBM25), o.rank.embedURL)
 	if err != nil {
 		return err
 	}

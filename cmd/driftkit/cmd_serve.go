@@ -37,23 +37,25 @@ const serveTokenEnv = "DRIFTKIT_TOKEN"
 
 // serveOptions are the flags of `driftkit serve`.
 type serveOptions struct {
-	WS         multiFlag
-	Addr       string
-	Token      string
-	PublicURL  string
-	Runs       string
-	NoHead     bool
-	MaxRuns    int
-	ReqTimeout time.Duration
-	RunTimeout time.Duration
-	MaxBody    int64
-	MaxQuery   int
-	LogJSON    bool
-	Quiet      bool
-	LLM        llm.Config
-	Augment    bool
-	Agents     tomap.AgentFlags
-	Lean       lean.Options
+	WS          multiFlag
+	Addr        string
+	Token       string
+	PublicURL   string
+	Runs        string
+	NoHead      bool
+	EmbedURL    string
+	MaxRuns     int
+	ReqTimeout  time.Duration
+	RunTimeout  time.Duration
+	MaxBody     int64
+	MaxQuery    int
+	LogJSON     bool
+	Quiet       bool
+	LLM         llm.Config
+	Augment     bool
+	AugmentWait time.Duration
+	Agents      tomap.AgentFlags
+	Lean        lean.Options
 
 	specs []app.WorkspaceSpec // --ws, parsed
 }
@@ -67,6 +69,7 @@ func (o *serveOptions) AddFlags(fs *flag.FlagSet) {
 		"absolute links (LeanSearch doc_url; without it links are relative)")
 	fs.StringVar(&o.Runs, "runs", "", "folder recording runs (runs.jsonl) and their files (default: nothing kept)")
 	fs.BoolVar(&o.NoHead, "no-head", false, "ignore the workspaces' trained projection heads")
+	addEmbedURLFlag(fs, &o.EmbedURL)
 	fs.IntVar(&o.MaxRuns, "max-runs", 2, "DRIFT/ToMap runs in flight at most (more answer 429)")
 	fs.DurationVar(&o.ReqTimeout, "request-timeout", 30*time.Second, "bound of one search, declaration or context request")
 	fs.DurationVar(&o.RunTimeout, "run-timeout", 30*time.Minute, "bound of one run")
@@ -76,6 +79,7 @@ func (o *serveOptions) AddFlags(fs *flag.FlagSet) {
 	fs.BoolVar(&o.Quiet, "quiet", false, "log errors only (no line per request)")
 	o.LLM = llm.ConfigFromEnv()
 	o.LLM.RegisterFlags(fs)
+	fs.DurationVar(&o.AugmentWait, "augment-wait", serve.DefaultAugmentWait, "with --augment: how long a search waits for its rewrite before it is answered without (the rewrite goes on and is cached)")
 	fs.BoolVar(&o.Augment, "augment", false, "rewrite every theorem search (search page, #leansearch endpoint) with the chat model --model first;\n"+
 		"answers cached in each workspace's "+augment.CacheName+"; a failing model leaves the raw query")
 	o.Agents.Register(fs)
@@ -114,7 +118,7 @@ func runServe(ctx context.Context, o *serveOptions, env *Env, args []string) err
 	log := o.logger(env)
 	lo := o.Lean
 	lo.Logf = func(format string, args ...any) { fmt.Fprintf(env.Stderr, format+"\n", args...) }
-	s, closeSrv, err := serve.Open(ctx, serve.Setup{Workspaces: o.specs, NoHead: o.NoHead, Augment: o.Augment, Chat: o.LLM,
+	s, closeSrv, err := serve.Open(ctx, serve.Setup{Workspaces: o.specs, NoHead: o.NoHead, EmbedURL: o.EmbedURL, Augment: o.Augment, AugmentWait: o.AugmentWait, Chat: o.LLM,
 		Agents: &o.Agents, Lean: lo, LeanLabel: leanLabel(o.Lean), RunsDir: o.Runs, Log: log, Out: env.Stdout, Token: o.Token, PublicURL: o.PublicURL,
 		RunLog: slog.New(slog.NewTextHandler(env.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
 		Limits: serve.Limits{MaxBody: o.MaxBody, MaxQuery: o.MaxQuery, RequestTimeout: o.ReqTimeout, MaxRuns: o.MaxRuns, RunTimeout: o.RunTimeout}})

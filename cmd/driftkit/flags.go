@@ -120,6 +120,9 @@ func writeJSON(w io.Writer, v any) error {
 type rankFlags struct {
 	mode, weights, engine string
 	allKinds, noHead      bool
+	// embedURL is --embed-base-url: the embeddings endpoint of the query
+	// encoder ("": the one the index was built with).
+	embedURL string
 	// profile is --profile (AddProfileFlag); nil: no such flag, premise
 	// retrieval.
 	profile *string
@@ -132,7 +135,8 @@ const (
 	rankWeights
 	rankEngine
 	rankNoHead
-	rankAll = rankMode | rankAllKinds | rankWeights | rankEngine | rankNoHead
+	rankEmbedURL
+	rankAll = rankMode | rankAllKinds | rankWeights | rankEngine | rankNoHead | rankEmbedURL
 )
 
 // AddProfileFlag registers --profile with its default: "auto" where a user
@@ -161,6 +165,14 @@ func (q *rankFlags) AddFlags(fs *flag.FlagSet, which int) {
 	if which&rankNoHead != 0 {
 		fs.BoolVar(&q.noHead, "no-head", false, "ignore the workspace's trained projection head (WS/head): raw dense scores")
 	}
+	if which&rankEmbedURL != 0 {
+		addEmbedURLFlag(fs, &q.embedURL)
+	}
+}
+
+// addEmbedURLFlag registers --embed-base-url, the query encoder's endpoint.
+func addEmbedURLFlag(fs *flag.FlagSet, dst *string) {
+	fs.StringVar(dst, "embed-base-url", "", "embeddings endpoint for queries of an index built with --encoder openai (default: the one recorded in the index manifest; OPENAI_API_KEY is sent only if it is OPENAI_BASE_URL's host)")
 }
 
 // queryOptions are the parsed ranking flags.
@@ -174,8 +186,10 @@ type queryOptions struct {
 	Weights  *index.Weights
 	AllKinds bool
 	weights  string
-	// Open opens the index the way these queries need it.
-	Open index.OpenOptions
+	// Open opens the index the way these queries need it, with the query
+	// encoder's endpoint EmbedURL ("": the recorded one).
+	Open     index.OpenOptions
+	EmbedURL string
 }
 
 // checkEngine refuses a --bm25-engine other than mem and bleve.
@@ -212,7 +226,7 @@ func (q *rankFlags) resolve() (queryOptions, error) {
 		return queryOptions{}, err
 	}
 	return queryOptions{Mode: m, Profile: prof, Weights: w, AllKinds: q.allKinds, weights: q.weights,
-		Open: q.openOptions(m == index.ModeBM25)}, nil
+		Open: q.openOptions(m == index.ModeBM25), EmbedURL: q.embedURL}, nil
 }
 
 // weightsFor reads --weights over profile p's defaults (nil: none given).

@@ -110,6 +110,9 @@ func ParseAnswer(content string) (Answer, error) {
 		s = strings.TrimPrefix(s, "```")
 		s = strings.TrimSuffix(strings.TrimSpace(s), "```")
 	}
+	// LaTeX with one backslash ("\frac", "\neq") would decode into control
+	// characters or fail.
+	s, _ = llm.RepairJSONEscapes(s)
 	var a Answer
 	dec := json.NewDecoder(strings.NewReader(s))
 	if err := dec.Decode(&a); err != nil {
@@ -218,10 +221,21 @@ type Options struct {
 	Cache *Cache
 	// Version is the prompt version (default PromptVersion).
 	Version string
-	// Timeout bounds one augmentation, retries included (default 30s); a
-	// query must not wait longer for its rewrite than a user would.
+	// Timeout bounds one rewrite request, retries included (default 30s).
 	Timeout time.Duration
-	// MaxTokens limits the answer (default 600).
+	// Wait is how long a search waits for its rewrite (0: until it ends,
+	// within Timeout). A
+	// rewrite not ready by then is not given up: it goes on, up to
+	// Timeout, in the background, and its answer is cached for the next
+	// search of the query, which this one answers without (a server's
+	// deadline: a local CPU model can take longer than a user waits).
+	Wait time.Duration
+	// FailureTTL is how long a failed rewrite is remembered, so that the
+	// same query does not wait for a failing model again (default 1m;
+	// negative: not remembered).
+	FailureTTL time.Duration
+	// MaxTokens limits the answer (default 300: the answer is four short
+	// fields; a larger cap only lets a small model ramble).
 	MaxTokens int
 }
 
@@ -233,11 +247,24 @@ type Augmenter struct {
 
 	mu       sync.Mutex
 	inflight map[string]*call
+	failed   map[string]failure
+
+	// bg bounds the rewrites that go on after their search stopped
+	// waiting; Close cancels it and waits for them.
+	bg   context.Context
+	stop context.CancelFunc
+	wg   sync.WaitGroup
 }
 
 type call struct {
 	done chan struct{}
 	res  Result
+}
+
+// failure is a remembered failed rewrite.
+type failure struct {
+	until  time.Time
+	reason string
 }
 
 // New checks o and loads its prompt.
@@ -255,13 +282,28 @@ func New(o Options) (*Augmenter, error) {
 		o.Timeout = 30 * time.Second
 	}
 	if o.MaxTokens <= 0 {
-		o.MaxTokens = 600
+		o.MaxTokens = 300
+	}
+	if o.Wait >= o.Timeout {
+		o.Wait = 0 // the rewrite itself ends by Timeout
+	}
+	if o.FailureTTL == 0 {
+		o.FailureTTL = time.Minute
 	}
 	p, err := LoadPrompt(o.Version)
 	if err != nil {
 		return nil, err
 	}
-	return &Augmenter{o: o, prompt: p, inflight: map[string]*call{}}, nil
+	bg, stop := context.WithCancel(context.Background())
+	return &Augmenter{o: o, prompt: p, inflight: map[string]*call{}, failed: map[string]failure{}, bg: bg, stop: stop}, nil
+}
+
+// Close cancels the rewrites still running in the background and waits
+// for them; call it before closing the cache. Augment after Close falls
+// back at once.
+func (a *Augmenter) Close() {
+	a.stop()
+	a.wg.Wait()
 }
 
 // Label describes the augmenter for reports.
@@ -285,9 +327,10 @@ func (a *Augmenter) Key(query string) string {
 }
 
 // Augment rewrites one query. It never fails: an error of the model or of
-// the cache, a timeout, or an unusable answer gives StatusFallback with the
-// reason, and the raw query is searched alone. Failures are not cached, so
-// a later call asks again.
+// the cache, a timeout, an unusable answer or a rewrite not ready within
+// Wait gives StatusFallback with the reason, and the raw query is searched
+// alone. A failure is remembered for FailureTTL (the query falls back at
+// once meanwhile); a rewrite still running goes on in the background.
 func (a *Augmenter) Augment(ctx context.Context, query string) Result {
 	query = strings.TrimSpace(query)
 	res := Result{Query: query, Model: a.o.Model, PromptVersion: a.o.Version}
@@ -302,31 +345,69 @@ func (a *Augmenter) Augment(ctx context.Context, query string) Result {
 			return res
 		}
 	}
-	a.mu.Lock()
-	if c, ok := a.inflight[key]; ok {
-		a.mu.Unlock()
-		select {
-		case <-c.done:
-			r := c.res
+	c, first, recent := a.start(key, res)
+	if recent != "" {
+		res.Status, res.Reason = StatusFallback, recent
+		return res
+	}
+	var expired <-chan time.Time
+	if a.o.Wait > 0 {
+		t := time.NewTimer(a.o.Wait)
+		defer t.Stop()
+		expired = t.C
+	}
+	select {
+	case <-c.done:
+		r := c.res
+		if !first {
 			r.Usage = llm.Usage{} // paid by the first caller
 			if r.Status == StatusAugmented {
 				r.Status = StatusCached
 			}
-			return r
-		case <-ctx.Done():
-			res.Status, res.Reason = StatusFallback, ctx.Err().Error()
-			return res
 		}
+		return r
+	case <-expired:
+		res.Status, res.Reason = StatusFallback, fmt.Sprintf("the rewrite was not ready after %s: searched without it (it goes on and is cached for the next search)", a.o.Wait)
+		return res
+	case <-ctx.Done():
+		res.Status, res.Reason = StatusFallback, ctx.Err().Error()
+		return res
 	}
-	c := &call{done: make(chan struct{})}
-	a.inflight[key] = c
-	a.mu.Unlock()
-	c.res = a.ask(ctx, key, res)
+}
+
+// start returns the rewrite of key in flight, starting it when there is
+// none (first), or the reason it recently failed.
+func (a *Augmenter) start(key string, res Result) (c *call, first bool, recent string) {
 	a.mu.Lock()
-	delete(a.inflight, key)
-	a.mu.Unlock()
-	close(c.done)
-	return c.res
+	defer a.mu.Unlock()
+	if a.bg.Err() != nil {
+		return nil, false, "augmenter closed"
+	}
+	if f, ok := a.failed[key]; ok {
+		if time.Now().Before(f.until) {
+			return nil, false, fmt.Sprintf("failed %s ago, not asked again for %s: %s",
+				(a.o.FailureTTL - time.Until(f.until)).Round(time.Second), time.Until(f.until).Round(time.Second), f.reason)
+		}
+		delete(a.failed, key)
+	}
+	if c, ok := a.inflight[key]; ok {
+		return c, false, ""
+	}
+	c = &call{done: make(chan struct{})}
+	a.inflight[key] = c
+	a.wg.Add(1)
+	go func() {
+		defer a.wg.Done()
+		c.res = a.ask(a.bg, key, res)
+		a.mu.Lock()
+		delete(a.inflight, key)
+		if c.res.Status == StatusFallback && a.o.FailureTTL > 0 && a.bg.Err() == nil {
+			a.failed[key] = failure{until: time.Now().Add(a.o.FailureTTL), reason: c.res.Reason}
+		}
+		a.mu.Unlock()
+		close(c.done)
+	}()
+	return c, true, ""
 }
 
 func (a *Augmenter) ask(ctx context.Context, key string, res Result) Result {

@@ -60,6 +60,7 @@ func newAugmenter(t *testing.T, c Chatter, cache *Cache, model string) *Augmente
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(a.Close)
 	return a
 }
 
@@ -177,12 +178,66 @@ func TestAugmentFallbacks(t *testing.T) {
 			if cache.Len() != 0 {
 				t.Error("a failure was cached")
 			}
+			// The failure is remembered: the same query does not wait for
+			// the failing model again.
 			n := srv.Requests()
-			a.Augment(context.Background(), "lagrange theorem")
-			if srv.Requests() == n {
-				t.Error("a failed query was not asked again")
+			start = time.Now()
+			again := a.Augment(context.Background(), "lagrange theorem")
+			if srv.Requests() != n || again.Status != StatusFallback || !strings.Contains(again.Reason, "not asked again") ||
+				!strings.Contains(again.Reason, tc.reason) || time.Since(start) > 100*time.Millisecond {
+				t.Errorf("second call: %d new requests, %+v after %v", srv.Requests()-n, again, time.Since(start))
 			}
 		})
+	}
+}
+
+// TestAugmentWaitsThenGoesOn: a rewrite slower than Wait leaves the search
+// to the raw query at once, goes on in the background and is cached for
+// the next search of the query; remembered failures expire after
+// FailureTTL.
+func TestAugmentWaitsThenGoesOn(t *testing.T) {
+	srv := fake(t, euclid, nil)
+	srv.Close()
+	slow := fakeopenai.New(fakeopenai.Options{Latency: 400 * time.Millisecond, Answer: func(fakeopenai.Request) string {
+		b, _ := json.Marshal(euclid)
+		return string(b)
+	}})
+	defer slow.Close()
+	cache := openCache(t, filepath.Join(t.TempDir(), CacheName))
+	a, err := New(Options{Chat: client(t, slow, 0), Model: "m", Cache: cache, Timeout: 5 * time.Second, Wait: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	start := time.Now()
+	r := a.Augment(context.Background(), "euclid")
+	if r.Status != StatusFallback || !strings.Contains(r.Reason, "not ready after 50ms") || time.Since(start) > 300*time.Millisecond {
+		t.Fatalf("first search: %+v after %v", r, time.Since(start))
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for cache.Len() == 0 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	r = a.Augment(context.Background(), "euclid")
+	if r.Status != StatusCached || slow.Requests() != 1 {
+		t.Errorf("second search: %+v, %d requests", r, slow.Requests())
+	}
+	// A remembered failure expires.
+	bad := fake(t, euclid, func(fakeopenai.Request) fakeopenai.Fault { return fakeopenai.Malformed })
+	b, err := New(Options{Chat: client(t, bad, 0), Model: "m", Timeout: time.Second, FailureTTL: 100 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	b.Augment(context.Background(), "q")
+	b.Augment(context.Background(), "q")
+	if bad.Requests() != 1 {
+		t.Errorf("%d requests within the TTL, want 1", bad.Requests())
+	}
+	time.Sleep(150 * time.Millisecond)
+	b.Augment(context.Background(), "q")
+	if bad.Requests() != 2 {
+		t.Errorf("%d requests after the TTL, want 2", bad.Requests())
 	}
 }
 
@@ -371,5 +426,14 @@ func TestPrompt(t *testing.T) {
 	}
 	if _, err := New(Options{Chat: &llm.Client{}, Model: ""}); err == nil {
 		t.Error("no model accepted")
+	}
+}
+
+// TestParseAnswerLaTeX: LaTeX with one backslash is the LaTeX, not a form
+// feed ("\frac") or an error ("\sum").
+func TestParseAnswerLaTeX(t *testing.T) {
+	a, err := ParseAnswer(`{"informal_statement": "$\sum_i \frac{1}{i} \neq 0$", "lean_statement": "x ≠ 0"}`)
+	if err != nil || a.InformalStatement != `$\sum_i \frac{1}{i} \neq 0$` {
+		t.Errorf("%+v %v", a, err)
 	}
 }

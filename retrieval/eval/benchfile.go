@@ -37,7 +37,7 @@ const maxBenchLine = 64 << 20
 // ReadLines reads a JSON-lines benchmark from r: item gets each non-blank
 // line with its 1-based number, and an error it returns becomes the
 // *BenchError of that line (it should wrap ErrBench). It returns how many
-// lines there were, for NoItems.
+// lines there were.
 func ReadLines(r io.Reader, path string, item func(line int, b []byte) error) (int, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 1<<20), maxBenchLine)
@@ -58,10 +58,25 @@ func ReadLines(r io.Reader, path string, item func(line int, b []byte) error) (i
 	return line, nil
 }
 
-// NoItems is the error of a benchmark of lines lines that gave no item;
-// want says what an item is.
-func NoItems(path string, lines int, want string) error {
-	return &BenchError{Path: path, Line: max(lines, 1), Err: fmt.Errorf("%w: no items (want %s)", ErrBench, want)}
+// ReadItems reads a JSON-lines benchmark of items, one per non-blank line
+// (ReadLines): item parses and checks one. A file without any item is an
+// error too, saying that an item is want.
+func ReadItems[T any](r io.Reader, path, want string, item func(line int, b []byte) (T, error)) ([]T, error) {
+	var out []T
+	lines, err := ReadLines(r, path, func(line int, b []byte) error {
+		it, err := item(line, b)
+		if err == nil {
+			out = append(out, it)
+		}
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if len(out) == 0 {
+		return nil, &BenchError{Path: path, Line: max(lines, 1), Err: fmt.Errorf("%w: no items (want %s)", ErrBench, want)}
+	}
+	return out, nil
 }
 
 // ReadFile opens the benchmark at path and reads it with read (ReadBench,

@@ -31,32 +31,23 @@ type BenchItem struct {
 // without informal_stmt is an error naming the line, and so is a file
 // without any item.
 func ReadBench(r io.Reader, path string) ([]BenchItem, error) {
-	var out []BenchItem
-	lines, err := ReadLines(r, path, func(line int, b []byte) error {
+	return ReadItems(r, path, "JSON lines with informal_stmt and mathlib_dependencies", func(line int, b []byte) (BenchItem, error) {
 		var it BenchItem
 		if err := json.Unmarshal(b, &it); err != nil {
-			return fmt.Errorf("%w: want one JSON object per line (informal_stmt, mathlib_dependencies, full_name): %v", ErrBench, err)
+			return BenchItem{}, fmt.Errorf("%w: want one JSON object per line (informal_stmt, mathlib_dependencies, full_name): %v", ErrBench, err)
 		}
 		if strings.TrimSpace(it.InformalStmt) == "" {
-			return fmt.Errorf("%w: no informal_stmt", ErrBench)
+			return BenchItem{}, fmt.Errorf("%w: no informal_stmt", ErrBench)
 		}
 		if strings.TrimSpace(it.FullName) == "" {
 			// Without it, the item's own declaration is neither excluded
 			// from its results nor from the voting pool: a silently
 			// flattering score.
-			return fmt.Errorf("%w: no full_name (the item's own declaration, never returned for it)", ErrBench)
+			return BenchItem{}, fmt.Errorf("%w: no full_name (the item's own declaration, never returned for it)", ErrBench)
 		}
 		it.Line = line
-		out = append(out, it)
-		return nil
+		return it, nil
 	})
-	if err != nil {
-		return nil, err
-	}
-	if len(out) == 0 {
-		return nil, NoItems(path, lines, "JSON lines with informal_stmt and mathlib_dependencies")
-	}
-	return out, nil
 }
 
 // ReadBenchFile reads a benchmark file.

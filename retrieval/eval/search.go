@@ -39,43 +39,34 @@ type SearchItem struct {
 // without id, query or gold, a repeated id, or a file without items is an
 // error naming the line.
 func ReadSearchBench(r io.Reader, path string) ([]SearchItem, error) {
-	var out []SearchItem
 	seen := map[string]int{}
-	lines, err := ReadLines(r, path, func(line int, b []byte) error {
+	return ReadItems(r, path, "JSON lines with id, query and gold", func(line int, b []byte) (SearchItem, error) {
 		var it SearchItem
 		dec := json.NewDecoder(bytes.NewReader(b))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&it); err != nil {
-			return fmt.Errorf("%w: want one JSON object per line with id, query, gold (a list of full names) and optionally topic: %v", ErrBench, err)
+			return SearchItem{}, fmt.Errorf("%w: want one JSON object per line with id, query, gold (a list of full names) and optionally topic: %v", ErrBench, err)
 		}
 		switch {
 		case strings.TrimSpace(it.ID) == "":
-			return fmt.Errorf("%w: no id", ErrBench)
+			return SearchItem{}, fmt.Errorf("%w: no id", ErrBench)
 		case strings.TrimSpace(it.Query) == "":
-			return fmt.Errorf("%w: item %s has no query", ErrBench, it.ID)
+			return SearchItem{}, fmt.Errorf("%w: item %s has no query", ErrBench, it.ID)
 		case len(it.Gold) == 0:
-			return fmt.Errorf("%w: item %s has no gold names", ErrBench, it.ID)
+			return SearchItem{}, fmt.Errorf("%w: item %s has no gold names", ErrBench, it.ID)
 		}
 		for _, g := range it.Gold {
 			if strings.TrimSpace(g) == "" || strings.TrimSpace(g) != g {
-				return fmt.Errorf("%w: item %s: gold name %q is empty or padded", ErrBench, it.ID, g)
+				return SearchItem{}, fmt.Errorf("%w: item %s: gold name %q is empty or padded", ErrBench, it.ID, g)
 			}
 		}
 		if prev, dup := seen[it.ID]; dup {
-			return fmt.Errorf("%w: id %s repeats line %d", ErrBench, it.ID, prev)
+			return SearchItem{}, fmt.Errorf("%w: id %s repeats line %d", ErrBench, it.ID, prev)
 		}
 		seen[it.ID] = line
 		it.Line = line
-		out = append(out, it)
-		return nil
+		return it, nil
 	})
-	if err != nil {
-		return nil, err
-	}
-	if len(out) == 0 {
-		return nil, NoItems(path, lines, "JSON lines with id, query and gold")
-	}
-	return out, nil
 }
 
 // ReadSearchBenchFile reads a theorem-search benchmark file.

@@ -62,17 +62,16 @@ type BenchError = eval.BenchError
 // naming the line: a benchmark with holes would give numbers over a
 // different set of items than the file claims.
 func ReadBench(r io.Reader, path string) ([]Item, error) {
-	var out []Item
 	seen := map[string]int{}
-	lines, err := eval.ReadLines(r, path, func(line int, b []byte) error {
+	return eval.ReadItems(r, path, "JSON lines with informal_stmt", func(line int, b []byte) (Item, error) {
 		var bl benchLine
 		if err := json.Unmarshal(b, &bl); err != nil {
-			return fmt.Errorf("%w: want one JSON object per line (informal_stmt, formal_stmt, header, mathlib_dependencies, full_name): %v", ErrBench, err)
+			return Item{}, fmt.Errorf("%w: want one JSON object per line (informal_stmt, formal_stmt, header, mathlib_dependencies, full_name): %v", ErrBench, err)
 		}
 		it := Item{Line: line, Header: bl.Header, Gold: bl.Gold, Self: strings.TrimSpace(bl.FullName)}
 		it.Informal = strings.TrimSpace(firstNonEmpty(bl.InformalStmt, bl.InformalStatement, docComment(bl.InformalPrefix)))
 		if it.Informal == "" {
-			return fmt.Errorf("%w: no informal statement (informal_stmt, informal_statement or informal_prefix)", ErrBench)
+			return Item{}, fmt.Errorf("%w: no informal statement (informal_stmt, informal_statement or informal_prefix)", ErrBench)
 		}
 		it.Reference = strings.TrimSpace(firstNonEmpty(bl.FormalStmt, bl.FormalStatement))
 		it.Key = strings.TrimSpace(firstNonEmpty(bl.FullName, bl.ProblemName, bl.Name))
@@ -83,16 +82,8 @@ func ReadBench(r io.Reader, path string) ([]Item, error) {
 			it.Key += "#" + strconv.Itoa(line)
 		}
 		seen[it.Key] = line
-		out = append(out, it)
-		return nil
+		return it, nil
 	})
-	if err != nil {
-		return nil, err
-	}
-	if len(out) == 0 {
-		return nil, eval.NoItems(path, lines, "JSON lines with informal_stmt")
-	}
-	return out, nil
 }
 
 // ReadBenchFile reads a benchmark file.

@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -58,14 +60,21 @@ func ParseDecomposition(answer string) ([]SubQuery, error) {
 	if !strings.HasPrefix(s, "{") {
 		return nil, fmt.Errorf("%w: the answer does not start with a JSON object: %q", ErrDecompose, clip(s, 80))
 	}
+	// LaTeX with one backslash ("\frac", "\neq") would decode into control
+	// characters or fail.
+	s, _ = llm.RepairJSONEscapes(s)
 	dec := json.NewDecoder(bytes.NewReader([]byte(s)))
-	dec.DisallowUnknownFields()
-	var d decomposition
-	if err := dec.Decode(&d); err != nil {
+	var top map[string]json.RawMessage
+	if err := dec.Decode(&top); err != nil {
 		return nil, fmt.Errorf("%w: not the JSON object asked for: %v", ErrDecompose, err)
 	}
 	if dec.More() {
 		return nil, fmt.Errorf("%w: text after the JSON object", ErrDecompose)
+	}
+	var d decomposition
+	var err error
+	if d.SubQueries, err = decodeSubQueries(top); err != nil {
+		return nil, err
 	}
 	if err := validateSubQueries(d.SubQueries); err != nil {
 		return nil, err
@@ -75,6 +84,56 @@ func ParseDecomposition(answer string) ([]SubQuery, error) {
 		d.SubQueries[i].Formal = strings.TrimSpace(d.SubQueries[i].Formal)
 	}
 	return d.SubQueries, nil
+}
+
+// shape is the answer's expected shape, quoted in errors.
+const shape = `{"sub_queries": [{"informal": "…", "formal": "…"}, …]}`
+
+// decodeSubQueries reads the sub-queries of a decoded answer object,
+// saying what was expected where: a field at the wrong level ("informal"
+// beside "sub_queries") or an unknown one is named with its place.
+func decodeSubQueries(top map[string]json.RawMessage) ([]SubQuery, error) {
+	for _, k := range slices.Sorted(maps.Keys(top)) {
+		switch k {
+		case "sub_queries":
+		case "informal", "formal":
+			return nil, fmt.Errorf("%w: %q is at the top level; it belongs in each element of \"sub_queries\": %s", ErrDecompose, k, shape)
+		default:
+			return nil, fmt.Errorf("%w: unknown field %q at the top level (the only one is \"sub_queries\"): %s", ErrDecompose, k, shape)
+		}
+	}
+	raw, ok := top["sub_queries"]
+	if !ok {
+		return nil, fmt.Errorf("%w: no sub_queries: %s", ErrDecompose, shape)
+	}
+	var items []json.RawMessage
+	if err := json.Unmarshal(raw, &items); err != nil {
+		return nil, fmt.Errorf("%w: \"sub_queries\" is not a list of objects: %s", ErrDecompose, shape)
+	}
+	out := make([]SubQuery, len(items))
+	for i, it := range items {
+		var m map[string]json.RawMessage
+		if err := json.Unmarshal(it, &m); err != nil || m == nil {
+			return nil, fmt.Errorf("%w: sub_queries[%d] is not an object {\"informal\": …, \"formal\": …}", ErrDecompose, i)
+		}
+		for _, k := range slices.Sorted(maps.Keys(m)) {
+			var dst *string
+			switch k {
+			case "informal":
+				dst = &out[i].Informal
+			case "formal":
+				dst = &out[i].Formal
+			case "sub_queries":
+				return nil, fmt.Errorf("%w: sub_queries[%d] holds \"sub_queries\" again: the list is not nested: %s", ErrDecompose, i, shape)
+			default:
+				return nil, fmt.Errorf("%w: unknown field %q in sub_queries[%d] (its fields are \"informal\" and \"formal\")", ErrDecompose, k, i)
+			}
+			if err := json.Unmarshal(m[k], dst); err != nil {
+				return nil, fmt.Errorf("%w: sub_queries[%d].%s is not a string", ErrDecompose, i, k)
+			}
+		}
+	}
+	return out, nil
 }
 
 func validateSubQueries(sq []SubQuery) error {

@@ -21,11 +21,17 @@ func TestParseDecomposition(t *testing.T) {
 		{"Sure! " + ok, "does not start with a JSON object", 0},
 		{ok + " Hope this helps.", "text after the JSON object", 0},
 		{`{"sub_queries": []}`, "no sub_queries", 0},
-		{`{"subqueries": [{"informal": "a", "formal": "b"}]}`, "unknown field", 0},
-		{`{"sub_queries": [{"informal": "a", "formal": "b", "why": "c"}]}`, "unknown field", 0},
+		{`{"subqueries": [{"informal": "a", "formal": "b"}]}`, `unknown field "subqueries" at the top level`, 0},
+		{`{"sub_queries": [{"informal": "a", "formal": "b", "why": "c"}]}`, `unknown field "why" in sub_queries[0]`, 0},
+		// A valid field at the wrong level says where it belongs.
+		{`{"sub_queries": [{"informal": "a", "formal": "b"}], "informal": "c"}`, `"informal" is at the top level; it belongs in each element of "sub_queries"`, 0},
+		{`{"informal": "a", "formal": "b"}`, `"formal" is at the top level`, 0},
+		{`{"sub_queries": [{"sub_queries": []}]}`, "not nested", 0},
+		{`{"sub_queries": {"informal": "a", "formal": "b"}}`, "not a list of objects", 0},
+		{`{"sub_queries": ["a"]}`, "sub_queries[0] is not an object", 0},
 		{`{"sub_queries": [{"informal": "a"}]}`, `sub_queries[0] needs non-empty`, 0},
 		{`{"sub_queries": [{"informal": " ", "formal": "x"}]}`, `sub_queries[0] needs non-empty`, 0},
-		{`{"sub_queries": [{"informal": "a", "formal": 3}]}`, "not the JSON object", 0},
+		{`{"sub_queries": [{"informal": "a", "formal": 3}]}`, "sub_queries[0].formal is not a string", 0},
 		{`{"sub_queries": [{"informal": "a", "formal": "b"}`, "not the JSON object", 0},
 		{"```python\n" + ok + "\n```", `a "python" code block`, 0},
 		{"```json\n" + ok, "unterminated code fence", 0},
@@ -41,6 +47,21 @@ func TestParseDecomposition(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.err) || !errors.Is(err, ErrDecompose) {
 			t.Errorf("%q: error %v, want one containing %q wrapping ErrDecompose", clip(c.in, 40), err, c.err)
 		}
+	}
+}
+
+// TestParseDecompositionLaTeX: LaTeX with one backslash in a sub-query is
+// the LaTeX, not a tab ("\times") or a backspace ("\big").
+func TestParseDecompositionLaTeX(t *testing.T) {
+	sq, err := ParseDecomposition(`{"sub_queries": [{"informal": "product $a \times b$, $\big(\frac{1}{2}\big)$", "formal": "a * b ≠ 0 -- \neq"}]}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `product $a \times b$, $\big(\frac{1}{2}\big)$`; sq[0].Informal != want {
+		t.Errorf("informal %q, want %q", sq[0].Informal, want)
+	}
+	if want := `a * b ≠ 0 -- \neq`; sq[0].Formal != want {
+		t.Errorf("formal %q, want %q", sq[0].Formal, want)
 	}
 }
 

@@ -106,6 +106,37 @@ func TestRunSummary(t *testing.T) {
 	}
 }
 
+// TestSummaryCountsExtractedStatements: an item whose formalizer never
+// wrote a Lean block is "ok" (its pipeline ran) but not extracted, and the
+// summary says so; with one sample the @n columns are n/a, not a repeat of @1.
+func TestSummaryCountsExtractedStatements(t *testing.T) {
+	s := newScript(t)
+	s.formalize[stmtNormal] = func(conv) string { return "I cannot formalize this statement." }
+	srv := fakeServer(t, s, fakeopenai.Options{})
+	p := pipeline(t, Parts{Chat: client(t, srv, nil), Lean: &fakeLean{}, BEq: &fakeBEq{}}, Options{Samples: 1})
+	var out bytes.Buffer
+	sum, err := Run(context.Background(), p, testItems(), RunOptions{Dir: t.TempDir(), Bench: "test", Out: &out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.OK != 2 || sum.Extracted != 1 || sum.Statements != 1 {
+		t.Errorf("ok %d, extracted %d, statements %d; want 2, 1, 1", sum.OK, sum.Extracted, sum.Statements)
+	}
+	if sum.TC1 == nil || sum.TCn != nil || sum.BEqn != nil {
+		t.Errorf("TC@1 %v, TC@n %v, BEq+@n %v: want @1 only", sum.TC1, sum.TCn, sum.BEqn)
+	}
+	var txt bytes.Buffer
+	sum.WriteText(&txt)
+	for _, want := range []string{"a Lean statement extracted for 1 of 2 finished items", "TC@1 50.00", "one sample: @n is n/a"} {
+		if !strings.Contains(txt.String(), want) {
+			t.Errorf("text summary lacks %q:\n%s", want, txt.String())
+		}
+	}
+	if strings.Contains(txt.String(), "TC@1 50.00  TC@1") {
+		t.Errorf("@n repeats @1:\n%s", txt.String())
+	}
+}
+
 // A rerun never requests a finished item again and says what it skipped;
 // transient failures are redone, content failures only when asked.
 func TestRunResume(t *testing.T) {

@@ -18,6 +18,12 @@ type Summary struct {
 	Finished int `json:"finished"`
 	OK       int `json:"ok"`
 	Failed   int `json:"failed"`
+	// Extracted counts the items with at least one formalization from which
+	// a Lean statement was extracted, Statements the samples with one: an
+	// item is "ok" when its pipeline ran, even if the model never wrote a
+	// Lean block.
+	Extracted  int `json:"extracted"`
+	Statements int `json:"statements"`
 
 	Retrieval *RetrievalSummary `json:"retrieval,omitempty"`
 
@@ -26,7 +32,8 @@ type Summary struct {
 	MeanIllustrations float64 `json:"mean_illustrations"`
 
 	// Samples is n. Verification says how samples were checked; when it
-	// was skipped, the rates below are null, never zero or one.
+	// was skipped, the rates below are null, never zero or one. With one
+	// sample the @n rates are null too: they would only repeat @1.
 	Samples      int      `json:"samples"`
 	Verification string   `json:"verification"`
 	TC1          *float64 `json:"tc_at_1"`
@@ -96,6 +103,16 @@ func Summarize(recs []*Record, total int, p *Pipeline, o RunOptions) *Summary {
 			s.OK++
 		} else {
 			s.Failed++
+		}
+		extracted := false
+		for _, smp := range r.Samples {
+			if smp.Statement != "" {
+				s.Statements++
+				extracted = true
+			}
+		}
+		if extracted {
+			s.Extracted++
 		}
 		s.MeanSubQueries += float64(len(r.SubQueries))
 		s.MeanPremises += float64(len(r.Premises))
@@ -171,6 +188,9 @@ func Summarize(recs []*Record, total int, p *Pipeline, o RunOptions) *Summary {
 			s.BEq1, s.BEqn = ratio(beq1, s.BEqItems), ratio(beqn, s.BEqItems)
 		}
 	}
+	if s.Samples <= 1 {
+		s.TCn, s.BEqn = nil, nil
+	}
 	return s
 }
 
@@ -181,7 +201,8 @@ func ratio(a, b int) *float64 {
 
 // WriteText prints the summary as a few aligned lines.
 func (s *Summary) WriteText(w io.Writer) {
-	fmt.Fprintf(w, "drift on %s: %d items (%d ok, %d failed); protocol: %s\n", s.Bench, s.Items, s.OK, s.Failed, s.Protocol)
+	fmt.Fprintf(w, "drift on %s: %d items (%d ok, %d failed); a Lean statement extracted for %d of %d finished items (%d of their samples); protocol: %s\n",
+		s.Bench, s.Items, s.OK, s.Failed, s.Extracted, s.Finished, s.Statements, s.Protocol)
 	if r := s.Retrieval; r != nil {
 		fmt.Fprintf(w, "retrieval (%d items with gold, mean |set| %.2f): P %.2f  R %.2f  F1 %.2f  (gold in corpus: %d of %d)\n",
 			r.Items, r.MeanK, 100*r.P, 100*r.R, 100*r.F1, r.GoldInCorpus, r.GoldTotal)
@@ -194,8 +215,13 @@ func (s *Summary) WriteText(w io.Writer) {
 		return fmt.Sprintf("%.2f", 100**x)
 	}
 	fmt.Fprintf(w, "verification: %s\n", s.Verification)
-	fmt.Fprintf(w, "TC@1 %s  TC@%d %s  BEq+@1 %s  BEq+@%d %s  (BEq+ over %d items with a reference)\n",
-		pct(s.TC1), s.Samples, pct(s.TCn), pct(s.BEq1), s.Samples, pct(s.BEqn), s.BEqItems)
+	if s.Samples > 1 {
+		fmt.Fprintf(w, "TC@1 %s  TC@%d %s  BEq+@1 %s  BEq+@%d %s  (BEq+ over %d items with a reference)\n",
+			pct(s.TC1), s.Samples, pct(s.TCn), pct(s.BEq1), s.Samples, pct(s.BEqn), s.BEqItems)
+	} else {
+		fmt.Fprintf(w, "TC@1 %s  BEq+@1 %s  (one sample: @n is n/a; BEq+ over %d items with a reference)\n",
+			pct(s.TC1), pct(s.BEq1), s.BEqItems)
+	}
 	fmt.Fprintf(w, "per item: %.0f prompt + %.0f completion tokens, $%.5f, %.2f s (retrieval %.1f ms, illustration %.1f ms)\n",
 		s.PromptTokensPerItem, s.CompletionTokensPerItem, s.CostPerItemUSD, s.MeanItemSeconds, s.MeanRetrieveMs, s.MeanIllustrateMs)
 	fmt.Fprintf(w, "this run: %d items run (%d failed), %d skipped as finished (%d ok, %d failed), %d retried; wall %.1f s; total cost $%.4f\n",

@@ -10,6 +10,8 @@ import (
 	"regexp"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/driftkit/driftkit/llm"
 )
 
 // ErrBadAnswer is wrapped by every reason a model answer is rejected (not
@@ -46,6 +48,9 @@ func decodeStrict(content string, v any) error {
 	if !strings.HasPrefix(s, "{") {
 		return badf("answer does not start with a JSON object: %q", clip(s, 80))
 	}
+	// LaTeX with one backslash ("\frac", "\neq") would decode into control
+	// characters or fail.
+	s, _ = llm.RepairJSONEscapes(s)
 	dec := json.NewDecoder(strings.NewReader(s))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {

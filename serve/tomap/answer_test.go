@@ -32,6 +32,19 @@ func TestParseRubric(t *testing.T) {
 	}
 }
 
+// TestParseLaTeXAnswers: a critique or reason with LaTeX in one backslash
+// is the LaTeX, and Lean code's newlines stay newlines.
+func TestParseLaTeXAnswers(t *testing.T) {
+	v, err := ParseVerdict(`{"faithful": false, "reason": "needs $x \neq 0$ and $\frac{1}{x}$"}`)
+	if err != nil || v.Reason != `needs $x \neq 0$ and $\frac{1}{x}$` {
+		t.Errorf("verdict %+v %v", v, err)
+	}
+	stmt, _, err := ParseStatement(`{"lean": "lemma l2 (x : ℝ) (hx : x \neq 0) :\n  0 < x ^ 2 := by\n  sorry"}`, "l2")
+	if err != nil || !strings.Contains(stmt, "\n  0 < x ^ 2") {
+		t.Errorf("statement %q %v", stmt, err)
+	}
+}
+
 func TestParseVerdict(t *testing.T) {
 	v, err := ParseVerdict(`{"faithful": false, "reason": "extra hypothesis"}`)
 	if err != nil || v.Faithful || v.Reason != "extra hypothesis" {

@@ -68,7 +68,8 @@ func (a *estAcc) conv(ag *Agent, base, out, n int) {
 }
 
 // EstimateRun forecasts calls, Lean checks, tokens and cost per variant. It
-// renders the real prompts; nothing is requested.
+// renders the real prompts; nothing is requested. Without a Checker (a
+// --no-lean run) there are no Lean checks to count.
 func EstimateRun(cfg Config, problems []Problem) []Estimate {
 	cfg = cfg.WithDefaults()
 	pr := cfg.Prompts
@@ -96,8 +97,10 @@ func EstimateRun(cfg Config, problems []Problem) []Estimate {
 					Header string
 				}{pd, cfg.Header}))
 				acc.conv(ag.Prover, base, code, 1+cfg.E2ERetries)
-				e.LeanChecks++
-				e.MaxLeanChecks += 1 + cfg.E2ERetries
+				if cfg.Checker != nil {
+					e.LeanChecks++
+					e.MaxLeanChecks += 1 + cfg.E2ERetries
+				}
 			} else {
 				seeds := cfg.Seeds
 				if v.Method == MethodProofFlow {
@@ -128,8 +131,10 @@ func EstimateRun(cfg Config, problems []Problem) []Estimate {
 					pbase := psys + tok(p.Theorem) + tok(p.Proof) + k*estContextUnit + estUnitJSON + estStatement + 60
 					acc.conv(ag.Prover, pbase, estProof, 1+cfg.ProverRetries)
 				}
-				e.LeanChecks += 2*u + 1
-				e.MaxLeanChecks += u*(1+cfg.FormalizerRetries) + u*(1+cfg.ProverRetries) + 1
+				if cfg.Checker != nil {
+					e.LeanChecks += 2*u + 1
+					e.MaxLeanChecks += u*(1+cfg.FormalizerRetries) + u*(1+cfg.ProverRetries) + 1
+				}
 			}
 			sbase := tok(pr.System(RoleSF)) + tok(pr.render("sf", struct {
 				problemData

@@ -29,6 +29,10 @@ type Config struct {
 	// Checker verifies Lean code; nil means verification is skipped and
 	// recorded as such in every outcome (SC and the rates are then null).
 	Checker lean.Checker
+	// defaulted is set by WithDefaults, which then returns the config as it
+	// is: applying it again must not turn a "none" (0 retries, stored as 0
+	// after defaulting) back into the default.
+	defaulted bool
 	// Variants to run on every problem, in order (default: ToMap with 10
 	// rounds).
 	Variants []Variant
@@ -82,8 +86,13 @@ func retries(n int) int {
 	return max(n, 0)
 }
 
-// WithDefaults fills zero fields.
+// WithDefaults fills zero fields, once: a defaulted config is returned
+// unchanged (Run, Fingerprint, EstimateRun and the summary each call it).
 func (c Config) WithDefaults() Config {
+	if c.defaulted {
+		return c
+	}
+	c.defaulted = true
 	if len(c.Variants) == 0 {
 		c.Variants = []Variant{{Method: MethodToMap, Rounds: DefaultRounds}}
 	}

@@ -745,6 +745,54 @@ func TestDryRunEstimateMatchesACleanRun(t *testing.T) {
 	}
 }
 
+// TestFingerprintKeepsZeroRetries: a run with no retries (stored as a
+// negative count, "none") has its own fingerprint, also after the config
+// went through WithDefaults (Run defaults it, then fingerprints it: the
+// second pass used to turn the 0 back into 3 and reuse a 3-retry run's
+// outcomes).
+func TestFingerprintKeepsZeroRetries(t *testing.T) {
+	none := tomap.Config{DecomposeRetries: -1, FormalizerRetries: -1, ProverRetries: -1, E2ERetries: -1}
+	three := tomap.Config{DecomposeRetries: 3, FormalizerRetries: 3, ProverRetries: 3, E2ERetries: 3}
+	if none.WithDefaults().Fingerprint() != none.Fingerprint() {
+		t.Error("defaulting twice changes the fingerprint")
+	}
+	if none.WithDefaults().Fingerprint() == three.Fingerprint() {
+		t.Error("a run without retries has the fingerprint of a 3-retry run")
+	}
+	if d := none.WithDefaults().WithDefaults(); d.DecomposeRetries != 0 || d.E2ERetries != 0 {
+		t.Errorf("retries after defaulting twice: %d, %d; want 0", d.DecomposeRetries, d.E2ERetries)
+	}
+}
+
+// TestNoLeanEstimateAndSF: a dry run without a Lean backend counts no Lean
+// checks; a run in which nothing got an SF verdict shows SF as n/a, not
+// 0.000 (0/n).
+func TestNoLeanEstimateAndSF(t *testing.T) {
+	m := tomapfake.NewModel()
+	srv := newServer(t, m, fakeopenai.Options{})
+	vs, _ := tomap.ParseVariants("tomap,end2end", "1")
+	cfg := newConfig(t, newAgents(t, srv.BaseURL()), nil, vs...)
+	for _, e := range tomap.EstimateRun(cfg, testProblems(2)) {
+		if e.LeanChecks != 0 || e.MaxLeanChecks != 0 || e.Calls == 0 {
+			t.Errorf("%s without Lean: %d (≤%d) Lean checks, %d calls", e.Variant, e.LeanChecks, e.MaxLeanChecks, e.Calls)
+		}
+	}
+	outcomes := []*tomap.Outcome{
+		{Variant: "tomap-r1", Status: "done", SF: ptrBool(false), SFReason: "nothing formalized to judge"},
+		{Variant: "tomap-r1", Status: "done", SF: ptrBool(false), SFFailed: true},
+	}
+	sum := tomap.Summarize(cfg, 2, outcomes)
+	v := variant(sum, "tomap-r1")
+	if v.SF.Value != nil || v.SFJudged != 0 || v.SF.Total != 2 {
+		t.Errorf("SF %+v judged %d: want n/a over 2 unjudged", v.SF, v.SFJudged)
+	}
+	if md := sum.Markdown(); !strings.Contains(md, "SF n/a") || strings.Contains(md, "0.000 (0/2)") {
+		t.Errorf("markdown:\n%s", md)
+	}
+}
+
+func ptrBool(b bool) *bool { return &b }
+
 func TestGateThresholds(t *testing.T) {
 	// The fake judge's minimum score at revision r is (5+r)/10.
 	for _, tc := range []struct {

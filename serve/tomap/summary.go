@@ -80,7 +80,10 @@ type VariantSummary struct {
 	DecompositionFailures int `json:"decomposition_failures,omitempty"`
 	JudgeFailures         int `json:"judge_failures,omitempty"`
 	SFJudgeFailures       int `json:"sf_judge_failures,omitempty"`
-	LeanUnchecked         int `json:"lean_unchecked,omitempty"`
+	// SFJudged counts the finished problems whose Lean code got an SF
+	// verdict; with none, SF and SC∧SF are null (n/a), not 0.
+	SFJudged      int `json:"sf_judged"`
+	LeanUnchecked int `json:"lean_unchecked,omitempty"`
 }
 
 // Summary is summary.json.
@@ -165,6 +168,8 @@ func Summarize(cfg Config, problems int, outcomes []*Outcome) *Summary {
 		}
 		if o.SFFailed {
 			vs.SFJudgeFailures++
+		} else if o.Code != "" {
+			vs.SFJudged++
 		}
 		vs.LeanUnchecked += o.LeanUnchecked
 	}
@@ -173,6 +178,11 @@ func Summarize(cfg Config, problems int, outcomes []*Outcome) *Summary {
 		vs.Pending = vs.Problems - vs.Finished - vs.Errors
 		for _, r := range []*Rate{&vs.SC, &vs.SF, &vs.SCAndSF} {
 			r.close()
+		}
+		if vs.SFJudged == 0 {
+			// Nothing was judged: a rate of unfaithful-by-default
+			// outcomes would read as a measurement.
+			vs.SF.Value, vs.SCAndSF.Value = nil, nil
 		}
 		for _, m := range []*Mean{&vs.FormalizedRate, &vs.ProvedRate, &vs.WallSeconds, &vs.OutputTokens, &vs.PromptTokens,
 			&vs.CostUSD, &vs.RoundsUsed, &vs.LeanCalls, &vs.ModelCalls, &vs.Units} {
@@ -240,6 +250,9 @@ func (s *Summary) Markdown() string {
 		}
 		if v.SFJudgeFailures > 0 {
 			parts = append(parts, fmt.Sprintf("%d SF verdicts missing (counted unfaithful)", v.SFJudgeFailures))
+		}
+		if v.SFJudged == 0 && v.Finished > 0 {
+			parts = append(parts, "SF n/a: no formalization got a verdict (nothing formalized, or the judge never answered)")
 		}
 		if v.LeanUnchecked > 0 {
 			parts = append(parts, fmt.Sprintf("%d Lean checks that did not run (timeouts, crashed workers)", v.LeanUnchecked))

