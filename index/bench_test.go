@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 
@@ -198,5 +199,38 @@ func BenchmarkWorkspaceBuild(b *testing.B) {
 		for k, v := range st.Phases {
 			b.Logf("%s %.1fs", k, v.Seconds())
 		}
+	}
+}
+
+// BenchmarkWorkspaceOpen opens a real workspace's index and answers one
+// query, as a cold `driftkit search` does:
+// DRIFTKIT_BENCH_WS=/path/to/ws go test -bench WorkspaceOpen -benchtime 1x
+// -cpuprofile cpu.out ./index.
+func BenchmarkWorkspaceOpen(b *testing.B) {
+	ws := os.Getenv("DRIFTKIT_BENCH_WS")
+	if ws == "" {
+		b.Skip("set DRIFTKIT_BENCH_WS")
+	}
+	for b.Loop() {
+		c0 := cpu.Time()
+		ix, err := Open(context.Background(), ws, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		c1 := cpu.Time()
+		if _, err := ix.Search(context.Background(), Query{Text: "Every finite group of prime order is cyclic.", K: 10}); err != nil {
+			b.Fatal(err)
+		}
+		c2 := cpu.Time()
+		if st, err := os.ReadFile("/proc/self/status"); err == nil {
+			for _, l := range strings.Split(string(st), "\n") {
+				if strings.HasPrefix(l, "VmHWM") || strings.HasPrefix(l, "RssAnon") || strings.HasPrefix(l, "RssFile") {
+					b.Log(l)
+				}
+			}
+		}
+		ix.Close()
+		b.ReportMetric((c1-c0).Seconds()*1000, "open-cpu-ms")
+		b.ReportMetric((c2-c1).Seconds()*1000, "query-cpu-ms")
 	}
 }

@@ -2,7 +2,12 @@ package index_test
 
 import (
 	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/driftkit/driftkit/index"
@@ -15,7 +20,7 @@ import (
 // queries (the two BM25 variants differ in √tf and the mean length, see
 // bleveBackend, so only the clear winners are compared).
 func TestBleveBackend(t *testing.T) {
-	dir := fixtureWS(t)
+	dir := fixtureWSWith(t, index.BuildOptions{HashDim: 64, Bleve: true})
 	bl, err := index.Open(context.Background(), dir, &index.OpenOptions{BleveBM25: true, NoDense: true})
 	if err != nil {
 		t.Fatal(err)
@@ -77,5 +82,30 @@ func TestBleveBackend(t *testing.T) {
 	q := retrieval.Query{Text: "definition", K: 3}
 	if b, m := search(bl, q), search(mem, q); len(b) != 3 || !slices.Equal(b, m) {
 		t.Errorf("tied scores: bleve %v, postings %v (both by row)", b, m)
+	}
+}
+
+// The bleve index is built only when asked (index --bm25-engine bleve) and
+// recorded in the manifest; asking an index without it for bleve BM25 says
+// how to build it.
+func TestBleveOnlyOnDemand(t *testing.T) {
+	dir := fixtureWS(t)
+	m, err := index.ReadManifest(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(m.BM25Engines, []string{index.BM25Postings}) {
+		t.Errorf("bm25_engines %v, want postings only", m.BM25Engines)
+	}
+	if _, err := os.Stat(filepath.Join(genDir(t, dir), index.BM25Name)); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("bm25/ built without --bm25-engine bleve: %v", err)
+	}
+	_, err = index.Open(context.Background(), dir, &index.OpenOptions{BleveBM25: true})
+	if !errors.Is(err, index.ErrNoBleve) || !strings.Contains(err.Error(), "driftkit index --bm25-engine bleve") {
+		t.Errorf("bleve BM25 on an index without it: %v", err)
+	}
+	with := fixtureWSWith(t, index.BuildOptions{HashDim: 64, Bleve: true})
+	if m, _ := index.ReadManifest(with); !slices.Equal(m.BM25Engines, []string{index.BM25Postings, index.BM25Bleve}) {
+		t.Errorf("bm25_engines %v, want postings and bleve", m.BM25Engines)
 	}
 }

@@ -39,18 +39,29 @@ type identTokenizer struct{}
 func (identTokenizer) Tokenize(b []byte) analysis.TokenStream {
 	var out analysis.TokenStream
 	pos := 0
-	retrieval.Words(string(b), func(w string, start, end int) {
-		n := 0
-		retrieval.SubTokens(w, func(t string) {
+	identTokens(string(b), nil, func(t string, start, end int, whole bool) {
+		if !whole {
 			pos++
-			n++
-			out = append(out, &analysis.Token{Term: []byte(t), Start: start, End: end, Position: pos, Type: analysis.AlphaNumeric})
-		})
-		if n > 1 {
-			out = append(out, &analysis.Token{Term: []byte(strings.ToLower(w)), Start: start, End: end, Position: pos, Type: analysis.AlphaNumeric})
 		}
+		out = append(out, &analysis.Token{Term: []byte(t), Start: start, End: end, Position: pos, Type: analysis.AlphaNumeric})
 	})
 	return out
+}
+
+// identTokens is the tokenizer's walk over a text: for every word its
+// sub-tokens, then (whole) the lower-cased word when it has several. With
+// buf the tokens are valid only during fn (retrieval.SubTokensBuf).
+func identTokens(text string, buf *[]byte, fn func(tok string, start, end int, whole bool)) {
+	retrieval.Words(text, func(w string, start, end int) {
+		n := 0
+		retrieval.SubTokensBuf(w, buf, func(t string) {
+			n++
+			fn(t, start, end, false)
+		})
+		if n > 1 {
+			fn(strings.ToLower(w), start, end, true)
+		}
+	})
 }
 
 func init() {

@@ -16,8 +16,9 @@ import (
 	"strings"
 	"time"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/driftkit/driftkit/index/embcache"
-	"github.com/driftkit/driftkit/internal/progress"
 	"github.com/driftkit/driftkit/workspace"
 )
 
@@ -32,6 +33,9 @@ type BuildOptions struct {
 	BatchSize int
 	// Force replaces index files the workspace manifest does not know.
 	Force bool
+	// Bleve also builds the bleve BM25 index (bm25/), which only
+	// `search --bm25-engine bleve` reads; the postings always exist.
+	Bleve bool
 	// NoCache embeds every document, neither reading nor writing the
 	// embedding cache WS/embeddings/ (--no-cache). Encoders that run in
 	// process (the hash encoder) never use it.
@@ -65,9 +69,8 @@ type BuildStats struct {
 	// Dense is the backend that holds the vectors, as the manifest records it.
 	Dense *DenseSpec
 	// Cache is what the build did with the embedding cache.
-	Cache     *CacheReport
-	Phases    map[string]time.Duration
-	bleveTime time.Duration
+	Cache  *CacheReport
+	Phases map[string]time.Duration
 }
 
 // Build reads the workspace's declarations (and informal rows when present)
@@ -161,24 +164,13 @@ func Build(ctx context.Context, ws *workspace.Workspace, opts BuildOptions) (*Bu
 	if err != nil {
 		return nil, err
 	}
-	// The bleve index builds on its own goroutine while the vectors and the
-	// postings are computed.
-	bctx, bcancel := context.WithCancel(ctx)
-	bleveDone := make(chan error, 1)
-	go func() {
-		t0 := time.Now()
-		bar := progress.Start(ctx, "bm25 (bleve)", int64(len(docs)))
-		err := buildBM25(bctx, filepath.Join(stage, BM25Name), docs, bar.Add)
-		bar.Finish()
-		st.bleveTime = time.Since(t0)
-		bleveDone <- err
-	}()
-	waitBleve := func() error {
-		err := <-bleveDone
-		bleveDone <- err
-		return err
+	// The serving files are written while the vectors are computed.
+	man.BM25Engines = []string{BM25Postings}
+	if opts.Bleve {
+		man.BM25Engines = append(man.BM25Engines, BM25Bleve)
 	}
-	defer func() { bcancel(); waitBleve() }()
+	serving := startServing(ctx, stage, gen, docs, texts, opts.Bleve)
+	defer serving.stop()
 	if f, ok := enc.(Fitter); ok {
 		t0 = time.Now()
 		f.Fit(texts)
@@ -227,44 +219,20 @@ func Build(ctx context.Context, ws *workspace.Workspace, opts BuildOptions) (*Bu
 	}
 	phase(dense.phase(), t0)
 
-	// BM25: in-memory postings for serving, then wait for bleve.
 	t0 = time.Now()
-	post, err := BuildPostings(ctx, texts)
-	if err != nil {
+	if err := serving.wait(); err != nil {
 		return nil, err
 	}
-	if err := post.Save(filepath.Join(stage, PostingsName)); err != nil {
-		return nil, err
+	phase("serving_wait", t0)
+	for k, d := range serving.phases {
+		st.Phases[k] = d
+		run.Phase(k, d)
 	}
-	phase("bm25_postings", t0)
-	t0 = time.Now()
-	if err := waitBleve(); err != nil {
-		return nil, fmt.Errorf("bleve index: %w", err)
-	}
-	// bleve makes its folder 0700 and its files 0600: other users could
-	// not search a shared workspace.
-	if err := workspace.ShareModes(filepath.Join(stage, BM25Name)); err != nil {
-		return nil, err
-	}
-	phase("bm25_bleve_wait", t0)
-	st.Phases["bm25_bleve_total"] = st.bleveTime
-
-	// Docs and usage.
-	t0 = time.Now()
-	if err := workspace.WriteTable(filepath.Join(stage, DocsName), docs); err != nil {
-		return nil, err
-	}
-	usage := BuildUsage(docs)
-	if err := workspace.WriteTable(filepath.Join(stage, UsageName), usage); err != nil {
-		return nil, err
-	}
-	phase("write_tables", t0)
+	usageRows := serving.usage
 
 	t0 = time.Now()
-	for _, n := range append(files, PostingsName, DocsName, UsageName) {
-		if man.Files[n], err = sumFile(filepath.Join(stage, n)); err != nil {
-			return nil, err
-		}
+	if err := sumFiles(stage, append(files, TableName, PostingsName, DocsName, UsageName), man.Files); err != nil {
+		return nil, err
 	}
 	b, _ := json.MarshalIndent(man, "", "  ")
 	if err := workspace.WriteFileAtomic(filepath.Join(stage, ManifestName), append(b, '\n')); err != nil {
@@ -287,12 +255,12 @@ func Build(ctx context.Context, ws *workspace.Workspace, opts BuildOptions) (*Bu
 	for _, o := range []struct {
 		name string
 		rows int
-	}{{ManifestName, 0}, {DocsName, len(docs)}, {UsageName, len(usage)}} {
+	}{{ManifestName, 0}, {DocsName, len(docs)}, {UsageName, usageRows}} {
 		tx.Output(rel(gen, o.name), int64(o.rows))
 	}
 	run.Count("docs", int64(len(docs)))
 	run.Count("premise_docs", int64(man.PremiseDocs))
-	run.Count("usage_premises", int64(len(usage)))
+	run.Count("usage_premises", int64(usageRows))
 	run.Note("generation " + gen)
 	if err := tx.Commit(run); err != nil {
 		return nil, err
@@ -301,6 +269,26 @@ func Build(ctx context.Context, ws *workspace.Workspace, opts BuildOptions) (*Bu
 	st.Dense = man.Dense
 	st.Docs, st.PremiseDocs, st.Encoder, st.Fallback, st.Dims, st.Generation, st.Cache = len(docs), man.PremiseDocs, man.Encoder, man.EncoderFallback, man.Dims, gen, crep
 	return st, nil
+}
+
+// sumFiles records the size, sha256 and CRC32C of files, one goroutine
+// per file.
+func sumFiles(dir string, names []string, into map[string]FileSum) error {
+	sums := make([]FileSum, len(names))
+	var g errgroup.Group
+	for i, n := range names {
+		g.Go(func() (err error) {
+			sums[i], err = sumFile(filepath.Join(dir, n))
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	for i, n := range names {
+		into[n] = sums[i]
+	}
+	return nil
 }
 
 // newGenerationID names a new generation: the build time (so that names sort

@@ -3,9 +3,12 @@ package index
 import (
 	"context"
 	"fmt"
+	"hash/crc32"
 	"path/filepath"
+	"unsafe"
 
 	"github.com/driftkit/driftkit/retrieval"
+	"github.com/driftkit/driftkit/workspace"
 	"github.com/driftkit/driftkit/workspace/npy"
 )
 
@@ -38,10 +41,13 @@ func (mmapConfig) Create(_ context.Context, b *DenseBuild) (*DenseCreated, error
 	return &DenseCreated{Files: []string{VectorsName}}, nil
 }
 
-// Open verifies vectors.npy against the manifest and maps it.
+// Open maps vectors.npy after checking its size against the manifest;
+// its CRC32C is checked by the first search (or Vectors), which reads
+// every vector anyway — a cold search pays memory speed, not sha256's.
+// The export (VectorsOnly) checks it at once.
 func (mmapConfig) Open(_ context.Context, o *DenseOpen) (_ DenseStore, err error) {
 	m := o.Manifest
-	if err := verifyFile(o.Dir, m, VectorsName); err != nil {
+	if err := checkSize(o.Dir, m, VectorsName); err != nil {
 		return nil, err
 	}
 	mat, err := npy.Open(filepath.Join(o.Dir, VectorsName))
@@ -58,6 +64,14 @@ func (mmapConfig) Open(_ context.Context, o *DenseOpen) (_ DenseStore, err error
 		return nil, fmt.Errorf("%s: %w: vectors.npy is (%d, %d), manifest says (%d, %d)", o.Dir, ErrStale, mat.Rows, mat.Cols, m.Docs, m.Dims)
 	}
 	s.raw = NewStore(mat.Data, mat.Rows, mat.Cols)
+	if s.raw.check, err = vectorsCheck(o.Dir, m, mat.Data); err != nil {
+		return nil, err
+	}
+	if o.VectorsOnly {
+		if err := s.raw.Verify(); err != nil {
+			return nil, err
+		}
+	}
 	s.inner = s.raw
 	if o.Head != nil && !o.VectorsOnly {
 		hb, err := newHeadBackend(o.Head, o.Table, s.raw)
@@ -90,7 +104,37 @@ func (s *mmapStore) SearchDenseMany(ctx context.Context, qs [][]float32, bs []*r
 	return retrieval.SearchDenseMany(ctx, s.inner, qs, bs)
 }
 
-func (s *mmapStore) Vectors(context.Context) (*Store, error) { return s.raw, nil }
+func (s *mmapStore) Vectors(context.Context) (*Store, error) {
+	if err := s.raw.Verify(); err != nil {
+		return nil, err
+	}
+	return s.raw, nil
+}
+
+// vectorsCheck returns the check of vectors.npy against the CRC32C the
+// manifest records (the sha256 for generations that record none): the
+// header is read now, while the file is surely there (a rebuild may remove
+// it while the mapping lives on), the data is read from the mapping.
+func vectorsCheck(dir string, m *Manifest, vecs []float32) (func() error, error) {
+	path := filepath.Join(dir, VectorsName)
+	want := m.Files[VectorsName].CRC32C
+	if want == "" {
+		return func() error { return verifyFile(dir, m, VectorsName) }, nil
+	}
+	data := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(vecs))), 4*len(vecs))
+	head, err := fileHead(path, int64(len(data)))
+	if err != nil {
+		return nil, err
+	}
+	return func() error {
+		got := fmt.Sprintf("%08x", crc32.Update(crc32.Checksum(head, castagnoli), castagnoli, data))
+		if got != want {
+			return &workspace.FileError{Path: path, Row: -1,
+				Err: fmt.Errorf("%w: CRC32C %s, the manifest says %s (the file is damaged or not this generation's)", ErrStale, got, want)}
+		}
+		return nil
+	}, nil
+}
 
 func (s *mmapStore) Head() *HeadInfo {
 	if s.head == nil {

@@ -52,6 +52,12 @@ func fixtureDecls() ([]workspace.Declaration, []workspace.Informal) {
 // fixtureWS writes the fixture workspace and builds its hash index.
 func fixtureWS(t testing.TB) string {
 	t.Helper()
+	return fixtureWSWith(t, index.BuildOptions{HashDim: 64})
+}
+
+// fixtureWSWith is fixtureWS with other build options (the bleve index).
+func fixtureWSWith(t testing.TB, o index.BuildOptions) string {
+	t.Helper()
 	dir := t.TempDir()
 	ws, err := workspace.Open(dir)
 	if err != nil {
@@ -64,7 +70,7 @@ func fixtureWS(t testing.TB) string {
 	if err := workspace.WriteTable(ws.Path(workspace.InformalFile), infs); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := index.Build(context.Background(), ws, index.BuildOptions{HashDim: 64}); err != nil {
+	if _, err := index.Build(context.Background(), ws, o); err != nil {
 		t.Fatal(err)
 	}
 	return dir

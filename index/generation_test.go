@@ -46,7 +46,7 @@ func writeVersion(t testing.TB, dir, v string) {
 func buildVersion(t testing.TB, dir, v string, dim int) {
 	t.Helper()
 	writeVersion(t, dir, v)
-	if _, err := index.Build(context.Background(), &workspace.Workspace{Dir: dir}, index.BuildOptions{HashDim: dim, Force: true}); err != nil {
+	if _, err := index.Build(context.Background(), &workspace.Workspace{Dir: dir}, index.BuildOptions{HashDim: dim, Force: true, Bleve: true}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -75,7 +75,7 @@ func versionOf(hits []retrieval.Hit) (string, error) {
 func TestReloadUnderConcurrentSearches(t *testing.T) {
 	for _, bleve := range []bool{false, true} {
 		t.Run(fmt.Sprintf("bleve=%v", bleve), func(t *testing.T) {
-			dir := fixtureWS(t)
+			dir := fixtureWSWith(t, index.BuildOptions{HashDim: 64, Bleve: bleve})
 			ix, err := index.Open(context.Background(), dir, &index.OpenOptions{BleveBM25: bleve})
 			if err != nil {
 				t.Fatal(err)
@@ -158,7 +158,7 @@ func TestReloadUnderConcurrentSearches(t *testing.T) {
 // bleve segments open).
 func TestOldGenerationOutlivesItsFiles(t *testing.T) {
 	for _, bleve := range []bool{false, true} {
-		dir := fixtureWS(t)
+		dir := fixtureWSWith(t, index.BuildOptions{HashDim: 64, Bleve: bleve})
 		ix, err := index.Open(context.Background(), dir, &index.OpenOptions{BleveBM25: bleve})
 		if err != nil {
 			t.Fatal(err)

@@ -1,7 +1,6 @@
 package index
 
 import (
-	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/binary"
@@ -9,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/bits"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -16,7 +16,9 @@ import (
 	"strings"
 	"sync"
 	"unicode/utf8"
+	"unsafe"
 
+	"github.com/driftkit/driftkit/internal/flat"
 	"github.com/driftkit/driftkit/retrieval"
 	"github.com/driftkit/driftkit/workspace"
 )
@@ -95,63 +97,125 @@ type feature struct {
 	w float32
 }
 
-func hash64(prefix byte, s string) uint64 {
-	// FNV-1a, then a splitmix64 finaliser (FNV's low bits mix poorly for
-	// short keys). No allocation.
-	x := uint64(14695981039346656037)
-	x ^= uint64(prefix)
-	x *= 1099511628211
-	for i := 0; i < len(s); i++ {
-		x ^= uint64(s[i])
-		x *= 1099511628211
-	}
-	x ^= x >> 30
-	x *= 0xbf58476d1ce4e5b9
-	x ^= x >> 27
-	x *= 0x94d049bb133111eb
-	x ^= x >> 31
-	return x
-}
+// hash64 is the features' hash (flat.Hash64: FNV-1a and a splitmix64
+// finaliser, no allocation).
+func hash64(prefix byte, s string) uint64 { return flat.Hash64(prefix, s) }
 
 // features lists the distinct hashed features of text, sorted by hash, with
 // their term frequencies (character n-grams count ngramWeight each). The
 // order is deterministic so that vectors are bit-for-bit reproducible.
+//
+// It runs twice per document when an index is built (Fit, then Encode), so
+// it allocates only its scratch: tokens are lower-cased into a buffer,
+// trigrams hashed from a byte buffer, and the hashes of the two weights
+// sorted as plain uint64 lists and merged (the sums of 1s and halves are
+// exact in float32, so the merge order cannot change them).
 func (h *HashEncoder) features(text string) []feature {
-	var raw []feature
+	sc := featurePool.Get().(*featureScratch)
+	defer featurePool.Put(sc)
+	h.rawFeatures(text, sc)
+	ones, halves := sc.ones, sc.halves
+	slices.Sort(ones)
+	slices.Sort(halves)
+	out := make([]feature, 0, len(ones)+len(halves))
+	add := func(x uint64, w float32) {
+		if k := len(out); k > 0 && out[k-1].h == x {
+			out[k-1].w += w
+			return
+		}
+		out = append(out, feature{x, w})
+	}
+	i, j := 0, 0
+	for i < len(ones) || j < len(halves) {
+		if j == len(halves) || i < len(ones) && ones[i] <= halves[j] {
+			add(ones[i], 1)
+			i++
+		} else {
+			add(halves[j], h.ngramWeight)
+			j++
+		}
+	}
+	return out
+}
+
+// rawFeatures fills sc.ones and sc.halves with the hashes of text's
+// features of weight 1 (tokens, identifiers) and ngramWeight (trigrams),
+// repeats included, in text order.
+func (h *HashEncoder) rawFeatures(text string, sc *featureScratch) {
+	ones, halves, g, lower, offs := sc.ones[:0], sc.halves[:0], sc.g, sc.lower, sc.offs
 	retrieval.Words(text, func(w string, _, _ int) {
 		n := 0
-		retrieval.SubTokens(w, func(t string) {
+		retrieval.SubTokensBuf(w, &lower, func(t string) {
 			n++
-			raw = append(raw, feature{hash64('t', t), 1})
+			ones = append(ones, hash64('t', t))
 			if utf8.RuneCountInString(t) >= 3 {
-				g := "#" + t + "#"
+				g = append(append(append(g[:0], '#'), t...), '#')
 				// byte offsets of the rune starts, then every 3-rune window.
-				var offs [64]int
-				o := offs[:0]
-				for i := range g {
-					o = append(o, i)
+				offs = offs[:0]
+				for i := 0; i < len(g); {
+					offs = append(offs, i)
+					_, k := utf8.DecodeRune(g[i:])
+					i += k
 				}
-				o = append(o, len(g))
-				for i := 0; i+3 < len(o); i++ {
-					raw = append(raw, feature{hash64('c', g[o[i]:o[i+3]]), h.ngramWeight})
+				offs = append(offs, len(g))
+				gs := unsafe.String(unsafe.SliceData(g), len(g))
+				for i := 0; i+3 < len(offs); i++ {
+					halves = append(halves, hash64('c', gs[offs[i]:offs[i+3]]))
 				}
 			}
 		})
 		if n > 1 {
-			raw = append(raw, feature{hash64('i', strings.ToLower(w)), 1})
+			ones = append(ones, hash64('i', strings.ToLower(w)))
 		}
 	})
-	slices.SortFunc(raw, func(a, b feature) int { return cmp.Compare(a.h, b.h) })
-	out := raw[:0]
-	for _, f := range raw {
-		if len(out) > 0 && out[len(out)-1].h == f.h {
-			out[len(out)-1].w += f.w
-			continue
-		}
-		out = append(out, f)
-	}
-	return out
+	sc.ones, sc.halves, sc.g, sc.lower, sc.offs = ones, halves, g, lower, offs
 }
+
+// featureScratch is features' reusable working memory.
+type featureScratch struct {
+	ones, halves []uint64
+	g, lower     []byte
+	offs         []int
+	set          []uint64 // countDistinct's hash set
+}
+
+// countDistinct adds 1 to df[x % dfBuckets] for every distinct hash x of
+// sc.ones and sc.halves: what Fit counts, without sorting (the counts are
+// integers, so their order does not matter).
+func (sc *featureScratch) countDistinct(df []uint32) {
+	n := len(sc.ones) + len(sc.halves)
+	size := 1 << bits.Len(uint(2*n))
+	if cap(sc.set) < size {
+		sc.set = make([]uint64, size)
+	}
+	set := sc.set[:size]
+	clear(set)
+	shift := 64 - bits.Len(uint(size-1))
+	zero := false
+	for _, l := range [][]uint64{sc.ones, sc.halves} {
+		for _, x := range l {
+			if x == 0 { // 0 marks an empty slot
+				if !zero {
+					zero = true
+					df[0]++
+				}
+				continue
+			}
+			for i := (x * 0x9e3779b97f4a7c15) >> shift; ; i = (i + 1) & uint64(size-1) {
+				if set[i] == x {
+					break
+				}
+				if set[i] == 0 {
+					set[i] = x
+					df[x%dfBuckets]++
+					break
+				}
+			}
+		}
+	}
+}
+
+var featurePool = sync.Pool{New: func() any { return new(featureScratch) }}
 
 // Fit learns document frequencies from the corpus texts (on all cores).
 func (h *HashEncoder) Fit(texts []string) {
@@ -165,10 +229,10 @@ func (h *HashEncoder) Fit(texts []string) {
 		go func() {
 			defer wg.Done()
 			df := make([]uint32, dfBuckets)
+			sc := new(featureScratch)
 			for i := w; i < len(texts); i += workers {
-				for _, f := range h.features(texts[i]) {
-					df[f.h%dfBuckets]++
-				}
+				h.rawFeatures(texts[i], sc)
+				sc.countDistinct(df)
 			}
 			parts[w] = df
 		}()

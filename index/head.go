@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"sync"
 
 	"github.com/driftkit/driftkit/head"
 	"github.com/driftkit/driftkit/retrieval"
@@ -28,7 +29,19 @@ type headBackend struct {
 	raw  retrieval.DenseBackend
 	h    *head.Head
 	info *HeadInfo
-	proj *Store // projected vectors of the premise documents
+	// project makes the projected vectors of the premise documents, on
+	// the first search (a cold search of a workspace with a head pays for
+	// it only when it searches densely).
+	project func() (*Store, error)
+	once    sync.Once
+	proj    *Store
+	err     error
+}
+
+// projected returns the projected vectors, projecting them on first use.
+func (hb *headBackend) projected() (*Store, error) {
+	hb.once.Do(func() { hb.proj, hb.err = hb.project() })
+	return hb.proj, hb.err
 }
 
 var _ retrieval.MultiDenseBackend = (*headBackend)(nil)
@@ -51,13 +64,17 @@ func (hb *headBackend) SearchDenseMany(ctx context.Context, qs [][]float32, bs [
 	if len(qs) != len(bs) {
 		return nil, fmt.Errorf("%d queries, %d batches", len(qs), len(bs))
 	}
+	proj, err := hb.projected()
+	if err != nil {
+		return nil, err
+	}
 	out := make([][][]retrieval.Scored, len(bs))
 	coveredAll := make([][]bool, len(bs))
 	var rawQs [][]float32
 	var rawBs []*retrieval.Batch
 	var rawOf []int
 	for j, b := range bs {
-		covered := HeadRoutes(b, hb.proj.Has)
+		covered := HeadRoutes(b, proj.Has)
 		coveredAll[j] = covered
 		out[j] = make([][]retrieval.Scored, len(b.Requests))
 		rawReqs := slices.Clone(b.Requests)
@@ -101,7 +118,7 @@ func (hb *headBackend) SearchDenseMany(ctx context.Context, qs [][]float32, bs [
 		if err != nil {
 			return nil, fmt.Errorf("project query: %w", err)
 		}
-		hb.proj.scan(qh, b.Class, tops)
+		proj.scan(qh, b.Class, tops)
 		for i, t := range tops {
 			if t != nil {
 				out[j][i] = t.Sorted()
@@ -133,22 +150,28 @@ func loadHead(wsDir string, m *Manifest) (*head.Head, error) {
 	return h, nil
 }
 
-// newHeadBackend projects the premise documents of raw through h.
+// newHeadBackend wraps raw with h; the premise documents of raw are
+// projected through h on the first search.
 func newHeadBackend(h *head.Head, t *retrieval.Table, raw *Store) (*headBackend, error) {
 	if h.Config.InDim != raw.Dim() {
 		return nil, fmt.Errorf("%w: head takes %d dimensions, index vectors have %d", head.ErrMismatch, h.Config.InDim, raw.Dim())
 	}
-	in := raw.Dim()
-	docs := PremiseRows(t.Len(), t.Premise)
-	x := make([]float32, 0, len(docs)*in)
-	for _, r := range docs {
-		x = append(x, raw.Vector(int(r))...)
+	project := func() (*Store, error) {
+		if err := raw.Verify(); err != nil {
+			return nil, err
+		}
+		docs := PremiseRows(t.Len(), t.Premise)
+		x := make([]float32, 0, len(docs)*raw.Dim())
+		for _, r := range docs {
+			x = append(x, raw.Vector(int(r))...)
+		}
+		vecs, err := h.ProjectDocuments(x, len(docs))
+		if err != nil {
+			return nil, err
+		}
+		return newSubsetStore(vecs, h.Dim(), docs, t.Len()), nil
 	}
-	vecs, err := h.ProjectDocuments(x, len(docs))
-	if err != nil {
-		return nil, err
-	}
-	return &headBackend{raw: raw, h: h, info: headInfo(h), proj: newSubsetStore(vecs, h.Dim(), docs, t.Len())}, nil
+	return &headBackend{raw: raw, h: h, info: headInfo(h), project: project}, nil
 }
 
 // PremiseRows lists the documents the head projects: the premises (the

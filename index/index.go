@@ -18,13 +18,15 @@
 //	CURRENT          the name of the current generation (replaced by an atomic rename)
 //	gen-…/           one generation, never modified after the switch but for manifest.json's head:
 //	  manifest.json  encoder spec, dims, rendering, corpus sha256, counts, size and sha256 of each file
-//	  docs.parquet   one Doc per row; row i ↔ vectors.npy row i ↔ document i of every backend
+//	  table.dk       retrieval.TableColumns as a flat file (internal/flat): names, kinds, modules,
+//	                 signatures, informal texts, dependencies, usage graph, name indexes — memory-mapped
+//	  bm25.dk        the BM25 postings as a flat file (terms, postings, weights) — memory-mapped
+//	  docs.parquet   one Doc per row (texts included), for other tools; row i ↔ vectors.npy row i ↔ document i
 //	  vectors.npy    float32 (rows, dims), NumPy format 1.0, C order (memory-mapped when serving);
 //	                 only with the in-process dense backend ("dense": {"kind": "mmap"}): another
 //	                 backend (index/weaviate) keeps the vectors itself, see DenseSpec
-//	  bm25/          bleve index (BM25 scoring): text, name, kind, library fields
-//	  bm25.postings  the same BM25 index as in-memory postings (used for serving)
-//	  usage.parquet  workspace.Usage: premise → declarations whose statement uses it
+//	  bm25/          bleve index (BM25 scoring), only with `index --bm25-engine bleve`
+//	  usage.parquet  workspace.Usage: premise → declarations whose statement uses it, for other tools
 //	  hash_state.bin document frequencies of the hash encoder (hash only)
 package index
 
@@ -33,6 +35,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/crc32"
+	"io"
 	"io/fs"
 	"maps"
 	"os"
@@ -43,6 +47,7 @@ import (
 	"sync/atomic"
 
 	"github.com/driftkit/driftkit/head"
+	"github.com/driftkit/driftkit/internal/flat"
 	"github.com/driftkit/driftkit/retrieval"
 	"github.com/driftkit/driftkit/workspace"
 )
@@ -56,7 +61,8 @@ const (
 	BM25Name      = "bm25"
 	UsageName     = "usage.parquet"
 	HashStateName = "hash_state.bin"
-	PostingsName  = "bm25.postings"
+	PostingsName  = "bm25.dk"
+	TableName     = "table.dk"
 )
 
 // generationPrefix starts the name of every generation folder.
@@ -64,13 +70,30 @@ const generationPrefix = "gen-"
 
 // FormatVersion is the layout version of a generation whose vectors are in
 // it (vectors.npy). Version 1 kept the files directly in WS/index/ (no
-// generations, no file hashes).
-const FormatVersion = "driftkit-index/2"
+// generations, no file hashes); versions 2 (vectors.npy) and 3 (vectors in
+// another backend) served from docs.parquet, usage.parquet and
+// bm25.postings, decoded at Open; version 4 serves from memory-mapped flat
+// files (table.dk, bm25.dk) that Open does not decode.
+const FormatVersion = "driftkit-index/4"
 
 // FormatRemoteDense is the layout of a generation whose vectors another
 // dense backend holds (no vectors.npy): a driftkit that predates the
 // registry refuses it instead of failing on the missing file.
-const FormatRemoteDense = "driftkit-index/3"
+const FormatRemoteDense = "driftkit-index/4+remote-dense"
+
+// generationFiles are the files of a generation that are not an encoder's
+// state (Manifest.Files lists those too).
+var generationFiles = []string{TableName, PostingsName, VectorsName, DocsName, UsageName}
+
+// BM25 engines a generation may have (Manifest.BM25Engines).
+const (
+	BM25Postings = "postings"
+	BM25Bleve    = "bleve"
+)
+
+// ErrNoBleve is returned by Open with BleveBM25 for a generation built
+// without the bleve index.
+var ErrNoBleve = errors.New("this index has no bleve BM25 index (it is built only on demand): rebuild it with `driftkit index --bm25-engine bleve`")
 
 // Manifest is a generation's manifest.json.
 type Manifest struct {
@@ -101,6 +124,9 @@ type Manifest struct {
 	// bleve folder, with its size and sha256; Open checks the files it loads
 	// against them, so a damaged or foreign file is refused once, at load.
 	Files map[string]FileSum `json:"files"`
+	// BM25Engines lists the lexical indexes built: "postings" (bm25.dk,
+	// always) and "bleve" (bm25/, only with `index --bm25-engine bleve`).
+	BM25Engines []string `json:"bm25_engines"`
 	// EmbeddingCache says where the vectors came from: the embedding
 	// cache's mode, hits, misses and the requests sent (nil in generations
 	// built before the cache existed).
@@ -118,6 +144,10 @@ type Manifest struct {
 type FileSum struct {
 	Size   int64  `json:"size"`
 	SHA256 string `json:"sha256"`
+	// CRC32C (Castagnoli, hex) is the check Open uses for vectors.npy: it
+	// runs at memory speed on the first dense search, where sha256 would
+	// cost a cold search a fifth of a second on Mathlib.
+	CRC32C string `json:"crc32c,omitempty"`
 }
 
 // ErrNoIndex is returned by Open when the workspace has no index.
@@ -161,7 +191,7 @@ func readManifest(genDir string) (*Manifest, error) {
 	}
 	if m.Format != FormatVersion && m.Format != FormatRemoteDense {
 		return nil, &workspace.FileError{Path: path, Row: -1,
-			Err: fmt.Errorf("%w: format %q, this driftkit reads %q and %q", ErrStale, m.Format, FormatVersion, FormatRemoteDense)}
+			Err: fmt.Errorf("%w: format %q, this driftkit reads %q and %q: rebuild it with `driftkit index`", ErrStale, m.Format, FormatVersion, FormatRemoteDense)}
 	}
 	if m.Generation != filepath.Base(genDir) {
 		return nil, &workspace.FileError{Path: path, Row: -1,
@@ -191,17 +221,39 @@ func CurrentDir(wsDir string) (string, error) {
 	return filepath.Join(dir, id), nil
 }
 
-// sumFile hashes a file for the manifest (workspace.HashFile).
+// sumFile hashes a file for the manifest (workspace.HashFile), and adds
+// its CRC32C.
 func sumFile(path string) (FileSum, error) {
 	sum, n, err := workspace.HashFile(path)
 	if err != nil {
 		return FileSum{}, err
 	}
-	return FileSum{Size: n, SHA256: sum}, nil
+	c, err := fileCRC(path)
+	if err != nil {
+		return FileSum{}, err
+	}
+	return FileSum{Size: n, SHA256: sum, CRC32C: c}, nil
 }
 
-// verifyFile checks a generation's file against its manifest entry.
-func verifyFile(genDir string, m *Manifest, name string) error {
+// fileCRC is a file's CRC32C (hex).
+func fileCRC(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	c := crc32.New(castagnoli)
+	if _, err := io.Copy(c, f); err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("%08x", c.Sum32()), nil
+}
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// checkSize checks that a generation's file is listed in the manifest with
+// its size.
+func checkSize(genDir string, m *Manifest, name string) error {
 	path := filepath.Join(genDir, name)
 	want, ok := m.Files[name]
 	if !ok {
@@ -214,12 +266,41 @@ func verifyFile(genDir string, m *Manifest, name string) error {
 	if st.Size() != want.Size {
 		return &workspace.FileError{Path: path, Row: -1, Err: fmt.Errorf("%w: %d bytes, the manifest says %d (truncated or replaced)", ErrStale, st.Size(), want.Size)}
 	}
-	got, err := sumFile(path)
+	return nil
+}
+
+// fileHead reads the bytes of a file before its last n.
+func fileHead(path string, n int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if st.Size() < n {
+		return nil, fmt.Errorf("%s: %w: shorter than its data", path, ErrStale)
+	}
+	head := make([]byte, st.Size()-n)
+	_, err = io.ReadFull(f, head)
+	return head, err
+}
+
+// verifyFile checks a generation's file against its manifest entry: its
+// size, then its sha256.
+func verifyFile(genDir string, m *Manifest, name string) error {
+	if err := checkSize(genDir, m, name); err != nil {
+		return err
+	}
+	path, want := filepath.Join(genDir, name), m.Files[name]
+	got, _, err := workspace.HashFile(path)
 	if err != nil {
 		return err
 	}
-	if got.SHA256 != want.SHA256 {
-		return &workspace.FileError{Path: path, Row: -1, Err: fmt.Errorf("%w: sha256 %.12s, the manifest says %.12s (the file is damaged or not this generation's)", ErrStale, got.SHA256, want.SHA256)}
+	if got != want.SHA256 {
+		return &workspace.FileError{Path: path, Row: -1, Err: fmt.Errorf("%w: sha256 %.12s, the manifest says %.12s (the file is damaged or not this generation's)", ErrStale, got, want.SHA256)}
 	}
 	return nil
 }
@@ -268,6 +349,8 @@ type Generation struct {
 	bleve   *bleveBackend
 	enc     Encoder
 	engine  *retrieval.Engine
+	// tableFile and postFile are the mapped flat files (table.dk, bm25.dk).
+	tableFile, postFile *flat.File
 }
 
 // ID is the generation's folder name.
@@ -279,7 +362,9 @@ func (g *Generation) Dir() string { return g.dir }
 // Manifest returns the generation's manifest.
 func (g *Generation) Manifest() Manifest { return g.man }
 
-// Table is the generation's corpus (documents by id, usage graph).
+// Table is the generation's corpus (documents by id, usage graph). It reads
+// the generation's mapped files: use it only while the generation is
+// pinned (what it returns is copied and may be kept).
 func (g *Generation) Table() *retrieval.Table { return g.table }
 
 // Vectors is the raw document vectors, row i = document i, valid while the
@@ -300,10 +385,13 @@ func (g *Generation) Dense() DenseSpec {
 
 // EachDocument calls fn for every document of the generation, in row order
 // (row i is Vectors' document i), texts included. It streams the
-// generation's docs.parquet (verified at Open), so the texts are never held
+// generation's docs.parquet (checked against its sha256 first), so the texts are never held
 // whole; d is valid only during the call. It stops at fn's first error or
 // when ctx is done. The generation must stay pinned until it returns.
 func (g *Generation) EachDocument(ctx context.Context, fn func(row int, d *Doc) error) error {
+	if err := verifyFile(g.dir, &g.man, DocsName); err != nil {
+		return err
+	}
 	row := 0
 	err := workspace.EachRow(filepath.Join(g.dir, DocsName), func(d *Doc) error {
 		if row%1024 == 0 {
@@ -358,23 +446,21 @@ func (g *Generation) close() error {
 	if g.dense != nil {
 		errs = append(errs, g.dense.Close())
 	}
+	for _, f := range []*flat.File{g.tableFile, g.postFile} {
+		if f != nil {
+			errs = append(errs, f.Close())
+		}
+	}
 	return errors.Join(errs...)
 }
 
-// docCols are the docs.parquet columns serving reads (not the text).
-type docCols struct {
-	Name              string   `parquet:"name"`
-	Kind              string   `parquet:"kind,dict"`
-	Module            string   `parquet:"module,dict"`
-	Library           string   `parquet:"library,dict"`
-	Signature         string   `parquet:"signature"`
-	InformalName      string   `parquet:"informal_name"`
-	InformalStatement string   `parquet:"informal_statement"`
-	InformalSource    string   `parquet:"informal_source,dict"`
-	Deps              []string `parquet:"deps,list"`
-}
-
-// openGeneration loads and verifies one generation.
+// openGeneration opens one generation without decoding anything: the
+// table and the postings are memory-mapped flat files whose section tables
+// are read now and whose sections are verified (CRC32C) when first taken;
+// the vectors are mapped and verified on the first dense search; the
+// projection head projects the premise vectors on the first dense search.
+// Open checks the size of every file it uses against the manifest and the
+// small encoder state's sha256.
 func openGeneration(ctx context.Context, wsDir, id string, opts *OpenOptions) (_ *Generation, err error) {
 	dir := filepath.Join(wsDir, workspace.IndexDir, id)
 	m, err := readManifest(dir)
@@ -387,79 +473,92 @@ func openGeneration(ctx context.Context, wsDir, id string, opts *OpenOptions) (_
 			g.close()
 		}
 	}()
-	// The core files must be listed; vectors.npy is the in-process dense
-	// backend's (it checks it when opened); the others are the encoder's
-	// state. Every file this Open loads is checked (not the encoder's state
-	// without dense retrieval, nor the postings when bleve answers BM25).
-	core := []string{DocsName, UsageName, PostingsName}
-	names := slices.Clone(core)
-	for _, n := range slices.Sorted(maps.Keys(m.Files)) {
-		if !slices.Contains(core, n) && n != VectorsName {
-			names = append(names, n)
-		}
-	}
-	for _, n := range names {
-		state := !slices.Contains(core, n)
-		if state && (opts.NoDense || opts.VectorsOnly) || n == PostingsName && (opts.BleveBM25 || opts.VectorsOnly) {
-			continue
-		}
-		if err := verifyFile(dir, m, n); err != nil {
-			return nil, err
-		}
-	}
-	var entries []retrieval.Entry
-	if err := workspace.EachRow(filepath.Join(dir, DocsName), func(d *docCols) error {
-		entries = append(entries, retrieval.Entry{Name: strings.Clone(d.Name), Kind: strings.Clone(d.Kind), Module: strings.Clone(d.Module),
-			Library: strings.Clone(d.Library), Signature: strings.Clone(d.Signature), InformalName: strings.Clone(d.InformalName),
-			InformalStatement: strings.Clone(d.InformalStatement), InformalSource: strings.Clone(d.InformalSource), StatementDeps: cloneStrings(d.Deps)})
-		return nil
-	}); err != nil {
+	if err := g.checkFiles(opts); err != nil {
 		return nil, err
 	}
-	if len(entries) != m.Docs {
-		return nil, fmt.Errorf("%s: %w: manifest says %d docs, docs.parquet has %d", dir, ErrStale, m.Docs, len(entries))
-	}
-	usedBy := map[string][]string{}
-	if err := workspace.EachRow(filepath.Join(dir, UsageName), func(u *workspace.Usage) error {
-		usedBy[strings.Clone(u.Premise)] = cloneStrings(u.UsedBy)
-		return nil
-	}); err != nil {
+	if g.tableFile, err = openFlat(dir, TableName, id); err != nil {
 		return nil, err
 	}
-	g.table = retrieval.NewTable(entries, usedBy)
+	if g.table, err = openTable(g.tableFile); err != nil {
+		return nil, err
+	}
+	if g.table.Len() != m.Docs {
+		return nil, fmt.Errorf("%s: %w: manifest says %d docs, %s has %d", dir, ErrStale, m.Docs, TableName, g.table.Len())
+	}
 	g.engine = &retrieval.Engine{Table: g.table}
 	if !opts.NoDense || opts.VectorsOnly {
-		if err := g.openDense(ctx, wsDir, opts); err != nil {
-			return nil, err
-		}
-		if opts.VectorsOnly {
+		if err := g.openDense(ctx, wsDir, opts); err != nil || opts.VectorsOnly {
 			g.refs.Store(1)
-			return g, nil
+			return g, err
 		}
 	}
-	if opts.BleveBM25 {
-		if g.bleve, err = openBM25(filepath.Join(dir, BM25Name)); err != nil {
-			return nil, err
-		}
-		n, err := g.bleve.DocCount()
-		if err != nil {
-			return nil, err
-		}
-		if int(n) != len(entries) {
-			return nil, fmt.Errorf("%s: %w: the bleve index has %d documents, docs.parquet %d", dir, ErrStale, n, len(entries))
-		}
-		g.engine.Lexical = g.bleve
-	} else {
-		if g.post, err = LoadPostings(filepath.Join(dir, PostingsName)); err != nil {
-			return nil, err
-		}
-		if g.post.n != len(entries) {
-			return nil, fmt.Errorf("%s: %w: postings cover %d docs, docs.parquet has %d", dir, ErrStale, g.post.n, len(entries))
-		}
-		g.engine.Lexical = g.post
+	if err := g.openLexical(opts); err != nil {
+		return nil, err
 	}
 	g.refs.Store(1)
 	return g, nil
+}
+
+// checkFiles checks the files this Open uses: each listed in the manifest
+// with its size (a truncated or replaced file is refused now), and the
+// encoder's state (small) against its sha256. The flat files and the
+// vectors are checked by CRC32C as they are read.
+func (g *Generation) checkFiles(opts *OpenOptions) error {
+	m := &g.man
+	dense := !opts.NoDense || opts.VectorsOnly
+	names := []string{TableName} // vectors.npy is the mmap backend's to check
+	if !opts.BleveBM25 && !opts.VectorsOnly {
+		names = append(names, PostingsName)
+	}
+	for _, n := range names {
+		if err := checkSize(g.dir, m, n); err != nil {
+			return err
+		}
+	}
+	if !dense || opts.VectorsOnly {
+		return nil
+	}
+	for _, n := range slices.Sorted(maps.Keys(m.Files)) {
+		if !slices.Contains(generationFiles, n) {
+			if err := verifyFile(g.dir, m, n); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// openLexical opens the BM25 engine: the postings, or bleve when asked
+// (and built).
+func (g *Generation) openLexical(opts *OpenOptions) (err error) {
+	if opts.BleveBM25 {
+		if !slices.Contains(g.man.BM25Engines, BM25Bleve) {
+			return fmt.Errorf("%s: %w", g.dir, ErrNoBleve)
+		}
+		if g.bleve, err = openBM25(filepath.Join(g.dir, BM25Name)); err != nil {
+			return err
+		}
+		n, err := g.bleve.DocCount()
+		if err != nil {
+			return err
+		}
+		if int(n) != g.man.Docs {
+			return fmt.Errorf("%s: %w: the bleve index has %d documents, the generation %d", g.dir, ErrStale, n, g.man.Docs)
+		}
+		g.engine.Lexical = g.bleve
+		return nil
+	}
+	if g.postFile, err = openFlat(g.dir, PostingsName, g.id); err != nil {
+		return err
+	}
+	if g.post, err = OpenPostings(g.postFile); err != nil {
+		return err
+	}
+	if g.post.n != g.man.Docs {
+		return fmt.Errorf("%s: %w: postings cover %d docs, the generation has %d", g.dir, ErrStale, g.post.n, g.man.Docs)
+	}
+	g.engine.Lexical = g.post
+	return nil
 }
 
 // openDense opens the dense backend the manifest names, with the
@@ -505,14 +604,6 @@ func queryEncoder(ctx context.Context, dir string, m *Manifest, opts *OpenOption
 		return nil, fmt.Errorf("%w: %v", ErrStale, err)
 	}
 	return ForQueries(enc), nil
-}
-
-func cloneStrings(s []string) []string {
-	out := make([]string, len(s))
-	for i, x := range s {
-		out[i] = strings.Clone(x)
-	}
-	return out
 }
 
 // Index is a loaded retrieval index: the workspace's current generation,
@@ -698,11 +789,11 @@ func (g *Generation) SearchMany(ctx context.Context, qs []retrieval.Query) ([][]
 func (g *Generation) Len() int { return g.table.Len() }
 
 // Lookup returns what this generation knows about a declaration
-// (retrieval.Corpus). The entry's slices are shared: do not modify them.
+// (retrieval.Corpus), strings and slices its own.
 func (g *Generation) Lookup(name string) (retrieval.Entry, bool) { return g.table.Lookup(name) }
 
 // UsedBy lists, sorted by name, the declarations whose statement uses
-// premise in this generation (retrieval.Corpus). Shared: do not modify.
+// premise in this generation (retrieval.Corpus), in a fresh slice.
 func (g *Generation) UsedBy(premise string) []string { return g.table.UsedBy(premise) }
 
 // Generation is the name of the loaded generation.
@@ -718,24 +809,43 @@ func (ix *Index) Encoder() Encoder { return ix.cur.Load().enc }
 func (ix *Index) Len() int { return ix.cur.Load().table.Len() }
 
 // Lookup returns what the index knows about a declaration
-// (retrieval.Corpus). The entry's slices are shared: do not modify them.
-func (ix *Index) Lookup(name string) (retrieval.Entry, bool) { return ix.cur.Load().table.Lookup(name) }
+// (retrieval.Corpus), strings and slices its own.
+func (ix *Index) Lookup(name string) (e retrieval.Entry, ok bool) {
+	ix.pinned(func(g *Generation) { e, ok = g.table.Lookup(name) })
+	return e, ok
+}
+
+// pinned runs fn on the current generation, pinned: its mapped files stay
+// mapped until fn returns, whatever Reload does meanwhile. After Close fn
+// is not called.
+func (ix *Index) pinned(fn func(g *Generation)) {
+	if g := ix.acquire(); g != nil {
+		defer g.release()
+		fn(g)
+	}
+}
 
 // UsedBy lists, sorted by name, the declarations whose statement uses
-// premise (retrieval.Corpus; from usage.parquet). The slice is shared: do
-// not modify it.
-func (ix *Index) UsedBy(premise string) []string { return ix.cur.Load().table.UsedBy(premise) }
+// premise (retrieval.Corpus; the usage graph), in a fresh slice.
+func (ix *Index) UsedBy(premise string) (users []string) {
+	ix.pinned(func(g *Generation) { users = g.table.UsedBy(premise) })
+	return users
+}
 
 // ModuleMembers lists the theorems (non-premise declarations) of a module,
 // for the hold-out-module protocol (eval.ModuleLister).
 func (ix *Index) ModuleMembers(module string) []string {
-	return ix.cur.Load().table.ModuleMembers(module, true)
+	var out []string
+	ix.pinned(func(g *Generation) { out = g.table.ModuleMembers(module, true) })
+	return out
 }
 
 // UsageCount is how many declarations' statements use premise, not counting
 // the declarations in exclude.
 func (ix *Index) UsageCount(premise string, exclude []string) int {
-	return ix.cur.Load().table.UsageCount(premise, exclude)
+	n := 0
+	ix.pinned(func(g *Generation) { n = g.table.UsageCount(premise, exclude) })
+	return n
 }
 
 // Head describes the projection head applied to dense candidate scores, or nil.

@@ -1,22 +1,22 @@
 package index
 
 import (
-	"bufio"
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
-	"io"
+	"maps"
 	"math"
-	"os"
+	"runtime"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/blevesearch/bleve/v2/analysis"
 	"github.com/blevesearch/bleve/v2/registry"
+	"golang.org/x/sync/errgroup"
 
+	"github.com/driftkit/driftkit/internal/flat"
 	"github.com/driftkit/driftkit/retrieval"
 	"github.com/driftkit/driftkit/workspace"
 )
@@ -27,21 +27,29 @@ const (
 	bm25B  = 0.75
 )
 
-// Postings is the in-memory BM25 index used for serving: the same analyzer
-// as the bleve index (identifier-aware tokenizer, lower case, English stop
-// words, Porter stemmer), with each posting's BM25 term weight precomputed,
-// so that a query costs one pass over its terms' postings. It is immutable
-// after construction and safe for concurrent use.
+// Postings is the BM25 index used for serving: the same analyzer as the
+// bleve index (identifier-aware tokenizer, lower case, English stop words,
+// Porter stemmer), with each posting's BM25 term weight precomputed, so
+// that a query costs one pass over its terms' postings. An index keeps it
+// in bm25.dk (internal/flat) and maps it: the term table is read at open,
+// the postings and weights (most of the file) are verified the first time a
+// query reads them, and a query touches only its terms' pages. It is
+// immutable after construction and safe for concurrent use.
 type Postings struct {
 	n     int
-	terms map[string]int32
-	df    []int32
+	terms flat.Keys
 	// postings of term t: docs[off[t]:off[t+1]], weights likewise.
-	off  []int64
+	off  []uint32
 	docs []uint32
 	wts  []float32
-	an   analysis.Analyzer
-	pool sync.Pool
+	// load takes docs and wts from the file on first use (nil when they
+	// are in memory).
+	load   func() (docs []uint32, wts []float32, err error)
+	once   sync.Once
+	err    error
+	failed atomic.Pointer[error]
+	an     analysis.Analyzer
+	pool   sync.Pool
 }
 
 func identAnalyzer() (analysis.Analyzer, error) {
@@ -67,65 +75,205 @@ func analyzeTerms(a analysis.Analyzer, text string) map[string]int {
 	return out
 }
 
-// BuildPostings analyses every document (on all cores) and builds the index.
+// chunkTerms is what one worker of BuildPostings makes of a range of
+// documents: its own term dictionary, and per document (localID, tf)
+// pairs.
+type chunkTerms struct {
+	start  int
+	terms  []string
+	id     map[string]int32
+	docOff []int // pairs of document start+i: pairs[docOff[i]:docOff[i+1]]
+	pairs  []termTF
+	length []int32 // tokens per document (repeats included)
+}
+
+type termTF struct{ term, tf int32 }
+
+// termFilter applies an analyzer's token filters (lower case, stop words,
+// Porter) to one token at a time, remembering each token's result: the
+// filters are token-local, so the memo gives exactly what Analyze gives,
+// at a map lookup per token instead of a stemming. Not safe for concurrent
+// use (one per worker).
+type termFilter struct {
+	filters []analysis.TokenFilter
+	memo    map[string]filtered
+}
+
+type filtered struct {
+	term string
+	keep bool
+}
+
+func newTermFilter(a analysis.Analyzer) (*termFilter, error) {
+	da, ok := a.(*analysis.DefaultAnalyzer)
+	if !ok || da.CharFilters != nil {
+		return nil, fmt.Errorf("index: the BM25 analyzer is a %T, not a plain token filter chain", a)
+	}
+	return &termFilter{filters: da.TokenFilters, memo: map[string]filtered{}}, nil
+}
+
+// term is what the filters make of one token (keep false: dropped).
+func (f *termFilter) term(tok string) (string, bool) {
+	if r, ok := f.memo[tok]; ok {
+		return r.term, r.keep
+	}
+	ts := analysis.TokenStream{&analysis.Token{Term: []byte(tok), Position: 1, Type: analysis.AlphaNumeric}}
+	for _, tf := range f.filters {
+		ts = tf.Filter(ts)
+	}
+	r := filtered{}
+	if len(ts) == 1 {
+		r = filtered{string(ts[0].Term), true}
+	} else if len(ts) > 1 {
+		panic("index: a BM25 token filter split a token")
+	}
+	f.memo[strings.Clone(tok)] = r
+	return r.term, r.keep
+}
+
+// analyzeChunk analyses documents [start, end): the tokenizer's walk and
+// the memoized filters, the same terms as Analyze without its per-token
+// allocations.
+func analyzeChunk(ctx context.Context, a analysis.Analyzer, texts []string, start, end int) (*chunkTerms, error) {
+	f, err := newTermFilter(a)
+	if err != nil {
+		return nil, err
+	}
+	c := &chunkTerms{start: start, id: map[string]int32{}, docOff: []int{0}}
+	tf := map[int32]int32{}
+	var buf []byte
+	for i := start; i < end; i++ {
+		if (i-start)%1024 == 0 && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		clear(tf)
+		n := int32(0)
+		identTokens(texts[i], &buf, func(tok string, _, _ int, _ bool) {
+			t, keep := f.term(tok)
+			if !keep {
+				return
+			}
+			n++
+			id, ok := c.id[t]
+			if !ok {
+				id = int32(len(c.terms))
+				c.terms = append(c.terms, t)
+				c.id[t] = id
+			}
+			tf[id]++
+		})
+		for id, k := range tf {
+			c.pairs = append(c.pairs, termTF{id, k})
+		}
+		c.docOff = append(c.docOff, len(c.pairs))
+		c.length = append(c.length, n)
+	}
+	return c, nil
+}
+
+// BuildPostings analyses every document (one contiguous range per core)
+// and builds the index: terms sorted, each term's postings in document
+// order.
 func BuildPostings(ctx context.Context, texts []string) (*Postings, error) {
 	a, err := identAnalyzer()
 	if err != nil {
 		return nil, err
 	}
-	type docTerms struct {
-		terms map[string]int
-		n     int
+	workers := max(1, min(runtime.GOMAXPROCS(0), len(texts)/1024))
+	chunks := make([]*chunkTerms, workers)
+	g, gctx := errgroup.WithContext(ctx)
+	for w := range workers {
+		g.Go(func() (err error) {
+			chunks[w], err = analyzeChunk(gctx, a, texts, w*len(texts)/workers, (w+1)*len(texts)/workers)
+			return err
+		})
 	}
-	dt := make([]docTerms, len(texts))
-	if err := parallelRows(ctx, len(texts), func(i int) {
-		toks := a.Analyze([]byte(texts[i]))
-		m := make(map[string]int, len(toks))
-		for _, t := range toks {
-			m[string(t.Term)]++
-		}
-		dt[i] = docTerms{m, len(toks)}
-	}, nil); err != nil {
+	if err := g.Wait(); err != nil {
 		return nil, err
 	}
-	p := &Postings{n: len(texts), terms: map[string]int32{}, an: a}
+	// One dictionary, sorted; each chunk's ids mapped into it.
+	all := map[string]bool{}
+	for _, c := range chunks {
+		for _, t := range c.terms {
+			all[t] = true
+		}
+	}
+	sorted := slices.Sorted(maps.Keys(all))
+	global := make(map[string]int32, len(sorted))
+	for i, t := range sorted {
+		global[t] = int32(i)
+	}
+	p := &Postings{n: len(texts), terms: flat.NewKeys(flat.NewStrings(sorted)), an: a}
+	df := make([]uint32, len(sorted))
+	remap := make([][]int32, len(chunks))
 	var total float64
-	for _, d := range dt {
-		total += float64(d.n)
-		for t := range d.terms {
-			id, ok := p.terms[t]
-			if !ok {
-				id = int32(len(p.df))
-				p.terms[t] = id
-				p.df = append(p.df, 0)
-			}
-			p.df[id]++
+	for ci, c := range chunks {
+		remap[ci] = make([]int32, len(c.terms))
+		for i, t := range c.terms {
+			remap[ci][i] = global[t]
+		}
+		for _, pr := range c.pairs {
+			df[remap[ci][pr.term]]++
+		}
+		for _, l := range c.length {
+			total += float64(l)
 		}
 	}
-	avg := total / math.Max(1, float64(len(texts)))
-	p.off = make([]int64, len(p.df)+1)
-	for i, d := range p.df {
-		p.off[i+1] = p.off[i] + int64(d)
-	}
-	p.docs = make([]uint32, p.off[len(p.df)])
-	p.wts = make([]float32, len(p.docs))
-	fill := make([]int64, len(p.df))
-	copy(fill, p.off)
-	for i, d := range dt {
-		norm := bm25K1 * (1 - bm25B + bm25B*float64(d.n)/avg)
-		for t, tf := range d.terms {
-			id := p.terms[t]
-			j := fill[id]
-			fill[id]++
-			p.docs[j] = uint32(i)
-			p.wts[j] = float32(float64(tf) * (bm25K1 + 1) / (float64(tf) + norm))
-		}
-	}
+	p.fill(chunks, remap, df, total/math.Max(1, float64(len(texts))))
 	return p, nil
 }
 
-func (p *Postings) idf(t int32) float32 {
-	df := float64(p.df[t])
+// fill lays the postings out: offsets from the document frequencies, then
+// every document's pairs in document order, with their BM25 weights.
+func (p *Postings) fill(chunks []*chunkTerms, remap [][]int32, df []uint32, avg float64) {
+	p.off = make([]uint32, len(df)+1)
+	for i, d := range df {
+		p.off[i+1] = p.off[i] + d
+	}
+	p.docs = make([]uint32, p.off[len(df)])
+	p.wts = make([]float32, len(p.docs))
+	next := slices.Clone(p.off[:len(df)])
+	for ci, c := range chunks {
+		for i := range c.length {
+			norm := bm25K1 * (1 - bm25B + bm25B*float64(c.length[i])/avg)
+			for _, pr := range c.pairs[c.docOff[i]:c.docOff[i+1]] {
+				t := remap[ci][pr.term]
+				j := next[t]
+				next[t]++
+				p.docs[j] = uint32(c.start + i)
+				p.wts[j] = float32(float64(pr.tf) * (bm25K1 + 1) / (float64(pr.tf) + norm))
+			}
+		}
+	}
+}
+
+// lists returns the postings and weights, loading them on first use.
+func (p *Postings) lists() ([]uint32, []float32, error) {
+	if p.load == nil {
+		return p.docs, p.wts, nil
+	}
+	p.once.Do(func() {
+		if p.docs, p.wts, p.err = p.load(); p.err != nil {
+			p.failed.Store(&p.err)
+		}
+	})
+	return p.docs, p.wts, p.err
+}
+
+// Err is the error loading the postings (a damaged file), or nil; it
+// does not load them (retrieval.Damaged).
+func (p *Postings) Err() error {
+	if e := p.failed.Load(); e != nil {
+		return *e
+	}
+	return nil
+}
+
+// term returns a term's id, or -1.
+func (p *Postings) term(t string) int { return p.terms.Find(t) }
+
+func (p *Postings) idf(t int) float32 {
+	df := float64(p.off[t+1] - p.off[t])
 	return float32(math.Log(1 + (float64(p.n)-df+0.5)/(df+0.5)))
 }
 
@@ -144,7 +292,11 @@ type scoreBuf struct {
 // the query's words. bleve's own BM25 differs in two places (√tf, and the
 // vocabulary size over the document count as mean length), so the two
 // engines rank differently: ConNF dev BM25 F1@5 25.78 here, 26.64 bleve.
-func (p *Postings) Score(text string, fn func(doc int, score float32)) {
+func (p *Postings) Score(text string, fn func(doc int, score float32)) error {
+	pdocs, pwts, err := p.lists()
+	if err != nil {
+		return err
+	}
 	buf, _ := p.pool.Get().(*scoreBuf)
 	if buf == nil || len(buf.s) != p.n {
 		buf = &scoreBuf{s: make([]float32, p.n), hits: make([]uint16, p.n)}
@@ -154,15 +306,19 @@ func (p *Postings) Score(text string, fn func(doc int, score float32)) {
 	for _, c := range terms {
 		total += c
 	}
-	for t, qtf := range terms {
-		id, ok := p.terms[t]
-		if !ok {
+	// Terms in sorted order: the float32 sums must not depend on map order
+	// (they did: two runs could differ in the last bit, and tied documents
+	// swap places).
+	for _, t := range slices.Sorted(maps.Keys(terms)) {
+		qtf := terms[t]
+		id := p.term(t)
+		if id < 0 {
 			continue
 		}
 		// bleve multiplies by the query weight too (idf again, Lucene style).
 		idf := p.idf(id)
 		w := idf * idf * float32(qtf)
-		docs, wts := p.docs[p.off[id]:p.off[id+1]], p.wts[p.off[id]:p.off[id+1]]
+		docs, wts := pdocs[p.off[id]:p.off[id+1]], pwts[p.off[id]:p.off[id+1]]
 		for j, d := range docs {
 			if buf.hits[d] == 0 {
 				buf.touched = append(buf.touched, d)
@@ -179,6 +335,7 @@ func (p *Postings) Score(text string, fn func(doc int, score float32)) {
 	}
 	buf.touched = buf.touched[:0]
 	p.pool.Put(buf)
+	return nil
 }
 
 var (
@@ -190,20 +347,26 @@ var (
 // query terms' postings fills every request of b.
 func (p *Postings) SearchLexical(ctx context.Context, text string, b *retrieval.Batch) ([][]retrieval.Scored, error) {
 	tops := b.NewTops()
-	p.Score(text, func(d int, s float32) {
+	if err := p.Score(text, func(d int, s float32) {
 		if t := retrieval.Top(tops, b.Class, d); t != nil {
 			t.Add(d, s)
 		}
-	})
+	}); err != nil {
+		return nil, err
+	}
 	return retrieval.SortedAll(tops), ctx.Err()
 }
 
 // QueryTerms implements retrieval.TermIndex.
 func (p *Postings) QueryTerms(text string) []retrieval.TermPostings {
+	docs, _, err := p.lists()
+	if err != nil {
+		return nil // Err reports it; the search fails
+	}
 	var out []retrieval.TermPostings
 	for t := range analyzeTerms(p.an, text) {
-		if id, ok := p.terms[t]; ok {
-			out = append(out, retrieval.TermPostings{Term: t, IDF: p.idf(id), Docs: p.docs[p.off[id]:p.off[id+1]:p.off[id+1]]})
+		if id := p.term(t); id >= 0 {
+			out = append(out, retrieval.TermPostings{Term: t, IDF: p.idf(id), Docs: docs[p.off[id]:p.off[id+1]:p.off[id+1]]})
 		}
 	}
 	slices.SortFunc(out, func(a, b retrieval.TermPostings) int { return strings.Compare(a.Term, b.Term) })
@@ -213,106 +376,79 @@ func (p *Postings) QueryTerms(text string) []retrieval.TermPostings {
 // NumDocs implements retrieval.TermIndex.
 func (p *Postings) NumDocs() int { return p.n }
 
-const postingsMagic = "DKBM25P1"
+// Sections of bm25.dk.
+const (
+	postingsDocsSec  = "n_docs"
+	postingsTermsSec = "terms"
+	postingsOffSec   = "postings.off"
+	postingsListSec  = "postings.docs"
+	postingsWtsSec   = "postings.weights"
+)
 
-// Save writes the postings (terms sorted, so the file is reproducible).
-func (p *Postings) Save(path string) error {
-	f, err := workspace.CreateAtomic(path)
+// save writes the postings as generation gen's flat file (terms sorted,
+// so the file is reproducible).
+func (p *Postings) save(path, gen string) error {
+	docs, wts, err := p.lists()
 	if err != nil {
 		return err
 	}
-	defer f.Abort()
-	w := bufio.NewWriterSize(f, 1<<20)
-	names := make([]string, len(p.df))
-	for t, id := range p.terms {
-		names[id] = t
-	}
-	order := make([]int32, len(names))
-	for i := range order {
-		order[i] = int32(i)
-	}
-	sort.Slice(order, func(a, b int) bool { return names[order[a]] < names[order[b]] })
-	var b [8]byte
-	put := func(x uint64) { binary.LittleEndian.PutUint64(b[:], x); w.Write(b[:]) }
-	w.WriteString(postingsMagic)
-	put(uint64(p.n))
-	put(uint64(len(names)))
-	for _, id := range order {
-		put(uint64(len(names[id])))
-		w.WriteString(names[id])
-		put(uint64(p.df[id]))
-		for j := p.off[id]; j < p.off[id+1]; j++ {
-			binary.LittleEndian.PutUint32(b[:4], p.docs[j])
-			binary.LittleEndian.PutUint32(b[4:], math.Float32bits(p.wts[j]))
-			w.Write(b[:])
-		}
-	}
-	if err := w.Flush(); err != nil {
-		return err
-	}
-	return f.Commit()
+	return writeFlat(path, gen, func(w *flat.Writer) {
+		flat.Put(w, postingsDocsSec, []uint64{uint64(p.n)})
+		w.Keys(postingsTermsSec, p.terms)
+		flat.Put(w, postingsOffSec, p.off)
+		flat.Put(w, postingsListSec, docs)
+		flat.Put(w, postingsWtsSec, wts)
+	})
 }
 
-// LoadPostings reads a file written by Save.
-func LoadPostings(path string) (*Postings, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	r := bufio.NewReaderSize(f, 1<<20)
+// OpenPostings reads the term table of a bm25.dk file; the postings are
+// taken (and verified) when a query first needs them.
+func OpenPostings(f *flat.File) (*Postings, error) {
 	bad := func(e error) error {
-		return &workspace.FileError{Path: path, Row: -1, Err: fmt.Errorf("%w: bm25 postings: %v", ErrStale, e)}
+		return &workspace.FileError{Path: f.Path(), Row: -1, Err: fmt.Errorf("%w: bm25 postings: %w", ErrStale, e)}
 	}
-	magic := make([]byte, len(postingsMagic))
-	if _, err := io.ReadFull(r, magic); err != nil || string(magic) != postingsMagic {
-		return nil, bad(errors.New("bad magic"))
-	}
-	var b [8]byte
-	get := func() (uint64, error) {
-		_, err := io.ReadFull(r, b[:])
-		return binary.LittleEndian.Uint64(b[:]), err
-	}
-	n, err := get()
+	n, err := flat.Take[uint64](f, postingsDocsSec)
 	if err != nil {
 		return nil, bad(err)
 	}
-	nt, err := get()
-	if err != nil || nt > 1<<32 {
-		return nil, bad(fmt.Errorf("term count: %v", err))
+	if len(n) != 1 || n[0] > 1<<31 {
+		return nil, bad(fmt.Errorf("document count %v", n))
+	}
+	terms, err := f.Keys(postingsTermsSec)
+	if err != nil {
+		return nil, bad(err)
+	}
+	off, err := flat.Take[uint32](f, postingsOffSec)
+	if err != nil {
+		return nil, bad(err)
+	}
+	if len(off) != terms.Len()+1 {
+		return nil, bad(fmt.Errorf("%d offsets for %d terms", len(off), terms.Len()))
+	}
+	if err := flat.CheckOffsets(f, postingsOffSec, int(f.Len(postingsListSec)/4)); err != nil {
+		return nil, bad(err)
 	}
 	a, err := identAnalyzer()
 	if err != nil {
 		return nil, err
 	}
-	p := &Postings{n: int(n), terms: make(map[string]int32, nt), df: make([]int32, nt), off: make([]int64, nt+1), an: a}
-	for i := range int(nt) {
-		l, err := get()
-		if err != nil || l > 1<<16 {
-			return nil, bad(fmt.Errorf("term %d: %v", i, err))
+	p := &Postings{n: int(n[0]), terms: terms, off: off, an: a}
+	p.load = func() ([]uint32, []float32, error) {
+		docs, err := flat.Take[uint32](f, postingsListSec)
+		if err != nil {
+			return nil, nil, bad(err)
 		}
-		name := make([]byte, l)
-		if _, err := io.ReadFull(r, name); err != nil {
-			return nil, bad(err)
+		wts, err := flat.Take[float32](f, postingsWtsSec)
+		if err != nil {
+			return nil, nil, bad(err)
 		}
-		df, err := get()
-		if err != nil || df > n {
-			return nil, bad(fmt.Errorf("term %q: df %d: %v", name, df, err))
+		if len(wts) != len(docs) || off[len(off)-1] != uint32(len(docs)) {
+			return nil, nil, bad(fmt.Errorf("%d postings, %d weights, offsets up to %d", len(docs), len(wts), off[len(off)-1]))
 		}
-		p.terms[string(name)] = int32(i)
-		p.df[i] = int32(df)
-		p.off[i+1] = p.off[i] + int64(df)
-		for range df {
-			if _, err := io.ReadFull(r, b[:]); err != nil {
-				return nil, bad(err)
-			}
-			d := binary.LittleEndian.Uint32(b[:4])
-			if uint64(d) >= n {
-				return nil, bad(fmt.Errorf("doc %d out of range", d))
-			}
-			p.docs = append(p.docs, d)
-			p.wts = append(p.wts, math.Float32frombits(binary.LittleEndian.Uint32(b[4:])))
+		if err := flat.CheckRange[uint32](f, postingsListSec, p.n); err != nil {
+			return nil, nil, bad(err)
 		}
+		return docs, wts, nil
 	}
 	return p, nil
 }

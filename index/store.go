@@ -3,6 +3,7 @@ package index
 import (
 	"context"
 	"fmt"
+	"sync"
 
 	"github.com/viterin/vek/vek32"
 
@@ -24,6 +25,21 @@ type Store struct {
 	docs []int32
 	// row[doc] is doc's row, -1 when absent (subset stores only).
 	row []int32
+	// check verifies the vectors once, before the first search (nil: in
+	// memory, nothing to check).
+	check func() error
+	once  sync.Once
+	err   error
+}
+
+// Verify checks the vectors against their file's checksum, once; searches
+// call it first, other readers (Vector) must.
+func (s *Store) Verify() error {
+	if s.check == nil {
+		return nil
+	}
+	s.once.Do(func() { s.err = s.check() })
+	return s.err
 }
 
 var _ retrieval.MultiDenseBackend = (*Store)(nil)
@@ -73,6 +89,9 @@ func (s *Store) Vector(doc int) []float32 {
 
 // SearchDense implements retrieval.DenseBackend.
 func (s *Store) SearchDense(ctx context.Context, q []float32, b *retrieval.Batch) ([][]retrieval.Scored, error) {
+	if err := s.Verify(); err != nil {
+		return nil, err
+	}
 	tops := b.NewTops()
 	s.scan(q, b.Class, tops)
 	return retrieval.SortedAll(tops), ctx.Err()
@@ -85,6 +104,9 @@ func (s *Store) SearchDense(ctx context.Context, q []float32, b *retrieval.Batch
 func (s *Store) SearchDenseMany(ctx context.Context, qs [][]float32, bs []*retrieval.Batch) ([][][]retrieval.Scored, error) {
 	if len(qs) != len(bs) {
 		return nil, fmt.Errorf("%d queries, %d batches", len(qs), len(bs))
+	}
+	if err := s.Verify(); err != nil {
+		return nil, err
 	}
 	classes := make([][]uint8, len(bs))
 	tops := make([][]*retrieval.TopK, len(bs))

@@ -142,6 +142,9 @@ func (e *Engine) Search(ctx context.Context, q Query) ([]Hit, error) {
 // with Search's error for it wrapped in a *QueryError; a failure of the
 // shared dense pass (the encoder, the backend) is returned as is.
 func (e *Engine) SearchMany(ctx context.Context, qs []Query) ([][]Hit, error) {
+	if err := e.damaged(); err != nil {
+		return nil, err
+	}
 	plans := make([]*plan, len(qs))
 	classes := map[string][]uint8{} // queries with one filter share its compiled classes
 	for i, q := range qs {
@@ -162,7 +165,29 @@ func (e *Engine) SearchMany(ctx context.Context, qs []Query) ([][]Hit, error) {
 		}
 		out[i] = hits
 	}
+	// A signal that found its table columns damaged ranked nothing: the
+	// answer is not what the index holds.
+	if err := e.damaged(); err != nil {
+		return nil, err
+	}
 	return out, nil
+}
+
+// Damaged is implemented by parts that verify their data as they first
+// read it (a memory-mapped table or index): Err is the damage found, nil
+// when none (yet).
+type Damaged interface{ Err() error }
+
+// damaged is the first damage the table or the backends found.
+func (e *Engine) damaged() error {
+	for _, p := range []any{e.Table, e.Lexical, e.Dense} {
+		if d, ok := p.(Damaged); ok && d != nil {
+			if err := d.Err(); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // plan is one query of a SearchMany call, compiled against the table.
@@ -318,7 +343,7 @@ func (e *Engine) finish(ctx context.Context, p *plan) ([]Hit, error) {
 	var scale func(int) float64
 	if w.NonTheorem > 0 {
 		scale = func(doc int) float64 {
-			if e.Table.entries[doc].Kind == "theorem" {
+			if e.Table.kindOf(doc) == "theorem" {
 				return 1
 			}
 			return 1 - w.NonTheorem

@@ -26,7 +26,7 @@ func (b nameMatch) SearchLexical(_ context.Context, text string, batch *Batch) (
 		}
 		n := 0
 		seen := map[string]bool{}
-		SubTokens(b.t.Entry(doc).Name, func(s string) {
+		SubTokens(b.t.Name(doc), func(s string) {
 			if q[s] && !seen[s] {
 				seen[s] = true
 				n++
@@ -64,7 +64,7 @@ func (l letters) SearchDense(_ context.Context, q []float32, batch *Batch) ([][]
 	for doc := range l.t.Len() {
 		if top := Top(tops, batch.Class, doc); top != nil {
 			var s float32
-			for i, x := range l.vec(l.t.Entry(doc).Name) {
+			for i, x := range l.vec(l.t.Name(doc)) {
 				s += x * q[i]
 			}
 			top.Add(doc, s)

@@ -8,17 +8,11 @@ import (
 	"sync"
 )
 
-// nameIndex maps the normalised components of declaration names ("Real",
-// "log", "mul" of Real.log_mul; "is", "compact" of IsCompact.image) to the
-// documents whose name holds them. It is built on first use by theorem
-// search, so premise retrieval never pays for it.
-type nameIndex struct {
-	docs map[string][]int32
-	idf  map[string]float32
-	// weight[doc] is the summed idf of the distinct components of doc's
-	// name.
-	weight []float32
-}
+// Theorem search's name index maps the normalised components of
+// declaration names ("Real", "log", "mul" of Real.log_mul; "is", "compact"
+// of IsCompact.image) to the documents whose name holds them: the "names"
+// column group (TableColumns: NameTokens, NameDocs, NameIDF, NameWeight),
+// computed with the table and read only by theorem search.
 
 // nameToken normalises a name component or query word: lower case, a
 // plural "s" dropped (not from "ss", "us", "is" endings or short words), so
@@ -44,28 +38,6 @@ func nameTokens(s string, fn func(tok string)) {
 	})
 }
 
-func (t *Table) names() *nameIndex {
-	t.nameOnce.Do(func() {
-		ni := &nameIndex{docs: map[string][]int32{}, weight: make([]float32, len(t.entries))}
-		for i := range t.entries {
-			nameTokens(t.entries[i].Name, func(tok string) { ni.docs[tok] = append(ni.docs[tok], int32(i)) })
-		}
-		ni.idf = make(map[string]float32, len(ni.docs))
-		n := float64(len(t.entries))
-		// Tokens in sorted order: float sums do not depend on map order.
-		for _, tok := range slices.Sorted(maps.Keys(ni.docs)) {
-			ds := ni.docs[tok]
-			idf := float32(math.Log(1 + n/float64(len(ds))))
-			ni.idf[tok] = idf
-			for _, d := range ds {
-				ni.weight[d] += idf
-			}
-		}
-		t.nameIdx = ni
-	})
-	return t.nameIdx
-}
-
 // NameMatch ranks candidates by how well the words of text (stopwords
 // dropped) and extra (vocabulary, Expand) cover their names: the summed idf
 // of the matched components, times the matched share of the name's weight
@@ -75,7 +47,10 @@ func (t *Table) names() *nameIndex {
 // ("mul" alone is in tens of thousands of Mathlib names), so it
 // accumulates into a pooled dense array rather than a map.
 func (t *Table) NameMatch(text, extra string, cand func(int) bool, beta float64, n int) []int {
-	ni := t.names()
+	if t.group(GroupNames) != nil {
+		return nil // Err reports it; the search fails
+	}
+	c := &t.c
 	q := map[string]bool{}
 	Words(strings.ToLower(text), func(w string, _, _ int) {
 		if !queryStopwords[w] {
@@ -85,15 +60,19 @@ func (t *Table) NameMatch(text, extra string, cand func(int) bool, beta float64,
 	nameTokens(extra, func(tok string) { q[tok] = true })
 	sc := nameScratchPool.Get().(*nameScratch)
 	defer nameScratchPool.Put(sc)
-	if len(sc.acc) < len(ni.weight) {
-		sc.acc = make([]float32, len(ni.weight))
+	if len(sc.acc) < len(c.NameWeight) {
+		sc.acc = make([]float32, len(c.NameWeight))
 	}
 	acc, touched := sc.acc, sc.touched[:0]
 	// Query tokens in sorted order: the float32 sums do not depend on map
 	// order.
 	for _, tok := range slices.Sorted(maps.Keys(q)) {
-		idf := ni.idf[tok]
-		for _, d := range ni.docs[tok] {
+		id := c.NameTokens.Find(tok)
+		if id < 0 {
+			continue
+		}
+		idf := c.NameIDF[id]
+		for _, d := range c.NameDocs.At(id) {
 			if acc[d] == 0 {
 				if !cand(int(d)) {
 					continue
@@ -107,7 +86,7 @@ func (t *Table) NameMatch(text, extra string, cand func(int) bool, beta float64,
 	for _, d := range touched {
 		s := acc[d]
 		acc[d] = 0
-		share := float64(s / max(ni.weight[d], 1e-9))
+		share := float64(s / max(c.NameWeight[d], 1e-9))
 		scored = append(scored, docScore{int(d), float64(s) * math.Pow(min(share, 1), beta)})
 	}
 	sc.touched, sc.scored = touched, scored
@@ -149,9 +128,3 @@ type nameScratch struct {
 }
 
 var nameScratchPool = sync.Pool{New: func() any { return new(nameScratch) }}
-
-// nameOnceFields are the Table's lazily built name index.
-type nameOnceFields struct {
-	nameOnce sync.Once
-	nameIdx  *nameIndex
-}

@@ -29,7 +29,7 @@ func (t *Table) NeighborVotes(voters []Voters, cand func(int) bool, decay float6
 	for _, v := range voters {
 		for rank, s := range v.List {
 			wt := v.Scale / (float64(rank) + decay)
-			for _, r := range t.deps[s.Doc] {
+			for _, r := range t.c.Deps.At(s.Doc) {
 				if cand(int(r)) {
 					votes[int(r)] += wt
 				}
@@ -58,16 +58,16 @@ func (t *Table) Mentions(text string, cand func(int) bool) []int {
 		if !quoted && !strings.ContainsAny(w, "._") && strings.ToLower(w) == w {
 			return
 		}
-		if r, ok := t.byName[w]; ok {
+		if r, ok := t.docOf(w); ok {
 			add(&exact, r)
-		} else if rs := t.suffix[w]; len(rs) > 0 && len(rs) <= 3 && (quoted || strings.ContainsAny(w, "._")) {
+		} else if rs := t.suffixDocs(w); len(rs) > 0 && len(rs) <= 3 && (quoted || strings.ContainsAny(w, "._")) {
 			for _, r := range rs {
-				add(&suffix, r)
+				add(&suffix, int(r))
 			}
 		}
 		parts := strings.Split(w, ".")
 		for j := len(parts) - 1; j >= 1; j-- {
-			if r, ok := t.byName[strings.Join(parts[:j], ".")]; ok {
+			if r, ok := t.docOf(strings.Join(parts[:j], ".")); ok {
 				add(&prefix, r)
 			}
 		}
@@ -78,10 +78,10 @@ func (t *Table) Mentions(text string, cand func(int) bool) []int {
 // UsageCount is how many declarations' statements use premise, not counting
 // the declarations in exclude.
 func (t *Table) UsageCount(premise string, exclude []string) int {
-	u := t.usedBy[premise]
+	u := t.users(premise)
 	n := len(u)
 	for _, e := range exclude {
-		if _, found := slices.BinarySearch(u, e); found {
+		if _, found := slices.BinarySearchFunc(u, e, func(r int32, e string) int { return strings.Compare(t.refName(r), e) }); found {
 			n--
 		}
 	}
@@ -97,20 +97,20 @@ func (t *Table) UsesWithout(exclude []string) func(doc int) int {
 	var adj map[int32]int
 	seen := map[int]bool{}
 	for _, e := range exclude {
-		if i, ok := t.byName[e]; ok && !seen[i] {
+		if i, ok := t.docOf(e); ok && !seen[i] {
 			seen[i] = true
 			if adj == nil {
 				adj = map[int32]int{}
 			}
-			for _, r := range t.deps[i] {
+			for _, r := range t.c.Deps.At(i) {
 				adj[r]++
 			}
 		}
 	}
 	if adj == nil {
-		return func(doc int) int { return int(t.uses[doc]) }
+		return func(doc int) int { return int(t.c.Uses[doc]) }
 	}
-	return func(doc int) int { return int(t.uses[doc]) - adj[int32(doc)] }
+	return func(doc int) int { return int(t.c.Uses[doc]) - adj[int32(doc)] }
 }
 
 // Prior ranks the candidates by uses (Table.UsesWithout), most used first.
@@ -120,7 +120,9 @@ func (t *Table) Prior(cand func(int) bool, uses func(int) int, n int) []int {
 	m := map[int]float64{}
 	top := NewTopK(n)
 	kept := 0
-	for i, r := range t.priorOrder {
+	prior := t.c.PriorOrder
+	for i, r32 := range prior {
+		r := int(r32)
 		if cand(r) {
 			if u := uses(r); u > 0 {
 				m[r] = float64(u)
@@ -128,7 +130,7 @@ func (t *Table) Prior(cand func(int) bool, uses func(int) int, n int) []int {
 				kept++
 			}
 		}
-		if kept >= n && i+1 < len(t.priorOrder) && top.h[0].Score > float32(t.uses[t.priorOrder[i+1]]) {
+		if kept >= n && i+1 < len(prior) && top.h[0].Score > float32(t.c.Uses[prior[i+1]]) {
 			break
 		}
 	}
@@ -156,7 +158,7 @@ func (t *Table) Concepts(text string, cand func(int) bool, uses func(int) int, n
 		for _, k := range keys {
 			// t.concept[k] is sorted by corpus-wide uses; exclusions may
 			// reorder it.
-			docs := t.concept[k]
+			docs := t.conceptDocs(k)
 			if len(docs) > 1 {
 				docs = slices.Clone(docs)
 				slices.SortStableFunc(docs, func(a, b int32) int { return uses(int(b)) - uses(int(a)) })
@@ -196,7 +198,7 @@ func (t *Table) Assoc(terms []TermPostings, numDocs int, class []uint8, uses fun
 			if class[d] == 0 {
 				continue // excluded (the query's own declaration) or filtered out
 			}
-			for _, r := range t.deps[d] {
+			for _, r := range t.c.Deps.At(int(d)) {
 				if class[r] == 1 {
 					score[int(r)] += v
 				}
@@ -280,8 +282,7 @@ func (t *Table) FuseScaled(lists []Ranked, k float64, n int, scale func(doc int)
 	rows := TopDocs(score, n)
 	out := make([]Hit, len(rows))
 	for i, r := range rows {
-		e := &t.entries[r]
-		out[i] = Hit{Rank: i + 1, Name: e.Name, Kind: e.Kind, Module: e.Module, Score: round6(score[r]), Signals: sig[r]}
+		out[i] = t.hit(r, i+1, round6(score[r]), sig[r])
 	}
 	return out
 }
@@ -293,10 +294,31 @@ func (t *Table) Hits(s []Scored, n int, signal string) []Hit {
 	}
 	out := make([]Hit, len(s))
 	for i, x := range s {
-		e := &t.entries[x.Doc]
-		out[i] = Hit{Rank: i + 1, Name: e.Name, Kind: e.Kind, Module: e.Module, Score: round6(float64(x.Score)), Signals: map[string]int{signal: i + 1}}
+		out[i] = t.hit(x.Doc, i+1, round6(float64(x.Score)), map[string]int{signal: i + 1})
 	}
 	return out
+}
+
+// hit makes document doc's hit (strings copied out of the table).
+func (t *Table) hit(doc, rank int, score float64, signals map[string]int) Hit {
+	return Hit{Rank: rank, Name: t.Name(doc), Kind: t.kindOf(doc), Module: strings.Clone(t.c.Modules.At(int(t.c.Module[doc]))), Score: score, Signals: signals}
+}
+
+// suffixDocs are the documents whose name ends with the components w.
+func (t *Table) suffixDocs(w string) []int32 {
+	if i := t.c.Suffix.Find(w); i >= 0 {
+		return t.c.SuffixDocs.At(i)
+	}
+	return nil
+}
+
+// conceptDocs are the premise documents whose lower-cased last name
+// component is k, most used first.
+func (t *Table) conceptDocs(k string) []int32 {
+	if i := t.c.Concept.Find(k); i >= 0 {
+		return t.c.ConceptDoc.At(i)
+	}
+	return nil
 }
 
 func round6(x float64) float64 { return math.Round(x*1e6) / 1e6 }

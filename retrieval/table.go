@@ -1,152 +1,261 @@
 package retrieval
 
 import (
+	"errors"
+	"fmt"
 	"slices"
 	"strings"
-
-	"github.com/driftkit/driftkit/workspace"
+	"sync"
+	"sync/atomic"
 )
 
-// Table is the in-memory corpus an Engine ranks over: the documents by id
-// (their order is the backends' doc ids), the premise-usage graph, and the
-// name indexes the signals use. It implements Corpus. It is immutable after
-// NewTable and safe for concurrent use.
+// Table is the corpus an Engine ranks over: the documents by id (their
+// order is the backends' doc ids), the premise-usage graph, and the name
+// indexes the signals use, all as flat columns (TableColumns) — in memory
+// (NewTable) or memory-mapped from an index (OpenTable). It implements
+// Corpus. It is immutable and safe for concurrent use.
+//
+// Strings a Table returns through its exported methods are copies: a
+// mapped table's memory goes away when its index generation is released.
 type Table struct {
-	entries []Entry
-	byName  map[string]int
-	// usedBy[p] lists, sorted, the documents whose statement uses premise p.
-	usedBy map[string][]string
-	// uses[doc] = len(usedBy[name of doc]).
-	uses []int32
-	// premise[doc] says whether doc is a premise candidate by default
-	// (workspace.IsPremiseKind).
-	premise []bool
-	// kind[doc] indexes kinds; library[doc] indexes libraries.
-	kind    []uint8
-	kinds   []string
-	library []uint16
-	libs    []string
-	// suffix maps the trailing components of names ("cloud", "Set.cloud"
-	// of "ConNF.Set.cloud") to documents, for mentions.
-	suffix map[string][]int
-	// concept maps a lower-cased last name component to premise documents,
-	// most used first.
-	concept map[string][]int32
-	// deps[doc] are the ids of doc's statement dependencies in the corpus.
-	deps [][]int32
-	// priorOrder lists the used documents, most used first.
-	priorOrder []int
-	// The name index of theorem search, built on first use (names.go).
-	nameOnceFields
+	c TableColumns
+	n int
+	// premiseKind[k] says whether kind k is a premise kind.
+	premiseKind []bool
+	kinds, libs []string
+	// load fills a column group on first use (nil: every group is loaded).
+	load   ColumnLoader
+	groups map[string]*groupState
+	// damaged is the first error loading a group: the table's data is not
+	// what the index wrote, and every later search fails with it.
+	damaged atomic.Pointer[error]
 }
 
-// NewTable indexes entries (doc id = position) and the usage graph
-// (premise → sorted names of the declarations whose statement uses it; a
-// premise outside entries is kept for UsedBy). NewTable keeps both; the
-// caller must not modify them afterwards.
-func NewTable(entries []Entry, usedBy map[string][]string) *Table {
-	t := &Table{entries: entries, byName: make(map[string]int, len(entries)), usedBy: usedBy, suffix: map[string][]int{},
-		concept: map[string][]int32{}, uses: make([]int32, len(entries)), premise: make([]bool, len(entries)),
-		kind: make([]uint8, len(entries)), library: make([]uint16, len(entries))}
-	kindID, libID := map[string]uint8{}, map[string]uint16{}
-	for i := range entries {
-		e := &entries[i]
-		t.byName[e.Name] = i
-		t.premise[i] = workspace.IsPremiseKind(e.Kind)
-		t.uses[i] = int32(len(usedBy[e.Name]))
-		k, ok := kindID[e.Kind]
-		if !ok && len(t.kinds) < 255 {
-			k = uint8(len(t.kinds))
-			kindID[e.Kind] = k
-			t.kinds = append(t.kinds, e.Kind)
-		}
-		t.kind[i] = k
-		l, ok := libID[e.Library]
-		if !ok && len(t.libs) < 1<<16-1 {
-			l = uint16(len(t.libs))
-			libID[e.Library] = l
-			t.libs = append(t.libs, e.Library)
-		}
-		t.library[i] = l
-		parts := strings.Split(e.Name, ".")
-		for j := 1; j < len(parts); j++ {
-			s := strings.Join(parts[j:], ".")
-			t.suffix[s] = append(t.suffix[s], i)
-		}
-		if t.premise[i] {
-			k := strings.ToLower(e.Name[strings.LastIndex(e.Name, ".")+1:])
-			t.concept[k] = append(t.concept[k], int32(i))
-		}
-	}
-	t.deps = make([][]int32, len(entries))
-	for i := range entries {
-		for _, dep := range entries[i].StatementDeps {
-			if r, ok := t.byName[dep]; ok {
-				t.deps[i] = append(t.deps[i], int32(r))
-			}
-		}
-	}
-	for p, u := range usedBy {
-		if r, ok := t.byName[p]; ok && len(u) > 0 {
-			t.priorOrder = append(t.priorOrder, r)
-		}
-	}
-	byUses := func(a, b int) int {
-		if c := t.uses[b] - t.uses[a]; c != 0 {
-			return int(c)
-		}
-		return a - b
-	}
-	slices.SortFunc(t.priorOrder, byUses)
-	for _, docs := range t.concept {
-		slices.SortFunc(docs, func(a, b int32) int { return byUses(int(a), int(b)) })
-	}
-	return t
+// ColumnLoader fills the columns of one group of c (TableColumns.Columns).
+type ColumnLoader func(group string, c *TableColumns) error
+
+type groupState struct {
+	once sync.Once
+	err  error
 }
 
 var _ Corpus = (*Table)(nil)
 
-// Len implements Corpus.
-func (t *Table) Len() int { return len(t.entries) }
+// NewTable indexes entries (doc id = position) and the usage graph
+// (premise → sorted names of the declarations whose statement uses it; a
+// premise outside entries is kept for UsedBy), in memory.
+func NewTable(entries []Entry, usedBy map[string][]string) *Table {
+	t, err := OpenTable(BuildTableColumns(entries, usedBy), nil)
+	if err != nil {
+		panic(err) // columns just built are consistent
+	}
+	return t
+}
 
-// Lookup implements Corpus.
+// OpenTable makes a Table of columns whose core group is loaded; load fills
+// the other groups when first needed (nil: c has them all). It checks that
+// the core columns agree with each other.
+func OpenTable(c *TableColumns, load ColumnLoader) (*Table, error) {
+	t := &Table{c: *c, n: c.Names.Len(), load: load, groups: map[string]*groupState{}}
+	for _, g := range []string{GroupEntries, GroupUsage, GroupNames} {
+		t.groups[g] = &groupState{}
+	}
+	if err := t.checkCore(); err != nil {
+		return nil, err
+	}
+	t.premiseKind = t.c.premiseKinds()
+	for k := range c.Kinds.Len() {
+		t.kinds = append(t.kinds, strings.Clone(c.Kinds.At(k)))
+	}
+	for l := range c.Libraries.Len() {
+		t.libs = append(t.libs, strings.Clone(c.Libraries.At(l)))
+	}
+	return t, nil
+}
+
+// ErrColumns is wrapped when a table's columns disagree with each other.
+var ErrColumns = errors.New("inconsistent table columns")
+
+// checkCore verifies the lengths of the core columns (their values' ranges
+// are the reader's to check: an index checks them as it maps the file, see
+// Column.Limit).
+func (t *Table) checkCore() error {
+	c, n := &t.c, t.n
+	bad := func(col string, format string, a ...any) error {
+		return fmt.Errorf("%w: %s: %s", ErrColumns, col, fmt.Sprintf(format, a...))
+	}
+	switch {
+	case len(c.Kind) != n || len(c.Library) != n || len(c.Module) != n || len(c.Uses) != n || c.Deps.Len() != n:
+		return bad("kind/library/module/uses/deps", "lengths differ from %d documents", n)
+	case c.Kinds.Len() > 255 || c.Libraries.Len() > 1<<16-1:
+		return bad("kinds/libraries", "dictionaries too large")
+	case c.SuffixDocs.Len() != c.Suffix.Len() || c.ConceptDoc.Len() != c.Concept.Len():
+		return bad("suffix/concept", "keys and lists differ in length")
+	}
+	return nil
+}
+
+// group loads a column group once; a failure marks the table damaged.
+// The loader writes only the group's fields, which nobody reads before
+// group returns (every accessor of a group calls group first).
+func (t *Table) group(name string) error {
+	if t.load == nil {
+		return nil
+	}
+	if name == GroupUsage {
+		// Users are refs: their names may be entries' extra names.
+		if err := t.group(GroupEntries); err != nil {
+			return err
+		}
+	}
+	g := t.groups[name]
+	g.once.Do(func() {
+		if g.err = t.load(name, &t.c); g.err == nil {
+			g.err = checkGroup(name, &t.c, t.n)
+		}
+		if g.err != nil {
+			err := fmt.Errorf("table columns %q: %w", name, g.err)
+			g.err = err
+			t.damaged.CompareAndSwap(nil, &err)
+		}
+	})
+	return g.err
+}
+
+// checkGroup verifies a lazily loaded group's lengths.
+func checkGroup(name string, c *TableColumns, n int) error {
+	ok := true
+	switch name {
+	case GroupEntries:
+		ok = c.Signature.Len() == n && c.InformalName.Len() == n && c.InformalStatement.Len() == n && len(c.InformalSource) == n && c.StatementDeps.Len() == n
+	case GroupUsage:
+		ok = c.UsageUsers.Len() == c.UsagePremises.Len()
+	case GroupNames:
+		ok = c.NameDocs.Len() == c.NameTokens.Len() && len(c.NameIDF) == c.NameTokens.Len() && len(c.NameWeight) == n
+	}
+	if !ok {
+		return fmt.Errorf("%w: the lengths of the %s columns disagree with each other or with the %d documents", ErrColumns, name, n)
+	}
+	return nil
+}
+
+// Err is the error that made the table unusable (a damaged column group
+// found when it was first read), or nil.
+func (t *Table) Err() error {
+	if p := t.damaged.Load(); p != nil {
+		return *p
+	}
+	return nil
+}
+
+// Len implements Corpus.
+func (t *Table) Len() int { return t.n }
+
+// name is doc's name, pointing into the table (not for callers to keep).
+func (t *Table) name(doc int) string { return t.c.Names.At(doc) }
+
+// Name returns document doc's name.
+func (t *Table) Name(doc int) string { return strings.Clone(t.name(doc)) }
+
+// kindOf is doc's kind (the dictionary's copy).
+func (t *Table) kindOf(doc int) string { return t.kinds[t.c.Kind[doc]] }
+
+// docOf is the document of a name.
+func (t *Table) docOf(name string) (int, bool) {
+	d := t.c.Names.Find(name)
+	return d, d >= 0
+}
+
+// refName is the name of a ref (TableColumns); entries group.
+func (t *Table) refName(r int32) string {
+	if int(r) < t.n {
+		return t.name(int(r))
+	}
+	return t.c.ExtraNames.At(int(r) - t.n)
+}
+
+// Lookup implements Corpus. It returns false when the declaration is not a
+// document, or when the table's entry columns are damaged (Err says so).
 func (t *Table) Lookup(name string) (Entry, bool) {
-	i, ok := t.byName[name]
+	i, ok := t.docOf(name)
 	if !ok {
 		return Entry{}, false
 	}
-	return t.entries[i], true
+	return t.Entry(i)
 }
 
-// UsedBy implements Corpus.
-func (t *Table) UsedBy(premise string) []string { return t.usedBy[premise] }
+// Entry returns document doc (0 ≤ doc < Len()), with its own copies of
+// every string; false when the entry columns are damaged (see Err).
+func (t *Table) Entry(doc int) (Entry, bool) {
+	if t.group(GroupEntries) != nil {
+		return Entry{}, false
+	}
+	c := &t.c
+	e := Entry{Name: t.Name(doc), Kind: t.kindOf(doc), Module: strings.Clone(c.Modules.At(int(c.Module[doc]))),
+		Library: t.libs[c.Library[doc]], Signature: strings.Clone(c.Signature.At(doc)), InformalName: strings.Clone(c.InformalName.At(doc)),
+		InformalStatement: strings.Clone(c.InformalStatement.At(doc)), InformalSource: strings.Clone(c.InformalSources.At(int(c.InformalSource[doc])))}
+	if deps := c.StatementDeps.At(doc); len(deps) > 0 {
+		e.StatementDeps = make([]string, len(deps))
+		for i, r := range deps {
+			e.StatementDeps[i] = strings.Clone(t.refName(r))
+		}
+	}
+	return e, true
+}
 
-// Entry returns document doc (0 ≤ doc < Len()).
-func (t *Table) Entry(doc int) *Entry { return &t.entries[doc] }
+// UsedBy implements Corpus: a fresh slice (nil when the usage columns are
+// damaged; see Err).
+func (t *Table) UsedBy(premise string) []string {
+	users := t.users(premise)
+	if len(users) == 0 {
+		return nil
+	}
+	out := make([]string, len(users))
+	for i, r := range users {
+		out[i] = strings.Clone(t.refName(r))
+	}
+	return out
+}
+
+// users are the refs of premise's users.
+func (t *Table) users(premise string) []int32 {
+	if t.group(GroupUsage) != nil {
+		return nil
+	}
+	p := t.c.UsagePremises.Find(premise)
+	if p < 0 {
+		return nil
+	}
+	return t.c.UsageUsers.At(p)
+}
 
 // Doc returns the id of a declaration.
-func (t *Table) Doc(name string) (int, bool) {
-	i, ok := t.byName[name]
-	return i, ok
-}
+func (t *Table) Doc(name string) (int, bool) { return t.docOf(name) }
 
 // Premise reports whether doc is a premise candidate by default.
-func (t *Table) Premise(doc int) bool { return t.premise[doc] }
+func (t *Table) Premise(doc int) bool { return t.premiseKind[t.c.Kind[doc]] }
 
 // Deps returns the ids of doc's statement dependencies in the corpus.
 // Shared: read-only.
-func (t *Table) Deps(doc int) []int32 { return t.deps[doc] }
+func (t *Table) Deps(doc int) []int32 { return t.c.Deps.At(doc) }
 
 // Uses is how many declarations' statements use doc.
-func (t *Table) Uses(doc int) int { return int(t.uses[doc]) }
+func (t *Table) Uses(doc int) int { return int(t.c.Uses[doc]) }
 
 // ModuleMembers lists the declarations of a module, in corpus order; with
 // theoremsOnly, only those that are not premise candidates.
 func (t *Table) ModuleMembers(module string, theoremsOnly bool) []string {
+	m := -1
+	for i := range t.c.Modules.Len() {
+		if t.c.Modules.At(i) == module {
+			m = i
+			break
+		}
+	}
 	var out []string
-	for i := range t.entries {
-		if t.entries[i].Module == module && !(theoremsOnly && t.premise[i]) {
-			out = append(out, t.entries[i].Name)
+	for i, mi := range t.c.Module {
+		if int(mi) == m && !(theoremsOnly && t.Premise(i)) {
+			out = append(out, t.Name(i))
 		}
 	}
 	return out
@@ -156,13 +265,13 @@ func (t *Table) ModuleMembers(module string, theoremsOnly bool) []string {
 // index of the first selection holding it, or 0. It costs one pass over a
 // byte per document.
 func (t *Table) Compile(reqs []Request) *Batch {
-	b := &Batch{Requests: reqs, Class: make([]uint8, len(t.entries))}
+	b := &Batch{Requests: reqs, Class: make([]uint8, t.n)}
 	// kindOK[r][k]: may request r hold kind k? lib[r]: the library it
 	// wants, -1 for any (len(libs) when the corpus has no such library).
 	kindOK := make([][]bool, len(reqs))
 	lib := make([]int, len(reqs))
 	for r, req := range reqs {
-		kindOK[r] = make([]bool, len(t.kinds))
+		kindOK[r] = make([]bool, max(len(t.kinds), 1))
 		for k, name := range t.kinds {
 			kindOK[r][k] = req.Select.Kinds == nil || slices.Contains(req.Select.Kinds, name)
 		}
@@ -173,9 +282,10 @@ func (t *Table) Compile(reqs []Request) *Batch {
 			}
 		}
 	}
+	kind, library := t.c.Kind, t.c.Library
 	class := func(doc int, skip func(r int) bool) uint8 {
 		for r := range reqs {
-			if kindOK[r][t.kind[doc]] && (lib[r] < 0 || lib[r] == int(t.library[doc])) && (skip == nil || !skip(r)) {
+			if kindOK[r][kind[doc]] && (lib[r] < 0 || lib[r] == int(library[doc])) && (skip == nil || !skip(r)) {
 				return uint8(r + 1)
 			}
 		}
@@ -187,7 +297,7 @@ func (t *Table) Compile(reqs []Request) *Batch {
 	// Excluded documents: few, so they are fixed up afterwards.
 	for _, req := range reqs {
 		for _, e := range req.Select.Exclude {
-			if doc, ok := t.byName[e]; ok && b.Class[doc] != 0 {
+			if doc, ok := t.docOf(e); ok && b.Class[doc] != 0 {
 				b.Class[doc] = class(doc, func(r int) bool { return slices.Contains(reqs[r].Select.Exclude, e) })
 			}
 		}

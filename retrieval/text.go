@@ -4,6 +4,7 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // Identifier-aware tokenization shared by the hash encoder and the BM25
@@ -52,9 +53,27 @@ func Words(s string, fn func(word string, start, end int)) {
 // (also letter/digit boundaries), lowercased: "ConNF.toNearLitter_mem" →
 // [con, nf, to, near, litter, mem]. Acronym runs stay together ("NF" in
 // "ConNF", "HTTPServer" → http, server).
-func SubTokens(ident string, fn func(tok string)) {
-	for _, part := range strings.FieldsFunc(ident, func(r rune) bool { return r == '.' || r == '_' || r == '\'' || r == '!' || r == '?' }) {
-		splitCamel(part, fn)
+func SubTokens(ident string, fn func(tok string)) { subTokens(ident, nil, fn) }
+
+// SubTokensBuf is SubTokens for callers that do not keep the tokens (the
+// hash encoder, the BM25 analyzer: millions of calls when an index is
+// built): a token that must be lower-cased is written into *buf, valid only
+// until fn returns, instead of allocating a string.
+func SubTokensBuf(ident string, buf *[]byte, fn func(tok string)) { subTokens(ident, buf, fn) }
+
+// isSubSep is a separator of SubTokens (all ASCII, so bytes are runes).
+func isSubSep(c byte) bool { return c == '.' || c == '_' || c == '\'' || c == '!' || c == '?' }
+
+func subTokens(ident string, buf *[]byte, fn func(tok string)) {
+	start := 0
+	for i := 0; i <= len(ident); i++ {
+		if i < len(ident) && !isSubSep(ident[i]) {
+			continue
+		}
+		if i > start {
+			splitCamel(ident[start:i], buf, fn)
+		}
+		start = i + 1
 	}
 }
 
@@ -81,13 +100,25 @@ func asciiClass(c byte) int {
 }
 
 // splitCamelASCII is splitCamel without rune decoding or allocation beyond
-// the lower-cased parts (most Lean identifiers are ASCII).
-func splitCamelASCII(s string, fn func(string)) {
+// the lower-cased parts (most Lean identifiers are ASCII); with buf, not
+// even those (see SubTokensBuf).
+func splitCamelASCII(s string, buf *[]byte, fn func(string)) {
 	start := 0
 	emit := func(part string) {
 		for i := 0; i < len(part); i++ {
 			if c := part[i]; c >= 'A' && c <= 'Z' {
-				fn(strings.ToLower(part))
+				if buf == nil {
+					fn(strings.ToLower(part))
+					return
+				}
+				b := append((*buf)[:0], part...)
+				for j := i; j < len(b); j++ {
+					if c := b[j]; c >= 'A' && c <= 'Z' {
+						b[j] = c + 'a' - 'A'
+					}
+				}
+				*buf = b
+				fn(unsafe.String(unsafe.SliceData(b), len(b)))
 				return
 			}
 		}
@@ -116,9 +147,9 @@ func splitCamelASCII(s string, fn func(string)) {
 	}
 }
 
-func splitCamel(s string, fn func(string)) {
+func splitCamel(s string, buf *[]byte, fn func(string)) {
 	if isASCII(s) {
-		splitCamelASCII(s, fn)
+		splitCamelASCII(s, buf, fn)
 		return
 	}
 	rs := []rune(s)

