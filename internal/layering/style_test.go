@@ -21,7 +21,6 @@ const maxFuncLines = 150
 var longFuncs = map[string]string{
 	"extract/generate.go:fileParser.decl": "layout (#22), after names (#26) lands its extract changes",
 	"index/build.go:Build":                "layout (#22), after speed (#29), protocols (#27) and search (#25) land their Build changes",
-	"train/workspace.go:TrainWorkspace":   "layout (#22), after speed (#29) and protocols (#27) land",
 }
 
 // funcName is "Recv.Name" or "Name".
