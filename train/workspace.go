@@ -11,6 +11,7 @@ import (
 	"github.com/driftkit/driftkit/head"
 	"github.com/driftkit/driftkit/index"
 	"github.com/driftkit/driftkit/internal/progress"
+	"github.com/driftkit/driftkit/retrieval"
 	"github.com/driftkit/driftkit/workspace"
 )
 
@@ -62,8 +63,7 @@ func TrainWorkspace(ctx context.Context, ws *workspace.Workspace, ix *index.Inde
 	if opts.EncodeBatch <= 0 {
 		opts.EncodeBatch = 256
 	}
-	rel := func(n string) string { return filepath.ToSlash(filepath.Join(workspace.HeadDir, n)) }
-	if err := ws.GuardOutputs(opts.Force, rel(head.ConfigFile), rel(head.QueryWeightsFile), rel(head.DocumentWeightsFile), rel(head.LogFile)); err != nil {
+	if err := ws.GuardOutputs(opts.Force, headRel(head.ConfigFile), headRel(head.QueryWeightsFile), headRel(head.DocumentWeightsFile), headRel(head.LogFile)); err != nil {
 		return nil, err
 	}
 	if !ws.Has(workspace.PairsFile) {
@@ -83,95 +83,28 @@ func TrainWorkspace(ctx context.Context, ws *workspace.Workspace, ix *index.Inde
 	}
 	man := g.Manifest()
 	res := &WorkspaceResult{Dir: ws.Path(workspace.HeadDir), Encoder: EncoderID(&man), EncoderFallback: man.EncoderFallback}
-	params := map[string]any{"out_dim": opts.OutDim, "tied": opts.Tied, "temperature": opts.Temperature, "lr": opts.LearnRate,
-		"batch_size": opts.BatchSize, "group_size": opts.GroupSize, "epochs": opts.Epochs, "patience": opts.Patience,
-		"eval_every": opts.EvalEvery, "k": opts.K, "valid_max": opts.ValidMax, "seed": opts.Seed, "all_kinds": opts.AllKinds,
-		"encoder": res.Encoder}
+	params := opts.params(res.Encoder)
 	run := ws.StartRun("train head", params)
-	inputs := []string{workspace.PairsFile, filepath.Join(g.Dir(), index.ManifestName)}
-	if _, ok := man.Files[index.VectorsName]; ok { // the in-process backend's vectors
-		inputs = append(inputs, filepath.Join(g.Dir(), index.VectorsName))
-	}
-	for _, n := range inputs {
-		if err := run.Input(n); err != nil {
-			return nil, err
-		}
+	if err := recordInputs(run, g.Dir(), &man); err != nil {
+		return nil, err
 	}
 
-	// Documents: the index's raw vectors of the candidates.
 	t0 := time.Now()
-	table := g.Table()
-	dim := vecs.Dim()
-	if dim != enc.Dim() {
-		return nil, fmt.Errorf("%s: %d-dimensional vectors and a %d-dimensional encoder: %w", g.Dir(), dim, enc.Dim(), index.ErrStale)
+	if vecs.Dim() != enc.Dim() {
+		return nil, fmt.Errorf("%s: %d-dimensional vectors and a %d-dimensional encoder: %w", g.Dir(), vecs.Dim(), enc.Dim(), index.ErrStale)
 	}
-	d := &Data{InDim: dim}
-	docIdx := map[string]int32{}
-	for r := range table.Len() {
-		if !opts.AllKinds && !table.Premise(r) {
-			continue
-		}
-		docIdx[table.Name(r)] = int32(d.NumDocs)
-		d.Docs = append(d.Docs, vecs.Vector(r)...)
-		d.NumDocs++
-	}
+	d, docIdx := candidateVectors(g.Table(), vecs, opts.AllKinds)
 	res.Docs = d.NumDocs
-
-	// Queries.
 	pairs, err := workspace.ReadTable[workspace.Pair](ws.Path(workspace.PairsFile))
 	if err != nil {
 		return nil, err
 	}
-	var texts []string
-	var exs []Example
-	var splits []string
-	for _, p := range pairs {
-		ex := Example{ID: p.QueryID}
-		for _, n := range p.Positives {
-			if i, ok := docIdx[n]; ok {
-				ex.Pos = append(ex.Pos, i)
-			} else {
-				res.MissingNames++
-			}
-		}
-		for _, n := range p.Negatives {
-			if i, ok := docIdx[n]; ok {
-				ex.Neg = append(ex.Neg, i)
-			} else {
-				res.MissingNames++
-			}
-		}
-		if len(ex.Pos) == 0 {
-			res.DroppedNoPositive++
-			continue
-		}
-		if len(ex.Neg) == 0 {
-			res.PairsWithoutNegs++
-		}
-		exs = append(exs, ex)
-		texts = append(texts, p.Query)
-		splits = append(splits, p.Split)
-	}
+	exs, texts, splits := examples(pairs, docIdx, res)
 	run.Phase("load", time.Since(t0))
 	t0 = time.Now()
-	bar := progress.Start(ctx, "encode queries", int64(len(texts)))
-	for s := 0; s < len(texts); s += opts.EncodeBatch {
-		if err := ctx.Err(); err != nil {
-			bar.Finish()
-			return nil, err
-		}
-		e := min(s+opts.EncodeBatch, len(texts))
-		vs, err := enc.Encode(ctx, texts[s:e])
-		if err != nil {
-			bar.Finish()
-			return nil, fmt.Errorf("encode queries: %w", err)
-		}
-		for i, v := range vs {
-			exs[s+i].Query = v
-		}
-		bar.Add(e - s)
+	if err := encodeQueries(ctx, enc, texts, exs, opts.EncodeBatch); err != nil {
+		return nil, err
 	}
-	bar.Finish()
 	res.EncodeSeconds = time.Since(t0).Seconds()
 	run.Phase("encode_queries", time.Since(t0))
 	for i, ex := range exs {
@@ -196,41 +129,152 @@ func TrainWorkspace(ctx context.Context, ws *workspace.Workspace, ix *index.Inde
 	}
 	run.Phase("train", time.Since(t0))
 	res.Result = r
-	cfg := head.Config{InDim: dim, OutDim: opts.OutDim, Tied: opts.Tied, Encoder: res.Encoder, EncoderFallback: man.EncoderFallback,
+	h, err := head.New(headConfig(d.InDim, opts, res, &man, params), r.Q, r.D)
+	if err != nil {
+		return nil, err
+	}
+	if err := commitHead(ws, run, h, logBuf.Bytes(), opts, res, &man); err != nil {
+		return nil, err
+	}
+	res.Head = h
+	return res, nil
+}
+
+// headRel is a file of the head's folder, relative to the workspace.
+func headRel(n string) string { return filepath.ToSlash(filepath.Join(workspace.HeadDir, n)) }
+
+// params are the run's recorded parameters (also kept in the head's config).
+func (opts *WorkspaceOptions) params(encoder string) map[string]any {
+	return map[string]any{"out_dim": opts.OutDim, "tied": opts.Tied, "temperature": opts.Temperature, "lr": opts.LearnRate,
+		"batch_size": opts.BatchSize, "group_size": opts.GroupSize, "epochs": opts.Epochs, "patience": opts.Patience,
+		"eval_every": opts.EvalEvery, "k": opts.K, "valid_max": opts.ValidMax, "seed": opts.Seed, "all_kinds": opts.AllKinds,
+		"encoder": encoder}
+}
+
+// recordInputs records what the head is trained from: the pairs, the
+// generation's manifest and, for the in-process backend, its vectors.
+func recordInputs(run *workspace.RunRecorder, genDir string, man *index.Manifest) error {
+	inputs := []string{workspace.PairsFile, filepath.Join(genDir, index.ManifestName)}
+	if _, ok := man.Files[index.VectorsName]; ok { // the in-process backend's vectors
+		inputs = append(inputs, filepath.Join(genDir, index.VectorsName))
+	}
+	for _, n := range inputs {
+		if err := run.Input(n); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// candidateVectors copies the index's raw vectors of the candidates (every
+// document with allKinds) into d.Docs; docIdx maps a name to its row there.
+func candidateVectors(table *retrieval.Table, vecs *index.Store, allKinds bool) (d *Data, docIdx map[string]int32) {
+	d = &Data{InDim: vecs.Dim()}
+	docIdx = map[string]int32{}
+	for r := range table.Len() {
+		if !allKinds && !table.Premise(r) {
+			continue
+		}
+		docIdx[table.Name(r)] = int32(d.NumDocs)
+		d.Docs = append(d.Docs, vecs.Vector(r)...)
+		d.NumDocs++
+	}
+	return d, docIdx
+}
+
+// examples turns the pairs into examples over docIdx's rows (their queries
+// not yet encoded), counting in res the names the index lacks and the pairs
+// dropped; texts and splits are each example's query and split.
+func examples(pairs []workspace.Pair, docIdx map[string]int32, res *WorkspaceResult) (exs []Example, texts, splits []string) {
+	rows := func(names []string) []int32 {
+		var out []int32
+		for _, n := range names {
+			if i, ok := docIdx[n]; ok {
+				out = append(out, i)
+			} else {
+				res.MissingNames++
+			}
+		}
+		return out
+	}
+	for _, p := range pairs {
+		ex := Example{ID: p.QueryID, Pos: rows(p.Positives), Neg: rows(p.Negatives)}
+		if len(ex.Pos) == 0 {
+			res.DroppedNoPositive++
+			continue
+		}
+		if len(ex.Neg) == 0 {
+			res.PairsWithoutNegs++
+		}
+		exs = append(exs, ex)
+		texts = append(texts, p.Query)
+		splits = append(splits, p.Split)
+	}
+	return exs, texts, splits
+}
+
+// encodeQueries sets each example's Query to texts' embedding, batch texts
+// per Encode call, showing progress.
+func encodeQueries(ctx context.Context, enc index.Encoder, texts []string, exs []Example, batch int) error {
+	bar := progress.Start(ctx, "encode queries", int64(len(texts)))
+	defer bar.Finish()
+	for s := 0; s < len(texts); s += batch {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		e := min(s+batch, len(texts))
+		vs, err := enc.Encode(ctx, texts[s:e])
+		if err != nil {
+			return fmt.Errorf("encode queries: %w", err)
+		}
+		for i, v := range vs {
+			exs[s+i].Query = v
+		}
+		bar.Add(e - s)
+	}
+	return nil
+}
+
+// headConfig is the trained head's config: its shape, the encoder it fits
+// and the record of its training.
+func headConfig(inDim int, opts WorkspaceOptions, res *WorkspaceResult, man *index.Manifest, params map[string]any) head.Config {
+	r := res.Result
+	return head.Config{InDim: inDim, OutDim: opts.OutDim, Tied: opts.Tied, Encoder: res.Encoder, EncoderFallback: man.EncoderFallback,
 		Temperature: opts.Temperature, Mix: r.Mix, Training: map[string]any{
 			"mix_valid_recall": r.MixTried,
 			"pairs_train":      res.Train, "pairs_valid": res.Valid, "documents": res.Docs, "epochs_run": lastEpoch(r),
 			"best_epoch": r.BestEpoch, "best_step": r.BestStep, "stop": r.StopReason, "k": opts.K,
 			"valid_recall_raw": r.BaselineRecall, "valid_recall_initial": r.InitialRecall, "valid_recall_best": r.BestRecall,
 			"valid_mrr_raw": r.BaselineMRR, "seconds": r.Seconds, "params": params, "index_corpus_sha256": man.CorpusSHA256}}
-	h, err := head.New(cfg, r.Q, r.D)
-	if err != nil {
-		return nil, err
-	}
+}
+
+// commitHead writes head/ (weights, config, training log) and the index
+// manifest's record of it as one commit of the run.
+func commitHead(ws *workspace.Workspace, run *workspace.RunRecorder, h *head.Head, log []byte, opts WorkspaceOptions, res *WorkspaceResult, man *index.Manifest) error {
 	tx := ws.Begin("train head")
 	defer tx.Abort()
 	dir, err := tx.TempDir(workspace.HeadDir)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	if err := workspace.WriteFileAtomic(filepath.Join(dir, head.LogFile), logBuf.Bytes()); err != nil {
-		return nil, err
+	if err := workspace.WriteFileAtomic(filepath.Join(dir, head.LogFile), log); err != nil {
+		return err
 	}
 	if err := h.Save(dir); err != nil {
-		return nil, err
+		return err
 	}
-	res.Head = h
 	outs := []string{head.QueryWeightsFile, head.ConfigFile, head.LogFile}
 	if !opts.Tied {
 		outs = append(outs, head.DocumentWeightsFile)
 	}
 	for _, n := range outs {
-		tx.Output(rel(n), 0)
+		tx.Output(headRel(n), 0)
 	}
 	// the index part last: it names the head just written
 	if _, err := index.StageHeadRecord(tx, ws, h); err != nil {
-		return nil, fmt.Errorf("recording the head in the index manifest: %w", err)
+		return fmt.Errorf("recording the head in the index manifest: %w", err)
 	}
+	r := res.Result
 	run.Count("train", int64(res.Train))
 	run.Count("valid", int64(res.Valid))
 	run.Count("documents", int64(res.Docs))
@@ -241,7 +285,7 @@ func TrainWorkspace(ctx context.Context, ws *workspace.Workspace, ix *index.Inde
 	if man.EncoderFallback {
 		run.Note(fmt.Sprintf("trained on the offline %s encoder (fallback), not a semantic model", man.Encoder))
 	}
-	return res, tx.Commit(run)
+	return tx.Commit(run)
 }
 
 func lastEpoch(r *Result) int {

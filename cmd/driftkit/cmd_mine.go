@@ -5,6 +5,8 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -142,8 +144,8 @@ func runMine(ctx context.Context, o *mineOptions, env *Env, args []string) error
 		st.NoPositives, st.TemplateExcluded, st.FilledNegatives)
 	if len(o.Exclude) > 0 {
 		fmt.Fprintf(env.Stdout, "decontamination: dropped %d pairs", st.Decontaminated)
-		for k, v := range st.DecontaminatedBy {
-			fmt.Fprintf(env.Stdout, "; %d × %s", v, k)
+		for _, k := range slices.Sorted(maps.Keys(st.DecontaminatedBy)) { // in a stable order
+			fmt.Fprintf(env.Stdout, "; %d × %s", st.DecontaminatedBy[k], k)
 		}
 		fmt.Fprintln(env.Stdout)
 	}

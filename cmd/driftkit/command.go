@@ -6,9 +6,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"runtime/debug"
-	"sort"
+	"slices"
 	"strings"
 )
 
@@ -163,12 +164,7 @@ func group(name, short string) {
 func groupUsage(w io.Writer, name string) {
 	subs := subcommands[name]
 	fmt.Fprintf(w, "Usage: driftkit %s <subcommand> [flags]\n\nSubcommands:\n", name)
-	keys := make([]string, 0, len(subs))
-	for k := range subs {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(subs)) {
 		fmt.Fprintf(w, "  %-14s %s\n", k, subs[k].short)
 	}
 }

@@ -11,9 +11,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/signal"
-	"sort"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -47,12 +48,7 @@ func (env *Env) stdin() io.Reader {
 
 func usage(w io.Writer) {
 	fmt.Fprintf(w, "driftkit turns a Lean 4 library into a dependency-retrieval system.\n\nUsage: driftkit <command> [flags]\n\nCommands:\n")
-	names := make([]string, 0, len(commands))
-	for n := range commands {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
+	for _, n := range slices.Sorted(maps.Keys(commands)) {
 		fmt.Fprintf(w, "  %-12s %s\n", n, commands[n].short)
 	}
 	fmt.Fprintf(w, "\nRun 'driftkit <command> --help' for a command's flags.\n")

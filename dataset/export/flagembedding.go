@@ -143,24 +143,11 @@ func (f *jsonlFile) commit() error {
 // The files and the manifest entry replace the old ones together (one
 // workspace.Txn), and only when everything was written.
 func FlagEmbedding(ctx context.Context, ws *workspace.Workspace, opts FlagOptions) (*FlagStats, error) {
-	if opts.Type == "" {
-		opts.Type = "normal"
-	}
-	switch {
-	case opts.MinNegatives == 0:
-		opts.MinNegatives = 3
-	case opts.MinNegatives < 0: // no filling (countflag.None)
-		opts.MinNegatives = 0
-	}
-	if opts.Recipe == nil {
-		r := DRIFTRecipe()
-		opts.Recipe = &r
-	}
-	rel := func(n string) string { return filepath.ToSlash(filepath.Join(workspace.ExportDir, FlagDir, n)) }
+	opts.defaults()
 	names := []string{FlagTrainFile, FlagValidFile, FlagTestFile, FlagCorpusFile, FlagScriptFile}
 	relNames := make([]string, len(names))
 	for i, n := range names {
-		relNames[i] = rel(n)
+		relNames[i] = flagRel(n)
 	}
 	unlock, err := ws.Lock("export flagembedding")
 	if err != nil {
@@ -177,6 +164,86 @@ func FlagEmbedding(ctx context.Context, ws *workspace.Workspace, opts FlagOption
 	run := ws.StartRun("export flagembedding", map[string]any{"prompt": opts.Prompt, "type": opts.Type,
 		"min_negatives": opts.MinNegatives, "seed": opts.Seed, "all_kinds": opts.AllKinds})
 	t0 := time.Now()
+	c, err := loadFlagCorpus(ws, run)
+	if err != nil {
+		return nil, err
+	}
+	run.Phase("load", time.Since(t0))
+
+	st := &FlagStats{Dir: ws.Path(workspace.ExportDir, FlagDir)}
+	tx := ws.Begin("export flagembedding")
+	defer tx.Abort() // a failure anywhere leaves the old export
+	fw, err := newFlagFiles(tx)
+	if err != nil {
+		return nil, err
+	}
+	t0 = time.Now()
+	err = workspace.EachRow(pairsPath, func(p *workspace.Pair) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		ex, ok, err := c.example(p, opts, st)
+		if err != nil {
+			return fmt.Errorf("%s: %w", pairsPath, err)
+		}
+		if !ok {
+			return nil
+		}
+		f, err := fw.split(p.Split, st)
+		if err != nil {
+			return fmt.Errorf("%s: pair %s: %w", pairsPath, p.QueryID, err)
+		}
+		return f.write(ex)
+	})
+	if err != nil {
+		return nil, err
+	}
+	if err := fw.corpus(c.docs, opts.AllKinds, st); err != nil {
+		return nil, err
+	}
+	if st.Train == 0 {
+		return nil, fmt.Errorf("%s: no training pairs with a positive in the corpus (%d skipped)", pairsPath, st.Skipped)
+	}
+	if err := fw.commit(opts.Recipe.Script(), st); err != nil {
+		return nil, err
+	}
+	run.Phase("write", time.Since(t0))
+	recordFlagStats(run, st, opts)
+	return st, tx.Commit(run)
+}
+
+// defaults fills the options' zero values.
+func (o *FlagOptions) defaults() {
+	if o.Type == "" {
+		o.Type = "normal"
+	}
+	switch {
+	case o.MinNegatives == 0:
+		o.MinNegatives = 3
+	case o.MinNegatives < 0: // no filling (countflag.None)
+		o.MinNegatives = 0
+	}
+	if o.Recipe == nil {
+		r := DRIFTRecipe()
+		o.Recipe = &r
+	}
+}
+
+// flagRel is the workspace path of an export file.
+func flagRel(n string) string {
+	return filepath.ToSlash(filepath.Join(workspace.ExportDir, FlagDir, n))
+}
+
+// flagCorpus is the documents passages are rendered from: their text by
+// name, and the premise candidates that fill negatives.
+type flagCorpus struct {
+	docs []workspace.Document
+	text map[string]string
+	pool []string
+}
+
+// loadFlagCorpus renders the workspace's documents as the index does.
+func loadFlagCorpus(ws *workspace.Workspace, run *workspace.RunRecorder) (*flagCorpus, error) {
 	docs, err := workspace.LoadDocuments(ws)
 	if err != nil {
 		return nil, err
@@ -188,143 +255,164 @@ func FlagEmbedding(ctx context.Context, ws *workspace.Workspace, opts FlagOption
 			}
 		}
 	}
-	text := make(map[string]string, len(docs))
-	var pool []string // premise candidates, for filling negatives
+	c := &flagCorpus{docs: docs, text: make(map[string]string, len(docs))}
 	for _, d := range docs {
-		text[d.Name] = d.Text
+		c.text[d.Name] = d.Text
 		if workspace.IsPremiseKind(d.Kind) {
-			pool = append(pool, d.Name)
+			c.pool = append(c.pool, d.Name)
 		}
 	}
-	run.Phase("load", time.Since(t0))
+	return c, nil
+}
 
-	dir := ws.Path(workspace.ExportDir, FlagDir)
-	st := &FlagStats{Dir: dir}
-	tx := ws.Begin("export flagembedding")
-	defer tx.Abort() // a failure anywhere leaves the old export
-	files := map[string]*jsonlFile{}
+// example is pair p as a FlagEmbedding example: its positives' and mined
+// negatives' passages (never the theorem, a positive or a negative twice),
+// filled with random premise candidates up to opts.MinNegatives. ok is
+// false for a pair none of whose positives has a document (skipped).
+func (c *flagCorpus) example(p *workspace.Pair, opts FlagOptions, st *FlagStats) (ex *FlagExample, ok bool, err error) {
+	ex = &FlagExample{Query: p.Query, Prompt: opts.Prompt, Type: opts.Type, QueryID: p.QueryID,
+		Theorem: p.Theorem, Source: p.QuerySource, Pos: []string{}, Neg: []string{}, NegSources: []string{}}
+	for _, n := range p.Positives {
+		if t, ok := c.text[n]; ok {
+			ex.Pos = append(ex.Pos, t)
+		} else {
+			st.MissingDocs++
+		}
+	}
+	if len(ex.Pos) == 0 {
+		st.Skipped++
+		return nil, false, nil
+	}
+	used := map[string]bool{p.Theorem: true}
+	for _, n := range p.Positives {
+		used[n] = true
+	}
+	var neg []string
+	sources := dataset.NegativeSourcesOf(p)
+	for i, n := range p.Negatives {
+		if _, ok := c.text[n]; ok && !used[n] {
+			used[n] = true
+			neg = append(neg, n)
+			ex.NegSources = append(ex.NegSources, sources[i])
+		} else if !ok {
+			st.MissingDocs++
+		}
+	}
+	if len(neg) < opts.MinNegatives {
+		st.Filled++
+		var added int
+		neg, added = dataset.FillRandomNegatives(dataset.NegativeRNG(opts.Seed, p.QueryID), neg, opts.MinNegatives, c.pool,
+			func(n string) bool { return used[n] })
+		for range added {
+			ex.NegSources = append(ex.NegSources, dataset.NegativeRandom)
+		}
+		if len(neg) == 0 {
+			return nil, false, fmt.Errorf("pair %s: no negative can be found (the corpus has only its positives)", p.QueryID)
+		}
+	}
+	for _, n := range neg {
+		ex.Neg = append(ex.Neg, c.text[n])
+	}
+	for i, s := range ex.NegSources {
+		switch s {
+		case dataset.NegativeRandom:
+			st.RandomNegatives++
+		case "":
+			ex.NegSources[i] = "unknown" // pairs.parquet of an older driftkit
+		}
+	}
+	return ex, true, nil
+}
+
+// flagFiles are the export's JSON-lines files in a transaction; test.jsonl
+// is made only when a pair is of the test split.
+type flagFiles struct {
+	tx    *workspace.Txn
+	files map[string]*jsonlFile
+}
+
+func newFlagFiles(tx *workspace.Txn) (*flagFiles, error) {
+	fw := &flagFiles{tx: tx, files: map[string]*jsonlFile{}}
 	for _, n := range []string{FlagTrainFile, FlagValidFile, FlagCorpusFile} {
-		f, err := createJSONL(tx, rel(n))
+		f, err := createJSONL(tx, flagRel(n))
 		if err != nil {
 			return nil, err
 		}
-		files[n] = f
+		fw.files[n] = f
 	}
-	t0 = time.Now()
-	err = workspace.EachRow(pairsPath, func(p *workspace.Pair) error {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		ex := FlagExample{Query: p.Query, Prompt: opts.Prompt, Type: opts.Type, QueryID: p.QueryID,
-			Theorem: p.Theorem, Source: p.QuerySource, Pos: []string{}, Neg: []string{}, NegSources: []string{}}
-		for _, n := range p.Positives {
-			if t, ok := text[n]; ok {
-				ex.Pos = append(ex.Pos, t)
-			} else {
-				st.MissingDocs++
-			}
-		}
-		if len(ex.Pos) == 0 {
-			st.Skipped++
-			return nil
-		}
-		used := map[string]bool{p.Theorem: true}
-		for _, n := range p.Positives {
-			used[n] = true
-		}
-		var neg []string
-		sources := dataset.NegativeSourcesOf(p)
-		for i, n := range p.Negatives {
-			if _, ok := text[n]; ok && !used[n] {
-				used[n] = true
-				neg = append(neg, n)
-				ex.NegSources = append(ex.NegSources, sources[i])
-			} else if !ok {
-				st.MissingDocs++
-			}
-		}
-		if len(neg) < opts.MinNegatives {
-			st.Filled++
-			var added int
-			neg, added = dataset.FillRandomNegatives(dataset.NegativeRNG(opts.Seed, p.QueryID), neg, opts.MinNegatives, pool,
-				func(n string) bool { return used[n] })
-			for range added {
-				ex.NegSources = append(ex.NegSources, dataset.NegativeRandom)
-			}
-			if len(neg) == 0 {
-				return fmt.Errorf("%s: pair %s: no negative can be found (the corpus has only its positives)", pairsPath, p.QueryID)
-			}
-		}
-		for _, n := range neg {
-			ex.Neg = append(ex.Neg, text[n])
-		}
-		for i, s := range ex.NegSources {
-			switch s {
-			case dataset.NegativeRandom:
-				st.RandomNegatives++
-			case "":
-				ex.NegSources[i] = "unknown" // pairs.parquet of an older driftkit
-			}
-		}
-		var f *jsonlFile
-		switch p.Split {
-		case workspace.SplitTrain:
-			f, st.Train = files[FlagTrainFile], st.Train+1
-		case workspace.SplitValid:
-			f, st.Valid = files[FlagValidFile], st.Valid+1
-		case workspace.SplitTest:
-			if files[FlagTestFile] == nil {
-				f, err := createJSONL(tx, rel(FlagTestFile))
-				if err != nil {
-					return err
-				}
-				files[FlagTestFile] = f
-			}
-			f, st.Test = files[FlagTestFile], st.Test+1
-		default:
-			return fmt.Errorf("%s: pair %s: unknown split %q", pairsPath, p.QueryID, p.Split)
-		}
-		return f.write(&ex)
-	})
-	if err != nil {
-		return nil, err
-	}
-	for _, d := range docs {
-		if opts.AllKinds || workspace.IsPremiseKind(d.Kind) {
-			if err := files[FlagCorpusFile].write(CorpusLine{Text: d.Text, Name: d.Name, Kind: d.Kind}); err != nil {
+	return fw, nil
+}
+
+// split is the file of a pair of split, counted in st.
+func (fw *flagFiles) split(split string, st *FlagStats) (*jsonlFile, error) {
+	switch split {
+	case workspace.SplitTrain:
+		st.Train++
+		return fw.files[FlagTrainFile], nil
+	case workspace.SplitValid:
+		st.Valid++
+		return fw.files[FlagValidFile], nil
+	case workspace.SplitTest:
+		if fw.files[FlagTestFile] == nil {
+			f, err := createJSONL(fw.tx, flagRel(FlagTestFile))
+			if err != nil {
 				return nil, err
+			}
+			fw.files[FlagTestFile] = f
+		}
+		st.Test++
+		return fw.files[FlagTestFile], nil
+	}
+	return nil, fmt.Errorf("unknown split %q", split)
+}
+
+// corpus writes corpus.jsonl: the premise candidates' documents (every
+// document with allKinds).
+func (fw *flagFiles) corpus(docs []workspace.Document, allKinds bool, st *FlagStats) error {
+	for _, d := range docs {
+		if allKinds || workspace.IsPremiseKind(d.Kind) {
+			if err := fw.files[FlagCorpusFile].write(CorpusLine{Text: d.Text, Name: d.Name, Kind: d.Kind}); err != nil {
+				return err
 			}
 			st.Corpus++
 		}
 	}
-	if st.Train == 0 {
-		return nil, fmt.Errorf("%s: no training pairs with a positive in the corpus (%d skipped)", pairsPath, st.Skipped)
-	}
-	sf, err := tx.CreateMode(rel(FlagScriptFile), 0o755) // executable
+	return nil
+}
+
+// commit writes finetune.sh and completes the files as the transaction's
+// outputs; a test.jsonl of an earlier export goes when this one has none.
+func (fw *flagFiles) commit(script string, st *FlagStats) error {
+	tx := fw.tx
+	sf, err := tx.CreateMode(flagRel(FlagScriptFile), 0o755) // executable
 	if err != nil {
-		return nil, err
+		return err
 	}
-	if _, err := sf.WriteString(opts.Recipe.Script()); err != nil {
-		return nil, &workspace.FileError{Path: sf.Dest(), Row: -1, Err: err}
+	if _, err := sf.WriteString(script); err != nil {
+		return &workspace.FileError{Path: sf.Dest(), Row: -1, Err: err}
 	}
 	if err := sf.Commit(); err != nil {
-		return nil, err
+		return err
 	}
-	for _, n := range slices.Sorted(maps.Keys(files)) {
-		if err := files[n].commit(); err != nil {
-			return nil, err
+	for _, n := range slices.Sorted(maps.Keys(fw.files)) {
+		if err := fw.files[n].commit(); err != nil {
+			return err
 		}
-		tx.Output(rel(n), filesRows(n, st))
+		tx.Output(flagRel(n), filesRows(n, st))
 	}
-	if files[FlagTestFile] == nil {
+	if fw.files[FlagTestFile] == nil {
 		// no test split this time: a test.jsonl of an earlier export would
 		// not match the other files
-		if err := tx.Remove(rel(FlagTestFile)); err != nil {
-			return nil, err
+		if err := tx.Remove(flagRel(FlagTestFile)); err != nil {
+			return err
 		}
 	}
-	tx.Output(rel(FlagScriptFile), 0)
-	run.Phase("write", time.Since(t0))
+	tx.Output(flagRel(FlagScriptFile), 0)
+	return nil
+}
+
+// recordFlagStats records the export's counts in the run.
+func recordFlagStats(run *workspace.RunRecorder, st *FlagStats, opts FlagOptions) {
 	run.Count("train", int64(st.Train))
 	run.Count("valid", int64(st.Valid))
 	run.Count("test", int64(st.Test))
@@ -336,7 +424,6 @@ func FlagEmbedding(ctx context.Context, ws *workspace.Workspace, opts FlagOption
 	if st.Filled > 0 {
 		run.Note(fmt.Sprintf("%d pairs had fewer than %d mined negatives and were filled with random premise candidates", st.Filled, opts.MinNegatives))
 	}
-	return st, tx.Commit(run)
 }
 
 func filesRows(name string, st *FlagStats) int64 {

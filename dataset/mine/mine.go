@@ -168,26 +168,8 @@ func hash64(s string) uint64 {
 // reads (the tables, the index), runs meanwhile.
 func Mine(ctx context.Context, ws *workspace.Workspace, opts Options) (*Stats, error) {
 	opts.fill()
-	if opts.ValidFrac < 0 || opts.TestFrac < 0 || opts.ValidFrac+opts.TestFrac >= 1 {
-		return nil, fmt.Errorf("split fractions valid %.3g + test %.3g must be in [0, 1)", opts.ValidFrac, opts.TestFrac)
-	}
-	if opts.RangeLo < 0 || opts.RangeLo >= opts.RangeHi {
-		return nil, fmt.Errorf("bad negative range %d-%d", opts.RangeLo, opts.RangeHi)
-	}
-	for _, s := range opts.Sources {
-		if s != workspace.QuerySourceInformal && s != workspace.QuerySourceDocstring {
-			return nil, fmt.Errorf("unknown query source %q (informal, docstring)", s)
-		}
-	}
-	// Benchmark paths are relative to the working directory, not the
-	// workspace (the manifest resolves relative paths inside the workspace).
-	opts.Exclude = slices.Clone(opts.Exclude)
-	for i, p := range opts.Exclude {
-		abs, err := filepath.Abs(p)
-		if err != nil {
-			return nil, err
-		}
-		opts.Exclude[i] = abs
+	if err := opts.check(); err != nil {
+		return nil, err
 	}
 	unlock, err := ws.Lock("mine")
 	if err != nil {
@@ -212,40 +194,109 @@ func Mine(ctx context.Context, ws *workspace.Workspace, opts Options) (*Stats, e
 		"exclude": opts.Exclude, "ranker": rankerName, "limit": opts.Limit})
 	st := &Stats{BySource: map[string]int{}, BySplit: map[string]int{}, DecontaminatedBy: map[string]int{},
 		Ranker: rankerName, BenchmarkItems: map[string]int{}}
+	dec, err := decontaminator(run, opts, st)
+	if err != nil {
+		return nil, err
+	}
+	t0 := time.Now()
+	c, err := loadCorpus(ws, run, opts, st)
+	if err != nil {
+		return nil, err
+	}
+	run.Phase("load", time.Since(t0))
+	st.TheoremsConsidered = len(c.theorems)
+	pairs := limitPairs(makePairs(c, dec, opts, st), opts)
+	if len(pairs) == 0 {
+		return nil, &NoPairsError{Theorems: len(c.theorems), NoPositives: st.NoPositives, TemplateExcluded: st.TemplateExcluded,
+			Decontaminated: st.Decontaminated}
+	}
+	t0 = time.Now()
+	if err := mineNegatives(ctx, pairs, c, opts, st); err != nil {
+		return nil, err
+	}
+	run.Phase("negatives", time.Since(t0))
+	tx := ws.Begin("mine")
+	defer tx.Abort()
+	if err := writePairs(tx, run, pairs, opts, st); err != nil {
+		return nil, err
+	}
+	st.Seconds = time.Since(start).Seconds()
+	return st, tx.Commit(run)
+}
 
-	var dec *Decontaminator
-	if len(opts.Exclude) > 0 {
-		var err error
-		if dec, err = NewDecontaminator(opts.Exclude); err != nil {
-			return nil, err
-		}
-		for i, p := range opts.Exclude {
-			st.BenchmarkItems[p] = dec.Items()[i]
-			if err := run.Input(p); err != nil {
-				return nil, err
-			}
+// check refuses options that cannot work and makes the benchmark paths
+// absolute: they are relative to the working directory, not the workspace
+// (the manifest resolves relative paths inside the workspace).
+func (o *Options) check() error {
+	if o.ValidFrac < 0 || o.TestFrac < 0 || o.ValidFrac+o.TestFrac >= 1 {
+		return fmt.Errorf("split fractions valid %.3g + test %.3g must be in [0, 1)", o.ValidFrac, o.TestFrac)
+	}
+	if o.RangeLo < 0 || o.RangeLo >= o.RangeHi {
+		return fmt.Errorf("bad negative range %d-%d", o.RangeLo, o.RangeHi)
+	}
+	for _, s := range o.Sources {
+		if s != workspace.QuerySourceInformal && s != workspace.QuerySourceDocstring {
+			return fmt.Errorf("unknown query source %q (informal, docstring)", s)
 		}
 	}
+	o.Exclude = slices.Clone(o.Exclude)
+	for i, p := range o.Exclude {
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			return err
+		}
+		o.Exclude[i] = abs
+	}
+	return nil
+}
 
-	// Load what mining needs of the declarations.
-	t0 := time.Now()
+// decontaminator reads the benchmarks of opts.Exclude (nil when none), each
+// an input of the run.
+func decontaminator(run *workspace.RunRecorder, opts Options, st *Stats) (*Decontaminator, error) {
+	if len(opts.Exclude) == 0 {
+		return nil, nil
+	}
+	dec, err := NewDecontaminator(opts.Exclude)
+	if err != nil {
+		return nil, err
+	}
+	for i, p := range opts.Exclude {
+		st.BenchmarkItems[p] = dec.Items()[i]
+		if err := run.Input(p); err != nil {
+			return nil, err
+		}
+	}
+	return dec, nil
+}
+
+// corpus is what mining needs of the declarations: every name's kind, the
+// theorems (queries and their positives), the premise candidates (random
+// negatives) and the theorems' informal statements.
+type corpus struct {
+	kind     map[string]string
+	theorems []theorem
+	pool     []string
+	informal map[string]string
+}
+
+// loadCorpus reads the declarations and, for informal queries, the
+// informal statements (the template's only with AllowTemplate).
+func loadCorpus(ws *workspace.Workspace, run *workspace.RunRecorder, opts Options, st *Stats) (*corpus, error) {
 	if err := run.Input(workspace.DeclarationsFile); err != nil {
 		return nil, err
 	}
-	kind := map[string]string{}
-	var theorems []theorem
-	var pool []string // premise candidates, for random negatives
-	err = workspace.EachRow(ws.Path(workspace.DeclarationsFile), func(d *workspace.Declaration) error {
+	c := &corpus{kind: map[string]string{}, informal: map[string]string{}}
+	err := workspace.EachRow(ws.Path(workspace.DeclarationsFile), func(d *workspace.Declaration) error {
 		if d.Name == "" {
 			return nil
 		}
-		if _, dup := kind[d.Name]; dup {
+		if _, dup := c.kind[d.Name]; dup {
 			return nil
 		}
 		name := strings.Clone(d.Name)
-		kind[name] = strings.Clone(d.Kind)
+		c.kind[name] = strings.Clone(d.Kind)
 		if workspace.IsPremiseKind(d.Kind) {
-			pool = append(pool, name)
+			c.pool = append(c.pool, name)
 		}
 		if d.Kind == workspace.KindTheorem {
 			t := theorem{name: name, module: strings.Clone(d.Module), signature: strings.Clone(d.Signature),
@@ -256,46 +307,49 @@ func Mine(ctx context.Context, ws *workspace.Workspace, opts Options) (*Stats, e
 			if d.Docstring != nil {
 				t.docstring = strings.TrimSpace(strings.Clone(*d.Docstring))
 			}
-			theorems = append(theorems, t)
+			c.theorems = append(c.theorems, t)
 		}
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	informal := map[string]string{}
-	if slices.Contains(opts.Sources, workspace.QuerySourceInformal) && ws.Has(workspace.InformalFile) {
-		if err := run.Input(workspace.InformalFile); err != nil {
-			return nil, err
-		}
-		err := workspace.EachRow(ws.Path(workspace.InformalFile), func(r *workspace.Informal) error {
-			if kind[r.Name] != workspace.KindTheorem || strings.TrimSpace(r.InformalStatement) == "" {
-				return nil
-			}
-			if r.Provider == "template" && !opts.AllowTemplate {
-				st.TemplateExcluded++
-				return nil
-			}
-			informal[strings.Clone(r.Name)] = strings.TrimSpace(strings.Clone(r.InformalStatement))
-			return nil
-		})
-		if err != nil {
-			return nil, err
-		}
+	if !slices.Contains(opts.Sources, workspace.QuerySourceInformal) || !ws.Has(workspace.InformalFile) {
+		return c, nil
 	}
-	run.Phase("load", time.Since(t0))
-	st.TheoremsConsidered = len(theorems)
+	if err := run.Input(workspace.InformalFile); err != nil {
+		return nil, err
+	}
+	err = workspace.EachRow(ws.Path(workspace.InformalFile), func(r *workspace.Informal) error {
+		if c.kind[r.Name] != workspace.KindTheorem || strings.TrimSpace(r.InformalStatement) == "" {
+			return nil
+		}
+		if r.Provider == "template" && !opts.AllowTemplate {
+			st.TemplateExcluded++
+			return nil
+		}
+		c.informal[strings.Clone(r.Name)] = strings.TrimSpace(strings.Clone(r.InformalStatement))
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return c, nil
+}
 
-	// Queries with their positives.
+// makePairs makes a pair per theorem and query source that has a query
+// and positives (its statement's premise candidates, not stoplisted),
+// dropping those that match a benchmark item.
+func makePairs(c *corpus, dec *Decontaminator, opts Options, st *Stats) []workspace.Pair {
 	stop := map[string]bool{}
 	for _, s := range opts.Stoplist {
 		stop[s] = true
 	}
 	var pairs []workspace.Pair
-	for _, t := range theorems {
+	for _, t := range c.theorems {
 		var pos []string
 		for _, p := range t.deps {
-			k, known := kind[p]
+			k, known := c.kind[p]
 			if p == t.name || stop[p] || !known || slices.Contains(pos, p) {
 				continue
 			}
@@ -308,7 +362,7 @@ func Mine(ctx context.Context, ws *workspace.Workspace, opts Options) (*Stats, e
 			q := ""
 			switch src {
 			case workspace.QuerySourceInformal:
-				q = informal[t.name]
+				q = c.informal[t.name]
 			case workspace.QuerySourceDocstring:
 				q = t.docstring
 			}
@@ -328,30 +382,36 @@ func Mine(ctx context.Context, ws *workspace.Workspace, opts Options) (*Stats, e
 				Positives: pos, Split: split})
 		}
 	}
-	if opts.Limit > 0 && len(pairs) > opts.Limit {
-		idx := make([]int, len(pairs))
-		keys := make([]uint64, len(pairs))
-		for i := range idx {
-			idx[i] = i
-			keys[i] = hash64(fmt.Sprint(opts.Seed, "\x00", pairs[i].QueryID))
-		}
-		slices.SortFunc(idx, func(a, b int) int { return cmp.Compare(keys[a], keys[b]) })
-		idx = idx[:opts.Limit]
-		slices.Sort(idx)
-		kept := make([]workspace.Pair, len(idx))
-		for i, j := range idx {
-			kept[i] = pairs[j]
-		}
-		pairs = kept
-	}
-	if len(pairs) == 0 {
-		return nil, &NoPairsError{Theorems: len(theorems), NoPositives: st.NoPositives, TemplateExcluded: st.TemplateExcluded,
-			Decontaminated: st.Decontaminated}
-	}
+	return pairs
+}
 
-	// Hard negatives.
-	t0 = time.Now()
+// limitPairs keeps a deterministic sample of at most opts.Limit pairs (by
+// a hash of the seed and the query id), in their order.
+func limitPairs(pairs []workspace.Pair, opts Options) []workspace.Pair {
+	if opts.Limit <= 0 || len(pairs) <= opts.Limit {
+		return pairs
+	}
+	idx := make([]int, len(pairs))
+	keys := make([]uint64, len(pairs))
+	for i := range idx {
+		idx[i] = i
+		keys[i] = hash64(fmt.Sprint(opts.Seed, "\x00", pairs[i].QueryID))
+	}
+	slices.SortFunc(idx, func(a, b int) int { return cmp.Compare(keys[a], keys[b]) })
+	idx = idx[:opts.Limit]
+	slices.Sort(idx)
+	kept := make([]workspace.Pair, len(idx))
+	for i, j := range idx {
+		kept[i] = pairs[j]
+	}
+	return kept
+}
+
+// mineNegatives samples each pair's negatives from the ranker's ranks
+// (random premise candidates without one), on opts.Workers goroutines.
+func mineNegatives(ctx context.Context, pairs []workspace.Pair, c *corpus, opts Options, st *Stats) error {
 	bar := progress.Start(ctx, "mine", int64(len(pairs)))
+	defer bar.Finish()
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(opts.Workers)
 	var mu sync.Mutex
@@ -366,7 +426,7 @@ func Mine(ctx context.Context, ws *workspace.Workspace, opts Options) (*Stats, e
 					return fmt.Errorf("rank %s: %w", p.QueryID, err)
 				}
 			}
-			filled := sampleNegatives(p, ranked, pool, kind, opts)
+			filled := sampleNegatives(p, ranked, c.pool, c.kind, opts)
 			mu.Lock()
 			if filled {
 				st.FilledNegatives++
@@ -376,18 +436,15 @@ func Mine(ctx context.Context, ws *workspace.Workspace, opts Options) (*Stats, e
 			return gctx.Err()
 		})
 	}
-	if err := g.Wait(); err != nil {
-		bar.Finish()
-		return nil, err
-	}
-	bar.Finish()
-	run.Phase("negatives", time.Since(t0))
+	return g.Wait()
+}
 
-	tx := ws.Begin("mine")
-	defer tx.Abort()
+// writePairs stages pairs.parquet in tx and records the counts in st and
+// the run.
+func writePairs(tx *workspace.Txn, run *workspace.RunRecorder, pairs []workspace.Pair, opts Options, st *Stats) error {
 	w, err := workspace.NewStagedWriter[workspace.Pair](tx, workspace.PairsFile)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	var nNeg, nPos int
 	for _, p := range pairs {
@@ -398,10 +455,10 @@ func Mine(ctx context.Context, ws *workspace.Workspace, opts Options) (*Stats, e
 	}
 	if err := w.Write(pairs...); err != nil {
 		w.Abort()
-		return nil, err
+		return err
 	}
 	if err := w.Close(); err != nil {
-		return nil, err
+		return err
 	}
 	st.Pairs = len(pairs)
 	st.MeanNegatives = float64(nNeg) / float64(len(pairs))
@@ -427,8 +484,7 @@ func Mine(ctx context.Context, ws *workspace.Workspace, opts Options) (*Stats, e
 	if opts.AllowTemplate {
 		run.Note("queries include informal statements from the offline template fallback")
 	}
-	st.Seconds = time.Since(start).Seconds()
-	return st, tx.Commit(run)
+	return nil
 }
 
 // sampleNegatives fills p.Negatives from ranked[lo:hi] (dropping positives,
