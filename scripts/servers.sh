@@ -16,7 +16,7 @@ DIR=${SERVERS_DIR:-.cache/servers}
 BUILD_REQ=python/requirements-servers-build.txt
 REQ=python/requirements-servers.txt
 GGUF=models/gemma-3-270m-q4_k_m.gguf
-CMAKE_FLAGS="-DLLAVA_BUILD=OFF -DGGML_BLAS=OFF -DLLAMA_CURL=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_TOOLS=OFF -DLLAMA_BUILD_SERVER=OFF"
+CMAKE_FLAGS="-DGGML_NATIVE=OFF -DLLAVA_BUILD=OFF -DGGML_BLAS=OFF -DLLAMA_CURL=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_TOOLS=OFF -DLLAMA_BUILD_SERVER=OFF"
 
 stamp=$( { cat "$BUILD_REQ" "$REQ"; echo "$CMAKE_FLAGS"; "$PYTHON" -V 2>&1; grep -m1 '^flags' /proc/cpuinfo 2>/dev/null || uname -m; } | sha256sum | cut -c1-16)
 if [ -f "$DIR/stamp" ] && [ "$(cat "$DIR/stamp")" = "$stamp" ] && [ -f "$DIR/$GGUF" ]; then
