@@ -41,6 +41,16 @@ type Source struct {
 	// mentioned in proofs), "signature" or "body".
 	VariableRule string
 
+	// LeanVersion overrides the version of Lean the source is written for
+	// ("4.7.0", "v4.29.0"); "" reads the lean-toolchain file of the source
+	// or a parent folder (the newest rules when there is none).
+	LeanVersion string
+	// InstanceNames is the algorithm anonymous instances are named with
+	// (InstanceNamesV47, InstanceNamesV48), set from the Lean version.
+	InstanceNames string
+	// Toolchain is the Lean version used ("" if neither given nor found).
+	Toolchain string
+
 	root             string // module names are relative to this folder
 	oldVariableRules bool
 }
@@ -96,7 +106,7 @@ func ParseSourceArg(s string) Source {
 	return Source{Dir: s}
 }
 
-var toolchainRe = regexp.MustCompile(`v4\.(\d+)`)
+var toolchainRe = regexp.MustCompile(`(?:^|[^0-9.])4\.(\d+)`)
 
 // prepareSource fills in the root, library, revision and variable rule.
 func prepareSource(s *Source, first string) error {
@@ -132,25 +142,45 @@ func prepareSource(s *Source, first string) error {
 		// warns (RevisionUnknown).
 		s.Revision = UnknownRevision
 	}
+	minor := -1
+	if s.LeanVersion != "" {
+		s.Toolchain = s.LeanVersion
+	} else {
+		s.Toolchain = findToolchain(abs, s.root)
+	}
+	if s.Toolchain != "" {
+		m := toolchainRe.FindStringSubmatch(s.Toolchain)
+		if m == nil {
+			return fmt.Errorf("Lean version %q: want 4.N (for example v4.29.0)", s.Toolchain)
+		}
+		minor, _ = strconv.Atoi(m[1])
+	}
 	rule := s.VariableRule
 	if rule == "" || rule == "auto" {
 		rule = "signature"
-		for d := abs; ; d = filepath.Dir(d) {
-			if b, err := os.ReadFile(filepath.Join(d, "lean-toolchain")); err == nil {
-				if m := toolchainRe.FindSubmatch(b); m != nil {
-					if v, _ := strconv.Atoi(string(m[1])); v < 10 {
-						rule = "body"
-					}
-				}
-				break
-			}
-			if filepath.Dir(d) == d || d == filepath.Dir(s.root) {
-				break
-			}
+		if minor >= 0 && minor < 10 {
+			rule = "body"
 		}
+	}
+	s.InstanceNames = InstanceNamesV48
+	if minor >= 0 {
+		s.InstanceNames = instanceNamesFor(minor)
 	}
 	s.oldVariableRules = rule == "body"
 	return nil
+}
+
+// findToolchain returns the content of the lean-toolchain file in dir or
+// a parent folder up to root's parent ("" if none).
+func findToolchain(dir, root string) string {
+	for d := dir; ; d = filepath.Dir(d) {
+		if b, err := os.ReadFile(filepath.Join(d, "lean-toolchain")); err == nil {
+			return strings.TrimSpace(string(b))
+		}
+		if filepath.Dir(d) == d || d == filepath.Dir(root) {
+			return ""
+		}
+	}
 }
 
 // UnknownRevision is the revision recorded for a source that is not in a
@@ -241,6 +271,7 @@ func ModuleName(rel string) string {
 func ParseFile(src []byte, path string, lib string) ([]workspace.Declaration, workspace.Module, []error) {
 	s := &Source{Library: lib}
 	fr := parseFile(src, string(src), path, ModuleName(path), s, &Options{})
+	nameInstances([]*fileResult{fr}, mathlibNaming())
 	t := newTable([]*fileResult{fr})
 	t.prepare([]*fileResult{fr})
 	t.attributeTwins([]*fileResult{fr}, mathlibNaming())
@@ -306,6 +337,7 @@ func Run(ctx context.Context, ws *workspace.Workspace, opts Options) (*Result, e
 		return nil, err
 	}
 	recordInputs(rec, opts.Sources, files, pr.hashes)
+	nameInstances(pr.results, opts.naming())
 	t, err := resolveAll(ctx, workers, pr.results, &opts, rec, res)
 	if err != nil {
 		return nil, err
@@ -332,7 +364,7 @@ func collectSources(opts *Options) ([]srcFile, map[string]any, error) {
 		}
 		files = append(files, fs...)
 		params[fmt.Sprintf("source_%d", i)] = map[string]any{"dir": s.Dir, "library": s.Library, "revision": s.Revision,
-			"variables_from_proofs": s.oldVariableRules}
+			"variables_from_proofs": s.oldVariableRules, "lean_toolchain": s.Toolchain, "instance_names": s.InstanceNames}
 	}
 	params["naming"] = "mathlib (built in)"
 	if opts.Naming != nil {

@@ -64,7 +64,8 @@ func (p *fileParser) decl(d *declSyntax, c Command) {
 	if strings.HasPrefix(name, "_root_.") {
 		resNs = p.ns
 	}
-	pd := &pdecl{row: row, ctx: ctx, resNs: resNs, protected: d.has("protected")}
+	pd := &pdecl{row: row, ctx: ctx, resNs: resNs, protected: d.has("protected"), inst: p.pendingInst}
+	p.pendingInst = nil
 	if d.colonIdx >= 0 {
 		pd.resultHead = p.f.resultHead(d.colonIdx, d.sigEnd)
 	}
@@ -122,6 +123,9 @@ func (p *fileParser) declName(d *declSyntax) (string, bool) {
 		return "", false
 	}
 	name = p.f.instanceName(d)
+	if p.src.InstanceNames == InstanceNamesV48 {
+		p.pendingInst = p.captureInstance(d)
+	}
 	if p.instNames == nil {
 		p.instNames = map[string]int{}
 	}
@@ -585,6 +589,7 @@ func (p *fileParser) toAdditive(d *declSyntax, pd *pdecl) *pdecl {
 			continue
 		}
 		if tw := makeTwin(pd, p.opts.naming().twinName(a.name, explicit, pd.row.Name)); tw != nil {
+			tw.twinAttr, tw.twinExplicit = a.name, explicit
 			p.res.decls = append(p.res.decls, tw)
 			twins = append(twins, tw)
 		}

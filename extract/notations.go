@@ -71,12 +71,54 @@ func (p *fileParser) notation(c Command, k int) {
 	if d.sym == "" {
 		d.sym = d.atoms[0]
 	}
+	d.pattern = f.notationPattern(d.kind, k+1, arrow)
 	d.expansion = f.span(arrow+1, c.End)
 	d.targets = f.expansionIdents(arrow+1, c.End, params)
 	if len(d.targets) > 0 {
 		d.target = d.targets[0]
 		p.res.notations = append(p.res.notations, d)
 	}
+}
+
+// notationPattern reads the atoms and parameters of a notation's left-hand
+// side in [i, arrow): nil if it has anything else (notation3's binders).
+// infix/prefix/postfix have one atom; their parameters are implicit.
+func (f *file) notationPattern(kind string, i, arrow int) []notItem {
+	var pat []notItem
+	for j := i; j < arrow; j++ {
+		switch {
+		case f.toks[j].Kind == TokString:
+			if a := strings.TrimSpace(unquote(f.text(j))); a != "" {
+				pat = append(pat, notItem{atom: a})
+			}
+		case f.is(j, ":") && j+1 < arrow: // precedence: :65, :max, :arg
+			j++
+			if f.is(j, "(") {
+				j = f.matchBracket(j)
+			}
+		case f.is(j, "(") && j+2 < arrow && f.toks[j+1].Kind == TokIdent && f.is(j+2, ":="): // (name := x), (priority := p)
+			j = f.matchBracket(j)
+		case f.toks[j].Kind == TokIdent && len(pat) >= 0:
+			pat = append(pat, notItem{param: f.text(j)})
+		default:
+			return nil
+		}
+	}
+	if len(pat) == 0 {
+		return nil
+	}
+	switch kind {
+	case "infix", "infixl", "infixr":
+		if len(pat) != 1 || pat[0].atom == "" {
+			return nil
+		}
+		return []notItem{{param: "a"}, pat[0], {param: "b"}}
+	case "prefix":
+		return []notItem{pat[0], {param: "a"}}
+	case "postfix":
+		return []notItem{{param: "a"}, pat[0]}
+	}
+	return pat
 }
 
 // unquote strips the quotes of a Lean string literal and its simple escapes.

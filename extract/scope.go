@@ -46,6 +46,7 @@ type notationDef struct {
 	targets   []string
 	expansion string
 	line      int32
+	pattern   []notItem // atoms and parameters in order (nil: not a plain pattern)
 	ctx       *scopeCtx
 	scopedNs  string // non-empty for scoped notation
 	local     bool
@@ -87,6 +88,11 @@ type pdecl struct {
 	simps     bool
 	simpsArgs []string
 	propField bool // a structure field whose type is a proposition
+	// inst is an anonymous instance's signature, named after parsing under
+	// Lean ≥ 4.8 rules (nameInstances); twinAttr and twinExplicit are a
+	// to_additive/to_dual twin's attribute and explicit name.
+	inst                   *instSrc
+	twinAttr, twinExplicit string
 	// resolution results before the instance-variable decision
 	sigDeps, bodyDeps, baseDeps []string
 	condDeps                    [][]string
@@ -175,6 +181,9 @@ type fileParser struct {
 	oldRules  bool
 	pendIn    *scopeEntry // state to restore after the next command (… in)
 	instNames map[string]int
+	// pendingInst is the anonymous instance declName just named, for decl
+	// to attach to its row.
+	pendingInst *instSrc
 }
 
 func (p *fileParser) context() *scopeCtx {

@@ -1,0 +1,616 @@
+package extract
+
+import (
+	"fmt"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Anonymous instance names. Lean names `instance : C T` itself, and how
+// changed with Lean 4.8 (lean4#3089, Lean.Elab.DeclNameGen):
+//
+//   - InstanceNamesV47 (Lean ≤ 4.7): "inst" followed by every constant of
+//     the elaborated type, capitalised, in order (instances and implicit
+//     arguments included). Extract approximates it from the written type
+//     (instanceName in generate.go): what elaboration adds cannot be read.
+//   - InstanceNamesV48 (Lean ≥ 4.8): "inst" followed by the class and its
+//     explicit arguments (and implicit ones that are types), each constant's
+//     last component capitalised, skipping constants and subterms seen
+//     before — and seeded with the prefixes of the current namespace that
+//     are declarations (ENNReal.instCommSemiring, not
+//     ENNReal.instCommSemiringENNReal); the instance's own binders that the
+//     type does not depend on add "Of…" (instSMulOfMul); Prop/Type/Sort for
+//     sorts, "Forall" for a ∀ inside, nothing for locals and literals'
+//     values (a numeral is OfNat.ofNat ℕ n: "OfNatNat"); notation is
+//     expanded first. A name none of whose constants come from the current
+//     project gets the project as a suffix (Lean.instToJsonPUnit_mathlib).
+//     The section variables are not binders of the instance.
+//
+// Both make a name unique in its namespace with _1, _2, … (mkUnusedBaseName).
+
+// Instance naming algorithms (Source.InstanceNames).
+const (
+	InstanceNamesV47 = "lean4.7"
+	InstanceNamesV48 = "lean4.8"
+)
+
+// instanceNamesFor returns the algorithm of a Lean minor version (4.x).
+func instanceNamesFor(minor int) string {
+	if minor < 8 {
+		return InstanceNamesV47
+	}
+	return InstanceNamesV48
+}
+
+// instSrc is what the instance namer keeps of an anonymous instance: its
+// signature's tokens and the names in force where it is declared.
+type instSrc struct {
+	sig    tokSeq
+	colon  int // index of the signature's top-level colon in sig (-1: none)
+	ns     string
+	vars   map[string]string // section variables → their type's head as written
+	univs  []string
+	opened []string // namespaces opened (as written)
+}
+
+// captureInstance records an anonymous instance for nameInstances.
+func (p *fileParser) captureInstance(d *declSyntax) *instSrc {
+	src := &instSrc{sig: p.f.tokSeq(d.sigStart, d.sigEnd), colon: -1, ns: p.ns, vars: map[string]string{}, univs: p.univs}
+	if d.colonIdx >= 0 {
+		src.colon = d.colonIdx - d.sigStart
+	}
+	mentioned := map[string]bool{}
+	for i, t := range src.sig.text {
+		if src.sig.kinds[i] == TokIdent {
+			head, _, _ := strings.Cut(t, ".")
+			mentioned[head] = true
+		}
+	}
+	for _, v := range p.vars {
+		if v.name != "" && mentioned[v.name] {
+			src.vars[v.name] = v.head
+		}
+	}
+	for _, o := range p.opens {
+		src.opened = append(src.opened, o.name)
+	}
+	return src
+}
+
+// classInfo is what the namer knows of a class: the classes of its
+// instance parameters and its parents (last components).
+type classInfo struct {
+	instParams []string
+	parents    []string
+}
+
+// instNamer names the anonymous instances of a run.
+type instNamer struct {
+	names   map[string]string // declared names → the root module of their library ("" core)
+	classes map[string]*classInfo
+	nots    *notationSet
+}
+
+// nameInstances gives the anonymous instances of sources that use Lean ≥
+// 4.8 the names Lean gives them, renaming the rows made from them (where
+// auxiliaries; to_additive twins are renamed with naming).
+func nameInstances(files []*fileResult, naming *Naming) {
+	any := false
+	for _, fr := range files {
+		for _, d := range fr.decls {
+			if d.inst != nil {
+				any = true
+			}
+		}
+	}
+	if !any {
+		return
+	}
+	n := newInstNamer(files)
+	for _, fr := range files {
+		n.nameFile(fr, naming)
+	}
+}
+
+func newInstNamer(files []*fileResult) *instNamer {
+	n := &instNamer{names: map[string]string{}, classes: map[string]*classInfo{}, nots: newNotationSet()}
+	for _, c := range coreNames() {
+		n.names[c[0]] = ""
+	}
+	for _, fr := range files {
+		root, _, _ := strings.Cut(fr.mod.Name, ".")
+		for _, d := range fr.decls {
+			if d.inst == nil {
+				n.names[d.row.Name] = root
+			}
+			if d.row.Kind == "class" || d.row.Keyword == "class" {
+				ci := &classInfo{}
+				for _, h := range d.instHeads {
+					ci.instParams = append(ci.instParams, lastComponent(h))
+				}
+				for _, e := range d.extends {
+					ci.parents = append(ci.parents, lastComponent(e))
+				}
+				n.classes[lastComponent(d.row.Name)] = ci
+			}
+		}
+		for _, nd := range fr.notations {
+			if nt := nd.forNamer(); nt != nil {
+				n.nots.add(nt)
+			}
+		}
+	}
+	return n
+}
+
+// forNamer turns a notation definition into the parser's form (nil for
+// macro_rules and notations without a plain pattern).
+func (nd *notationDef) forNamer() *notn {
+	if len(nd.pattern) == 0 || nd.expansion == "" {
+		return nil
+	}
+	nt := &notn{items: nd.pattern, expansion: lexSeq(nd.expansion), scopedNs: nd.scopedNs}
+	for _, it := range nd.pattern {
+		if it.param != "" {
+			nt.params = append(nt.params, it.param)
+		}
+	}
+	switch nd.kind {
+	case "infix", "infixl", "infixr", "prefix", "postfix":
+		nt.apply = true
+	case "notation", "notation3":
+	default:
+		return nil
+	}
+	return nt
+}
+
+// nameFile names one file's anonymous instances, in order, unique in
+// their namespace.
+func (n *instNamer) nameFile(fr *fileResult, naming *Naming) {
+	used := map[string]bool{}
+	for _, d := range fr.decls {
+		if d.inst == nil {
+			continue
+		}
+		root, _, _ := strings.Cut(fr.mod.Name, ".")
+		base := n.baseName(d.inst, root)
+		name := base
+		for i := 1; used[joinNs(d.inst.ns, name)] || n.hasWritten(joinNs(d.inst.ns, name)); i++ {
+			name = fmt.Sprintf("%s_%d", base, i)
+		}
+		full := joinNs(d.inst.ns, name)
+		used[full] = true
+		renameDecl(fr, d, full, naming)
+	}
+}
+
+func (n *instNamer) hasWritten(full string) bool {
+	_, ok := n.names[full]
+	return ok
+}
+
+// renameDecl renames an anonymous instance's row and the rows made from it.
+func renameDecl(fr *fileResult, d *pdecl, full string, naming *Naming) {
+	old := d.row.Name
+	if old == full {
+		return
+	}
+	d.row.Name = full
+	d.resNs = parentNs(full)
+	for _, g := range fr.decls {
+		switch {
+		case g.twinOf == d:
+			g.row.Name = naming.twinName(g.twinAttr, g.twinExplicit, full)
+			g.row.GeneratedFrom = strp(full)
+			g.resNs = parentNs(g.row.Name)
+		case g != d && g.row.GeneratedFrom != nil && *g.row.GeneratedFrom == old && strings.HasPrefix(g.row.Name, old+"."):
+			g.row.Name = full + g.row.Name[len(old):]
+			g.row.GeneratedFrom = strp(full)
+		}
+	}
+}
+
+// baseName is Lean's mkBaseNameWithSuffix "inst" for one instance.
+func (n *instNamer) baseName(src *instSrc, root string) string {
+	locals := map[string]bool{}
+	for v := range src.vars {
+		locals[v] = true
+	}
+	for _, u := range src.univs {
+		locals[u] = true
+	}
+	opened := map[string]bool{}
+	for _, o := range src.opened {
+		opened[o] = true
+	}
+	visNs := func(ns string) bool {
+		return opened[ns] || src.ns == ns || strings.HasPrefix(src.ns, ns+".")
+	}
+	colon := src.colon
+	if colon < 0 {
+		colon = len(src.sig.text)
+	}
+	mk := func() (*tparser, []bnd) {
+		p := &tparser{s: src.sig, end: colon, locals: locals, nots: n.nots, visNs: visNs}
+		return p, p.binderList(map[string]bool{})
+	}
+	_, bs := mk()
+	for _, b := range bs {
+		if b.name != "" {
+			locals[b.name] = true
+		}
+	}
+	_, bs = mk() // again, with every binder's name known
+	var typ *tnode
+	if src.colon >= 0 {
+		p := &tparser{s: src.sig, pos: src.colon + 1, end: len(src.sig.text), locals: locals, nots: n.nots, visNs: visNs}
+		typ = p.expr()
+	}
+	if typ == nil {
+		typ = &tnode{op: 'x'}
+	}
+	ltype := map[string]string{}
+	for v, h := range src.vars {
+		ltype[v] = h
+	}
+	for _, b := range bs {
+		if h, _ := appHead(b.ty); h != nil && h.op == 'c' && b.name != "" {
+			ltype[b.name] = h.name
+		}
+	}
+	g := &nameGen{n: n, src: src, locals: locals, ltype: ltype, seen: map[string]bool{}, consts: map[string]bool{}}
+	w := g.winnow(n.markDeps(bs, typ))
+	for ns := src.ns; ns != ""; ns = parentNs(ns) {
+		if _, ok := n.names[ns]; ok {
+			g.seen["c:"+ns] = true
+			g.consts[ns] = true
+		}
+	}
+	name := "inst" + g.aux(w)
+	if root == "Init" || root == "" {
+		return name
+	}
+	for c := range g.consts {
+		r, known := n.names[c]
+		if !known || r == root {
+			return name // project-local (or unknown: never guess a suffix)
+		}
+	}
+	return name + "_" + decapitalize(root)
+}
+
+func decapitalize(s string) string {
+	r, size := utf8.DecodeRuneInString(s)
+	if r >= 'A' && r <= 'Z' {
+		return string(unicode.ToLower(r)) + s[size:]
+	}
+	return s
+}
+
+// capitalize is Lean's String.capitalize: only ASCII letters change.
+func capitalize(s string) string {
+	if s != "" && s[0] >= 'a' && s[0] <= 'z' {
+		return string(s[0]-'a'+'A') + s[1:]
+	}
+	return s
+}
+
+// markDeps builds the instance's type ∀ binders, type and marks binders
+// the rest depends on (their domain is not named).
+func (n *instNamer) markDeps(bs []bnd, typ *tnode) *tnode {
+	t := pis(bs, typ)
+	for p := t; p != nil && p.op == 'p'; p = p.body {
+		if p.inst && (p.name == "" || !mentions(p.body, p.name)) && n.instUsed(p.dom, p.body) {
+			p.name = "\x00dep"
+		}
+	}
+	return t
+}
+
+// mentions reports whether local x occurs in t.
+func mentions(t *tnode, x string) bool {
+	if t == nil || x == "" {
+		return false
+	}
+	if t.op == 'v' && t.name == x || t.recv == x {
+		return true
+	}
+	if mentions(t.fn, x) || mentions(t.dom, x) || mentions(t.body, x) {
+		return true
+	}
+	for _, a := range t.args {
+		if mentions(a, x) {
+			return true
+		}
+	}
+	return false
+}
+
+// instUsed guesses whether the instance binder [C a …] is used by
+// instance resolution in rest: rest applies a class or structure one of
+// whose instance parameters C provides (C or one of its ancestors), to a
+// term mentioning C's first local argument.
+func (n *instNamer) instUsed(dom, rest *tnode) bool {
+	head, args := appHead(dom)
+	if head == nil || head.op != 'c' {
+		return false
+	}
+	provides := n.ancestors(lastComponent(head.name))
+	var first string
+	for _, a := range args {
+		if a.op == 'v' {
+			first = a.name
+			break
+		}
+	}
+	used := false
+	var walk func(t *tnode)
+	walk = func(t *tnode) {
+		if t == nil || used {
+			return
+		}
+		if h, as := appHead(t); h != nil && h.op == 'c' && t.op == 'a' {
+			if ci := n.classes[lastComponent(h.name)]; ci != nil {
+				for _, ip := range ci.instParams {
+					if provides[ip] {
+						for _, a := range as {
+							if first == "" || mentions(a, first) {
+								used = true
+							}
+						}
+					}
+				}
+			}
+		}
+		walk(t.fn)
+		walk(t.dom)
+		walk(t.body)
+		for _, a := range t.args {
+			walk(a)
+		}
+	}
+	walk(rest)
+	return used
+}
+
+func appHead(t *tnode) (*tnode, []*tnode) {
+	if t == nil {
+		return nil, nil
+	}
+	if t.op == 'a' {
+		return t.fn, t.args
+	}
+	return t, nil
+}
+
+func (n *instNamer) ancestors(c string) map[string]bool {
+	out := map[string]bool{}
+	var walk func(c string, depth int)
+	walk = func(c string, depth int) {
+		if out[c] || depth > 30 {
+			return
+		}
+		out[c] = true
+		if ci := n.classes[c]; ci != nil {
+			for _, p := range ci.parents {
+				walk(p, depth+1)
+			}
+		}
+	}
+	walk(c, 0)
+	return out
+}
+
+// wnode is a winnowed term (Lean's winnowExpr): constants, applications,
+// ∀s and sorts; everything else is the anonymous "_".
+type wnode struct {
+	op        byte // 'c' 'a' 'p' 's' '_'
+	name      string
+	f, x      *wnode // application
+	dom, body *wnode
+	key       string
+}
+
+func wmk(w *wnode) *wnode {
+	switch w.op {
+	case 'c':
+		w.key = "c:" + w.name
+	case 's':
+		w.key = "s:" + w.name
+	case 'a':
+		w.key = "(" + w.f.key + " " + w.x.key + ")"
+	case 'p':
+		w.key = "∀" + w.dom.key + "," + w.body.key
+	default:
+		w.key = "_"
+	}
+	return w
+}
+
+var wAny = wmk(&wnode{op: '_'})
+
+// nameGen is one run of Lean's name generator.
+type nameGen struct {
+	n      *instNamer
+	src    *instSrc
+	locals map[string]bool
+	ltype  map[string]string // locals → their type's head as written
+	seen   map[string]bool
+	consts map[string]bool
+}
+
+func (g *nameGen) winnow(t *tnode) *wnode {
+	if t == nil {
+		return wAny
+	}
+	switch t.op {
+	case 'c':
+		name, ok := g.resolve(t)
+		if !ok {
+			return wAny
+		}
+		return wmk(&wnode{op: 'c', name: name})
+	case 's':
+		return wmk(&wnode{op: 's', name: t.name})
+	case 'n':
+		return g.app(wmk(&wnode{op: 'c', name: "OfNat.ofNat"}), wmk(&wnode{op: 'c', name: "Nat"}), wAny)
+	case 'o':
+		return g.coerce(t.args[0])
+	case 'a':
+		w := g.winnow(t.fn)
+		for _, a := range t.args {
+			w = g.app(w, g.winnow(a))
+		}
+		return w
+	case 'p':
+		dom := wAny
+		if !strings.HasPrefix(t.name, "\x00") && !(t.name != "" && t.name != "_" && mentions(t.body, t.name)) {
+			dom = g.winnow(t.dom)
+		}
+		return wmk(&wnode{op: 'p', dom: dom, body: g.winnow(t.body)})
+	case 'l':
+		return g.winnow(t.body)
+	case 'v':
+		if h := g.ltype[t.name]; h != "" && setLike(h) {
+			return g.coerce(t)
+		}
+	}
+	return wAny
+}
+
+func (g *nameGen) app(f *wnode, xs ...*wnode) *wnode {
+	for _, x := range xs {
+		f = wmk(&wnode{op: 'a', f: f, x: x})
+	}
+	return f
+}
+
+// setLike reports whether a type head is one whose terms are coerced to
+// types as subtypes (Set, Finset, Submonoid, Ideal, …).
+func setLike(head string) bool {
+	l := lastComponent(head)
+	return l == "Set" || l == "Finset" || strings.HasPrefix(l, "Sub") || strings.Contains(l, "Subgroup") ||
+		strings.Contains(l, "Submonoid") || strings.Contains(l, "Subalgebra") || strings.Contains(l, "Submodule") ||
+		l == "Ideal" || l == "IntermediateField" || l == "Opens" || l == "Closeds"
+}
+
+// coerce is ↥x: Set.Elem x for a set, else {y // y ∈ x}.
+func (g *nameGen) coerce(t *tnode) *wnode {
+	h := ""
+	if t.op == 'v' {
+		h = g.ltype[t.name]
+	}
+	if lastComponent(h) == "Set" {
+		return g.app(wmk(&wnode{op: 'c', name: "Set.Elem"}), wAny, wAny)
+	}
+	coll := wAny
+	if h != "" {
+		if name, ok := g.resolve(&tnode{op: 'c', name: h}); ok {
+			coll = g.app(wmk(&wnode{op: 'c', name: name}), wAny)
+		}
+	}
+	mem := g.app(wmk(&wnode{op: 'c', name: "Membership.mem"}), wAny, coll, wAny, wAny)
+	return g.app(wmk(&wnode{op: 'c', name: "Subtype"}), wAny, mem)
+}
+
+// resolve finds the constant an identifier names: in the namespaces of
+// the instance from the innermost, in the opened ones, then at the root.
+// Unknown short names are auto-bound implicit variables (false); other
+// unknown names are kept as written.
+func (g *nameGen) resolve(t *tnode) (string, bool) {
+	id := t.name
+	if t.recv != "" {
+		h := g.ltype[t.recv]
+		if h == "" {
+			return "", false
+		}
+		head, ok := g.resolve(&tnode{op: 'c', name: h})
+		if !ok {
+			return "", false
+		}
+		return head + "." + id, true
+	}
+	for ns := g.src.ns; ; ns = parentNs(ns) {
+		if _, ok := g.n.names[joinNs(ns, id)]; ok {
+			return joinNs(ns, id), true
+		}
+		if ns == "" {
+			break
+		}
+	}
+	for _, o := range g.src.opened {
+		if _, ok := g.n.names[joinNs(o, id)]; ok {
+			return joinNs(o, id), true
+		}
+	}
+	if autoBound(id) {
+		return "", false
+	}
+	return id, true
+}
+
+// autoBound reports whether an unknown identifier looks like a variable
+// (α, R, M₁, x', f): Lean binds it automatically.
+func autoBound(id string) bool {
+	if strings.Contains(id, ".") {
+		return false
+	}
+	n := 0
+	for _, r := range id {
+		if unicode.IsLetter(r) {
+			n++
+		}
+	}
+	return n <= 1
+}
+
+// aux is Lean's mkBaseNameAux: the body's name, then "Of…" for each
+// top-level ∀ whose domain names something.
+func (g *nameGen) aux(w *wnode) string {
+	var foralls []string
+	var visit func(w *wnode) string
+	visit = func(w *wnode) string {
+		if w.op != 'p' {
+			return g.core(w, false)
+		}
+		sb := visit(w.body)
+		if st := g.core(w.dom, true); st != "" {
+			foralls = append([]string{"Of" + st}, foralls...)
+		}
+		return sb
+	}
+	sb := visit(w)
+	return sb + strings.Join(foralls, "")
+}
+
+// core is Lean's mkBaseNameCore.
+func (g *nameGen) core(w *wnode, omitTopForall bool) string {
+	if g.seen[w.key] {
+		return ""
+	}
+	s := g.core1(w, omitTopForall)
+	g.seen[w.key] = true
+	return s
+}
+
+func (g *nameGen) core1(w *wnode, omitTopForall bool) string {
+	switch w.op {
+	case 'c':
+		g.consts[w.name] = true
+		return capitalize(lastComponent(w.name))
+	case 'a':
+		f := g.core(w.f, false)
+		return f + g.core(w.x, false)
+	case 'p':
+		sty := g.core(w.dom, false)
+		if omitTopForall && sty == "" {
+			return g.core(w.body, true)
+		}
+		return "Forall" + sty + g.core(w.body, false)
+	case 's':
+		return w.name
+	}
+	return ""
+}

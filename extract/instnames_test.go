@@ -1,0 +1,153 @@
+package extract
+
+import (
+	"context"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/driftkit/driftkit/workspace"
+)
+
+// instLib is a small library whose anonymous instances exercise Lean ≥ 4.8
+// naming: notation (ℝ≥0∞), namespace prefixes, binders (Of…), sections'
+// variables, coercions to subtypes, literals, uniqueness and the project
+// suffix. Each instance is followed by `-- want NAME` (Lean 4.8 rules).
+var instLib = map[string]string{
+	"Lib/Classes.lean": `universe u v
+class CommSemiring (α : Type u) where
+class PseudoMetricSpace (α : Type u) where
+class Mul' (α : Type u) where
+class SMul (M : Type u) (α : Type v) where
+class Semiring (α : Type u) where
+class AddCommMonoid (α : Type u) where
+class Module (R : Type u) (M : Type v) [Semiring R] [AddCommMonoid M] extends SMul R M where
+class IsScalarTower (M N α : Type u) [SMul M N] [SMul N α] [SMul M α] : Prop where
+class AB4 (C : Type u) where
+class Fintype (α : Type u) where
+class NeZero (n : Nat) : Prop where
+class Pointed (α : Sort u) where
+structure Submonoid (M : Type u) where
+  carrier : M → Prop
+`,
+	"Lib/ENNReal.lean": `def ENNReal := Nat
+scoped[ENNReal] notation "ℝ≥0∞" => ENNReal
+namespace ENNReal
+noncomputable instance : CommSemiring ℝ≥0∞ := ⟨⟩ -- want ENNReal.instCommSemiring
+end ENNReal
+instance : CommSemiring ENNReal := ⟨⟩ -- want instCommSemiringENNReal
+`,
+	"Lib/Hamming.lean": `def Hamming (β : Type u) := β
+namespace Hamming
+variable {β : Type u}
+instance : PseudoMetricSpace (Hamming β) := ⟨⟩ -- want Hamming.instPseudoMetricSpace
+instance : Pointed (Hamming ℕ → Prop) := ⟨⟩ -- want Hamming.instPointedForallNatProp
+end Hamming
+`,
+	"Lib/Condensed.lean": `def Condensed (C : Type u) := C
+abbrev CondensedMod (R : Type u) := Condensed R
+namespace Condensed
+variable (R : Type u)
+instance : AB4 (CondensedMod.{u} R) := ⟨⟩ -- want Condensed.instAB4CondensedMod
+end Condensed
+`,
+	"Lib/Misc.lean": `instance {α : Type u} [Mul' α] : SMul α α := ⟨⟩ -- want instSMulOfMul'
+def Ore (R X : Type u) := X
+notation:max X "[" R "⁻¹]" => Ore R X
+namespace Ore
+variable {R X : Type u} [Semiring R] [AddCommMonoid X] [Module R X]
+instance {R₀ : Type u} [Semiring R₀] [Module R₀ X] [Module R₀ R] [IsScalarTower R₀ R X] [IsScalarTower R₀ R R] :
+    Module R₀ X[R⁻¹] := ⟨⟩ -- want Ore.instModuleOfIsScalarTower
+end Ore
+namespace Submonoid
+variable {M : Type u} (S : Submonoid M)
+instance : Mul' S := ⟨⟩ -- want Submonoid.instMul'SubtypeMem
+end Submonoid
+instance {M : Type u} [Fintype M] (S : Submonoid M) : Fintype S := ⟨⟩ -- want instFintypeSubtypeMemSubmonoid
+instance (n : ℕ) [NeZero n] : Pointed (Fin n) := ⟨⟩ -- want instPointedFinOfNeZero
+instance : Pointed (Fin 2) := ⟨⟩ -- want instPointedFinOfNatNat
+instance : Mul' (ℕ × ℕ) := ⟨⟩ -- want instMul'ProdNat
+instance : Mul' (ℕ × ℕ) := ⟨⟩ -- want instMul'ProdNat_1
+instance : Inhabited Nat := ⟨0⟩ -- want instInhabitedNat_lib
+instance : Pointed Prop := ⟨⟩ -- want instPointedProp
+instance : Pointed (Type u) := ⟨⟩ -- want instPointedType
+instance : Pointed (Sort u) := ⟨⟩ -- want instPointedSort
+`,
+}
+
+// instWants returns the names the -- want comments expect.
+func instWants() []string {
+	var out []string
+	for _, src := range instLib {
+		for _, line := range strings.Split(src, "\n") {
+			if _, w, ok := strings.Cut(line, "-- want "); ok {
+				out = append(out, strings.TrimSpace(w))
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+func extractInstances(t *testing.T, leanVersion string) []string {
+	t.Helper()
+	dir := t.TempDir()
+	for p, s := range instLib {
+		writeFile(t, filepath.Join(dir, "src", p), s)
+	}
+	ws, err := workspace.Open(filepath.Join(dir, "ws"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Run(context.Background(), ws, Options{Sources: []Source{{Dir: filepath.Join(dir, "src"), Library: "lib", Revision: "r", LeanVersion: leanVersion}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.ErrorCount > 0 {
+		t.Fatalf("parse errors: %v", res.Errors)
+	}
+	rows, err := workspace.ReadTable[workspace.Declaration](ws.Path(workspace.DeclarationsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range rows {
+		if r.Kind == workspace.KindInstance {
+			got = append(got, r.Name)
+		}
+	}
+	slices.Sort(got)
+	return got
+}
+
+// TestInstanceNamesLean48: every anonymous instance gets the name Lean ≥
+// 4.8 gives it.
+func TestInstanceNamesLean48(t *testing.T) {
+	got, want := extractInstances(t, "v4.29.0"), instWants()
+	for _, w := range want {
+		if !slices.Contains(got, w) {
+			t.Errorf("missing %s", w)
+		}
+	}
+	for _, g := range got {
+		if !slices.Contains(want, g) {
+			t.Errorf("unexpected %s", g)
+		}
+	}
+}
+
+// TestInstanceNamesLean47: Lean ≤ 4.7 sources keep the older names, the
+// written type's identifiers in order (an approximation of Lean's: con-nf,
+// the Lean 4.7 library here, names its instances).
+func TestInstanceNamesLean47(t *testing.T) {
+	got := extractInstances(t, "4.7.0")
+	for _, w := range []string{"Hamming.instPseudoMetricSpaceHammingΒ", "instSMul", "instMul'ℕProd", "instMul'ℕProd_1"} {
+		if !slices.Contains(got, w) {
+			t.Errorf("missing %s in %v", w, got)
+		}
+	}
+	if slices.Contains(got, "ENNReal.instCommSemiring") {
+		t.Error("Lean 4.7 names follow the 4.8 rules")
+	}
+}
