@@ -22,6 +22,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/driftkit/driftkit/internal/leanname"
 	"github.com/driftkit/driftkit/internal/progress"
 	"github.com/driftkit/driftkit/workspace"
 )
@@ -770,7 +771,7 @@ func write(ctx context.Context, tx *workspace.Txn, results []*fileResult, res *R
 			return err
 		}
 		for _, d := range fr.decls {
-			buf = append(buf, d.row)
+			buf = append(buf, canonicalRow(d.row))
 			if len(buf) == cap(buf) {
 				if err := dw.Write(buf...); err != nil {
 					dw.Abort()
@@ -806,6 +807,33 @@ func write(ctx context.Context, tx *workspace.Txn, results []*fileResult, res *R
 		return err
 	}
 	return mw.Close()
+}
+
+// canonicalRow spells the row's names as Lean's Name.toString does
+// (Foo.«structure» → Foo.structure; Demo.«term_≋_» stays): the one
+// convention of the tables (internal/leanname).
+func canonicalRow(r workspace.Declaration) workspace.Declaration {
+	r.Name = leanname.Canonical(r.Name)
+	if r.GeneratedFrom != nil {
+		r.GeneratedFrom = strp(leanname.Canonical(*r.GeneratedFrom))
+	}
+	r.StatementDeps = canonicalNames(r.StatementDeps)
+	r.ProofDeps = canonicalNames(r.ProofDeps)
+	return r
+}
+
+func canonicalNames(ns []string) []string {
+	for i, n := range ns {
+		if c := leanname.Canonical(n); c != n {
+			ns = append([]string(nil), ns...)
+			ns[i] = c
+			for j := i + 1; j < len(ns); j++ {
+				ns[j] = leanname.Canonical(ns[j])
+			}
+			return ns
+		}
+	}
+	return ns
 }
 
 // writeNotations stages notations.parquet in the transaction.

@@ -151,3 +151,31 @@ func TestInstanceNamesLean47(t *testing.T) {
 		t.Error("Lean 4.7 names follow the 4.8 rules")
 	}
 }
+
+// TestCanonicalNames: the tables spell names as Lean's Name.toString (a
+// keyword component plain, a non-identifier one in «»), in every name
+// column, however the source spells them.
+func TestCanonicalNames(t *testing.T) {
+	rows, _, errs := ParseFile([]byte("namespace Foo\ndef «structure» : Nat := 1\ndef «term_≋_» : Nat := 2\ntheorem t : Foo.«structure» = 1 := rfl\nend Foo\n"), "Lib/A.lean", "lib")
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	names := map[string]workspace.Declaration{}
+	var got []string
+	for _, r := range rows {
+		c := canonicalRow(r)
+		names[c.Name] = c
+		got = append(got, c.Name)
+	}
+	slices.Sort(got)
+	if want := []string{"Foo.structure", "Foo.t", "Foo.«term_≋_»"}; !slices.Equal(got, want) {
+		t.Fatalf("rows %v, want %v", got, want)
+	}
+	if r := names["Foo.t"]; !slices.Contains(r.StatementDeps, "Foo.structure") {
+		t.Errorf("statement deps %v, want Foo.structure", r.StatementDeps)
+	}
+	r := canonicalRow(workspace.Declaration{Name: "A.«structure»", StatementDeps: []string{"B", "A.«fun»"}, GeneratedFrom: strp("A.«at»")})
+	if r.Name != "A.structure" || !slices.Equal(r.StatementDeps, []string{"B", "A.fun"}) || *r.GeneratedFrom != "A.at" {
+		t.Errorf("canonicalRow: %+v", r)
+	}
+}

@@ -10,6 +10,8 @@ import (
 	"fmt"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/driftkit/driftkit/internal/leanname"
 )
 
 // TokKind is the kind of a lexical token.
@@ -71,29 +73,17 @@ func (e *LexError) Error() string { return fmt.Sprintf("%d:%d: %v", e.Line, e.Co
 func (e *LexError) Unwrap() error { return e.Err }
 
 // isLetterLike follows Lean 4's isLetterLike.
-func isLetterLike(c rune) bool {
-	return (0x3b1 <= c && c <= 0x3c9 && c != 0x3bb) ||
-		(0x391 <= c && c <= 0x3a9 && c != 0x3a0 && c != 0x3a3) ||
-		(0x3ca <= c && c <= 0x3fb) ||
-		(0x1f00 <= c && c <= 0x1ffe) ||
-		(0x2100 <= c && c <= 0x214f) ||
-		(0x1d49c <= c && c <= 0x1d59f)
-}
+func isLetterLike(c rune) bool { return leanname.IsLetterLike(c) }
 
-func isSubScriptAlnum(c rune) bool {
-	return (0x2080 <= c && c <= 0x2089) || (0x2090 <= c && c <= 0x209c) || (0x1d62 <= c && c <= 0x1d6a)
-}
+func isSubScriptAlnum(c rune) bool { return leanname.IsSubScriptAlnum(c) }
 
 func isASCIIAlpha(c rune) bool { return ('a' <= c && c <= 'z') || ('A' <= c && c <= 'Z') }
 
 // IsIdFirst reports whether c can start a Lean identifier.
-func IsIdFirst(c rune) bool { return isASCIIAlpha(c) || c == '_' || isLetterLike(c) }
+func IsIdFirst(c rune) bool { return leanname.IsIdFirst(c) }
 
 // IsIdRest reports whether c can continue a Lean identifier.
-func IsIdRest(c rune) bool {
-	return isASCIIAlpha(c) || ('0' <= c && c <= '9') || c == '_' || c == '\'' || c == '!' || c == '?' ||
-		isLetterLike(c) || isSubScriptAlnum(c)
-}
+func IsIdRest(c rune) bool { return leanname.IsIdRest(c) }
 
 // multi-character ASCII symbols, longest first.
 var asciiSymbols = []string{"...", "<;>", ":=", "::", "=>", "->", "<-", "..", "@[", "%[", "<|", "|>", "||", "&&",

@@ -371,6 +371,7 @@ func (s *Server) declaration(ws *Workspace, p *pinned, name string, usersLimit i
 	if !ok {
 		return nil, &notFoundError{"no declaration " + strconv.Quote(truncate(name, 200)) + " in workspace " + ws.Name}
 	}
+	name = d.Name // the stored spelling (the request may escape a component)
 	resp := &DeclResponse{Workspace: ws.Name, Name: d.Name, Kind: d.Kind, Keyword: d.Keyword, Library: d.Library, Revision: d.Revision,
 		Module: d.Module, Path: d.Path, LineStart: d.LineStart, LineEnd: d.LineEnd, Namespace: d.Namespace, Modifiers: d.Modifiers,
 		Attributes: d.Attributes, Docstring: d.Docstring, Signature: d.Signature, Code: d.Code,

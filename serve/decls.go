@@ -10,6 +10,7 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
+	"github.com/driftkit/driftkit/internal/leanname"
 	"github.com/driftkit/driftkit/workspace"
 )
 
@@ -159,7 +160,18 @@ func (d *Decls) Changed() bool {
 func (d *Decls) Lookup(name string) (decl *workspace.Declaration, ok bool, err error) {
 	row, ok := d.rows[name]
 	if !ok {
-		return nil, false, nil
+		// either spelling of a keyword component (Foo.structure,
+		// Foo.«structure»): tables store Lean's Name.toString, older ones
+		// the escaped form
+		for _, alt := range []string{leanname.Canonical(name), leanname.Paste(name)} {
+			if row, ok = d.rows[alt]; ok {
+				name = alt
+				break
+			}
+		}
+		if !ok {
+			return nil, false, nil
+		}
 	}
 	d.mu.Lock()
 	if c := d.cache[name]; c != nil {

@@ -34,6 +34,7 @@ type extractOptions struct {
 	Workers    int
 	Naming     string
 	Variables  string
+	LeanVer    string
 	CPUProfile string
 	Report     string
 }
@@ -46,6 +47,7 @@ func (o *extractOptions) AddFlags(fs *flag.FlagSet) {
 	fs.IntVar(&o.Workers, "workers", 0, "parallel workers (default GOMAXPROCS)")
 	fs.StringVar(&o.Naming, "naming", "", "JSON file of to_additive/to_dual word tables extending (or replacing) Mathlib's (see README)")
 	fs.StringVar(&o.Variables, "variables", "auto", "section variables in theorem statements: auto (from lean-toolchain), signature, body")
+	fs.StringVar(&o.LeanVer, "lean-version", "", "Lean version the sources are written for, e.g. 4.7.0 (default: each source's lean-toolchain); chooses how anonymous instances are named (≤ 4.7 or ≥ 4.8 rules) and the default --variables")
 	fs.StringVar(&o.CPUProfile, "cpuprofile", "", "write a CPU profile (pprof) to this file")
 	fs.StringVar(&o.Report, "report", "", "write the unresolved identifiers, classified per library and module, to this JSON file (and a summary to stdout)")
 }
@@ -91,6 +93,7 @@ func (o *extractOptions) extractOptions(env *Env) (extract.Options, error) {
 			src.Revision = o.Revision
 		}
 		src.VariableRule = o.Variables
+		src.LeanVersion = o.LeanVer
 		opts.Sources = append(opts.Sources, src)
 	}
 	return opts, nil

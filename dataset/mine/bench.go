@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/driftkit/driftkit/internal/leanname"
 	"github.com/driftkit/driftkit/retrieval/eval"
 )
 
@@ -44,7 +45,7 @@ type benchRecord struct {
 func (r *benchRecord) item(line int) (BenchItem, bool) {
 	it := BenchItem{Line: line, Formal: NormaliseStatement(r.FormalStmt)}
 	for _, n := range []string{r.FullName, r.ProblemName} {
-		if n = strings.TrimSpace(n); n != "" && !contains(it.Names, n) {
+		if n = leanname.Canonical(strings.TrimSpace(n)); n != "" && !contains(it.Names, n) {
 			it.Names = append(it.Names, n)
 		}
 	}

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/driftkit/driftkit/head"
+	"github.com/driftkit/driftkit/internal/leanname"
 	"github.com/driftkit/driftkit/internal/progress"
 	"github.com/driftkit/driftkit/retrieval"
 )
@@ -44,6 +45,11 @@ func ReadBench(r io.Reader, path string) ([]BenchItem, error) {
 			// from its results nor from the voting pool: a silently
 			// flattering score.
 			return BenchItem{}, fmt.Errorf("%w: no full_name (the item's own declaration, never returned for it)", ErrBench)
+		}
+		// names as Lean prints them, however the file spells them
+		it.FullName = leanname.Canonical(strings.TrimSpace(it.FullName))
+		for i, g := range it.Gold {
+			it.Gold[i] = leanname.Canonical(strings.TrimSpace(g))
 		}
 		it.Line = line
 		return it, nil

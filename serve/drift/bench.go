@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/driftkit/driftkit/internal/leanname"
 	"github.com/driftkit/driftkit/retrieval/eval"
 )
 
@@ -68,7 +69,10 @@ func ReadBench(r io.Reader, path string) ([]Item, error) {
 		if err := json.Unmarshal(b, &bl); err != nil {
 			return Item{}, fmt.Errorf("%w: want one JSON object per line (informal_stmt, formal_stmt, header, mathlib_dependencies, full_name): %v", ErrBench, err)
 		}
-		it := Item{Line: line, Header: bl.Header, Gold: bl.Gold, Self: strings.TrimSpace(bl.FullName)}
+		it := Item{Line: line, Header: bl.Header, Gold: bl.Gold, Self: leanname.Canonical(strings.TrimSpace(bl.FullName))}
+		for i, g := range it.Gold {
+			it.Gold[i] = leanname.Canonical(strings.TrimSpace(g))
+		}
 		it.Informal = strings.TrimSpace(firstNonEmpty(bl.InformalStmt, bl.InformalStatement, docComment(bl.InformalPrefix)))
 		if it.Informal == "" {
 			return Item{}, fmt.Errorf("%w: no informal statement (informal_stmt, informal_statement or informal_prefix)", ErrBench)
