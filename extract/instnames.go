@@ -49,6 +49,7 @@ type instSrc struct {
 	sig    tokSeq
 	colon  int // index of the signature's top-level colon in sig (-1: none)
 	ns     string
+	path   string            // the file
 	vars   map[string]string // section variables → their type's head as written
 	univs  []string
 	opened []string // namespaces opened (as written)
@@ -56,7 +57,7 @@ type instSrc struct {
 
 // captureInstance records an anonymous instance for nameInstances.
 func (p *fileParser) captureInstance(d *declSyntax) *instSrc {
-	src := &instSrc{sig: p.f.tokSeq(d.sigStart, d.sigEnd), colon: -1, ns: p.ns, vars: map[string]string{}, univs: p.univs}
+	src := &instSrc{sig: p.f.tokSeq(d.sigStart, d.sigEnd), colon: -1, ns: p.ns, path: p.path, vars: map[string]string{}, univs: p.univs}
 	if d.colonIdx >= 0 {
 		src.colon = d.colonIdx - d.sigStart
 	}
@@ -151,6 +152,9 @@ func (nd *notationDef) forNamer() *notn {
 		return nil
 	}
 	nt := &notn{items: nd.pattern, expansion: lexSeq(nd.expansion), scopedNs: nd.scopedNs}
+	if nd.local {
+		nt.localPath = nd.path
+	}
 	for _, it := range nd.pattern {
 		if it.param != "" {
 			nt.params = append(nt.params, it.param)
@@ -232,8 +236,9 @@ func (n *instNamer) baseName(src *instSrc, root string) string {
 	if colon < 0 {
 		colon = len(src.sig.text)
 	}
+	budget := 20000
 	mk := func() (*tparser, []bnd) {
-		p := &tparser{s: src.sig, end: colon, locals: locals, nots: n.nots, visNs: visNs}
+		p := &tparser{s: src.sig, end: colon, locals: locals, nots: n.nots, visNs: visNs, budget: &budget, path: src.path}
 		return p, p.binderList(map[string]bool{})
 	}
 	_, bs := mk()
@@ -245,7 +250,7 @@ func (n *instNamer) baseName(src *instSrc, root string) string {
 	_, bs = mk() // again, with every binder's name known
 	var typ *tnode
 	if src.colon >= 0 {
-		p := &tparser{s: src.sig, pos: src.colon + 1, end: len(src.sig.text), locals: locals, nots: n.nots, visNs: visNs}
+		p := &tparser{s: src.sig, pos: src.colon + 1, end: len(src.sig.text), locals: locals, nots: n.nots, visNs: visNs, budget: &budget, path: src.path}
 		typ = p.expr()
 	}
 	if typ == nil {

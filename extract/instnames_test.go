@@ -30,6 +30,7 @@ class NeZero (n : Nat) : Prop where
 class Pointed (α : Sort u) where
 structure Submonoid (M : Type u) where
   carrier : M → Prop
+local notation "ℕ" => Int -- seen in this file only
 `,
 	"Lib/ENNReal.lean": `def ENNReal := Nat
 scoped[ENNReal] notation "ℝ≥0∞" => ENNReal

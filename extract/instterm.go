@@ -64,7 +64,8 @@ type notn struct {
 	expansion tokSeq
 	params    []string
 	scopedNs  string
-	apply     bool // infix/prefix/postfix: the expansion is applied to the parameters
+	localPath string // a local notation's file ("" for others)
+	apply     bool   // infix/prefix/postfix: the expansion is applied to the parameters
 }
 
 type notItem struct {
@@ -148,8 +149,11 @@ type tparser struct {
 	locals map[string]bool
 	nots   *notationSet
 	visNs  func(ns string) bool // whether a scoped namespace is open
+	path   string               // the file (local notations are seen there only)
 	subst  map[string]*tnode    // notation parameters while expanding
 	depth  int
+	active map[*notn]bool // notations being expanded (never inside themselves)
+	budget *int           // tokens left to parse (expansions included)
 }
 
 func (p *tparser) at(i int) string {
@@ -185,7 +189,7 @@ func (p *tparser) pick(cands []*notn, i, ai int) (*notn, int) {
 	var best *notn
 	bestN := 0
 	for _, n := range cands {
-		if n.scopedNs != "" && p.visNs != nil && !p.visNs(n.scopedNs) {
+		if n.scopedNs != "" && p.visNs != nil && !p.visNs(n.scopedNs) || n.localPath != "" && n.localPath != p.path {
 			continue
 		}
 		if k := p.matchAtom(i, n.items[ai].atom); k > 0 && len(n.items[ai].atom) >= lenAtom(best, ai) {
@@ -275,7 +279,15 @@ func (p *tparser) items(n *notn, from int, args map[string]*tnode) bool {
 
 // expand parses a notation's expansion with its parameters bound to args.
 func (p *tparser) expand(n *notn, args map[string]*tnode) *tnode {
-	sub := &tparser{s: n.expansion, end: len(n.expansion.text), locals: p.locals, nots: p.nots, visNs: p.visNs, subst: args, depth: p.depth + 10}
+	if p.active[n] || p.spend(len(n.expansion.text)) {
+		return &tnode{op: 'x'}
+	}
+	active := map[*notn]bool{n: true}
+	for m := range p.active {
+		active[m] = true
+	}
+	sub := &tparser{s: n.expansion, end: len(n.expansion.text), locals: p.locals, nots: p.nots, visNs: p.visNs, path: p.path, subst: args,
+		depth: p.depth + 10, active: active, budget: p.budget}
 	e := sub.expr()
 	if e == nil {
 		return &tnode{op: 'x'}
@@ -337,8 +349,23 @@ func (p *tparser) closeOf(i int) int {
 
 // sub parses [i, j) on its own.
 func (p *tparser) sub(i, j int) *tnode {
-	q := &tparser{s: p.s, pos: i, end: j, locals: p.locals, nots: p.nots, visNs: p.visNs, subst: p.subst, depth: p.depth}
+	if p.spend(j - i) {
+		return &tnode{op: 'x'}
+	}
+	q := &tparser{s: p.s, pos: i, end: j, locals: p.locals, nots: p.nots, visNs: p.visNs, path: p.path, subst: p.subst, depth: p.depth,
+		active: p.active, budget: p.budget}
 	return q.expr()
+}
+
+// spend takes n tokens from the parse's budget and reports whether it is
+// exhausted (a pathological notation or signature is not worth more).
+func (p *tparser) spend(n int) bool {
+	if p.budget == nil {
+		b := 20000
+		p.budget = &b
+	}
+	*p.budget -= n
+	return *p.budget < 0
 }
 
 // leading parses one argument-level term.
@@ -348,6 +375,9 @@ func (p *tparser) leading() *tnode {
 	}
 	t := p.at(p.pos)
 	kind := p.s.kinds[p.pos]
+	if _, sub := p.subst[t]; sub || p.locals[t] {
+		return p.ident() // a variable, not notation spelt like it
+	}
 	if n, k := p.pick(p.nots.leading[t], p.pos, 0); n != nil {
 		p.pos += k
 		args := map[string]*tnode{}
@@ -398,7 +428,7 @@ func (p *tparser) leading() *tnode {
 	case t == "@":
 		p.pos++
 		return p.leading()
-	case t == "∀" || t == "Π" || t == "∃" || t == "fun" || t == "λ":
+	case t == "∀" || t == "Π" || t == "∃" || t == "fun" || t == "λ" || t == "Σ" || t == "Σ'":
 		return p.binder(t)
 	case kind == TokNumber:
 		p.pos++
@@ -587,8 +617,18 @@ func (p *tparser) binder(kw string) *tnode {
 	switch kw {
 	case "fun", "λ":
 		return &tnode{op: 'l', body: body}
-	case "∃":
-		return &tnode{op: 'a', fn: &tnode{op: 'c', name: "Exists"}, args: []*tnode{{op: 'l', body: body}}}
+	case "∃", "Σ", "Σ'":
+		fn := map[string]string{"∃": "Exists", "Σ": "Sigma", "Σ'": "PSigma"}[kw]
+		a := &tnode{op: 'a', fn: &tnode{op: 'c', name: fn}}
+		if kw != "∃" { // Sigma {α} β: the binder's type is a type argument
+			ty := &tnode{op: 'x'}
+			if len(bs) > 0 && bs[0].ty != nil {
+				ty = bs[0].ty
+			}
+			a.args = append(a.args, ty)
+		}
+		a.args = append(a.args, &tnode{op: 'l', body: body})
+		return a
 	}
 	return pis(bs, body)
 }

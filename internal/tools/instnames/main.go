@@ -63,6 +63,15 @@ func main() {
 }
 
 func run(ws, src string) (*Report, error) {
+	var dump *os.File
+	if p := os.Getenv("INSTNAMES_DUMP"); p != "" {
+		f, err := os.Create(p)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		dump = f
+	}
 	rows, err := workspace.ReadTable[workspace.Declaration](filepath.Join(ws, workspace.DeclarationsFile))
 	if err != nil {
 		return nil, err
@@ -73,6 +82,10 @@ func run(ws, src string) (*Report, error) {
 		last := r.Name[strings.LastIndexByte(r.Name, '.')+1:]
 		if r.Keyword == "instance" && r.GeneratedFrom == nil && anonRe.MatchString(r.Code) {
 			anon[r.Name] = true
+			if dump != nil {
+				first, _, _ := strings.Cut(r.Code, "\n")
+				fmt.Fprintf(dump, "%s\t%s:%d\t%s\n", r.Name, r.Path, r.LineStart, first)
+			}
 			continue
 		}
 		explicit[last] = true
