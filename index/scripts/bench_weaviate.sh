@@ -6,11 +6,13 @@
 #   2. driftkit serve under 200 clients (serve/scripts/load.sh's benchmark),
 #      the Weaviate-backed workspace against the in-process one, with the CPU
 #      of the server and of the three nodes per request
-#   3. recall@10 of HNSW against the exact lists (the in-process backend's,
-#      which the flat index equals), over QUERIES
-#   4. one node's loss under load: errors, and the time until the node,
+#   3. one node's loss under load: errors, and the time until the node,
 #      restarted, is healthy and answering
-# Every number is printed with the load average beside it.
+#   4. recall@10 of HNSW against the exact lists (the in-process backend's,
+#      which the flat index equals), over QUERIES (last: building the graphs
+#      is the costliest step)
+# Every number is printed with the load average beside it. SECTIONS picks
+# some (2-4 need section 1's workspaces of LOAD_DIM from an earlier run).
 #   index/scripts/bench_weaviate.sh SOURCE OUT [QUERIES.jsonl]
 # SOURCE is a workspace with informal.parquet (copied, never written) or a
 # Mathlib checkout's Mathlib folder (extracted and informalized into OUT/base).
@@ -24,10 +26,12 @@ QUERIES=${3:-}
 DIMS=${DIMS:-"256 1024"}
 LOAD_DIM=${LOAD_DIM:-256}
 CLIENTS=${CLIENTS:-"200 8"}
+SECTIONS=${SECTIONS:-"1 2 3 4"} # e.g. SECTIONS=1 DIMS=1024: the import alone
 BIN=${BIN:-bin/driftkit}
 mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
 la() { cut -d' ' -f1-3 /proc/loadavg; }
+on() { case " $SECTIONS " in *" $1 "*) return 0;; esac; return 1; }
 go build -o "$BIN" ./cmd/driftkit
 go build -o "$OUT/weaviatecluster" ./internal/tools/weaviatecluster
 
@@ -60,6 +64,7 @@ NODE_PIDS=$(sed -n 's/^node[0-9] pid \([0-9]*\) .*/\1/p' "$OUT/cluster.out" | tr
 echo "cluster: $URLS (pids $NODE_PIDS)"
 cpu() { local s=0; for p in "$@"; do s=$(awk -v s="$s" '{print s + ($14 + $15) / 100}' "/proc/$p/stat"); done; echo "$s"; }
 
+if on 1; then
 echo "== 1. import throughput"
 for d in $DIMS; do
   rm -rf "$OUT/wv$d"; cp -a "$OUT/base" "$OUT/wv$d"
@@ -80,7 +85,9 @@ print(f"dims {sys.argv[2]}: {r['docs']} documents imported and verified in {s:.0
       f"= {1e6*nodes/r['docs']:.0f} µs per row; load average before {sys.argv[3]}, after {sys.argv[4]}")
 EOF
 done
+fi
 
+if on 2; then
 echo "== 2. serve under load (dims $LOAD_DIM), in-process vs Weaviate, CLIENTS=\"$CLIENTS\""
 # The nodes' CPU per request: their CPU during the run minus their idle rate
 # (compactions, replication checks) measured for 30 s just before.
@@ -100,8 +107,20 @@ for n in $CLIENTS; do
     fi
   done
 done
+fi
 
-echo "== 3. HNSW recall@10 against exact (dims $LOAD_DIM; replication 1: recall does not depend on it, and HNSW graphs cost CPU on every replica)"
+if on 3; then
+echo "== 3. one node's loss under load (dims $LOAD_DIM)"
+(sleep 20; echo "kill 2" >&7; sleep 20; echo "restart 2" >&7) &
+DRIFTKIT_LOAD_SETTLE=0s DRIFTKIT_LOAD_DURATION=90s DRIFTKIT_LOAD_CLIENTS=50 BIN="$BIN" serve/scripts/load.sh "$OUT/wv$LOAD_DIM" "$QUERIES" 2>&1 \
+  | tee "$OUT/load.loss.txt" | grep -E "^load|errors|load average"
+wait
+grep -E "killed|restarted" "$OUT/cluster.out"
+echo "load average: $(la)"
+fi
+
+if on 4; then
+echo "== 4. HNSW recall@10 against exact (dims $LOAD_DIM; replication 1: recall does not depend on it, and HNSW graphs cost CPU on every replica)"
 rm -rf "$OUT/hnsw$LOAD_DIM"; cp -a "$OUT/base" "$OUT/hnsw$LOAD_DIM"
 nice "$BIN" index --ws "$OUT/hnsw$LOAD_DIM" --dim "$LOAD_DIM" --quiet --backend weaviate --weaviate "$URLS" --vector-index hnsw --replication 1 > /dev/null
 for kind in mm hnsw; do
@@ -114,11 +133,4 @@ approx = [json.loads(l)["ranked"][:10] for l in open(sys.argv[2])]
 hit = sum(len(set(a) & set(e)) for a, e in zip(approx, exact)); tot = sum(len(e) for e in exact)
 print(f"HNSW (ef 256, efConstruction 128, maxConnections 32) recall@10 against exact (the in-process backend = the flat index): {hit/tot:.4f} over {len(exact)} queries (load average {sys.argv[3]})")
 EOF
-
-echo "== 4. one node's loss under load (dims $LOAD_DIM)"
-(sleep 20; echo "kill 2" >&7; sleep 20; echo "restart 2" >&7) &
-DRIFTKIT_LOAD_SETTLE=0s DRIFTKIT_LOAD_DURATION=90s DRIFTKIT_LOAD_CLIENTS=50 BIN="$BIN" serve/scripts/load.sh "$OUT/wv$LOAD_DIM" "$QUERIES" 2>&1 \
-  | tee "$OUT/load.loss.txt" | grep -E "^load|errors|load average"
-wait
-grep -E "killed|restarted" "$OUT/cluster.out"
-echo "load average: $(la)"
+fi
