@@ -32,7 +32,7 @@ var layers = [][]string{
 	{"retrieval"},
 	{"head", "llm", "lean"},
 	{"workspace"},
-	{"internal"}, // utilities below everything: progress, journal, leantext, cpu
+	{"internal"}, // utilities below everything: progress, journal, leantext, jsonfile, flat, countflag, cpu
 }
 
 // support lists the folders of test and tool support (see layers).
