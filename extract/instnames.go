@@ -108,13 +108,13 @@ func nameInstances(files []*fileResult, naming *Naming) {
 	if !any {
 		return
 	}
-	n := newInstNamer(files)
+	n := newInstNamer(files, naming)
 	for _, fr := range files {
 		n.nameFile(fr, naming)
 	}
 }
 
-func newInstNamer(files []*fileResult) *instNamer {
+func newInstNamer(files []*fileResult, naming *Naming) *instNamer {
 	n := &instNamer{names: map[string]string{}, classes: map[string]*classInfo{}, nots: newNotationSet()}
 	for _, c := range coreNames() {
 		n.names[c[0]] = ""
@@ -126,12 +126,21 @@ func newInstNamer(files []*fileResult) *instNamer {
 				n.names[d.row.Name] = root
 			}
 			if d.row.Kind == "class" || d.row.Keyword == "class" {
-				ci := &classInfo{}
-				for _, h := range d.instHeads {
-					ci.instParams = append(ci.instParams, lastComponent(h))
+				// a to_additive twin (AddCommGroup) has its original's
+				// parents and parameters, translated
+				src, tr := d, func(s string) string { return s }
+				if d.twinOf != nil {
+					src, tr = d.twinOf, naming.GuessAdditive
+					if d.twinAttr == "to_dual" {
+						tr = naming.GuessDual
+					}
 				}
-				for _, e := range d.extends {
-					ci.parents = append(ci.parents, lastComponent(e))
+				ci := &classInfo{}
+				for _, h := range src.instHeads {
+					ci.instParams = append(ci.instParams, tr(lastComponent(h)))
+				}
+				for _, e := range src.extends {
+					ci.parents = append(ci.parents, tr(lastComponent(e)))
 				}
 				n.classes[lastComponent(d.row.Name)] = ci
 			}

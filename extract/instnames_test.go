@@ -22,6 +22,8 @@ class Mul' (α : Type u) where
 class SMul (M : Type u) (α : Type v) where
 class Semiring (α : Type u) where
 class AddCommMonoid (α : Type u) where
+@[to_additive] class CommMonoid (α : Type u) where
+@[to_additive] class CommGroup (G : Type u) extends CommMonoid G where
 class Module (R : Type u) (M : Type v) [Semiring R] [AddCommMonoid M] extends SMul R M where
 class IsScalarTower (M N α : Type u) [SMul M N] [SMul N α] [SMul M α] : Prop where
 class AB4 (C : Type u) where
@@ -72,6 +74,7 @@ instance : Mul' (ℕ × ℕ) := ⟨⟩ -- want instMul'ProdNat
 instance : Mul' (ℕ × ℕ) := ⟨⟩ -- want instMul'ProdNat_1
 instance : Inhabited Nat := ⟨0⟩ -- want instInhabitedNat_lib
 instance : Pointed Prop := ⟨⟩ -- want instPointedProp
+instance {R : Type u} [Semiring R] {M : Type u} [AddCommGroup M] [Module R M] [Fintype M] : Pointed (M × R) := ⟨⟩ -- want instPointedProdOfModuleOfFintype
 instance : Pointed (Type u) := ⟨⟩ -- want instPointedType
 instance : Pointed (Sort u) := ⟨⟩ -- want instPointedSort
 `,

@@ -35,7 +35,7 @@ type Report struct {
 	Misses    []string `json:"misses,omitempty"`
 }
 
-var refRe = regexp.MustCompile(`(?:[A-Za-z_][\w']*\.)*inst[A-Z][\w'ℝℕℤℚℂ]*`)
+var refRe = regexp.MustCompile(`(?:^|[^\w'])((?:[A-Za-z_][\w']*\.)*inst[A-Z][\w'ℝℕℤℚℂ]*)`)
 
 // anonRe matches an anonymous instance's code: `instance` then its
 // binders or colon (after an optional priority).
@@ -103,8 +103,8 @@ func run(ws, src string) (*Report, error) {
 			if strings.Contains(line, "deriving") {
 				continue
 			}
-			for _, m := range refRe.FindAllString(line, -1) {
-				refs[trimRef(m)] = true
+			for _, m := range refRe.FindAllStringSubmatch(line, -1) {
+				refs[trimRef(m[1])] = true
 			}
 		}
 		return nil
