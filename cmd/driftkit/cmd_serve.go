@@ -56,6 +56,7 @@ type serveOptions struct {
 	AugmentWait time.Duration
 	Agents      tomap.AgentFlags
 	Lean        lean.Options
+	CPUProfile  string
 
 	specs []app.WorkspaceSpec // --ws, parsed
 }
@@ -84,6 +85,7 @@ func (o *serveOptions) AddFlags(fs *flag.FlagSet) {
 		"answers cached in each workspace's "+augment.CacheName+"; a failing model leaves the raw query")
 	o.Agents.Register(fs)
 	o.Lean.AddFlags(fs)
+	fs.StringVar(&o.CPUProfile, "cpuprofile", "", "write a CPU profile (pprof) of the server's life to this file (written when it stops)")
 }
 
 func (o *serveOptions) Validate(args []string) error {
@@ -116,6 +118,11 @@ func (o *serveOptions) logger(env *Env) *slog.Logger {
 
 func runServe(ctx context.Context, o *serveOptions, env *Env, args []string) error {
 	log := o.logger(env)
+	stop, err := cpuProfile(o.CPUProfile)
+	if err != nil {
+		return err
+	}
+	defer stop()
 	lo := o.Lean
 	lo.Logf = func(format string, args ...any) { fmt.Fprintf(env.Stderr, format+"\n", args...) }
 	s, closeSrv, err := serve.Open(ctx, serve.Setup{Workspaces: o.specs, NoHead: o.NoHead, EmbedURL: o.EmbedURL, Augment: o.Augment, AugmentWait: o.AugmentWait, Chat: o.LLM,
