@@ -85,7 +85,7 @@ func (o *serveOptions) AddFlags(fs *flag.FlagSet) {
 		"answers cached in each workspace's "+augment.CacheName+"; a failing model leaves the raw query")
 	o.Agents.Register(fs)
 	o.Lean.AddFlags(fs)
-	fs.StringVar(&o.CPUProfile, "cpuprofile", "", "write a CPU profile (pprof) of the server's life to this file (written when it stops)")
+	fs.StringVar(&o.CPUProfile, "cpuprofile", "", "write a CPU profile (pprof) to this file")
 }
 
 func (o *serveOptions) Validate(args []string) error {
