@@ -130,6 +130,11 @@ type Server struct {
 	closing   chan struct{}
 	closeOnce sync.Once
 	reloads   reloader
+
+	// proofs and premiseVectors serve the premise-selection protocol
+	// (premises.go).
+	proofs         proofGraphs
+	premiseVectors premiseVectors
 }
 
 // New checks the options and builds a server.
@@ -190,6 +195,18 @@ func (s *Server) routes() {
 	s.privileged("GET /api/admin/reload", s.handleReloadStatus)
 	m.HandleFunc("GET /api/openapi.json", s.handleOpenAPI)
 	api("POST /search", s.handleLeanSearch)
+	// Lean tools' protocols: the premise-selection server (premises.go),
+	// LeanStateSearch (statesearch.go), Lean Finder (leanfinder.go).
+	api("GET /premises/indexed-premises", s.handlePremiseList(false))
+	api("GET /premises/indexed-modules", s.handlePremiseList(true))
+	api("GET /premises/max-new-premises", s.handleMaxNewPremises)
+	api("POST /premises/retrieve", s.handleRetrieve)
+	api("GET /premises/{ws}/indexed-premises", s.handlePremiseList(false))
+	api("GET /premises/{ws}/indexed-modules", s.handlePremiseList(true))
+	api("GET /premises/{ws}/max-new-premises", s.handleMaxNewPremises)
+	api("POST /premises/{ws}/retrieve", s.handleRetrieve)
+	api("GET /statesearch/api/search", s.handleStateSearch)
+	api("POST /leanfinder", s.handleLeanFinder)
 	m.HandleFunc("GET /healthz", s.handleHealth)
 	m.HandleFunc("GET /readyz", s.handleReady)
 	m.Handle("GET /metrics", s.metrics.handler())
@@ -209,7 +226,7 @@ func (s *Server) instrument(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		rw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
-		r.Body = http.MaxBytesReader(rw, r.Body, s.lim.MaxBody)
+		r.Body = http.MaxBytesReader(rw, r.Body, s.bodyLimit(r))
 		defer func() {
 			if p := recover(); p != nil {
 				if p == http.ErrAbortHandler {
