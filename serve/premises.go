@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"math"
 	"net/http"
 	"strings"
 	"sync"
@@ -323,7 +322,7 @@ func parseNewPremises(raw []json.RawMessage) ([]proof.NewPremise, error) {
 		case len(*np.Decl) > maxPremiseDecl:
 			return nil, badField(field+".decl", "%d bytes: at most %d", len(*np.Decl), maxPremiseDecl)
 		}
-		out = append(out, proof.NewPremise{Name: *np.Name, Decl: *np.Decl, Dense: math.NaN()})
+		out = append(out, proof.NewPremise{Name: *np.Name, Decl: *np.Decl, Dense: nan()})
 	}
 	return out, nil
 }

@@ -114,3 +114,5 @@ func cosine(a, b []float32) float64 {
 	}
 	return dot / math.Sqrt(na*nb)
 }
+
+func nan() float64 { return math.NaN() }

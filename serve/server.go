@@ -16,6 +16,8 @@ import (
 	"sync"
 	"time"
 	"unicode/utf8"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // Limits bound what one request may cost. Zero fields take the defaults
@@ -135,6 +137,9 @@ type Server struct {
 	// (premises.go).
 	proofs         proofGraphs
 	premiseVectors premiseVectors
+	// mcp is the MCP server (mcp.go), made on first use.
+	mcpOnce sync.Once
+	mcp     *mcp.Server
 }
 
 // New checks the options and builds a server.
@@ -207,6 +212,11 @@ func (s *Server) routes() {
 	api("POST /premises/{ws}/retrieve", s.handleRetrieve)
 	api("GET /statesearch/api/search", s.handleStateSearch)
 	api("POST /leanfinder", s.handleLeanFinder)
+	// MCP's streamable HTTP transport (mcp.go): its event streams outlive
+	// a request timeout, and each tool call has its own.
+	m.Handle("POST /mcp", s.mcpHTTP())
+	m.Handle("GET /mcp", s.mcpHTTP())
+	m.Handle("DELETE /mcp", s.mcpHTTP())
 	m.HandleFunc("GET /healthz", s.handleHealth)
 	m.HandleFunc("GET /readyz", s.handleReady)
 	m.Handle("GET /metrics", s.metrics.handler())

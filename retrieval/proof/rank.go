@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"math"
 	"slices"
-	"strings"
 
 	"github.com/driftkit/driftkit/retrieval"
 )
@@ -95,6 +94,9 @@ type ranking struct {
 }
 
 func (r *ranking) ok(id int32) bool {
+	if id < 0 { // a new premise
+		return true
+	}
 	if r.excluded[id] || r.shadowed[id] {
 		return false
 	}
@@ -211,6 +213,21 @@ func (r *ranking) constNeighbours() []int32 {
 			score[u] /= math.Pow(1+float64(len(r.g.stmt.of(u))), r.w.ConstBeta)
 		}
 	}
+	// New premises join as the declarations they are: their constants are
+	// the names their declarations write.
+	for i, p := range r.q.New {
+		var shared float64
+		var n int
+		for _, c := range r.g.constants(p.Decl, nil) {
+			n++
+			if slices.Contains(r.consts, c) {
+				shared += r.g.idf(c)
+			}
+		}
+		if shared > 0 {
+			score[int32(-(i+1))] = shared / math.Pow(1+float64(n), r.w.ConstBeta)
+		}
+	}
 	return topKeys(score, 2*r.w.Depth)
 }
 
@@ -220,6 +237,9 @@ func (r *ranking) votes(similar, consts []int32) []int32 {
 	score := map[int32]float64{}
 	for _, voters := range [][]int32{similar, consts} {
 		for rank, v := range voters[:min(len(voters), r.w.VoteDocs)] {
+			if v < 0 { // a new premise: no proof known
+				continue
+			}
 			vw := 1 / (float64(rank) + r.w.VoteDecay)
 			for _, d := range r.g.proof.of(v) {
 				if r.ok(d) {
@@ -272,19 +292,12 @@ func (r *ranking) newLists() (lex, dense []int32) {
 					df[t]++
 				}
 			})
-			if id, ok := r.g.ids[w]; ok && slices.Contains(r.consts, id) {
-				docWords[i]["\x00"+w] = true
-			}
 		})
 	}
 	lexScore, denseScore := map[int32]float64{}, map[int32]float64{}
 	for i, p := range r.q.New {
 		key := int32(-(i + 1))
 		for t := range docWords[i] {
-			if strings.HasPrefix(t, "\x00") {
-				lexScore[key] += 2
-				continue
-			}
 			lexScore[key] += 1 / math.Log(2+float64(df[t]))
 		}
 		if !math.IsNaN(p.Dense) {
