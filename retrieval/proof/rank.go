@@ -225,7 +225,7 @@ func (r *ranking) constNeighbours() []int32 {
 			}
 		}
 		if shared > 0 {
-			score[int32(-(i+1))] = shared / math.Pow(1+float64(n), r.w.ConstBeta)
+			score[int32(-(i + 1))] = shared / math.Pow(1+float64(n), r.w.ConstBeta)
 		}
 	}
 	return topKeys(score, 2*r.w.Depth)
