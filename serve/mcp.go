@@ -384,5 +384,6 @@ const mcpSessionIdle = 30 * time.Minute
 // RunMCP serves the MCP server on t (driftkit mcp: stdio) until the client
 // disconnects or ctx ends.
 func (s *Server) RunMCP(ctx context.Context, t mcp.Transport) error {
+	s.warmProofGraphs()
 	return s.MCPServer().Run(ctx, t)
 }

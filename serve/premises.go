@@ -410,3 +410,18 @@ func (s *Server) bodyLimit(r *http.Request) int64 {
 	}
 	return s.lim.MaxBody
 }
+
+// warmProofGraphs loads every workspace's proof graph in the background
+// (Mathlib's costs seconds of CPU: the first premise request would
+// otherwise wait for it, past its timeout on a busy machine).
+func (s *Server) warmProofGraphs() {
+	for _, w := range s.opts.Workspaces {
+		go func() {
+			p, release := w.pin()
+			defer release()
+			if _, err := s.graph(w, p); err != nil {
+				s.log.Warn("proof graph", "workspace", w.Name, "err", err)
+			}
+		}()
+	}
+}

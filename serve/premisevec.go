@@ -30,6 +30,9 @@ type vecEntry struct {
 
 // encoderOf is the query encoder of a view that has one.
 func encoderOf(v View) index.Encoder {
+	if p, ok := v.(*pinned); ok {
+		v = p.View
+	}
 	if e, ok := v.(interface{ Encoder() index.Encoder }); ok {
 		return e.Encoder()
 	}

@@ -531,6 +531,7 @@ func (s *Server) Serve(ctx context.Context, l net.Listener) error {
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(l) }()
+	s.warmProofGraphs()
 	select {
 	case err := <-errc:
 		s.Shutdown(context.Background())

@@ -16,7 +16,7 @@ import (
 )
 
 func init() {
-	register(newCommand("eval proof", "premise selection from a goal, measured on the library itself", help{"--ws WS --split tune|held-out [--max N] [--weights JSON] [--bench-out FILE] [--json]",
+	register(newCommand("eval proof", "premise selection from a goal, measured on the library itself", help{"--ws WS --split tune|held-out [--max N] [--proof-weights JSON] [--bench-out FILE] [--json]",
 		"Inductive protocol: modules are split in two halves (" + eval.SplitRule + ", applied to the module name);\n" +
 			"for theorems of the chosen half the query is the statement as a goal, the gold answers its proof\n" +
 			"dependencies; the theorem and its module's later declarations are hidden and only declarations its module\n" +
@@ -41,7 +41,7 @@ func (o *evalProofOptions) AddFlags(fs *flag.FlagSet) {
 	o.stage.AddFlags(fs, withWS|withJSON, "")
 	fs.StringVar(&o.Split, "split", "", "which half of the modules: tune or held-out (required)")
 	fs.IntVar(&o.Max, "max", 400, "items (a fixed sample: the first by SHA-1 of the theorem name; 0: all)")
-	fs.StringVar(&o.Weights, "weights", "", "JSON object overriding proof-profile weights (see retrieval/proof.Weights)")
+	fs.StringVar(&o.Weights, "proof-weights", "", "JSON object overriding proof-profile weights (see retrieval/proof.Weights)")
 	fs.StringVar(&o.BenchOut, "bench-out", "", "also write the items as a benchmark JSONL for `eval retrieval`")
 }
 
@@ -58,7 +58,7 @@ func (o *evalProofOptions) Validate(args []string) error {
 	o.weights = proof.DefaultWeights()
 	if o.Weights != "" {
 		if err := json.Unmarshal([]byte(o.Weights), &o.weights); err != nil {
-			return usagef("--weights: %v", err)
+			return usagef("--proof-weights: %v", err)
 		}
 	}
 	return checkOutputFile("--bench-out", o.BenchOut)

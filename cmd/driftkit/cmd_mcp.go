@@ -37,7 +37,7 @@ func (o *mcpOptions) AddFlags(fs *flag.FlagSet) {
 	fs.Var(&o.WS, "ws", "workspace folder, or NAME=folder; repeat to serve several (the first is the default)")
 	fs.BoolVar(&o.NoHead, "no-head", false, "ignore the workspaces' trained projection heads")
 	addEmbedURLFlag(fs, &o.EmbedURL)
-	fs.DurationVar(&o.ReqTimeout, "request-timeout", 30*time.Second, "bound of one tool call")
+	fs.DurationVar(&o.ReqTimeout, "request-timeout", 30*time.Second, "bound of one search, declaration or context request")
 }
 
 func (o *mcpOptions) Validate(args []string) error {
