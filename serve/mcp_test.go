@@ -3,6 +3,8 @@ package serve
 import (
 	"context"
 	"encoding/json"
+	"io"
+	"net/http"
 	"strings"
 	"testing"
 
@@ -11,12 +13,12 @@ import (
 
 // mcpSession connects the Go SDK's client to ts's MCP server over HTTP
 // (/mcp, through the server's guards) or in memory.
-func mcpSession(t *testing.T, ts *testServer, http bool) *mcp.ClientSession {
+func mcpSession(t *testing.T, ts *testServer, overHTTP bool) *mcp.ClientSession {
 	t.Helper()
 	ctx := context.Background()
 	c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "0"}, nil)
 	var tr mcp.Transport
-	if http {
+	if overHTTP {
 		tr = &mcp.StreamableClientTransport{Endpoint: ts.ts.URL + "/mcp", HTTPClient: ts.ts.Client()}
 	} else {
 		st, ct := mcp.NewInMemoryTransports()
@@ -56,9 +58,9 @@ func toolText(res *mcp.CallToolResult) string {
 }
 
 func TestMCPTools(t *testing.T) {
-	for _, http := range []bool{false, true} {
+	for _, overHTTP := range []bool{false, true} {
 		ts := newTestServer(t, Options{})
-		cs := mcpSession(t, ts, http)
+		cs := mcpSession(t, ts, overHTTP)
 		tools, err := cs.ListTools(context.Background(), nil)
 		if err != nil {
 			t.Fatal(err)
@@ -132,5 +134,63 @@ func TestMCPTools(t *testing.T) {
 		if _, out := callTool(t, cs, "workspaces", nil); out["workspaces"] == nil {
 			t.Error("the session did not survive the tool errors")
 		}
+	}
+}
+
+// The streamable HTTP transport's session lives across its three methods:
+// POST opens it, GET streams it, DELETE ends it (then it is gone).
+func TestMCPHTTPSession(t *testing.T) {
+	ts := newTestServer(t, Options{})
+	post := func(body, sid string) *http.Response {
+		req, _ := http.NewRequest("POST", ts.ts.URL+"/mcp", strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if sid != "" {
+			req.Header.Set("Mcp-Session-Id", sid)
+		}
+		resp, err := ts.ts.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		return resp
+	}
+	resp := post(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}`, "")
+	sid := resp.Header.Get("Mcp-Session-Id")
+	if resp.StatusCode != http.StatusOK || sid == "" {
+		t.Fatalf("initialize: %d, session %q", resp.StatusCode, sid)
+	}
+	if resp := post(`{"jsonrpc":"2.0","method":"notifications/initialized"}`, sid); resp.StatusCode != http.StatusAccepted {
+		t.Errorf("initialized: %d", resp.StatusCode)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	req, _ := http.NewRequestWithContext(ctx, "GET", ts.ts.URL+"/mcp", nil)
+	req.Header.Set("Accept", "text/event-stream")
+	req.Header.Set("Mcp-Session-Id", sid)
+	gresp, err := ts.ts.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if gresp.StatusCode != http.StatusOK {
+		t.Errorf("GET stream: %d", gresp.StatusCode)
+	}
+	cancel()
+	gresp.Body.Close()
+	del := func() int {
+		req, _ := http.NewRequest("DELETE", ts.ts.URL+"/mcp", nil)
+		req.Header.Set("Mcp-Session-Id", sid)
+		resp, err := ts.ts.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if code := del(); code != http.StatusNoContent {
+		t.Errorf("DELETE: %d, want 204", code)
+	}
+	if code := del(); code != http.StatusNotFound {
+		t.Errorf("DELETE again: %d, want 404", code)
 	}
 }

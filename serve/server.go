@@ -214,9 +214,10 @@ func (s *Server) routes() {
 	api("POST /leanfinder", s.handleLeanFinder)
 	// MCP's streamable HTTP transport (mcp.go): its event streams outlive
 	// a request timeout, and each tool call has its own.
-	m.Handle("POST /mcp", s.mcpHTTP())
-	m.Handle("GET /mcp", s.mcpHTTP())
-	m.Handle("DELETE /mcp", s.mcpHTTP())
+	mcpHTTP := s.mcpHTTP() // one handler: its sessions serve all three methods
+	m.Handle("POST /mcp", mcpHTTP)
+	m.Handle("GET /mcp", mcpHTTP)
+	m.Handle("DELETE /mcp", mcpHTTP)
 	m.HandleFunc("GET /healthz", s.handleHealth)
 	m.HandleFunc("GET /readyz", s.handleReady)
 	m.Handle("GET /metrics", s.metrics.handler())
