@@ -38,7 +38,7 @@ type Weights struct {
 // DefaultWeights are the tuned defaults (tuned on the tune half of
 // Mathlib's modules; see `driftkit eval proof` and the README).
 func DefaultWeights() Weights {
-	return Weights{Lexical: 1, Consts: 1, Votes: 1.5, Prior: 0.3, New: 1, RRFK: 10, Depth: 200,
+	return Weights{Lexical: 1.5, Consts: 1, Votes: 1.5, Prior: 0.3, New: 1, RRFK: 10, Depth: 200,
 		VoteDocs: 30, VoteDecay: 3, MaxDF: 4000, ConstBeta: 0.5}
 }
 
