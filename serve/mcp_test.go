@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 
@@ -103,10 +104,17 @@ func TestMCPTools(t *testing.T) {
 		if out["total"] != 2.0 || len(out["used_by"].([]any)) != 1 {
 			t.Errorf("used_by: %v", out)
 		}
-		res, out = callTool(t, cs, "premises_for_goal", map[string]any{"goal": "p : ℕ\nhp : Nat.Prime p\n⊢ 2 ≤ p", "k": 3,
+		// The caller's new premise, which states the goal, comes before the
+		// unrelated Nat.Prime.dvd_mul.
+		res, out = callTool(t, cs, "premises_for_goal", map[string]any{"goal": "p : ℕ\nhp : Nat.Prime p\n⊢ 2 ≤ p", "k": 4,
 			"new_premises": []map[string]string{{"name": "mine", "decl": "theorem mine (p : ℕ) (hp : Nat.Prime p) : 2 ≤ p"}}})
-		if ps, _ := out["premises"].([]any); res.IsError || len(ps) == 0 || !strings.Contains(toolText(res), `"mine"`) {
-			t.Errorf("premises_for_goal: %v %s", out, toolText(res))
+		var names []string
+		ps, _ := out["premises"].([]any)
+		for _, p := range ps {
+			names = append(names, p.(map[string]any)["name"].(string))
+		}
+		if res.IsError || !slices.Contains(names, "mine") || slices.Index(names, "mine") > slices.Index(names, "Nat.Prime.dvd_mul") {
+			t.Errorf("premises_for_goal: %v %s", names, toolText(res))
 		}
 		_, out = callTool(t, cs, "workspaces", nil)
 		if ws, _ := out["workspaces"].([]any); len(ws) != 2 {

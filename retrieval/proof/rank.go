@@ -16,7 +16,8 @@ type Weights struct {
 	Votes   float64 `json:"votes"`
 	Prior   float64 `json:"prior"`
 	// New weighs the lists of the caller's new premises (lexical overlap
-	// and encoder similarity with the goal).
+	// and encoder similarity with the goal); by default the lexical
+	// list's weight (the evaluation has no new premises to tune it on).
 	New  float64 `json:"new"`
 	RRFK float64 `json:"rrf_k"`
 	// Depth is how many documents each list contributes.
@@ -38,7 +39,7 @@ type Weights struct {
 // DefaultWeights are the tuned defaults (tuned on the tune half of
 // Mathlib's modules; see `driftkit eval proof` and the README).
 func DefaultWeights() Weights {
-	return Weights{Lexical: 1.5, Consts: 1, Votes: 1.5, Prior: 0.3, New: 1, RRFK: 10, Depth: 200,
+	return Weights{Lexical: 1.5, Consts: 1, Votes: 1.5, Prior: 0.3, New: 1.5, RRFK: 10, Depth: 200,
 		VoteDocs: 30, VoteDecay: 3, MaxDF: 4000, ConstBeta: 0.5}
 }
 
