@@ -49,14 +49,15 @@ type searchState struct {
 	denseN []Scored
 	// uses counts a document's users without the excluded declarations.
 	uses func(int) int
-	// expanded caches Expand(q.Text).
+	// expanded caches q.Vocabulary.Expand(q.Text).
 	expanded *string
 }
 
-// expansion is the query's vocabulary (Expand), computed once.
+// expansion is the query's vocabulary words (Vocabulary.Expand; "" with no
+// vocabulary), computed once.
 func (s *searchState) expansion() string {
 	if s.expanded == nil {
-		e := Expand(s.q.Text)
+		e := s.q.Vocabulary.Expand(s.q.Text)
 		s.expanded = &e
 	}
 	return *s.expanded

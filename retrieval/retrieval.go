@@ -102,6 +102,9 @@ type Query struct {
 	// Weights overrides the profile's default weights for ModeBest (nil:
 	// defaults).
 	Weights *Weights
+	// Vocabulary, when set, expands the query for theorem search (opt-in,
+	// --vocabulary; nil: none).
+	Vocabulary *Vocabulary
 }
 
 // Hit is one ranked document.

@@ -210,8 +210,10 @@ type SearchReport struct {
 	Candidates      string           `json:"candidates"`
 	Filter          retrieval.Filter `json:"filter"`
 	// Rewrite names the query rewriter (augmentation), "" for none.
-	Rewrite string      `json:"rewrite,omitempty"`
-	Runs    []SearchRun `json:"runs"`
+	Rewrite string `json:"rewrite,omitempty"`
+	// Vocabulary is the ID of the opt-in phrase table, "" for none.
+	Vocabulary string      `json:"vocabulary,omitempty"`
+	Runs       []SearchRun `json:"runs"`
 }
 
 // SearchPerItem is one line of --per-item output.
@@ -248,6 +250,8 @@ type SearchOptions struct {
 	// theorems offers them).
 	Filter  *retrieval.Filter
 	Weights *retrieval.Weights
+	// Vocabulary, when set, expands every query (opt-in phrase table).
+	Vocabulary *retrieval.Vocabulary
 	// Rewrite, when set, augments each query (RewriteLabel names it in the
 	// report). Its answers are asked once per query, not per configuration.
 	Rewrite      Rewriter
@@ -279,7 +283,7 @@ func Search(ctx context.Context, s retrieval.Searcher, c retrieval.Corpus, items
 		f = *o.Filter
 	}
 	rep := &SearchReport{Bench: o.BenchLabel, Split: o.Split, Queries: len(items), Encoder: o.Encoder, EncoderFallback: o.EncoderFallback,
-		Informal: o.Informal, Head: o.Head, Filter: f, Candidates: describeFilter(f), Rewrite: o.RewriteLabel}
+		Informal: o.Informal, Head: o.Head, Filter: f, Candidates: describeFilter(f), Rewrite: o.RewriteLabel, Vocabulary: o.Vocabulary.ID()}
 	rep.Missing = CheckGold(c, items)
 	for _, it := range items {
 		rep.GoldTotal += len(it.Gold)
@@ -317,7 +321,7 @@ func Search(ctx context.Context, s retrieval.Searcher, c retrieval.Corpus, items
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
-			q := retrieval.Query{Text: it.Query, K: SearchCutoff, Mode: run.Mode, Profile: cfg.Profile, Filter: f, Weights: o.Weights}
+			q := retrieval.Query{Text: it.Query, K: SearchCutoff, Mode: run.Mode, Profile: cfg.Profile, Filter: f, Weights: o.Weights, Vocabulary: o.Vocabulary}
 			var hits []retrieval.Hit
 			var err error
 			if o.Rewrite != nil {
@@ -445,6 +449,9 @@ func (r *SearchReport) WriteTable(w io.Writer) {
 	}
 	if r.Rewrite != "" {
 		fmt.Fprintf(w, "query augmentation: %s\n", r.Rewrite)
+	}
+	if r.Vocabulary != "" {
+		fmt.Fprintf(w, "vocabulary: %s (opt-in phrase table)\n", r.Vocabulary)
 	}
 	fmt.Fprintf(w, "%-9s %-7s %7s %7s %7s %8s %7s %7s\n", "profile", "mode", "hit@1", "hit@10", "MRR@10", "nDCG@10", "P@10", "R@10")
 	for _, run := range r.Runs {
