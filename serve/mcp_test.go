@@ -164,7 +164,30 @@ func TestMCPHTTPSession(t *testing.T) {
 		resp.Body.Close()
 		return resp
 	}
-	resp := post(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}`, "")
+	initialize := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}`
+	// The server's guards hold on /mcp: a browser page of another origin,
+	// a form's content type, a rebinding Host.
+	for _, h := range []map[string]string{{"Origin": "https://evil.example"}, {"Content-Type": "text/plain"}, {"Host": "evil.example"}} {
+		req, _ := http.NewRequest("POST", ts.ts.URL+"/mcp", strings.NewReader(initialize))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		for k, v := range h {
+			req.Header.Set(k, v)
+			if k == "Host" {
+				req.Host = v
+			}
+		}
+		resp, err := ts.ts.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusForbidden && resp.StatusCode != http.StatusUnsupportedMediaType && resp.StatusCode != http.StatusMisdirectedRequest ||
+			resp.Header.Get("Mcp-Session-Id") != "" {
+			t.Errorf("POST /mcp with %v: %d, session %q", h, resp.StatusCode, resp.Header.Get("Mcp-Session-Id"))
+		}
+	}
+	resp := post(initialize, "")
 	sid := resp.Header.Get("Mcp-Session-Id")
 	if resp.StatusCode != http.StatusOK || sid == "" {
 		t.Fatalf("initialize: %d, session %q", resp.StatusCode, sid)
