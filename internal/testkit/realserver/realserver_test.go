@@ -254,7 +254,9 @@ func TestDriftAndToMapWithRealModel(t *testing.T) {
 		t.Errorf("drift recorded %d items, want 2", n)
 	}
 	tout := filepath.Join(t.TempDir(), "tomap")
-	driftkit(t, bin, "tomap", "--bench", benchFile, "--limit", "2", "--out", tout, "--model", ChatModel, "--base-url", chatSrv.BaseURL,
+	// ToMap formalizes informal proofs: two ProofFlow problems (the
+	// retrieval benchmark has no proofs).
+	driftkit(t, bin, "tomap", "--bench", filepath.Join("..", "..", "..", "serve", "tomap", "testdata", "bench", "proofflow-2.json"), "--limit", "2", "--out", tout, "--model", ChatModel, "--base-url", chatSrv.BaseURL,
 		"--no-lean", "--method", "tomap,end2end", "--rounds", "0", "--max-tokens", "200", "--decompose-retries", "0",
 		"--formalizer-retries", "0", "--prover-retries", "0", "--end2end-retries", "0", slow[0], slow[1], slow[2], slow[3])
 	if n := countLines(t, filepath.Join(tout, "results.jsonl")); n != 4 {
