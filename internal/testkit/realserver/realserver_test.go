@@ -324,7 +324,7 @@ func TestEmbeddingsWithRealServer(t *testing.T) {
 	ws := library(t, bin)
 	driftkit(t, bin, "informalize", "--ws", ws, "--provider", "template")
 	driftkit(t, bin, "index", "--ws", ws, "--encoder", "openai", "--base-url", rec.BaseURL, "--model", EmbedModel,
-		"--encoder-preset", "e5-input-type", "--max-chars", "1000", "--quiet")
+		"--encoder-preset", "e5-input-type", "--max-chars", "1000", "--batch", "16", slow[0], slow[1], slow[2], slow[3], "--quiet")
 	built := len(rec.Exchanges())
 	out := driftkit(t, bin, "search", "--ws", ws, "--mode", "dense", "--no-head", "prime number")
 	if !strings.Contains(out, "Driftlib.") {
