@@ -7,7 +7,7 @@ VENV        ?= .venv
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 BENCHTIME   ?= 1x
 
-.PHONY: layers run test go-test py-test build bench lint clean fuzz bench-extract eval-extract bench-retrieval weaviate
+.PHONY: layers run test go-test py-test build bench lint clean fuzz bench-extract eval-extract bench-retrieval bench-speed weaviate
 
 ## build: compile the driftkit binary into bin/
 build:
@@ -27,8 +27,10 @@ go-test: weaviate
 WEAVIATE_VERSION := v1.35.2
 WEAVIATE_SERVER  := .cache/weaviate-$(WEAVIATE_VERSION)/weaviate-server
 weaviate: $(WEAVIATE_SERVER)
+# GOBIN absolute (go install refuses a relative one); GOFLAGS and GOWORK of the
+# caller are not the pinned module's (a -mod=vendor or a go.work breaks pkg@version).
 $(WEAVIATE_SERVER):
-	GOBIN=$(abspath $(dir $@)) $(GO) install github.com/weaviate/weaviate/cmd/weaviate-server@$(WEAVIATE_VERSION)
+	GOBIN=$(abspath $(dir $@)) GOFLAGS=-buildvcs=false GOWORK=off $(GO) install github.com/weaviate/weaviate/cmd/weaviate-server@$(WEAVIATE_VERSION)
 
 $(VENV)/.installed: python/requirements.txt
 	$(PYTHON) -m venv $(VENV)
@@ -57,6 +59,11 @@ eval-extract: build
 ## bench-retrieval: ConNF dev and ProofNet valid in every mode, plus Mathlib-scale speed (MATHLIB_SRC=DIR/Mathlib at 59fdb6b0)
 bench-retrieval: build
 	BIN=$(BIN) index/scripts/bench_retrieval.sh work/bench-retrieval
+
+## bench-speed: issue #29's table (cold search, index, server CPU per request, mine, extract) on Mathlib for this
+## binary and OLD=path/to/driftkit side by side (MATHLIB=DIR a checkout with .revision; REUSE=WS copies a built workspace)
+bench-speed: build
+	OLD=$(OLD) MATHLIB=$(MATHLIB) REUSE=$(REUSE) NEW=$(BIN) ./scripts/bench_speed.sh
 
 ## fuzz: a short run of every fuzz target (FUZZTIME=1m for longer)
 FUZZTIME ?= 10s
