@@ -114,7 +114,7 @@ func (s *Server) searchRequestFrom(r *http.Request) (SearchRequest, error) {
 // the defaults of `driftkit search`.
 func (s *Server) query(req SearchRequest) (retrieval.Query, error) {
 	q := retrieval.Query{Text: req.Query, Formal: req.Formal, K: req.K, Mode: retrieval.ModeBest,
-		Filter: retrieval.Filter{AllKinds: req.AllKinds, Library: req.Library}}
+		Filter: retrieval.Filter{AllKinds: req.AllKinds, Library: req.Library}, Vocabulary: s.opts.Vocabulary}
 	if err := s.checkText("query", req.Query); err != nil {
 		return q, err
 	}

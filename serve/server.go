@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/driftkit/driftkit/retrieval"
 	"io"
 	"log/slog"
 	"net"
@@ -107,6 +108,9 @@ type Options struct {
 	// doc_url) start with it. Without it links are relative: a request's
 	// Host header never goes into an answer.
 	PublicURL string
+	// Vocabulary, when set, expands every search (opt-in phrase table;
+	// nil: none).
+	Vocabulary *retrieval.Vocabulary
 }
 
 // Server serves the JSON API, the LeanSearch-compatible endpoint, the
