@@ -181,6 +181,16 @@ theorem no_prot : prot = 0 := sorry
 omit [Inhabited α] in
 theorem omitted : a = a := rfl
 end
+namespace K
+def kk : Nat := 0
+end K
+namespace L
+def ll : Nat := 0
+end L
+open K in
+open L in
+theorem nested_in : kk = ll := rfl
+theorem after_nested : kk = ll := sorry
 `
 	m := parse(t, src)
 	tests := []struct {
@@ -194,6 +204,10 @@ end
 		{"var_use", []string{"Inhabited", "N.base"}},
 		{"no_prot", nil},
 		{"omitted", nil},
+		// `open K in open L in decl`: both for decl, neither after it (#24:
+		// keeping the inner state leaked K into later declarations)
+		{"nested_in", []string{"K.kk", "L.ll"}},
+		{"after_nested", nil},
 	}
 	for _, tc := range tests {
 		got := m[tc.name].StatementDeps
@@ -203,6 +217,12 @@ end
 	}
 	if m["no_prot"].Opens == nil || !slices.Contains(m["no_prot"].Opens, "N") {
 		t.Errorf("opens %v", m["no_prot"].Opens)
+	}
+	if o := m["nested_in"].Opens; !slices.Contains(o, "K") || !slices.Contains(o, "L") {
+		t.Errorf("nested_in opens %v, want K and L", o)
+	}
+	if o := m["after_nested"].Opens; slices.Contains(o, "K") || slices.Contains(o, "L") {
+		t.Errorf("after_nested opens %v: an `open … in` leaked", o)
 	}
 }
 

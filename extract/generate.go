@@ -34,13 +34,66 @@ func lastComponent(name string) string {
 }
 
 // decl turns a parsed declaration into rows: the declaration itself and the
-// declarations Lean generates from it.
+// declarations Lean generates from it. The steps are what Lean does with a
+// declaration, in its order: the row the generated ones copy (declRow), the
+// name (declName numbers anonymous instances), the references of the
+// signature, the body and the section variables (references), the
+// to_additive twins, then the generated declarations (a structure's
+// constructor, parent projections and fields, an inductive's constructors,
+// the `where` auxiliaries, and what ext, mk_iff and simps ask for). Rows are
+// appended in that order; resolution and the tables depend on it.
 func (p *fileParser) decl(d *declSyntax, c Command) {
-	f := p.f
 	if d.keyword == "example" {
 		return
 	}
 	ctx := p.context()
+	base := p.declRow(d)
+	if d.keyword == "alias" {
+		p.aliases(d, base, ctx)
+		return
+	}
+	name, ok := p.declName(d)
+	if !ok {
+		return
+	}
+	full := fullName(p.ns, name)
+	row := base
+	row.Name = full
+	row.Signature = p.f.span(d.sigStart, d.sigEnd)
+	resNs := parentNs(full)
+	if strings.HasPrefix(name, "_root_.") {
+		resNs = p.ns
+	}
+	pd := &pdecl{row: row, ctx: ctx, resNs: resNs, protected: d.has("protected")}
+	if d.colonIdx >= 0 {
+		pd.resultHead = p.f.resultHead(d.colonIdx, d.sigEnd)
+	}
+	g := &generated{p: p, f: p.f, d: d, base: base, ctx: ctx, full: full, sig: row.Signature, pd: pd,
+		self:       []ref{{name: "_root_." + full}},
+		binEnd:     d.sigEnd,
+		structural: d.keyword == "structure" || d.keyword == "class" || strings.HasSuffix(d.keyword, "inductive"),
+	}
+	if d.colonIdx >= 0 {
+		g.binEnd = d.colonIdx
+	}
+	g.references()
+	p.res.decls = append(p.res.decls, pd)
+	p.toAdditive(d, pd)
+	switch {
+	case d.keyword == "structure" || d.keyword == "class":
+		g.structure()
+	case strings.HasSuffix(d.keyword, "inductive"):
+		g.inductive()
+	}
+	g.auxiliaries()
+	g.fromAttributes()
+}
+
+// declRow is the row every row of the declaration starts from: where it is,
+// its keyword, docstring, code (from the keyword's modifiers on, without the
+// docstring), modifiers and attributes.
+func (p *fileParser) declRow(d *declSyntax) workspace.Declaration {
+	f := p.f
 	codeStart := d.start
 	for codeStart < d.kwIdx && f.toks[codeStart].Kind == TokDoc {
 		codeStart++
@@ -54,64 +107,74 @@ func (p *fileParser) decl(d *declSyntax, c Command) {
 	for _, a := range d.attrs {
 		base.Attributes = append(base.Attributes, a.name)
 	}
-	if d.keyword == "alias" {
-		p.aliases(d, base, ctx)
-		return
-	}
-	name := d.name
-	if name == "" {
-		if d.keyword != "instance" {
-			return
-		}
-		name = f.instanceName(d)
-		// Lean makes anonymous instance names unique with _1, _2, …
-		if p.instNames == nil {
-			p.instNames = map[string]int{}
-		}
-		base := joinNs(p.ns, name)
-		if n := p.instNames[base]; n > 0 {
-			name = fmt.Sprintf("%s_%d", name, n)
-		}
-		p.instNames[base]++
-	}
-	full := fullName(p.ns, name)
-	row := base
-	row.Name = full
-	row.Signature = f.span(d.sigStart, d.sigEnd)
-	resNs := parentNs(full)
-	if strings.HasPrefix(name, "_root_.") {
-		resNs = p.ns
-	}
-	pd := &pdecl{row: row, ctx: ctx, resNs: resNs, protected: d.has("protected")}
-	if d.colonIdx >= 0 {
-		pd.resultHead = f.resultHead(d.colonIdx, d.sigEnd)
-	}
+	return base
+}
 
-	// locals: universes, section variables, then the declaration's binders
-	loc := p.baseLocals()
-	binEnd := d.sigEnd
-	if d.colonIdx >= 0 {
-		binEnd = d.colonIdx
+// declName is the declared name; an anonymous instance gets the name Lean
+// gives it, made unique in its namespace with _1, _2, … as Lean does. False:
+// a nameless declaration that is not an instance has no row.
+func (p *fileParser) declName(d *declSyntax) (string, bool) {
+	name := d.name
+	if name != "" {
+		return name, true
 	}
+	if d.keyword != "instance" {
+		return "", false
+	}
+	name = p.f.instanceName(d)
+	if p.instNames == nil {
+		p.instNames = map[string]int{}
+	}
+	key := joinNs(p.ns, name)
+	if n := p.instNames[key]; n > 0 {
+		name = fmt.Sprintf("%s_%d", name, n)
+	}
+	p.instNames[key]++
+	return name, true
+}
+
+// generated holds what one declaration's steps share: the declaration, its
+// row, its full name and the references to itself that every generated
+// declaration carries.
+type generated struct {
+	p          *fileParser
+	f          *file
+	d          *declSyntax
+	base       workspace.Declaration // the row generated declarations copy
+	ctx        *scopeCtx
+	full       string // the declaration's full name
+	sig        string // its signature
+	pd         *pdecl // its row
+	self       []ref  // a reference to it
+	binEnd     int    // where its binders end (its colon, or the signature's end)
+	structural bool   // structure, class or inductive
+}
+
+// references records the declaration's references: its signature's (and
+// for a structure or inductive its fields' and parents'), its body's, and
+// the section variables it includes. Locals shadow constants: universes,
+// section variables, then the declaration's binders.
+func (g *generated) references() {
+	p, f, d, pd := g.p, g.f, g.d, g.pd
+	loc := p.baseLocals()
 	own := map[string]bool{}
-	for _, g := range f.parseBinders(d.sigStart, binEnd) {
-		for _, n := range g.names {
-			loc.add(n, g.head)
+	for _, b := range f.parseBinders(d.sigStart, g.binEnd) {
+		for _, n := range b.names {
+			loc.add(n, b.head)
 			own[n] = true
 		}
-		if g.kind == '[' && g.head != "" {
-			pd.instHeads = append(pd.instHeads, g.head)
+		if b.kind == '[' && b.head != "" {
+			pd.instHeads = append(pd.instHeads, b.head)
 		}
 	}
-	structural := d.keyword == "structure" || d.keyword == "class" || strings.HasSuffix(d.keyword, "inductive")
-	if structural {
+	if g.structural {
 		for _, fl := range d.fields {
 			loc.add(fl.name, "")
 			// binders of the fields themselves (eq_of_mem ⦃x⦄ (hx : s x))
-			for _, g := range f.parseBinders(fl.sigStart, fl.sigEnd) {
-				for _, n := range g.names {
+			for _, b := range f.parseBinders(fl.sigStart, fl.sigEnd) {
+				for _, n := range b.names {
 					if !own[n] {
-						loc.add(n, g.head)
+						loc.add(n, b.head)
 					}
 				}
 			}
@@ -124,13 +187,13 @@ func (p *fileParser) decl(d *declSyntax, c Command) {
 			}
 		}
 	} else {
-		loc.binderEnd = binEnd
+		loc.binderEnd = g.binEnd
 		pd.sigRefs = f.collectRefs(d.sigStart, d.sigEnd, loc, nil)
 	}
 	loc.binderEnd = -1
 	sigUsed := append([]bool(nil), loc.used...)
-	if !structural {
-		pd.bodyRefs = auxRefs(f.collectRefs(d.valStart, d.valEnd, loc, nil), d.aux, full)
+	if !g.structural {
+		pd.bodyRefs = auxRefs(f.collectRefs(d.valStart, d.valEnd, loc, nil), d.aux, g.full)
 	}
 	// Lean before 4.10 included variables mentioned in theorem proofs; it
 	// always did for definitions.
@@ -146,131 +209,152 @@ func (p *fileParser) decl(d *declSyntax, c Command) {
 		}
 	}
 	pd.varRefs, pd.condVars = p.includedVars(used, pd)
-	p.res.decls = append(p.res.decls, pd)
-	twin := p.toAdditive(d, pd)
+}
 
-	// generated declarations
-	gen := func(name, kind, sig string, ls, le int32, doc *string, refs []ref, prot bool) *pdecl {
-		r := base
-		r.Name = name
-		r.Kind = kind
-		r.Signature = sig
-		r.LineStart, r.LineEnd = ls, le
-		r.Docstring = doc
-		r.GeneratedFrom = strp(full)
-		r.Attributes = nil
-		g := &pdecl{row: r, ctx: ctx, resNs: parentNs(name), protected: prot, sigRefs: refs, instHeads: pd.instHeads}
-		p.res.decls = append(p.res.decls, g)
-		return g
-	}
-	self := []ref{{name: "_root_." + full}}
-	switch {
-	case d.keyword == "structure" || d.keyword == "class":
-		ctor := "mk"
-		if d.ctorName != "" {
-			ctor = d.ctorName
-		}
-		g := gen(full+"."+ctor, workspace.KindConstructor, f.span(d.valStart, d.valEnd), base.LineStart, base.LineEnd, nil,
-			append(append([]ref(nil), pd.sigRefs...), self...), false)
-		g.varRefs, g.condVars = pd.varRefs, append([]condVar(nil), pd.condVars...)
-		params := map[string]bool{}
-		for _, g := range f.parseBinders(d.sigStart, binEnd) {
-			for _, n := range g.names {
-				params[n] = true
-			}
-		}
-		for _, e := range d.extends {
-			h := f.typeHead(e[0], e[1])
-			if h == "" || params[h] {
-				// A parent whose head is a parameter is notation (`extends
-				// A ≃ B`): Lean names its projection after the notation's
-				// constant (toEquiv), which this reader cannot know without
-				// elaborating; no row beats a wrong name.
-				continue
-			}
-			pg := gen(full+".to"+lastComponent(h), workspace.KindProjection, f.span(e[0], e[1]), f.toks[e[0]].Line, f.toks[e[1]-1].Line, nil,
-				append(append([]ref(nil), self...), f.collectRefs(e[0], e[1], p.baseLocals(), nil)...), false)
-			pg.row.Code = f.span(e[0], e[1])
-		}
-		for _, fl := range d.fields {
-			floc := p.baseLocals()
-			for _, g := range f.parseBinders(d.sigStart, binEnd) {
-				for _, n := range g.names {
-					floc.add(n, g.head)
-				}
-			}
-			for _, o := range d.fields {
-				floc.add(o.name, "")
-			}
-			// the field's own binders: eq_of_mem ⦃x⦄ (hx : s x) : …
-			for _, g := range f.parseBinders(fl.sigStart, fl.sigEnd) {
-				for _, n := range g.names {
-					floc.add(n, g.head)
-				}
-			}
-			floc.binderEnd = fl.sigEnd
-			refs := append(append([]ref(nil), self...), f.collectRefs(fl.sigStart, fl.sigEnd, floc, nil)...)
-			g := gen(full+"."+fl.name, workspace.KindProjection, f.span(fl.sigStart, fl.sigEnd), fl.lineStart, fl.lineEnd, fl.doc, refs, fl.protected)
-			g.row.Code = f.span(fl.nameIdx, fl.valEnd) // the field's own text, not the whole structure
-			g.resultHead = f.resultHead(fl.sigStart, fl.sigEnd)
-			g.propField = f.isPropType(fl.sigStart, fl.sigEnd)
-			if d.keyword == "class" {
-				g.instHeads = append(append([]string(nil), pd.instHeads...), "_root_."+full)
-			}
-		}
-	case strings.HasSuffix(d.keyword, "inductive"):
-		for _, ct := range d.ctors {
-			cloc := p.baseLocals()
-			for _, g := range f.parseBinders(d.sigStart, binEnd) {
-				for _, n := range g.names {
-					cloc.add(n, g.head)
-				}
-			}
-			cloc.binderEnd = ct.sigEnd
-			refs := append(append([]ref(nil), self...), f.collectRefs(ct.sigStart, ct.sigEnd, cloc, nil)...)
-			g := gen(full+"."+ct.name, workspace.KindConstructor, f.span(ct.sigStart, ct.sigEnd), ct.lineStart, ct.lineEnd, ct.doc, refs, ct.protected)
-			g.row.Code = f.span(ct.nameIdx, ct.sigEnd)
-			g.varRefs, g.condVars = pd.varRefs, append([]condVar(nil), pd.condVars...)
+// gen appends a declaration Lean generates from this one: the base row
+// under another name, kind, signature and lines, without attributes.
+func (g *generated) gen(name, kind, sig string, ls, le int32, doc *string, refs []ref, prot bool) *pdecl {
+	r := g.base
+	r.Name = name
+	r.Kind = kind
+	r.Signature = sig
+	r.LineStart, r.LineEnd = ls, le
+	r.Docstring = doc
+	r.GeneratedFrom = strp(g.full)
+	r.Attributes = nil
+	n := &pdecl{row: r, ctx: g.ctx, resNs: parentNs(name), protected: prot, sigRefs: refs, instHeads: g.pd.instHeads}
+	g.p.res.decls = append(g.p.res.decls, n)
+	return n
+}
+
+// withSelf is refs after a copy of the reference to the declaration.
+func (g *generated) withSelf(refs []ref) []ref {
+	return append(append([]ref(nil), g.self...), refs...)
+}
+
+// paramLocals are the structure's or inductive's parameters as locals.
+func (g *generated) paramLocals() *locals {
+	loc := g.p.baseLocals()
+	for _, b := range g.f.parseBinders(g.d.sigStart, g.binEnd) {
+		for _, n := range b.names {
+			loc.add(n, b.head)
 		}
 	}
+	return loc
+}
+
+// structure generates a structure's or class's constructor, the
+// projections to its parents, and its fields' projections.
+func (g *generated) structure() {
+	f, d, pd := g.f, g.d, g.pd
+	ctor := "mk"
+	if d.ctorName != "" {
+		ctor = d.ctorName
+	}
+	c := g.gen(g.full+"."+ctor, workspace.KindConstructor, f.span(d.valStart, d.valEnd), g.base.LineStart, g.base.LineEnd, nil,
+		append(append([]ref(nil), pd.sigRefs...), g.self...), false)
+	c.varRefs, c.condVars = pd.varRefs, append([]condVar(nil), pd.condVars...)
+	params := map[string]bool{}
+	for _, b := range f.parseBinders(d.sigStart, g.binEnd) {
+		for _, n := range b.names {
+			params[n] = true
+		}
+	}
+	for _, e := range d.extends {
+		h := f.typeHead(e[0], e[1])
+		if h == "" || params[h] {
+			// A parent whose head is a parameter is notation (`extends
+			// A ≃ B`): Lean names its projection after the notation's
+			// constant (toEquiv), which this reader cannot know without
+			// elaborating; no row beats a wrong name.
+			continue
+		}
+		pg := g.gen(g.full+".to"+lastComponent(h), workspace.KindProjection, f.span(e[0], e[1]), f.toks[e[0]].Line, f.toks[e[1]-1].Line, nil,
+			g.withSelf(f.collectRefs(e[0], e[1], g.p.baseLocals(), nil)), false)
+		pg.row.Code = f.span(e[0], e[1])
+	}
+	for _, fl := range d.fields {
+		floc := g.paramLocals()
+		for _, o := range d.fields {
+			floc.add(o.name, "")
+		}
+		// the field's own binders: eq_of_mem ⦃x⦄ (hx : s x) : …
+		for _, b := range f.parseBinders(fl.sigStart, fl.sigEnd) {
+			for _, n := range b.names {
+				floc.add(n, b.head)
+			}
+		}
+		floc.binderEnd = fl.sigEnd
+		refs := g.withSelf(f.collectRefs(fl.sigStart, fl.sigEnd, floc, nil))
+		p := g.gen(g.full+"."+fl.name, workspace.KindProjection, f.span(fl.sigStart, fl.sigEnd), fl.lineStart, fl.lineEnd, fl.doc, refs, fl.protected)
+		p.row.Code = f.span(fl.nameIdx, fl.valEnd) // the field's own text, not the whole structure
+		p.resultHead = f.resultHead(fl.sigStart, fl.sigEnd)
+		p.propField = f.isPropType(fl.sigStart, fl.sigEnd)
+		if d.keyword == "class" {
+			p.instHeads = append(append([]string(nil), pd.instHeads...), "_root_."+g.full)
+		}
+	}
+}
+
+// inductive generates an inductive type's constructors.
+func (g *generated) inductive() {
+	f, pd := g.f, g.pd
+	for _, ct := range g.d.ctors {
+		cloc := g.paramLocals()
+		cloc.binderEnd = ct.sigEnd
+		refs := g.withSelf(f.collectRefs(ct.sigStart, ct.sigEnd, cloc, nil))
+		c := g.gen(g.full+"."+ct.name, workspace.KindConstructor, f.span(ct.sigStart, ct.sigEnd), ct.lineStart, ct.lineEnd, ct.doc, refs, ct.protected)
+		c.row.Code = f.span(ct.nameIdx, ct.sigEnd)
+		c.varRefs, c.condVars = pd.varRefs, append([]condVar(nil), pd.condVars...)
+	}
+}
+
+// auxiliaries generates the `where` auxiliary definitions (full.go).
+func (g *generated) auxiliaries() {
+	f, d := g.f, g.d
 	for _, a := range d.aux {
-		aloc := p.baseLocals()
-		for _, g := range f.parseBinders(a.sigStart, a.sigEnd) {
-			for _, n := range g.names {
-				aloc.add(n, g.head)
+		aloc := g.p.baseLocals()
+		for _, b := range f.parseBinders(a.sigStart, a.sigEnd) {
+			for _, n := range b.names {
+				aloc.add(n, b.head)
 			}
 		}
 		aloc.binderEnd = a.sigEnd
 		refs := f.collectRefs(a.sigStart, a.sigEnd, aloc, nil)
 		aloc.binderEnd = -1
-		g := gen(full+"."+a.name, workspace.KindDefinition, f.span(a.sigStart, a.sigEnd), a.lineStart, a.lineEnd, a.doc, refs, false)
-		g.bodyRefs = auxRefs(f.collectRefs(a.valStart, a.valEnd, aloc, nil), d.aux, full)
-		g.row.Code = f.span(a.nameIdx, a.valEnd)
-		g.resNs = pd.resNs
+		x := g.gen(g.full+"."+a.name, workspace.KindDefinition, f.span(a.sigStart, a.sigEnd), a.lineStart, a.lineEnd, a.doc, refs, false)
+		x.bodyRefs = auxRefs(f.collectRefs(a.valStart, a.valEnd, aloc, nil), d.aux, g.full)
+		x.row.Code = f.span(a.nameIdx, a.valEnd)
+		x.resNs = g.pd.resNs
 	}
-	_ = twin
-	// attribute-generated declarations
+}
+
+// fromAttributes generates what attributes ask for: @[ext] on a structure
+// (ext, ext_iff), @[mk_iff] (the _iff theorem, or the name it is given);
+// @[simps] only marks the declaration, its lemmas are generated at
+// resolution, when the result type's fields are known.
+func (g *generated) fromAttributes() {
+	f, d, pd := g.f, g.d, g.pd
 	for _, a := range d.attrs {
 		switch a.name {
 		case "ext":
 			if d.keyword == "structure" || d.keyword == "class" {
 				for _, suffix := range []string{"ext", "ext_iff"} {
-					g := gen(full+"."+suffix, workspace.KindTheorem, row.Signature, base.LineStart, base.LineEnd, nil, self, false)
-					g.row.Attributes = []string{"ext"}
-					g.varRefs, g.condVars = pd.varRefs, append([]condVar(nil), pd.condVars...)
+					x := g.gen(g.full+"."+suffix, workspace.KindTheorem, g.sig, g.base.LineStart, g.base.LineEnd, nil, g.self, false)
+					x.row.Attributes = []string{"ext"}
+					x.varRefs, x.condVars = pd.varRefs, append([]condVar(nil), pd.condVars...)
 				}
 			}
 		case "mk_iff":
-			if structural {
-				name := joinNs(parentNs(full), lowerFirst(lastComponent(full))+"_iff")
+			if g.structural {
+				name := joinNs(parentNs(g.full), lowerFirst(lastComponent(g.full))+"_iff")
 				if id := f.attrIdent(a); id != "" {
-					name = joinNs(parentNs(full), id)
+					name = joinNs(parentNs(g.full), id)
 				}
-				g := gen(name, workspace.KindTheorem, row.Signature, base.LineStart, base.LineEnd, nil, append(append([]ref(nil), self...), pd.sigRefs...), false)
-				g.varRefs, g.condVars = pd.varRefs, append([]condVar(nil), pd.condVars...)
+				x := g.gen(name, workspace.KindTheorem, g.sig, g.base.LineStart, g.base.LineEnd, nil, g.withSelf(pd.sigRefs), false)
+				x.varRefs, x.condVars = pd.varRefs, append([]condVar(nil), pd.condVars...)
 			}
 		case "simps", "simps!":
-			// generated at resolution, when the result type's fields are known
 			pd.simps = true
 			for j := a.start + 1; j < a.end; j++ {
 				if f.is(j, "(") {

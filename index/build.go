@@ -83,11 +83,13 @@ type BuildStats struct {
 // leaves the previous index untouched. A concurrent Build (or another stage
 // that writes the index or the tables it reads) on the same workspace, from
 // any process, fails with workspace.ErrBusy.
+//
+// The steps: load the documents (load), choose the encoder and dense
+// backend and name the generation after the corpus (prepare), then in the
+// staging folder write the serving files (BM25, documents, usage graph) in
+// the background while the vectors are computed (vectors), wait for them
+// (serving), record the checksums and the manifest (checksums), and commit.
 func Build(ctx context.Context, ws *workspace.Workspace, opts BuildOptions) (*BuildStats, error) {
-	dir := ws.Path(workspace.IndexDir)
-	rel := func(n ...string) string {
-		return filepath.ToSlash(filepath.Join(append([]string{workspace.IndexDir}, n...)...))
-	}
 	// Two builds on one workspace would race for CURRENT and remove each
 	// other's generations: the second is refused. Lock also finishes a
 	// commit a killed run left and removes dead runs' staging folders.
@@ -96,120 +98,191 @@ func Build(ctx context.Context, ws *workspace.Workspace, opts BuildOptions) (*Bu
 		return nil, err
 	}
 	defer unlock()
-	if err := ws.GuardOutputs(opts.Force, rel(CurrentName)); err != nil {
+	if err := ws.GuardOutputs(opts.Force, indexRel(CurrentName)); err != nil {
 		return nil, err
 	}
-	st := &BuildStats{Phases: map[string]time.Duration{}}
-	params := map[string]any{}
-	run := ws.StartRun("index", params)
-	phase := func(name string, t0 time.Time) {
-		d := time.Since(t0)
-		st.Phases[name] += d
-		run.Phase(name, d)
-	}
-
-	t0 := time.Now()
-	docs, err := workspace.LoadDocuments(ws)
-	if err != nil {
+	b := &build{ws: ws, opts: opts, st: &BuildStats{Phases: map[string]time.Duration{}}, params: map[string]any{}}
+	b.run = ws.StartRun("index", b.params)
+	if err := b.load(); err != nil {
 		return nil, err
 	}
-	if len(docs) == 0 {
-		return nil, fmt.Errorf("%s: no declarations to index", ws.Path(workspace.DeclarationsFile))
-	}
-	for _, n := range []string{workspace.DeclarationsFile, workspace.InformalFile} {
-		if ws.Has(n) {
-			if err := run.Input(n); err != nil {
-				return nil, err
-			}
-		}
-	}
-	phase("load", t0)
-
-	enc := opts.Encoder
-	if enc == nil {
-		if enc, err = NewEncoder(ctx, EncoderSpec{Kind: EncoderHash, Dims: cmp.Or(opts.HashDim, DefaultHashDim)}, EncoderEnv{}); err != nil {
-			return nil, err
-		}
-	}
-	dense, err := openDenseForBuild(ws, &opts)
-	if err != nil {
+	if err := b.prepare(ctx); err != nil {
 		return nil, err
 	}
-	man := Manifest{Format: FormatVersion, ToolVersion: workspace.Version, BuiltAt: time.Now().UTC().Format(time.RFC3339),
-		Rendering: workspace.RenderingVersion, Docs: len(docs), InformalSource: map[string]int{}, BM25Analyzer: IdentAnalyzer, Files: map[string]FileSum{}}
-	texts := make([]string, len(docs))
-	h := sha256.New()
-	for i, d := range docs {
-		texts[i] = d.Text
-		h.Write([]byte(d.Name))
-		h.Write([]byte{0})
-		h.Write([]byte(d.Text))
-		h.Write([]byte{0})
-		man.InformalSource[d.InformalSource]++
-		if workspace.IsPremiseKind(d.Kind) {
-			man.PremiseDocs++
-		}
-	}
-	man.CorpusSHA256 = hex.EncodeToString(h.Sum(nil))
-	gen, err := dense.generation(ctx, &man, enc.Spec())
-	if err != nil {
-		return nil, err
-	}
-	man.Generation = gen
 	// The generation is built in a staging folder beside the index
 	// (index/.<gen>.tmp-…) that the commit renames to index/<gen>.
 	tx := ws.Begin("index")
 	defer tx.Abort()
-	stage, err := tx.TempDir(rel(gen))
+	stage, err := tx.TempDir(indexRel(b.man.Generation))
 	if err != nil {
 		return nil, err
 	}
 	// The serving files are written while the vectors are computed.
-	man.BM25Engines = []string{BM25Postings}
+	b.man.BM25Engines = []string{BM25Postings}
 	if opts.Bleve {
-		man.BM25Engines = append(man.BM25Engines, BM25Bleve)
+		b.man.BM25Engines = append(b.man.BM25Engines, BM25Bleve)
 	}
-	serving := startServing(ctx, stage, gen, docs, texts, opts.Bleve)
+	serving := startServing(ctx, stage, b.man.Generation, b.docs, b.texts, opts.Bleve)
 	defer serving.stop()
+	files, err := b.vectors(ctx, stage)
+	if err != nil {
+		return nil, err
+	}
+	usageRows, err := b.serving(serving)
+	if err != nil {
+		return nil, err
+	}
+	if err := b.checksums(stage, files); err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if err := b.commit(ctx, tx, usageRows); err != nil {
+		return nil, err
+	}
+	return b.st, nil
+}
+
+// indexRel is a path under WS/index/ as the workspace names its files.
+func indexRel(n ...string) string {
+	return filepath.ToSlash(filepath.Join(append([]string{workspace.IndexDir}, n...)...))
+}
+
+// build is one Build's state, shared by its steps.
+type build struct {
+	ws     *workspace.Workspace
+	opts   BuildOptions
+	st     *BuildStats
+	params map[string]any // the run's parameters in the workspace manifest
+	run    *workspace.RunRecorder
+	docs   []Doc
+	texts  []string // the documents' texts, in order
+	enc    Encoder
+	dense  *denseBuild
+	man    Manifest
+	crep   *CacheReport
+}
+
+// phase records the time since t0 as the named phase, in the stats and in
+// the workspace manifest.
+func (b *build) phase(name string, t0 time.Time) {
+	d := time.Since(t0)
+	b.st.Phases[name] += d
+	b.run.Phase(name, d)
+}
+
+// load reads the documents (declarations with their informal text) and
+// records the tables they come from as the run's inputs. An empty corpus is
+// an error: an index of nothing answers every query with nothing.
+func (b *build) load() error {
+	t0 := time.Now()
+	docs, err := workspace.LoadDocuments(b.ws)
+	if err != nil {
+		return err
+	}
+	if len(docs) == 0 {
+		return fmt.Errorf("%s: no declarations to index", b.ws.Path(workspace.DeclarationsFile))
+	}
+	for _, n := range []string{workspace.DeclarationsFile, workspace.InformalFile} {
+		if b.ws.Has(n) {
+			if err := b.run.Input(n); err != nil {
+				return err
+			}
+		}
+	}
+	b.docs = docs
+	b.phase("load", t0)
+	return nil
+}
+
+// prepare chooses the encoder (the hash encoder unless one is given) and
+// the dense backend, starts the manifest with the corpus's counts and hash,
+// and asks the backend for the generation's name (a backend may reuse one
+// whose corpus and encoder are the same).
+func (b *build) prepare(ctx context.Context) error {
+	b.enc = b.opts.Encoder
+	if b.enc == nil {
+		enc, err := NewEncoder(ctx, EncoderSpec{Kind: EncoderHash, Dims: cmp.Or(b.opts.HashDim, DefaultHashDim)}, EncoderEnv{})
+		if err != nil {
+			return err
+		}
+		b.enc = enc
+	}
+	dense, err := openDenseForBuild(b.ws, &b.opts)
+	if err != nil {
+		return err
+	}
+	b.dense = dense
+	b.man = Manifest{Format: FormatVersion, ToolVersion: workspace.Version, BuiltAt: time.Now().UTC().Format(time.RFC3339),
+		Rendering: workspace.RenderingVersion, Docs: len(b.docs), InformalSource: map[string]int{}, BM25Analyzer: IdentAnalyzer, Files: map[string]FileSum{}}
+	b.texts = make([]string, len(b.docs))
+	h := sha256.New()
+	for i, d := range b.docs {
+		b.texts[i] = d.Text
+		h.Write([]byte(d.Name))
+		h.Write([]byte{0})
+		h.Write([]byte(d.Text))
+		h.Write([]byte{0})
+		b.man.InformalSource[d.InformalSource]++
+		if workspace.IsPremiseKind(d.Kind) {
+			b.man.PremiseDocs++
+		}
+	}
+	b.man.CorpusSHA256 = hex.EncodeToString(h.Sum(nil))
+	gen, err := b.dense.generation(ctx, &b.man, b.enc.Spec())
+	if err != nil {
+		return err
+	}
+	b.man.Generation = gen
+	return nil
+}
+
+// vectors fits the encoder on the corpus when it learns from it, records
+// its spec (a fallback encoder is labelled so), embeds the documents
+// through the embedding cache, and has the dense backend keep the vectors
+// with the trained head's. It returns the generation's files it wrote.
+func (b *build) vectors(ctx context.Context, stage string) ([]string, error) {
+	enc, man, run := b.enc, &b.man, b.run
 	if f, ok := enc.(Fitter); ok {
-		t0 = time.Now()
-		f.Fit(texts)
-		phase("fit_"+enc.Spec().Kind, t0)
+		t0 := time.Now()
+		f.Fit(b.texts)
+		b.phase("fit_"+enc.Spec().Kind, t0)
 	}
 	spec := enc.Spec()
-	spec.Rendering = cmp.Or(opts.rendering, workspace.RenderingVersion)
+	spec.Rendering = cmp.Or(b.opts.rendering, workspace.RenderingVersion)
 	man.EncoderSpec, man.Encoder, man.EncoderFallback = spec, spec.Kind, spec.Fallback
 	man.Model, man.BaseURL, man.Dims, man.MaxChars = spec.Model, spec.BaseURL, enc.Dim(), spec.MaxChars
 	if spec.Fallback {
 		run.Note(fmt.Sprintf("dense vectors from the built-in %s encoder (offline fallback, not a neural model)", spec.Kind))
 	}
-	params["encoder"], params["dims"], params["rendering"], params["encoder_key"] = man.Encoder, man.Dims, workspace.RenderingVersion, spec.Key()
+	b.params["encoder"], b.params["dims"], b.params["rendering"], b.params["encoder_key"] = man.Encoder, man.Dims, workspace.RenderingVersion, spec.Key()
 
 	// Dense vectors, from the embedding cache where it has them.
-	t0 = time.Now()
-	vecs, crep, err := embedDocuments(ctx, ws, enc, spec, texts, opts)
+	t0 := time.Now()
+	vecs, crep, err := embedDocuments(ctx, b.ws, enc, spec, b.texts, b.opts)
 	if err != nil {
 		return nil, err
 	}
+	b.crep = crep
 	man.EmbeddingCache = crep
-	params["cache"] = crep.Mode
+	b.params["cache"] = crep.Mode
 	recordCache(run, crep)
-	phase("encode", t0)
+	b.phase("encode", t0)
 	if crep.LookupSeconds > 0 {
-		st.Phases["cache_lookup"] = time.Duration(crep.LookupSeconds * float64(time.Second))
-		run.Phase("cache_lookup", st.Phases["cache_lookup"])
+		b.st.Phases["cache_lookup"] = time.Duration(crep.LookupSeconds * float64(time.Second))
+		run.Phase("cache_lookup", b.st.Phases["cache_lookup"])
 	}
 	t0 = time.Now()
 	if err := checkFinite(vecs, enc.Dim()); err != nil {
 		return nil, fmt.Errorf("encoder %s: %w", enc.Name(), err)
 	}
-	headW, headI := headAtBuild(ws, &man)
+	headW, headI := headAtBuild(b.ws, man)
 	man.Head = headI
-	files, err := dense.create(ctx, &DenseBuild{Generation: gen, Stage: stage, Vectors: NewStore(vecs, len(docs), enc.Dim()), Docs: docs, Head: headW, Manifest: &man})
+	files, err := b.dense.create(ctx, &DenseBuild{Generation: man.Generation, Stage: stage, Vectors: NewStore(vecs, len(b.docs), enc.Dim()), Docs: b.docs, Head: headW, Manifest: man})
 	if err != nil {
 		return nil, err
 	}
-	vecs = nil
 	if s, ok := enc.(StateSaver); ok {
 		names, err := s.SaveState(stage)
 		if err != nil {
@@ -217,58 +290,73 @@ func Build(ctx context.Context, ws *workspace.Workspace, opts BuildOptions) (*Bu
 		}
 		files = append(files, names...)
 	}
-	phase(dense.phase(), t0)
+	b.phase(b.dense.phase(), t0)
+	return files, nil
+}
 
-	t0 = time.Now()
-	if err := serving.wait(); err != nil {
-		return nil, err
+// serving waits for the serving files written in the background and
+// records their phases; it returns the usage graph's rows.
+func (b *build) serving(s *servingBuild) (int, error) {
+	t0 := time.Now()
+	if err := s.wait(); err != nil {
+		return 0, err
 	}
-	phase("serving_wait", t0)
-	for k, d := range serving.phases {
-		st.Phases[k] = d
-		run.Phase(k, d)
+	b.phase("serving_wait", t0)
+	for k, d := range s.phases {
+		b.st.Phases[k] = d
+		b.run.Phase(k, d)
 	}
-	usageRows := serving.usage
+	return s.usage, nil
+}
 
-	t0 = time.Now()
-	if err := sumFiles(stage, append(files, TableName, PostingsName, DocsName, UsageName), man.Files); err != nil {
-		return nil, err
+// checksums records every file's size and sums in the manifest and writes
+// it into the generation: Open checks the files against it.
+func (b *build) checksums(stage string, files []string) error {
+	t0 := time.Now()
+	if err := sumFiles(stage, append(files, TableName, PostingsName, DocsName, UsageName), b.man.Files); err != nil {
+		return err
 	}
-	b, _ := json.MarshalIndent(man, "", "  ")
-	if err := workspace.WriteFileAtomic(filepath.Join(stage, ManifestName), append(b, '\n')); err != nil {
-		return nil, err
+	js, _ := json.MarshalIndent(b.man, "", "  ")
+	if err := workspace.WriteFileAtomic(filepath.Join(stage, ManifestName), append(js, '\n')); err != nil {
+		return err
 	}
-	phase("checksums", t0)
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
+	b.phase("checksums", t0)
+	return nil
+}
+
+// commit makes the generation current and removes the older ones in one
+// transaction with the run's record, retires the old generations' dense
+// data after it, and fills in the stats.
+func (b *build) commit(ctx context.Context, tx *workspace.Txn, usageRows int) error {
+	gen, run := b.man.Generation, b.run
 	// The pointer is staged after the generation, so the commit renames it
 	// after the folder; the older generations go in the same commit.
 	if err := switchGeneration(tx, gen); err != nil {
-		return nil, err
+		return err
 	}
-	old, err := removeOldGenerations(tx, dir, gen)
+	old, err := removeOldGenerations(tx, b.ws.Path(workspace.IndexDir), gen)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	tx.Output(rel(CurrentName), 0)
+	tx.Output(indexRel(CurrentName), 0)
 	for _, o := range []struct {
 		name string
 		rows int
-	}{{ManifestName, 0}, {DocsName, len(docs)}, {UsageName, usageRows}} {
-		tx.Output(rel(gen, o.name), int64(o.rows))
+	}{{ManifestName, 0}, {DocsName, len(b.docs)}, {UsageName, usageRows}} {
+		tx.Output(indexRel(gen, o.name), int64(o.rows))
 	}
-	run.Count("docs", int64(len(docs)))
-	run.Count("premise_docs", int64(man.PremiseDocs))
+	run.Count("docs", int64(len(b.docs)))
+	run.Count("premise_docs", int64(b.man.PremiseDocs))
 	run.Count("usage_premises", int64(usageRows))
 	run.Note("generation " + gen)
 	if err := tx.Commit(run); err != nil {
-		return nil, err
+		return err
 	}
-	dense.retire(ctx, gen, old)
-	st.Dense = man.Dense
-	st.Docs, st.PremiseDocs, st.Encoder, st.Fallback, st.Dims, st.Generation, st.Cache = len(docs), man.PremiseDocs, man.Encoder, man.EncoderFallback, man.Dims, gen, crep
-	return st, nil
+	b.dense.retire(ctx, gen, old)
+	st := b.st
+	st.Dense = b.man.Dense
+	st.Docs, st.PremiseDocs, st.Encoder, st.Fallback, st.Dims, st.Generation, st.Cache = len(b.docs), b.man.PremiseDocs, b.man.Encoder, b.man.EncoderFallback, b.man.Dims, gen, b.crep
+	return nil
 }
 
 // sumFiles records the size, sha256 and CRC32C of files, one goroutine

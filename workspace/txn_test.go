@@ -136,8 +136,16 @@ func TestCommitPutsEverythingInPlace(t *testing.T) {
 
 // A staged file damaged after the record was written (a disk that lost it)
 // cannot be put in place: the recovery puts every old output back instead.
+// Damage of the same size is found by the sha256 (a review that made
+// matches compare sizes only passed the other cases), and a staged file
+// that is gone while its destination still holds the old output is not
+// "in place already" (#24).
 func TestRecoverRollsBackDamagedStage(t *testing.T) {
-	for _, victim := range []string{"informal.parquet", "export/hf"} {
+	for _, c := range []struct{ victim, damage string }{
+		{"informal.parquet", "truncate"}, {"export/hf", "rewrite"},
+		{"informal.parquet", "flip"}, {"export/hf", "flip"}, {"informal.parquet", "delete"},
+	} {
+		victim := c.victim
 		dir := t.TempDir()
 		setupToy(t, dir)
 		before := crashtest.Snapshot(t, dir)
@@ -157,16 +165,30 @@ func TestRecoverRollsBackDamagedStage(t *testing.T) {
 		if len(ents) != 1 {
 			t.Fatalf("%s: staged copies %v", victim, ents)
 		}
+		staged := ents[0]
 		if victim == "export/hf" {
-			os.WriteFile(filepath.Join(ents[0], "README.md"), []byte("bit rot"), 0o644)
-		} else {
-			os.Truncate(ents[0], 3)
+			staged = filepath.Join(ents[0], "README.md")
+		}
+		switch c.damage {
+		case "rewrite":
+			os.WriteFile(staged, []byte("bit rot"), 0o644)
+		case "truncate":
+			os.Truncate(staged, 3)
+		case "flip": // same size, one bit
+			b, err := os.ReadFile(staged)
+			if err != nil || len(b) == 0 {
+				t.Fatal(err)
+			}
+			b[len(b)/2] ^= 1
+			os.WriteFile(staged, b, 0o644)
+		case "delete":
+			os.Remove(staged)
 		}
 		if err := ws.Recover(); err != nil {
 			t.Fatal(err)
 		}
 		if got := crashtest.Snapshot(t, dir); fmt.Sprint(got) != fmt.Sprint(before) {
-			t.Fatalf("%s damaged: outputs not rolled back", victim)
+			t.Fatalf("%s damaged (%s): outputs not rolled back", victim, c.damage)
 		}
 		if err := ws.GuardOutputs(false, toyOutputs...); err != nil {
 			t.Fatal(err)

@@ -56,6 +56,29 @@ func (f *fakeRanker) Rank(ctx context.Context, query, exclude string, k int) ([]
 
 func (f *fakeRanker) Name() string { return "fake" }
 
+// checkNegatives fails when a pair's negatives hold one of its positives,
+// its own theorem or a name twice (#24: a ranked-window filter letting
+// positives through passed every test that checked only the random fill).
+// It returns the positives the ranked list put in the window: a test whose
+// windows hold none cannot see the filter work.
+func checkNegatives(t *testing.T, p workspace.Pair, window []string) int {
+	t.Helper()
+	seen := map[string]bool{}
+	for _, n := range p.Negatives {
+		if slices.Contains(p.Positives, n) || n == p.Theorem || seen[n] {
+			t.Errorf("%s: negative %s is a positive, the theorem or a repeat (positives %v, negatives %v)", p.QueryID, n, p.Positives, p.Negatives)
+		}
+		seen[n] = true
+	}
+	inWindow := 0
+	for _, n := range window {
+		if slices.Contains(p.Positives, n) {
+			inWindow++
+		}
+	}
+	return inWindow
+}
+
 func TestMineWithoutIndex(t *testing.T) {
 	ws := fixture(t)
 	st, err := Mine(context.Background(), ws, Options{ValidFrac: 0.3, Seed: 1})
@@ -160,10 +183,11 @@ func TestMineHardNegatives(t *testing.T) {
 		return readPairs(t, ws)
 	}
 	a, b, c := mine(1), mine(1), mine(2)
-	differ := false
+	differ, positivesInWindow := false, 0
 	for i, p := range a {
 		ranked, _ := fr.Rank(context.Background(), p.Query, p.Theorem, 20)
 		window := ranked[2:20]
+		positivesInWindow += checkNegatives(t, p, window)
 		if len(p.Negatives) != 5 {
 			t.Fatalf("%s: %d negatives", p.QueryID, len(p.Negatives))
 		}
@@ -187,6 +211,9 @@ func TestMineHardNegatives(t *testing.T) {
 	}
 	if !differ {
 		t.Error("a different seed sampled the same negatives everywhere")
+	}
+	if positivesInWindow == 0 {
+		t.Error("no ranked window held a positive: the filter is untested")
 	}
 }
 
@@ -212,6 +239,7 @@ func TestMineLabelsRandomFill(t *testing.T) {
 	filled, mined := 0, 0
 	for _, p := range pairs {
 		ranked, _ := fr.Rank(context.Background(), p.Query, p.Theorem, 3)
+		checkNegatives(t, p, ranked)
 		if len(p.NegativeSources) != len(p.Negatives) || len(p.Negatives) != 6 {
 			t.Fatalf("%s: %d negatives, %d sources", p.QueryID, len(p.Negatives), len(p.NegativeSources))
 		}
@@ -259,10 +287,19 @@ func TestMineWithIndex(t *testing.T) {
 		if mode == index.ModeBest && st.FilledNegatives != 0 {
 			t.Errorf("%s: %d pairs needed random negatives with a 61-premise corpus", mode, st.FilledNegatives)
 		}
+		positivesInWindow := 0
 		for _, p := range readPairs(t, ws) {
 			if len(p.Negatives) != 4 {
 				t.Fatalf("%s %s: %d negatives", mode, p.QueryID, len(p.Negatives))
 			}
+			ranked, err := IndexRanker{Searcher: ix, Mode: mode}.Rank(context.Background(), p.Query, p.Theorem, 30)
+			if err != nil {
+				t.Fatal(err)
+			}
+			positivesInWindow += checkNegatives(t, p, ranked[min(1, len(ranked)):])
+		}
+		if positivesInWindow == 0 {
+			t.Errorf("%s: no ranked window held a positive: the filter is untested", mode)
 		}
 	}
 }
