@@ -262,8 +262,8 @@ func ParseFile(src []byte, path string, lib string) ([]workspace.Declaration, wo
 	return rows, fr.mod, fr.errs
 }
 
-// Run extracts every source into the workspace: declarations.parquet and
-// modules.parquet, recording the run in the manifest. Declarations of all
+// Run extracts every source into the workspace: declarations.parquet,
+// modules.parquet and notations.parquet (ReadNotations), recording the run in the manifest. Declarations of all
 // sources are written, each with its own library, so that dependencies of
 // the first resolve to rows of the same table.
 //
@@ -284,7 +284,7 @@ func Run(ctx context.Context, ws *workspace.Workspace, opts Options) (*Result, e
 		return nil, err
 	}
 	defer unlock()
-	if err := ws.GuardOutputs(opts.Force, workspace.DeclarationsFile, workspace.ModulesFile); err != nil {
+	if err := ws.GuardOutputs(opts.Force, workspace.DeclarationsFile, workspace.ModulesFile, workspace.NotationsFile); err != nil {
 		return nil, err
 	}
 	workers := opts.Workers
@@ -541,6 +541,10 @@ func commitTables(ctx context.Context, ws *workspace.Workspace, rec *workspace.R
 	if err := write(ctx, tx, p.results, res); err != nil {
 		return nil, err
 	}
+	notations, err := writeNotations(tx, t.notationRows(p.results))
+	if err != nil {
+		return nil, err
+	}
 	res.Phases["write"] = time.Since(tWrite)
 	for _, fr := range p.results {
 		res.ErrorCount += len(fr.errs)
@@ -556,7 +560,9 @@ func commitTables(ctx context.Context, ws *workspace.Workspace, rec *workspace.R
 	}
 	tx.Output(workspace.DeclarationsFile, res.Declarations)
 	tx.Output(workspace.ModulesFile, res.Modules)
+	tx.Output(workspace.NotationsFile, notations)
 	rec.Count("declarations", res.Declarations)
+	rec.Count("notations", notations)
 	rec.Count("duplicate_names_dropped", int64(res.DuplicatesDropped))
 	rec.Count("modules", res.Modules)
 	rec.Count("parse_errors", int64(res.ErrorCount))
@@ -768,6 +774,20 @@ func write(ctx context.Context, tx *workspace.Txn, results []*fileResult, res *R
 		return err
 	}
 	return mw.Close()
+}
+
+// writeNotations stages notations.parquet in the transaction.
+func writeNotations(tx *workspace.Txn, rows []workspace.Notation) (int64, error) {
+	w, err := workspace.NewStagedWriter[workspace.Notation](tx, workspace.NotationsFile)
+	if err != nil {
+		return 0, err
+	}
+	if err := w.Write(rows...); err != nil {
+		w.Abort()
+		return 0, err
+	}
+	n := w.Rows()
+	return n, w.Close()
 }
 
 // iffDirection turns the signature of an iff theorem `binders : a ↔ b` into

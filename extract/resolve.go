@@ -134,7 +134,9 @@ func newTable(files []*fileResult) *Table {
 		}
 		for _, nd := range fr.notations {
 			nd.mod = int32(mi)
-			t.notations[nd.sym] = append(t.notations[nd.sym], nd)
+			if nd.lookup {
+				t.notations[nd.sym] = append(t.notations[nd.sym], nd)
+			}
 		}
 	}
 	for _, c := range coreNames() {

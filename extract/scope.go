@@ -34,14 +34,24 @@ type varBinder struct {
 
 // notationDef maps a notation token to the declaration it stands for.
 type notationDef struct {
-	sym      string
-	target   string // as written
-	ctx      *scopeCtx
-	scopedNs string // non-empty for scoped notation
-	local    bool
-	path     string
-	resolved string
-	mod      int32 // declaring module (notation is visible where it is imported)
+	sym    string
+	target string // as written (the first of targets)
+	// lookup: the symbol is resolved by name resolution (one to three
+	// tokens without spaces, from a notation command); kind the command,
+	// atoms every atom, targets the expansion's identifiers as written,
+	// expansion its text, line where it is declared.
+	lookup    bool
+	kind      string
+	atoms     []string
+	targets   []string
+	expansion string
+	line      int32
+	ctx       *scopeCtx
+	scopedNs  string // non-empty for scoped notation
+	local     bool
+	path      string
+	resolved  string
+	mod       int32 // declaring module (notation is visible where it is imported)
 }
 
 // pdecl is a parsed declaration before name resolution.
@@ -348,7 +358,9 @@ func (p *fileParser) command(c Command) {
 			}
 		}
 		p.res.exports = append(p.res.exports, e)
-	case kw == "notation" || kw == "notation3" || kw == "infix" || kw == "infixl" || kw == "infixr" || kw == "prefix" || kw == "postfix":
+	case kw == "macro_rules":
+		p.macroRules(c, k)
+	case notationKeywords[kw]:
 		p.notation(c, k)
 	case leantext.Is(kw, leantext.Decl):
 		if d := f.parseDecl(c.Start, c.End); d != nil {
@@ -656,51 +668,4 @@ func (p *fileParser) variable(i, end int) {
 		}
 	}
 	p.vars = vars
-}
-
-func (p *fileParser) notation(c Command, k int) {
-	f := p.f
-	d := &notationDef{ctx: p.context(), path: p.path}
-	for j := c.Start; j < k; j++ {
-		if f.is(j, "scoped") {
-			d.scopedNs = p.ns
-			if f.is(j+1, "[") && f.toks[j+2].Kind == TokIdent {
-				d.scopedNs = f.text(j + 2) // scoped[NS]
-			}
-		}
-		if f.is(j, "local") {
-			d.local = true
-		}
-	}
-	arrow := -1
-	params := map[string]bool{}
-	for j := k + 1; j < c.End; j++ {
-		if f.is(j, "=>") {
-			arrow = j
-			break
-		}
-		if f.toks[j].Kind == TokString && d.sym == "" {
-			sym := strings.TrimSpace(strings.Trim(f.text(j), "\""))
-			// one token, or up to three adjacent ones (≃L[)
-			toks, _ := Lex([]byte(sym))
-			if len(toks) >= 1 && len(toks) <= 3 && int(toks[len(toks)-1].End) == len(sym) && !strings.ContainsAny(sym, " \t") {
-				d.sym = sym
-			}
-		}
-		if f.toks[j].Kind == TokIdent {
-			params[f.text(j)] = true
-		}
-	}
-	if arrow < 0 || d.sym == "" {
-		return
-	}
-	for j := arrow + 1; j < c.End; j++ {
-		if f.toks[j].Kind == TokIdent && !params[f.text(j)] && !termKeywords[f.text(j)] {
-			d.target = f.text(j)
-			break
-		}
-	}
-	if d.target != "" {
-		p.res.notations = append(p.res.notations, d)
-	}
 }

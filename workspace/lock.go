@@ -212,7 +212,7 @@ func resourceOf(rel string) Resource {
 	rel = filepath.ToSlash(rel)
 	first, rest, _ := strings.Cut(rel, "/")
 	switch first {
-	case DeclarationsFile, ModulesFile:
+	case DeclarationsFile, ModulesFile, NotationsFile:
 		return ResTables
 	case InformalFile, InformalJournalFile, "informal.failed.jsonl":
 		return ResInformal

@@ -94,6 +94,36 @@ type Module struct {
 	Unresolved int32 `parquet:"unresolved"`
 }
 
+// Notation is one row of notations.parquet: a notation of the library
+// (`notation`, `notation3`, `infix`/`infixl`/`infixr`, `prefix`, `postfix`,
+// or one alternative of a simple `macro_rules`) with the constants it
+// expands to. Extract writes it next to declarations.parquet.
+type Notation struct {
+	Library  string `parquet:"library,dict"`
+	Revision string `parquet:"revision,dict"`
+	// Symbol is the first atom, trimmed (ℝ≥0∞, +ᵥ, ≡ of `a ≡ b [ZMOD n]`).
+	Symbol string `parquet:"symbol"`
+	// Atoms are every atom in order, trimmed (≡, [ZMOD, ]).
+	Atoms []string `parquet:"atoms,list"`
+	// Kind is the command: notation, notation3, infix, infixl, infixr,
+	// prefix, postfix or macro_rules.
+	Kind string `parquet:"kind,dict"`
+	// Heads are the constants of the expansion in order of first use, the
+	// head first, resolved to full names where the notation is declared
+	// (as written when they do not resolve: core Lean names the reader
+	// does not know).
+	Heads []string `parquet:"heads,list"`
+	// Expansion is the right-hand side as written.
+	Expansion string `parquet:"expansion"`
+	// Scope is "" (visible wherever the module is imported), "scoped"
+	// (after `open Namespace`) or "local" (in its file only).
+	Scope     string `parquet:"scope,dict"`
+	Namespace string `parquet:"namespace,dict"` // of a scoped notation
+	Module    string `parquet:"module,dict"`
+	Path      string `parquet:"path,dict"`
+	Line      int32  `parquet:"line"`
+}
+
 // Informal is one row of informal.parquet: an informal name and statement for a
 // declaration, with who wrote it and from which exact inputs.
 type Informal struct {

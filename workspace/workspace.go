@@ -53,6 +53,7 @@ const (
 	ManifestFile        = "manifest.json"
 	DeclarationsFile    = "declarations.parquet"
 	ModulesFile         = "modules.parquet"
+	NotationsFile       = "notations.parquet"
 	InformalFile        = "informal.parquet"
 	InformalJournalFile = "informal.journal.jsonl"
 	PairsFile           = "pairs.parquet"

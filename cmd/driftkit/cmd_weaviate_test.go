@@ -59,43 +59,7 @@ func TestWeaviateWorkspaceLikeInProcess(t *testing.T) {
 	if _, ok := m.Files[index.VectorsName]; ok {
 		t.Fatal("a Weaviate generation keeps vectors.npy")
 	}
-	bench := filepath.Join("..", "..", "testdata", "bench.jsonl")
-	for _, mode := range []string{"dense", "bm25", "hybrid", "best"} {
-		var per [2]string
-		for i, ws := range []string{a, b} {
-			per[i] = filepath.Join(base, fmt.Sprintf("%s-%d.jsonl", mode, i))
-			mustRun(t, "eval", "retrieval", "--ws", ws, "--bench", bench, "--mode", mode, "--per-item", per[i])
-		}
-		x, _ := os.ReadFile(per[0])
-		y, _ := os.ReadFile(per[1])
-		if len(x) == 0 || !bytes.Equal(x, y) {
-			t.Errorf("eval retrieval --mode %s: per-item results differ between the in-process and the Weaviate backend", mode)
-		}
-	}
-	query := "If p is a prime number dividing the product of two natural numbers, then p divides one of them."
-	for _, args := range [][]string{
-		{"search", "--json", "--k", "20", query},
-		{"search", "--json", "--all-kinds", "--mode", "dense", query},
-		{"search", "--json", "--no-head", "--mode", "dense", "--k", "30", "gcd of consecutive numbers"},
-		{"drift", "--context-only", query},
-	} {
-		withWS := func(ws string) []string { return append([]string{args[0], "--ws", ws}, args[1:]...) }
-		x := timings.ReplaceAllString(mustRun(t, withWS(a)...), "TIME ms")
-		y := timings.ReplaceAllString(mustRun(t, withWS(b)...), "TIME ms")
-		if x != y {
-			t.Errorf("%v: the Weaviate workspace answers\n%s\nthe in-process one\n%s", args, y, x)
-		}
-	}
-	// mine reads the raw vectors' rankings; the pairs come out the same.
-	for _, ws := range []string{a, b} {
-		mustRun(t, "mine", "--ws", ws, "--valid-frac", "0.3", "--negatives", "4", "--force")
-	}
-	pa, _ := workspace.ReadTable[workspace.Pair](filepath.Join(a, workspace.PairsFile))
-	pb, _ := workspace.ReadTable[workspace.Pair](filepath.Join(b, workspace.PairsFile))
-	if ja, jb := mustJSON(t, pa), mustJSON(t, pb); len(pa) == 0 || ja != jb {
-		t.Errorf("mine: %d pairs from the in-process backend, %d from Weaviate, or they differ", len(pa), len(pb))
-	}
-	serveAlike(t, a, b)
+	likeInProcess(t, base, a, b)
 	// The export reads every vector back from the cluster.
 	out := mustRun(t, "export", "embeddings", "--ws", b)
 	if !strings.Contains(out, fmt.Sprintf(`: %d rows × 32 dims`, m.Docs)) {
