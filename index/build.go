@@ -209,6 +209,9 @@ func (b *build) prepare(ctx context.Context) error {
 		}
 		b.enc = enc
 	}
+	if err := checkHeadFits(b.ws, b.enc); err != nil {
+		return err
+	}
 	dense, err := openDenseForBuild(b.ws, &b.opts)
 	if err != nil {
 		return err
