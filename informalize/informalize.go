@@ -540,6 +540,20 @@ func (st *state) input(v int32) (*Input, []workspace.InformalContext) {
 		return in, nil
 	}
 	var ctx []workspace.InformalContext
+	st.keptDeps(v, in, func(dep *Dep, w int32) {
+		if st.results[w].Status == StatusOK {
+			dep.InformalName = st.results[w].InformalName
+			dep.InformalStatement = st.results[w].InformalStatement
+			ctx = append(ctx, workspace.InformalContext{Name: dep.Name, InformalSHA256: st.textSHA[w]})
+		}
+	})
+	return in, ctx
+}
+
+// keptDeps calls fn, in the input's order, with each dependency of in that
+// is a kept (ordered) in-selection dependency of node v and with its node:
+// the dependencies whose informal text a prompt may carry.
+func (st *state) keptDeps(v int32, in *Input, fn func(dep *Dep, w int32)) {
 	kept := st.graph.Deps[v]
 	for i := range in.Deps {
 		dep := &in.Deps[i]
@@ -547,13 +561,10 @@ func (st *state) input(v int32) (*Input, []workspace.InformalContext) {
 		if !ok {
 			continue
 		}
-		if w := st.nodeOf[j]; w >= 0 && slices.Contains(kept, w) && st.results[w].Status == StatusOK {
-			dep.InformalName = st.results[w].InformalName
-			dep.InformalStatement = st.results[w].InformalStatement
-			ctx = append(ctx, workspace.InformalContext{Name: dep.Name, InformalSHA256: st.textSHA[w]})
+		if w := st.nodeOf[j]; w >= 0 && slices.Contains(kept, w) {
+			fn(dep, w)
 		}
 	}
-	return in, ctx
 }
 
 func (st *state) concurrency() int {

@@ -148,22 +148,12 @@ func (st *state) makePlan() {
 // put them in the prompt), and compares it with the row's.
 func (st *state) legacyMatch(v int32, r workspace.Informal, in *Input) (bool, []workspace.InformalContext) {
 	var ctx []workspace.InformalContext
-	kept := st.graph.Deps[v]
-	for i := range in.Deps {
-		dep := &in.Deps[i]
-		j, ok := st.byName[dep.Name]
-		if !ok {
-			continue
-		}
-		w := st.nodeOf[j]
-		if w < 0 || !slices.Contains(kept, w) {
-			continue
-		}
+	st.keptDeps(v, in, func(dep *Dep, _ int32) {
 		if dr, ok := st.table[dep.Name]; ok {
 			dep.InformalName, dep.InformalStatement = dr.InformalName, dr.InformalStatement
 			ctx = append(ctx, workspace.InformalContext{Name: dep.Name, InformalSHA256: workspace.InformalTextSHA256(dr.InformalName, dr.InformalStatement)})
 		}
-	}
+	})
 	ok := st.legacyKey(in) == r.InputSHA256
 	for i := range in.Deps {
 		in.Deps[i].InformalName, in.Deps[i].InformalStatement = "", ""

@@ -42,6 +42,10 @@ func (e *StatementError) Error() string {
 
 func (e *StatementError) Unwrap() error { return ErrStatement }
 
+// statementWords are the keywords a formal statement starts with
+// (theorem, lemma, example: internal/leantext's Statement class).
+var statementWords = leantext.Words(leantext.Statement)
+
 // ParseStatement reads the last `theorem`, `lemma` or `example` of text
 // (outside comments and strings): what stands before it is the prelude, its
 // name and any proof (`:= …` at bracket depth 0 that does not belong to a
@@ -50,7 +54,7 @@ func (e *StatementError) Unwrap() error { return ErrStatement }
 func ParseStatement(text string) (Statement, error) {
 	m := mask(text)
 	kw, at := -1, ""
-	for _, w := range []string{"theorem", "lemma", "example"} {
+	for _, w := range statementWords {
 		for i := 0; ; {
 			j := strings.Index(m[i:], w)
 			if j < 0 {

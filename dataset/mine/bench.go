@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/driftkit/driftkit/internal/leantext"
 	"github.com/driftkit/driftkit/retrieval/eval"
 )
 
@@ -136,11 +137,11 @@ func NormaliseStatement(s string) string {
 			}
 		}
 		w, rest := firstWord(s)
-		switch w {
-		case "private", "protected", "noncomputable", "nonrec", "unsafe", "partial":
+		switch {
+		case leantext.Is(w, leantext.Modifier):
 			s = rest
 			continue
-		case "theorem", "lemma", "example", "def", "abbrev", "instance":
+		case leantext.Is(w, leantext.Decl):
 			s = rest
 			if w != "example" {
 				_, s = firstWord(strings.TrimLeftFunc(s, unicode.IsSpace))

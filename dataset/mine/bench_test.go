@@ -16,6 +16,9 @@ func TestNormaliseStatement(t *testing.T) {
 		{"@[simp, norm_cast] private lemma foo (x : ℕ) : x = x := rfl", "(x:ℕ):x=x"},
 		{"/-- doc -/ theorem foo : True := trivial", ":True"},
 		{"example (n : ℕ) (h : n = (fun (k : ℕ) => k) n := rfl) : True := by simp", "(n:ℕ)(h:n=(fun(k:ℕ)=>k)n:=rfl):True"},
+		// modifiers and keywords are internal/leantext's (Modifier, Decl)
+		{"scoped instance foo : Bar := ⟨⟩", ":Bar"},
+		{"public meta def f (n : ℕ) : ℕ := n", "(n:ℕ):ℕ"},
 		{"", ""},
 		{"@[unclosed", ""},
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os/exec"
+	"path"
 	"strings"
 	"testing"
 )
@@ -32,7 +33,7 @@ var layers = [][]string{
 	{"retrieval"},
 	{"head", "llm", "lean"},
 	{"workspace"},
-	{"internal"}, // utilities below everything: progress, journal, leantext, cpu
+	{"internal"}, // utilities below everything: progress, journal, leantext, jsonfile, flat, countflag, cpu
 }
 
 // support lists the folders of test and tool support (see layers).
@@ -263,7 +264,51 @@ func TestLayers(t *testing.T) {
 	}
 	var b strings.Builder
 	for i := len(layers) - 1; i >= 0; i-- {
-		fmt.Fprintf(&b, "%d %-28s %s\n", len(layers)-i, strings.Join(layers[i], " "), strings.Join(byLayer[i], " "))
+		head := fmt.Sprintf("%d %s:", len(layers)-i, strings.Join(layers[i], " "))
+		writeWrapped(&b, head, compactPaths(byLayer[i]), 100)
 	}
 	t.Log("layers, bottom to top (a package imports only from layers with a lower number; peers: see peerEdges):\n" + b.String())
+}
+
+// compactPaths writes the packages of one folder with braces, as a shell
+// would: [extract extract/elab extract/jixia] → [extract extract/{elab,jixia}].
+func compactPaths(pkgs []string) []string {
+	var out []string
+	children := map[string][]string{}
+	var parents []string
+	for _, p := range pkgs {
+		dir, base := path.Dir(p), path.Base(p)
+		if dir == "." {
+			out = append(out, p)
+			continue
+		}
+		if children[dir] == nil {
+			parents = append(parents, dir)
+		}
+		children[dir] = append(children[dir], base)
+	}
+	for _, d := range parents {
+		c := children[d]
+		if len(c) == 1 {
+			out = append(out, d+"/"+c[0])
+		} else {
+			out = append(out, d+"/{"+strings.Join(c, ",")+"}")
+		}
+	}
+	return out
+}
+
+// writeWrapped writes head and the words on lines of at most width
+// characters (a longer word gets a line of its own), the continuation
+// lines indented.
+func writeWrapped(b *strings.Builder, head string, words []string, width int) {
+	line := head
+	for _, w := range words {
+		if len(line)+1+len(w) > width && line != "  " {
+			b.WriteString(line + "\n")
+			line = "  "
+		}
+		line += " " + w
+	}
+	b.WriteString(line + "\n")
 }

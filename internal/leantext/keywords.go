@@ -1,5 +1,7 @@
 package leantext
 
+import "slices"
+
 // Class says what a word is to Lean's (and Mathlib's) command parser. A
 // word may be several things: "open" starts a command at a line's start and
 // is reserved; "theorem" starts a declaration, is a statement and reserved.
@@ -144,3 +146,16 @@ var words = map[string]Class{
 
 // Is reports whether word belongs to one of the classes c.
 func Is(word string, c Class) bool { return words[word]&c != 0 }
+
+// Words lists the words of the classes c, sorted: for a reader that
+// searches a text for them (the statement keywords in a model's answer).
+func Words(c Class) []string {
+	var out []string
+	for w, wc := range words {
+		if wc&c != 0 {
+			out = append(out, w)
+		}
+	}
+	slices.Sort(out)
+	return out
+}

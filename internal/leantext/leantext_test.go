@@ -1,6 +1,9 @@
 package leantext
 
-import "testing"
+import (
+	"slices"
+	"testing"
+)
 
 func TestTopIndex(t *testing.T) {
 	for _, c := range []struct {
@@ -43,6 +46,25 @@ func TestKeywordClasses(t *testing.T) {
 			if c.not&b != 0 && Is(c.word, b) {
 				t.Errorf("%q is of class %b", c.word, b)
 			}
+		}
+	}
+}
+
+// TestWords: the statement keywords a reader searches a text for are the
+// table's, theorem, lemma and example; a class's list holds its words only.
+func TestWords(t *testing.T) {
+	if got, want := Words(Statement), []string{"example", "lemma", "theorem"}; !slices.Equal(got, want) {
+		t.Errorf("Words(Statement) = %q, want %q", got, want)
+	}
+	mods := Words(Modifier)
+	for _, w := range []string{"private", "protected", "noncomputable", "nonrec", "unsafe", "partial", "scoped", "local"} {
+		if !slices.Contains(mods, w) {
+			t.Errorf("Words(Modifier) = %q lacks %q", mods, w)
+		}
+	}
+	for _, w := range mods {
+		if !Is(w, Modifier) {
+			t.Errorf("Words(Modifier) lists %q, which is no modifier", w)
 		}
 	}
 }
