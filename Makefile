@@ -27,8 +27,10 @@ go-test: weaviate
 WEAVIATE_VERSION := v1.35.2
 WEAVIATE_SERVER  := .cache/weaviate-$(WEAVIATE_VERSION)/weaviate-server
 weaviate: $(WEAVIATE_SERVER)
+# GOBIN absolute (go install refuses a relative one); GOFLAGS and GOWORK of the
+# caller are not the pinned module's (a -mod=vendor or a go.work breaks pkg@version).
 $(WEAVIATE_SERVER):
-	GOBIN=$(abspath $(dir $@)) $(GO) install github.com/weaviate/weaviate/cmd/weaviate-server@$(WEAVIATE_VERSION)
+	GOBIN=$(abspath $(dir $@)) GOFLAGS=-buildvcs=false GOWORK=off $(GO) install github.com/weaviate/weaviate/cmd/weaviate-server@$(WEAVIATE_VERSION)
 
 $(VENV)/.installed: python/requirements.txt
 	$(PYTHON) -m venv $(VENV)

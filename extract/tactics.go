@@ -47,8 +47,7 @@ func (f *file) tacticSkips(i, j int) []bool {
 	isMarked := func(k int) bool { return skip != nil && k >= i && k < j && skip[k-i] }
 	// head starts a tactic at k: the word is the tactic's name; after a
 	// combinator the next word is one too.
-	var head func(k int)
-	head = func(k int) {
+	head := func(k int) {
 		for n := 0; k < j && n < 4; n++ {
 			if f.toks[k].Kind != TokIdent {
 				return

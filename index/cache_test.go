@@ -470,7 +470,7 @@ func TestPruneCache(t *testing.T) {
 	if st := build(t, ws, index.BuildOptions{Encoder: enc}); st.Cache.Hits != 50 || st.Cache.Requests != 0 {
 		t.Fatalf("after prune: %+v", st.Cache)
 	}
-	rep, err = index.PruneCache(context.Background(), ws, index.PruneOptions{OtherSpecs: true})
+	_, err = index.PruneCache(context.Background(), ws, index.PruneOptions{OtherSpecs: true})
 	if err != nil {
 		t.Fatal(err)
 	}

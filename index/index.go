@@ -864,6 +864,10 @@ func (ix *Index) Manifest() Manifest { return ix.cur.Load().man }
 // Encoder returns the query encoder (nil when opened with NoDense).
 func (ix *Index) Encoder() Encoder { return ix.cur.Load().enc }
 
+// Encoder is the generation's query encoder (the premise server embeds a
+// caller's new premises with it, next to the generation's vectors).
+func (g *Generation) Encoder() Encoder { return g.enc }
+
 // Len is the number of documents (retrieval.Corpus).
 func (ix *Index) Len() int { return ix.cur.Load().table.Len() }
 

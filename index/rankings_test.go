@@ -133,7 +133,7 @@ func corpusDigest(t *testing.T, out *strings.Builder, ix *index.Index) {
 
 func signalString(s map[string]int) string {
 	var parts []string
-	for _, k := range []string{"bm25", "dense", "neighbors", "assoc", "concept", "mention", "prior", "name"} {
+	for _, k := range []string{"bm25", "dense", "neighbors", "assoc", "concept", "mention", "prior", "name", "fused"} {
 		if r, ok := s[k]; ok {
 			parts = append(parts, fmt.Sprintf("%s=%d", k, r))
 		}

@@ -97,6 +97,9 @@ func TestSignals(t *testing.T) {
 			}
 			q.Filter.Library = c.Arg("library", "")
 			_, q.Filter.AllKinds = c.Args["allkinds"]
+			if _, ok := c.Args["vocab"]; ok {
+				q.Vocabulary = everyday(t)
+			}
 			hits, err := e.Search(context.Background(), q)
 			if err != nil {
 				return "error: " + err.Error()

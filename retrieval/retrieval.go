@@ -102,6 +102,9 @@ type Query struct {
 	// Weights overrides the profile's default weights for ModeBest (nil:
 	// defaults).
 	Weights *Weights
+	// Vocabulary, when set, expands the query for theorem search (opt-in,
+	// --vocabulary; nil: none).
+	Vocabulary *Vocabulary
 }
 
 // Hit is one ranked document.
@@ -170,6 +173,14 @@ type Weights struct {
 	// is not a theorem by that fraction: a mathematician searching for a
 	// result wants the theorem before the definitions it mentions.
 	NonTheorem float64 `json:"non_theorem,omitempty"`
+	// Symbols reads the query's notation (symbols.go): LaTeX commands as
+	// Lean's characters (NormalizeLaTeX), then each symbol as the words
+	// Mathlib's names use for it (SymbolWords), added for BM25 and the
+	// name signal.
+	Symbols bool `json:"symbols,omitempty"`
+	// Rerank rescores the fused top hits with the embedded second-stage
+	// model (rerank.go).
+	Rerank bool `json:"rerank,omitempty"`
 }
 
 // DefaultWeights are the tuned offline defaults of premise retrieval (see

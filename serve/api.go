@@ -114,7 +114,7 @@ func (s *Server) searchRequestFrom(r *http.Request) (SearchRequest, error) {
 // the defaults of `driftkit search`.
 func (s *Server) query(req SearchRequest) (retrieval.Query, error) {
 	q := retrieval.Query{Text: req.Query, Formal: req.Formal, K: req.K, Mode: retrieval.ModeBest,
-		Filter: retrieval.Filter{AllKinds: req.AllKinds, Library: req.Library}}
+		Filter: retrieval.Filter{AllKinds: req.AllKinds, Library: req.Library}, Vocabulary: s.opts.Vocabulary}
 	if err := s.checkText("query", req.Query); err != nil {
 		return q, err
 	}
@@ -417,21 +417,29 @@ func (s *Server) handleDecl(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// handleWorkspaces lists the served workspaces and their indexes.
-func (s *Server) handleWorkspaces(w http.ResponseWriter, r *http.Request) {
-	type wsOut struct {
-		Name         string     `json:"name"`
-		Default      bool       `json:"default"`
-		Index        IndexAbout `json:"index"`
-		EncoderLabel string     `json:"encoder_label"`
-		Declarations int        `json:"declarations"`
-	}
-	var out []wsOut
+// WorkspaceInfo describes a served workspace (GET /api/workspaces, the
+// MCP workspaces tool).
+type WorkspaceInfo struct {
+	Name         string     `json:"name"`
+	Default      bool       `json:"default"`
+	Index        IndexAbout `json:"index"`
+	EncoderLabel string     `json:"encoder_label"`
+	Declarations int        `json:"declarations"`
+}
+
+// workspaceList describes the served workspaces, the default first.
+func (s *Server) workspaceList() []WorkspaceInfo {
+	var out []WorkspaceInfo
 	for _, ws := range s.opts.Workspaces {
 		a := ws.Index.About()
-		out = append(out, wsOut{Name: ws.Name, Default: ws == s.def, Index: a, EncoderLabel: EncoderLabel(a), Declarations: ws.Decls().Len()})
+		out = append(out, WorkspaceInfo{Name: ws.Name, Default: ws == s.def, Index: a, EncoderLabel: EncoderLabel(a), Declarations: ws.Decls().Len()})
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"workspaces": out})
+	return out
+}
+
+// handleWorkspaces lists the served workspaces and their indexes.
+func (s *Server) handleWorkspaces(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, map[string]any{"workspaces": s.workspaceList()})
 }
 
 // searchHits runs q on v, ws's pinned index: a theorem search (retrieval.ResolveProfile) on

@@ -273,7 +273,7 @@ func TestHealthReadyWorkspacesMetricsOpenAPI(t *testing.T) {
 		t.Fatal(err)
 	}
 	registered := map[string]bool{}
-	for _, m := range regexp.MustCompile(`"(GET|POST) (/api/[^"]*|/search|/healthz|/readyz|/metrics)"`).FindAllStringSubmatch(string(src), -1) {
+	for _, m := range regexp.MustCompile(`"(GET|POST|DELETE) (/api/[^"]*|/search|/healthz|/readyz|/metrics|/premises/[^"]*|/statesearch/[^"]*|/leanfinder|/mcp)"`).FindAllStringSubmatch(string(src), -1) {
 		p := strings.Replace(m[2], "{name...}", "{name}", 1)
 		registered[strings.ToLower(m[1])+" "+p] = true
 	}

@@ -137,7 +137,7 @@ func (s *Server) handleLeanSearch(w http.ResponseWriter, r *http.Request) {
 	qs := make([]retrieval.Query, len(queries))
 	for i, text := range queries {
 		qs[i] = retrieval.Query{Text: text, K: n, Mode: retrieval.ModeBest,
-			Profile: retrieval.ProfileAuto, Filter: retrieval.Filter{AllKinds: true}}
+			Profile: retrieval.ProfileAuto, Filter: retrieval.Filter{AllKinds: true}, Vocabulary: s.opts.Vocabulary}
 	}
 	p, release := ws.pin()
 	defer release()

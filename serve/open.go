@@ -13,6 +13,7 @@ import (
 	"github.com/driftkit/driftkit/app"
 	"github.com/driftkit/driftkit/lean"
 	"github.com/driftkit/driftkit/llm"
+	"github.com/driftkit/driftkit/retrieval"
 	"github.com/driftkit/driftkit/retrieval/augment"
 	"github.com/driftkit/driftkit/serve/tomap"
 )
@@ -30,6 +31,9 @@ type Setup struct {
 	// EmbedURL overrides the embeddings endpoint the indexes recorded, for
 	// the query encoders of indexes of remote models ("": the recorded one).
 	EmbedURL string
+	// Vocabulary, when set, expands every search (opt-in phrase table,
+	// --vocabulary; nil: none).
+	Vocabulary *retrieval.Vocabulary
 	// Augment rewrites every theorem search with Chat's model first
 	// (answers cached in each workspace's augment.CacheName).
 	Augment bool
@@ -97,7 +101,7 @@ func open(ctx context.Context, s Setup, c *closers) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	return New(Options{Workspaces: workspaces, Runs: runs, Log: s.Log, Limits: s.Limits, Token: s.Token, PublicURL: s.PublicURL})
+	return New(Options{Workspaces: workspaces, Runs: runs, Log: s.Log, Limits: s.Limits, Token: s.Token, PublicURL: s.PublicURL, Vocabulary: s.Vocabulary})
 }
 
 // closers are what Open opened, closed in reverse order.

@@ -173,7 +173,7 @@ func (s *Server) pageSearch(w http.ResponseWriter, r *http.Request) {
 			s.pageError(w, r, ws, err)
 			return
 		}
-		rq := retrieval.Query{Text: q, K: k, Mode: retrieval.ModeBest, Profile: retrieval.ProfileAuto, Filter: retrieval.Filter{AllKinds: v.Get("premises") == ""}}
+		rq := retrieval.Query{Text: q, K: k, Mode: retrieval.ModeBest, Profile: retrieval.ProfileAuto, Filter: retrieval.Filter{AllKinds: v.Get("premises") == ""}, Vocabulary: s.opts.Vocabulary}
 		p, release := ws.pin()
 		defer release()
 		setAbout(d, p.about)

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/driftkit/driftkit/retrieval"
 	"io"
 	"log/slog"
 	"net"
@@ -16,6 +17,8 @@ import (
 	"sync"
 	"time"
 	"unicode/utf8"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // Limits bound what one request may cost. Zero fields take the defaults
@@ -105,6 +108,9 @@ type Options struct {
 	// doc_url) start with it. Without it links are relative: a request's
 	// Host header never goes into an answer.
 	PublicURL string
+	// Vocabulary, when set, expands every search (opt-in phrase table;
+	// nil: none).
+	Vocabulary *retrieval.Vocabulary
 }
 
 // Server serves the JSON API, the LeanSearch-compatible endpoint, the
@@ -130,6 +136,14 @@ type Server struct {
 	closing   chan struct{}
 	closeOnce sync.Once
 	reloads   reloader
+
+	// proofs and premiseVectors serve the premise-selection protocol
+	// (premises.go).
+	proofs         proofGraphs
+	premiseVectors premiseVectors
+	// mcp is the MCP server (mcp.go), made on first use.
+	mcpOnce sync.Once
+	mcp     *mcp.Server
 }
 
 // New checks the options and builds a server.
@@ -190,6 +204,24 @@ func (s *Server) routes() {
 	s.privileged("GET /api/admin/reload", s.handleReloadStatus)
 	m.HandleFunc("GET /api/openapi.json", s.handleOpenAPI)
 	api("POST /search", s.handleLeanSearch)
+	// Lean tools' protocols: the premise-selection server (premises.go),
+	// LeanStateSearch (statesearch.go), Lean Finder (leanfinder.go).
+	api("GET /premises/indexed-premises", s.handlePremiseList(false))
+	api("GET /premises/indexed-modules", s.handlePremiseList(true))
+	api("GET /premises/max-new-premises", s.handleMaxNewPremises)
+	api("POST /premises/retrieve", s.handleRetrieve)
+	api("GET /premises/{ws}/indexed-premises", s.handlePremiseList(false))
+	api("GET /premises/{ws}/indexed-modules", s.handlePremiseList(true))
+	api("GET /premises/{ws}/max-new-premises", s.handleMaxNewPremises)
+	api("POST /premises/{ws}/retrieve", s.handleRetrieve)
+	api("GET /statesearch/api/search", s.handleStateSearch)
+	api("POST /leanfinder", s.handleLeanFinder)
+	// MCP's streamable HTTP transport (mcp.go): its event streams outlive
+	// a request timeout, and each tool call has its own.
+	mcpHTTP := s.mcpHTTP() // one handler: its sessions serve all three methods
+	m.Handle("POST /mcp", mcpHTTP)
+	m.Handle("GET /mcp", mcpHTTP)
+	m.Handle("DELETE /mcp", mcpHTTP)
 	m.HandleFunc("GET /healthz", s.handleHealth)
 	m.HandleFunc("GET /readyz", s.handleReady)
 	m.Handle("GET /metrics", s.metrics.handler())
@@ -209,7 +241,7 @@ func (s *Server) instrument(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		rw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
-		r.Body = http.MaxBytesReader(rw, r.Body, s.lim.MaxBody)
+		r.Body = http.MaxBytesReader(rw, r.Body, s.bodyLimit(r))
 		defer func() {
 			if p := recover(); p != nil {
 				if p == http.ErrAbortHandler {
@@ -504,6 +536,7 @@ func (s *Server) Serve(ctx context.Context, l net.Listener) error {
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(l) }()
+	s.warmProofGraphs()
 	select {
 	case err := <-errc:
 		s.Shutdown(context.Background())

@@ -35,7 +35,7 @@ type evalRetrievalOptions struct {
 
 func (o *evalRetrievalOptions) AddFlags(fs *flag.FlagSet) {
 	o.stage.AddFlags(fs, withWS|withQuiet|withJSON, "")
-	o.rank.AddFlags(fs, rankAll)
+	o.rank.AddFlags(fs, rankAll&^rankVocab) // premise retrieval reads no vocabulary
 	o.rank.AddProfileFlag(fs, "premise", "ranking profile of mode best: premise (dependency retrieval, also with --all-kinds), theorem, or auto (theorem with --all-kinds)")
 	fs.StringVar(&o.Bench, "bench", "", "benchmark JSONL (informal_stmt, mathlib_dependencies, full_name)")
 	fs.StringVar(&o.Ks, "k", "1,5,10,20,100", "cutoffs")

@@ -42,6 +42,7 @@ type evalSearchOptions struct {
 	needDense bool                // a mode other than bm25
 	weights   *retrieval.Weights  // --weights over the one profile's defaults
 	half      string              // --split
+	vocab     *retrieval.Vocabulary
 }
 
 func (o *evalSearchOptions) AddFlags(fs *flag.FlagSet) {
@@ -53,7 +54,7 @@ func (o *evalSearchOptions) AddFlags(fs *flag.FlagSet) {
 	fs.StringVar(&o.Split, "split", "", "score one half of the benchmark: tune or held-out ("+eval.SearchSplitRule+"); default all")
 	fs.BoolVar(&o.Check, "check", false, "only check that every gold name is in the index; fail naming each missing one")
 	fs.StringVar(&o.PerItem, "per-item", "", "write one JSON line per query and configuration to this file")
-	o.rank.AddFlags(fs, rankWeights|rankEngine|rankNoHead|rankEmbedURL)
+	o.rank.AddFlags(fs, rankWeights|rankEngine|rankNoHead|rankEmbedURL|rankVocab)
 	o.augment.AddFlags(fs)
 }
 
@@ -93,7 +94,8 @@ func (o *evalSearchOptions) Validate(args []string) error {
 	if o.half, err = eval.ParseSplit(o.Split); err != nil {
 		return fmt.Errorf("%w: --split: %v", errUsage, err)
 	}
-	return nil
+	o.vocab, err = loadVocabulary(o.rank.vocab)
+	return err
 }
 
 // configurations reads --profile and --mode into o.configs: each mode, and
@@ -147,7 +149,7 @@ func runEvalSearch(ctx context.Context, o *evalSearchOptions, env *Env, args []s
 		return checkSearchGold(env, o, ix, items)
 	}
 	man := ix.Manifest()
-	opts := eval.SearchOptions{Configs: o.configs, Filter: &o.filter, Weights: o.weights, BenchLabel: o.Bench, Split: o.half,
+	opts := eval.SearchOptions{Configs: o.configs, Filter: &o.filter, Weights: o.weights, Vocabulary: o.vocab, BenchLabel: o.Bench, Split: o.half,
 		Encoder: man.Encoder, EncoderFallback: man.EncoderFallback, Informal: describeSources(man.InformalSource), Head: ix.Head()}
 	a, closeAug, err := o.augment.open(o.stage.WS)
 	if err != nil {

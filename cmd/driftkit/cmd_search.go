@@ -65,7 +65,7 @@ func (o *searchOptions) Validate(args []string) error {
 	if err != nil {
 		return err
 	}
-	o.query = index.Query{Text: text, Formal: o.Formal, K: o.K, Mode: qo.Mode, Profile: qo.Profile, Filter: retrieval.Filter{AllKinds: qo.AllKinds}}
+	o.query = index.Query{Text: text, Formal: o.Formal, K: o.K, Mode: qo.Mode, Profile: qo.Profile, Filter: retrieval.Filter{AllKinds: qo.AllKinds}, Vocabulary: qo.Vocabulary}
 	o.query.Filter.Kinds = kinds
 	if o.Exclude != "" {
 		o.query.Filter.Exclude = strings.Split(o.Exclude, ",")

@@ -54,6 +54,7 @@ type serveOptions struct {
 	LLM         llm.Config
 	Augment     bool
 	AugmentWait time.Duration
+	Vocabulary  string
 	Agents      tomap.AgentFlags
 	Lean        lean.Options
 
@@ -79,6 +80,7 @@ func (o *serveOptions) AddFlags(fs *flag.FlagSet) {
 	fs.BoolVar(&o.Quiet, "quiet", false, "log errors only (no line per request)")
 	o.LLM = llm.ConfigFromEnv()
 	o.LLM.RegisterFlags(fs)
+	addVocabularyFlag(fs, &o.Vocabulary)
 	fs.DurationVar(&o.AugmentWait, "augment-wait", serve.DefaultAugmentWait, "with --augment: how long a search waits for its rewrite before it is answered without (the rewrite goes on and is cached)")
 	fs.BoolVar(&o.Augment, "augment", false, "rewrite every theorem search (search page, #leansearch endpoint) with the chat model --model first;\n"+
 		"answers cached in each workspace's "+augment.CacheName+"; a failing model leaves the raw query")
@@ -118,7 +120,11 @@ func runServe(ctx context.Context, o *serveOptions, env *Env, args []string) err
 	log := o.logger(env)
 	lo := o.Lean
 	lo.Logf = func(format string, args ...any) { fmt.Fprintf(env.Stderr, format+"\n", args...) }
-	s, closeSrv, err := serve.Open(ctx, serve.Setup{Workspaces: o.specs, NoHead: o.NoHead, EmbedURL: o.EmbedURL, Augment: o.Augment, AugmentWait: o.AugmentWait, Chat: o.LLM,
+	vocab, err := loadVocabulary(o.Vocabulary)
+	if err != nil {
+		return err
+	}
+	s, closeSrv, err := serve.Open(ctx, serve.Setup{Workspaces: o.specs, NoHead: o.NoHead, EmbedURL: o.EmbedURL, Vocabulary: vocab, Augment: o.Augment, AugmentWait: o.AugmentWait, Chat: o.LLM,
 		Agents: &o.Agents, Lean: lo, LeanLabel: leanLabel(o.Lean), RunsDir: o.Runs, Log: log, Out: env.Stdout, Token: o.Token, PublicURL: o.PublicURL,
 		RunLog: slog.New(slog.NewTextHandler(env.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
 		Limits: serve.Limits{MaxBody: o.MaxBody, MaxQuery: o.MaxQuery, RequestTimeout: o.ReqTimeout, MaxRuns: o.MaxRuns, RunTimeout: o.RunTimeout}})

@@ -126,6 +126,8 @@ type rankFlags struct {
 	// profile is --profile (AddProfileFlag); nil: no such flag, premise
 	// retrieval.
 	profile *string
+	// vocab is --vocabulary: an opt-in phrase table for theorem search.
+	vocab string
 }
 
 // Which ranking flags a command has.
@@ -136,7 +138,8 @@ const (
 	rankEngine
 	rankNoHead
 	rankEmbedURL
-	rankAll = rankMode | rankAllKinds | rankWeights | rankEngine | rankNoHead | rankEmbedURL
+	rankVocab
+	rankAll = rankMode | rankAllKinds | rankWeights | rankEngine | rankNoHead | rankEmbedURL | rankVocab
 )
 
 // AddProfileFlag registers --profile with its default: "auto" where a user
@@ -168,6 +171,24 @@ func (q *rankFlags) AddFlags(fs *flag.FlagSet, which int) {
 	if which&rankEmbedURL != 0 {
 		addEmbedURLFlag(fs, &q.embedURL)
 	}
+	if which&rankVocab != 0 {
+		addVocabularyFlag(fs, &q.vocab)
+	}
+}
+
+// addVocabularyFlag registers --vocabulary, theorem search's opt-in phrase
+// table.
+func addVocabularyFlag(fs *flag.FlagSet, dst *string) {
+	fs.StringVar(dst, "vocabulary", "", "theorem search: JSON phrase table (everyday words → library words) added to each query;\n"+
+		"opt-in, none by default (testdata/search/vocabulary-everyday.json is one written for Mathlib)")
+}
+
+// loadVocabulary reads --vocabulary ("": none).
+func loadVocabulary(path string) (*retrieval.Vocabulary, error) {
+	if path == "" {
+		return nil, nil
+	}
+	return retrieval.LoadVocabulary(path)
 }
 
 // addEmbedURLFlag registers --embed-base-url, the query encoder's endpoint.
@@ -190,6 +211,8 @@ type queryOptions struct {
 	// encoder's endpoint EmbedURL ("": the recorded one).
 	Open     index.OpenOptions
 	EmbedURL string
+	// Vocabulary is --vocabulary loaded (nil: none).
+	Vocabulary *retrieval.Vocabulary
 }
 
 // checkEngine refuses a --bm25-engine other than mem and bleve.
@@ -225,8 +248,12 @@ func (q *rankFlags) resolve() (queryOptions, error) {
 	if err != nil {
 		return queryOptions{}, err
 	}
+	v, err := loadVocabulary(q.vocab)
+	if err != nil {
+		return queryOptions{}, err
+	}
 	return queryOptions{Mode: m, Profile: prof, Weights: w, AllKinds: q.allKinds, weights: q.weights,
-		Open: q.openOptions(m == index.ModeBM25), EmbedURL: q.embedURL}, nil
+		Open: q.openOptions(m == index.ModeBM25), EmbedURL: q.embedURL, Vocabulary: v}, nil
 }
 
 // weightsFor reads --weights over profile p's defaults (nil: none given).

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -31,7 +32,14 @@ type SearchItem struct {
 	Query string `json:"query"`
 	// Gold lists the full names of the declarations that answer the query.
 	Gold []string `json:"gold"`
-	Line int      `json:"-"`
+	// Style is how the query is written (lean, latex, natural, slogan,
+	// nickname, special; "" for none): the report breaks metrics down by it.
+	Style string `json:"style,omitempty"`
+	// Half, when set, is the item's half (tune or held-out), fixed by the
+	// benchmark's builder (a split by module group, say); "" means
+	// HalfOf(ID).
+	Half string `json:"half,omitempty"`
+	Line int    `json:"-"`
 }
 
 // ReadSearchBench parses a theorem-search benchmark (JSON lines with id,
@@ -54,6 +62,8 @@ func ReadSearchBench(r io.Reader, path string) ([]SearchItem, error) {
 			return SearchItem{}, fmt.Errorf("%w: item %s has no query", ErrBench, it.ID)
 		case len(it.Gold) == 0:
 			return SearchItem{}, fmt.Errorf("%w: item %s has no gold names", ErrBench, it.ID)
+		case it.Half != "" && it.Half != SplitTune && it.Half != SplitHeldOut:
+			return SearchItem{}, fmt.Errorf("%w: item %s: half %q is neither %s nor %s", ErrBench, it.ID, it.Half, SplitTune, SplitHeldOut)
 		}
 		for _, g := range it.Gold {
 			if strings.TrimSpace(g) == "" || strings.TrimSpace(g) != g {
@@ -72,18 +82,27 @@ func ReadSearchBench(r io.Reader, path string) ([]SearchItem, error) {
 // ReadSearchBenchFile reads a theorem-search benchmark file.
 func ReadSearchBenchFile(path string) ([]SearchItem, error) { return ReadFile(path, ReadSearchBench) }
 
-// SplitSearch keeps the items of one half ("" keeps all), by HalfOf(ID).
+// SplitSearch keeps the items of one half ("" keeps all): the item's Half
+// when set, else HalfOf(ID).
 func SplitSearch(items []SearchItem, half string) []SearchItem {
 	if half == "" {
 		return items
 	}
 	var out []SearchItem
 	for _, it := range items {
-		if HalfOf(it.ID) == half {
+		if it.HalfOf() == half {
 			out = append(out, it)
 		}
 	}
 	return out
+}
+
+// HalfOf is the item's half: Half when set, else HalfOf(ID).
+func (it *SearchItem) HalfOf() string {
+	if it.Half != "" {
+		return it.Half
+	}
+	return HalfOf(it.ID)
 }
 
 // MissingGold is a gold name the corpus does not hold.
@@ -108,8 +127,9 @@ func CheckGold(c retrieval.Corpus, items []SearchItem) []MissingGold {
 }
 
 // SearchSplitRule states the split rule of theorem-search benchmarks: the
-// rule of HalfOf, applied to the item id.
-const SearchSplitRule = "sha1(id) even → tune, odd → held-out"
+// item's half when it states one (the builder's split, by module group),
+// else the rule of HalfOf, applied to the item id.
+const SearchSplitRule = "the item's half, else sha1(id) even → tune, odd → held-out"
 
 // SearchCutoff is the cutoff of the theorem-search metrics (a result page).
 const SearchCutoff = 10
@@ -135,9 +155,43 @@ type SearchRun struct {
 	Resolved retrieval.Profile `json:"resolved_profile,omitempty"`
 	Mode     retrieval.Mode    `json:"mode"`
 	SearchMetrics
+	// Styles breaks the metrics down by item style (items without a style
+	// are in no entry), when some item has one.
+	Styles []StyleMetrics `json:"styles,omitempty"`
 	// Notes counts what the query rewriter said about each query
 	// (augmentation: "augmented", "cached", "fallback: …"), when one ran.
 	Notes map[string]int `json:"notes,omitempty"`
+}
+
+// StyleMetrics are a configuration's metrics over the items of one style.
+type StyleMetrics struct {
+	Style   string `json:"style"`
+	Queries int    `json:"queries"`
+	SearchMetrics
+}
+
+// add adds m to the sums of s.
+func (s *SearchMetrics) add(m SearchMetrics) {
+	s.Hit1 += m.Hit1
+	s.Hit10 += m.Hit10
+	s.MRR10 += m.MRR10
+	s.NDCG10 += m.NDCG10
+	s.P10 += m.P10
+	s.R10 += m.R10
+}
+
+// div turns sums over n queries into means.
+func (s *SearchMetrics) div(n int) {
+	if n == 0 {
+		return
+	}
+	f := float64(n)
+	s.Hit1 /= f
+	s.Hit10 /= f
+	s.MRR10 /= f
+	s.NDCG10 /= f
+	s.P10 /= f
+	s.R10 /= f
 }
 
 // SearchReport is the result of Search.
@@ -156,8 +210,10 @@ type SearchReport struct {
 	Candidates      string           `json:"candidates"`
 	Filter          retrieval.Filter `json:"filter"`
 	// Rewrite names the query rewriter (augmentation), "" for none.
-	Rewrite string      `json:"rewrite,omitempty"`
-	Runs    []SearchRun `json:"runs"`
+	Rewrite string `json:"rewrite,omitempty"`
+	// Vocabulary is the ID of the opt-in phrase table, "" for none.
+	Vocabulary string      `json:"vocabulary,omitempty"`
+	Runs       []SearchRun `json:"runs"`
 }
 
 // SearchPerItem is one line of --per-item output.
@@ -194,6 +250,8 @@ type SearchOptions struct {
 	// theorems offers them).
 	Filter  *retrieval.Filter
 	Weights *retrieval.Weights
+	// Vocabulary, when set, expands every query (opt-in phrase table).
+	Vocabulary *retrieval.Vocabulary
 	// Rewrite, when set, augments each query (RewriteLabel names it in the
 	// report). Its answers are asked once per query, not per configuration.
 	Rewrite      Rewriter
@@ -225,7 +283,7 @@ func Search(ctx context.Context, s retrieval.Searcher, c retrieval.Corpus, items
 		f = *o.Filter
 	}
 	rep := &SearchReport{Bench: o.BenchLabel, Split: o.Split, Queries: len(items), Encoder: o.Encoder, EncoderFallback: o.EncoderFallback,
-		Informal: o.Informal, Head: o.Head, Filter: f, Candidates: describeFilter(f), Rewrite: o.RewriteLabel}
+		Informal: o.Informal, Head: o.Head, Filter: f, Candidates: describeFilter(f), Rewrite: o.RewriteLabel, Vocabulary: o.Vocabulary.ID()}
 	rep.Missing = CheckGold(c, items)
 	for _, it := range items {
 		rep.GoldTotal += len(it.Gold)
@@ -258,11 +316,12 @@ func Search(ctx context.Context, s retrieval.Searcher, c retrieval.Corpus, items
 			q := retrieval.Query{Profile: cfg.Profile, Filter: f}
 			run.Resolved = retrieval.ResolveProfile(&q)
 		}
+		styles := map[string]*StyleMetrics{}
 		for i, it := range items {
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
-			q := retrieval.Query{Text: it.Query, K: SearchCutoff, Mode: run.Mode, Profile: cfg.Profile, Filter: f, Weights: o.Weights}
+			q := retrieval.Query{Text: it.Query, K: SearchCutoff, Mode: run.Mode, Profile: cfg.Profile, Filter: f, Weights: o.Weights, Vocabulary: o.Vocabulary}
 			var hits []retrieval.Hit
 			var err error
 			if o.Rewrite != nil {
@@ -282,12 +341,16 @@ func Search(ctx context.Context, s retrieval.Searcher, c retrieval.Corpus, items
 				ranked = append(ranked, h.Name)
 			}
 			m, rank := scoreSearch(ranked, it.Gold)
-			run.Hit1 += m.Hit1
-			run.Hit10 += m.Hit10
-			run.MRR10 += m.MRR10
-			run.NDCG10 += m.NDCG10
-			run.P10 += m.P10
-			run.R10 += m.R10
+			run.add(m)
+			if it.Style != "" {
+				sm := styles[it.Style]
+				if sm == nil {
+					sm = &StyleMetrics{Style: it.Style}
+					styles[it.Style] = sm
+				}
+				sm.Queries++
+				sm.add(m)
+			}
 			if o.PerItem != nil {
 				if err := o.PerItem(SearchPerItem{ID: it.ID, Profile: run.Profile, Mode: run.Mode, Query: it.Query, Gold: it.Gold, Ranked: ranked, Rank: rank, Note: notes[i]}); err != nil {
 					return nil, err
@@ -295,13 +358,11 @@ func Search(ctx context.Context, s retrieval.Searcher, c retrieval.Corpus, items
 			}
 			progressFn(1)
 		}
-		if n := float64(len(items)); n > 0 {
-			run.Hit1 /= n
-			run.Hit10 /= n
-			run.MRR10 /= n
-			run.NDCG10 /= n
-			run.P10 /= n
-			run.R10 /= n
+		run.div(len(items))
+		for _, st := range slices.Sorted(maps.Keys(styles)) {
+			sm := styles[st]
+			sm.div(sm.Queries)
+			run.Styles = append(run.Styles, *sm)
 		}
 		rep.Runs = append(rep.Runs, run)
 	}
@@ -389,6 +450,9 @@ func (r *SearchReport) WriteTable(w io.Writer) {
 	if r.Rewrite != "" {
 		fmt.Fprintf(w, "query augmentation: %s\n", r.Rewrite)
 	}
+	if r.Vocabulary != "" {
+		fmt.Fprintf(w, "vocabulary: %s (opt-in phrase table)\n", r.Vocabulary)
+	}
 	fmt.Fprintf(w, "%-9s %-7s %7s %7s %7s %8s %7s %7s\n", "profile", "mode", "hit@1", "hit@10", "MRR@10", "nDCG@10", "P@10", "R@10")
 	for _, run := range r.Runs {
 		p := "-"
@@ -401,6 +465,9 @@ func (r *SearchReport) WriteTable(w io.Writer) {
 		fmt.Fprintf(w, "%-9s %-7s %7.1f %7.1f %7.3f %8.3f %7.1f %7.1f\n", p, run.Mode, 100*run.Hit1, 100*run.Hit10, run.MRR10, run.NDCG10, 100*run.P10, 100*run.R10)
 		if len(run.Notes) > 0 {
 			fmt.Fprintf(w, "          augmentation: %s\n", formatNotes(run.Notes))
+		}
+		for _, sm := range run.Styles {
+			fmt.Fprintf(w, "  %-15s %7.1f %7.1f %7.3f %8.3f %7.1f %7.1f  (%d queries)\n", sm.Style, 100*sm.Hit1, 100*sm.Hit10, sm.MRR10, sm.NDCG10, 100*sm.P10, 100*sm.R10, sm.Queries)
 		}
 	}
 	for _, run := range r.Runs {

@@ -146,6 +146,7 @@ func TestSearchBenchmarksAndSplits(t *testing.T) {
 	}{
 		{"driftlib.jsonl", "search-driftlib", 40},
 		{"mathlib-59fdb6b0.jsonl", "search-mathlib-59fdb6b0", 100},
+		{"dev-mathlib-v4.29.0.jsonl", "search-dev-mathlib-v4.29.0", 1000},
 	} {
 		items, err := ReadSearchBenchFile(filepath.Join("..", "..", "testdata", "search", tc.file))
 		if err != nil {
@@ -168,6 +169,56 @@ func TestSearchBenchmarksAndSplits(t *testing.T) {
 				t.Errorf("%s %s half: the committed list (%d ids) is not the rule's (%d ids)", tc.file, half, len(got), len(ids))
 			}
 		}
+	}
+}
+
+// Items with a style are scored per style too; an item's half overrides
+// the id rule, and a half other than tune or held-out is refused.
+func TestSearchStylesAndHalves(t *testing.T) {
+	c := corpus{"A": "M", "B": "M"}
+	items := []SearchItem{
+		{ID: "1", Query: "qa", Gold: []string{"A"}, Style: "latex", Half: SplitHeldOut},
+		{ID: "2", Query: "qb", Gold: []string{"B"}, Style: "latex", Half: SplitHeldOut},
+		{ID: "3", Query: "qc", Gold: []string{"A"}, Style: "nickname", Half: SplitTune},
+		{ID: "4", Query: "qa", Gold: []string{"A"}},
+	}
+	s := &searchRecorder{answers: map[string][]string{"qa": {"A"}, "qb": {"A", "B"}, "qc": {"B"}}}
+	rep, err := Search(context.Background(), s, c, items, SearchOptions{Progress: func(int) {}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := rep.Runs[0].Styles
+	if len(st) != 2 || st[0].Style != "latex" || st[0].Queries != 2 || st[0].MRR10 != 0.75 || st[0].Hit1 != 0.5 ||
+		st[1].Style != "nickname" || st[1].Queries != 1 || st[1].Hit10 != 0 {
+		t.Errorf("styles %+v", st)
+	}
+	if got := rep.Runs[0].MRR10; got != (1+0.5+0+1)/4.0 {
+		t.Errorf("overall MRR %v", got)
+	}
+	var b strings.Builder
+	rep.WriteTable(&b)
+	if !strings.Contains(b.String(), "latex") || !strings.Contains(b.String(), "(2 queries)") {
+		t.Errorf("table without the style rows:\n%s", b.String())
+	}
+	for _, half := range []string{SplitTune, SplitHeldOut} {
+		var ids []string
+		for _, it := range SplitSearch(items, half) {
+			ids = append(ids, it.ID)
+		}
+		want := []string{"3"}
+		if half == SplitHeldOut {
+			want = []string{"1", "2"}
+		}
+		if HalfOf("4") == half {
+			want = append(want, "4")
+		}
+		if !slices.Equal(ids, want) {
+			t.Errorf("%s half %v, want %v", half, ids, want)
+		}
+	}
+	_, err = ReadSearchBench(strings.NewReader(`{"id": "a", "query": "q", "gold": ["X"], "half": "test"}`), "f.jsonl")
+	if !errors.Is(err, ErrBench) || !strings.Contains(err.Error(), `half "test"`) {
+		t.Errorf("a bad half: %v", err)
 	}
 }
 

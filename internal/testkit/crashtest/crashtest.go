@@ -40,8 +40,8 @@ type Stage struct {
 	Journals []string
 }
 
-// injected is the plain failure injected at a step.
-var injected = errors.New("injected failure")
+// errInjected is the plain failure injected at a step.
+var errInjected = errors.New("injected failure")
 
 // EveryStep runs s once to count its commit steps, then for each step runs it
 // on a fresh copy of the setup twice: once failing there (a plain error, as a
@@ -100,14 +100,14 @@ func EveryStep(t *testing.T, s Stage) []workspace.CommitStep {
 				if crash {
 					return workspace.ErrCrash
 				}
-				return injected
+				return errInjected
 			}
 			err := s.Run(context.Background(), ws)
 			switch {
 			case crash && !errors.Is(err, workspace.ErrCrash):
 				t.Fatalf("%s: %s: err %v, want the crash", s.Name, what, err)
-			case !crash && st.Name != "cleanup" && st.Name != "unrecord" && !errors.Is(err, injected):
-				t.Fatalf("%s: %s: err %v, want the injected failure", s.Name, what, err)
+			case !crash && st.Name != "cleanup" && st.Name != "unrecord" && !errors.Is(err, errInjected):
+				t.Fatalf("%s: %s: err %v, want the errInjected failure", s.Name, what, err)
 			case !crash && (st.Name == "cleanup" || st.Name == "unrecord") && err != nil:
 				t.Fatalf("%s: %s: err %v; the commit had taken effect, the stage must succeed", s.Name, what, err)
 			}
