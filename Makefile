@@ -7,7 +7,7 @@ VENV        ?= .venv
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 BENCHTIME   ?= 1x
 
-.PHONY: layers run test go-test py-test build bench lint clean fuzz bench-extract eval-extract bench-retrieval weaviate
+.PHONY: layers run test go-test py-test build bench lint clean fuzz bench-extract eval-extract bench-retrieval bench-speed weaviate
 
 ## build: compile the driftkit binary into bin/
 build:
@@ -59,6 +59,11 @@ eval-extract: build
 ## bench-retrieval: ConNF dev and ProofNet valid in every mode, plus Mathlib-scale speed (MATHLIB_SRC=DIR/Mathlib at 59fdb6b0)
 bench-retrieval: build
 	BIN=$(BIN) index/scripts/bench_retrieval.sh work/bench-retrieval
+
+## bench-speed: issue #29's table (cold search, index, server CPU per request, mine, extract) on Mathlib for this
+## binary and OLD=path/to/driftkit side by side (MATHLIB=DIR a checkout with .revision; REUSE=WS copies a built workspace)
+bench-speed: build
+	OLD=$(OLD) MATHLIB=$(MATHLIB) REUSE=$(REUSE) NEW=$(BIN) ./scripts/bench_speed.sh
 
 ## fuzz: a short run of every fuzz target (FUZZTIME=1m for longer)
 FUZZTIME ?= 10s

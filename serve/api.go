@@ -199,12 +199,20 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) {
 	}
 	p, release := ws.pin()
 	defer release()
+	c := ws.answerCache(q)
+	key := queryKey("api", q)
+	if b, ok := c.get(p, key); ok {
+		writeJSONBytes(w, b.([]byte))
+		return
+	}
 	resp, err := s.search(r.Context(), ws, p, q)
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, resp)
+	b := encodeJSON(resp)
+	c.put(p, key, b, int64(len(b)))
+	writeJSONBytes(w, b)
 }
 
 // search runs q on the pinned p and describes each hit, and what searched,

@@ -141,6 +141,17 @@ func (s *Server) handleLeanSearch(w http.ResponseWriter, r *http.Request) {
 	}
 	p, release := ws.pin()
 	defer release()
+	c := ws.answerCache(qs[0])
+	var kb strings.Builder
+	kb.WriteString(base)
+	for _, q := range qs {
+		kb.WriteString(queryKey("\x00lean", q))
+	}
+	key := kb.String()
+	if b, ok := c.get(p, key); ok {
+		writeJSONBytes(w, b.([]byte))
+		return
+	}
 	all, err := s.leanSearchAll(r.Context(), ws, p, qs)
 	if err != nil {
 		s.fail(w, r, err)
@@ -165,7 +176,9 @@ func (s *Server) handleLeanSearch(w http.ResponseWriter, r *http.Request) {
 			out[i] = append(out[i], LeanSearchResult{Result: le})
 		}
 	}
-	writeJSON(w, http.StatusOK, out)
+	b := encodeJSON(out)
+	c.put(p, key, b, int64(len(b)))
+	writeJSONBytes(w, b)
 }
 
 // SplitName splits a Lean name into its components, keeping «quoted»

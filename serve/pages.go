@@ -177,10 +177,18 @@ func (s *Server) pageSearch(w http.ResponseWriter, r *http.Request) {
 		p, release := ws.pin()
 		defer release()
 		setAbout(d, p.about)
-		resp, err := s.search(r.Context(), ws, p, rq)
-		if err != nil {
-			s.pageError(w, r, ws, err)
-			return
+		c := ws.answerCache(rq)
+		key := queryKey("page", rq)
+		var resp *SearchResponse
+		if v, ok := c.get(p, key); ok {
+			resp = v.(*SearchResponse)
+		} else {
+			resp, err = s.search(r.Context(), ws, p, rq)
+			if err != nil {
+				s.pageError(w, r, ws, err)
+				return
+			}
+			c.put(p, key, resp, resp.size())
 		}
 		d["Hits"] = resp.Hits
 		d["Augmentation"] = resp.Augmentation

@@ -86,6 +86,17 @@ type Workspace struct {
 	decls    atomic.Pointer[Decls]
 	reloadMu sync.Mutex
 	closed   bool
+	// answers are recent searches' answers (cache.go); Reload empties it.
+	answers answerCache
+}
+
+// answerCache is where q's answer may be kept: nil (never) when a chat
+// model rewrites searches.
+func (w *Workspace) answerCache(q retrieval.Query) *answerCache {
+	if w.Augment != nil {
+		return nil
+	}
+	return &w.answers
 }
 
 // validName is what a workspace name may be: it appears in URLs and
@@ -103,6 +114,7 @@ func NewWorkspace(name, dir string, idx Index) (*Workspace, error) {
 		return nil, fmt.Errorf("workspace %s: %w", name, err)
 	}
 	w := &Workspace{Name: name, Dir: dir, Index: idx}
+	w.answers.max = defaultCacheBytes
 	w.decls.Store(d)
 	return w, nil
 }
@@ -168,6 +180,9 @@ func (w *Workspace) Reload(ctx context.Context) (changed bool, err error) {
 		w.decls.Store(d)
 		old.release() // closed now, or when its last request ends
 		changed = true
+	}
+	if changed {
+		w.answers.clear()
 	}
 	return changed, nil
 }

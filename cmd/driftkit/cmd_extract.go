@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"runtime/pprof"
 
 	"github.com/driftkit/driftkit/extract"
 	"github.com/driftkit/driftkit/workspace"
@@ -106,17 +105,11 @@ func runExtract(ctx context.Context, o *extractOptions, env *Env, args []string)
 		return err
 	}
 	ctx = o.stage.context(ctx)
-	if o.CPUProfile != "" {
-		pf, err := os.Create(o.CPUProfile)
-		if err != nil {
-			return err
-		}
-		defer pf.Close()
-		if err := pprof.StartCPUProfile(pf); err != nil {
-			return err
-		}
-		defer pprof.StopCPUProfile()
+	stop, err := cpuProfile(o.CPUProfile)
+	if err != nil {
+		return err
 	}
+	defer stop()
 	res, err := extract.Run(ctx, ws, opts)
 	if err != nil {
 		return err

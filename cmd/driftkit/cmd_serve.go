@@ -57,6 +57,7 @@ type serveOptions struct {
 	Vocabulary  string
 	Agents      tomap.AgentFlags
 	Lean        lean.Options
+	CPUProfile  string
 
 	specs []app.WorkspaceSpec // --ws, parsed
 }
@@ -86,6 +87,7 @@ func (o *serveOptions) AddFlags(fs *flag.FlagSet) {
 		"answers cached in each workspace's "+augment.CacheName+"; a failing model leaves the raw query")
 	o.Agents.Register(fs)
 	o.Lean.AddFlags(fs)
+	fs.StringVar(&o.CPUProfile, "cpuprofile", "", "write a CPU profile (pprof) to this file")
 }
 
 func (o *serveOptions) Validate(args []string) error {
@@ -118,6 +120,11 @@ func (o *serveOptions) logger(env *Env) *slog.Logger {
 
 func runServe(ctx context.Context, o *serveOptions, env *Env, args []string) error {
 	log := o.logger(env)
+	stop, err := cpuProfile(o.CPUProfile)
+	if err != nil {
+		return err
+	}
+	defer stop()
 	lo := o.Lean
 	lo.Logf = func(format string, args ...any) { fmt.Fprintf(env.Stderr, format+"\n", args...) }
 	vocab, err := loadVocabulary(o.Vocabulary)

@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime/pprof"
 	"slices"
 	"strings"
 
@@ -465,4 +466,24 @@ func (j *jsonLinesFile) Abort() {
 	if j != nil {
 		j.f.Abort()
 	}
+}
+
+// cpuProfile starts a CPU profile (pprof) into path ("": none); stop ends
+// it and closes the file.
+func cpuProfile(path string) (stop func(), err error) {
+	if path == "" {
+		return func() {}, nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		f.Close()
+	}, nil
 }

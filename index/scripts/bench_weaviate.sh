@@ -25,7 +25,7 @@ OUT=${2:?$USAGE}
 QUERIES=${3:-}
 DIMS=${DIMS:-"256 1024"}
 LOAD_DIM=${LOAD_DIM:-256}
-CLIENTS=${CLIENTS:-"200 8"}
+CLIENTS=${CLIENTS:-"200 4"}
 SECTIONS=${SECTIONS:-"1 2 3 4"} # e.g. SECTIONS=1 DIMS=1024: the import alone
 BIN=${BIN:-bin/driftkit}
 mkdir -p "$OUT"
@@ -111,10 +111,16 @@ fi
 
 if on 3; then
 echo "== 3. one node's loss under load (dims $LOAD_DIM)"
-(sleep 20; echo "kill 2" >&7; sleep 20; echo "restart 2" >&7) &
-DRIFTKIT_LOAD_SETTLE=0s DRIFTKIT_LOAD_DURATION=90s DRIFTKIT_LOAD_CLIENTS=50 BIN="$BIN" serve/scripts/load.sh "$OUT/wv$LOAD_DIM" "$QUERIES" 2>&1 \
+# The timeline starts when the load does (load.sh prints the load average
+# as it starts the clients): the node is killed 20 s in, restarted 20 s later.
+rm -f "$OUT/load.loss.txt"
+(until grep -qs "^load average before" "$OUT/load.loss.txt"; do sleep 1; done
+ sleep 20; echo "kill 2" >&7; sleep 20; echo "restart 2" >&7) &
+TIMELINE=$!
+DRIFTKIT_LOAD_SETTLE=0s DRIFTKIT_LOAD_DURATION=90s DRIFTKIT_LOAD_CLIENTS=${LOSS_CLIENTS:-50} BIN="$BIN" serve/scripts/load.sh "$OUT/wv$LOAD_DIM" "$QUERIES" 2>&1 \
   | tee "$OUT/load.loss.txt" | grep -E "^load|errors|load average"
-wait
+wait $TIMELINE # not a bare wait: the cluster is a child too
+echo "errors naming a refused or unavailable node: $(grep -c -i 'refused\|code = Unavailable' "$OUT/load.loss.txt" || true)"
 grep -E "killed|restarted" "$OUT/cluster.out"
 echo "load average: $(la)"
 fi
