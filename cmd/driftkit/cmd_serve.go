@@ -21,10 +21,12 @@ import (
 )
 
 func init() {
-	register(newCommand("serve", "HTTP API, search page, LeanSearch-compatible endpoint, DRIFT and ToMap runs", help{"--ws WS [--ws NAME=WS …] [--addr 127.0.0.1:8080] [--token T] [--public-url URL] [flags]",
+	register(newCommand("serve", "HTTP API, search page, LeanSearch-compatible endpoint, Lean tools' protocols, MCP, DRIFT and ToMap runs", help{"--ws WS [--ws NAME=WS …] [--addr 127.0.0.1:8080] [--token T] [--public-url URL] [flags]",
 		"Serves one or several workspaces over HTTP: the search page at /, declaration pages, the JSON API\n" +
 			"(/api/search, /api/decl/NAME, /api/drift/context, runs; see /api/openapi.json), POST /search for\n" +
-			"Mathlib's #leansearch (set LEANSEARCHCLIENT_LEANSEARCH_API_URL=http://HOST:PORT/search), /healthz,\n" +
+			"Mathlib's #leansearch (set LEANSEARCHCLIENT_LEANSEARCH_API_URL=http://HOST:PORT/search), Lean's premise\n" +
+			"selector (premiseSelection.apiBaseUrl http://HOST:PORT/premises), #statesearch (/statesearch/api/search),\n" +
+			"Lean Finder (/leanfinder), MCP over streamable HTTP (/mcp), /healthz,\n" +
 			"/readyz and /metrics. Each index is opened once, read-only, with its projection head, as `search`\n" +
 			"opens it. SIGHUP (or POST /api/admin/reload from this machine) picks up a rebuilt index without a\n" +
 			"restart; SIGTERM/SIGINT stop accepting, finish searches in flight and cancel runs.\n" +
@@ -153,6 +155,8 @@ func runServe(ctx context.Context, o *serveOptions, env *Env, args []string) err
 	}
 	fmt.Fprintf(env.Stdout, "serving on %s (search page %s/, API %s/api/openapi.json)\n", url, url, url)
 	fmt.Fprintf(env.Stdout, "for Mathlib's #leansearch: export LEANSEARCHCLIENT_LEANSEARCH_API_URL=%s/search\n", url)
+	fmt.Fprintf(env.Stdout, "for Lean's premise selector (hammer, grind +suggestions): set_option premiseSelection.apiBaseUrl \"%s/premises\"\n", url)
+	fmt.Fprintf(env.Stdout, "for #statesearch: export LEANSEARCHCLIENT_LEANSTATESEARCH_API_URL=%s/statesearch/api/search; MCP clients: %s/mcp\n", url, url)
 	if why := s.RunsUnavailable(); why != "" {
 		fmt.Fprintf(env.Stdout, "DRIFT and ToMap runs: off (%s); the DRIFT context (/api/drift/context, /drift) works offline\n", why)
 	}

@@ -213,6 +213,11 @@ func TestServeAfterMakeRun(t *testing.T) {
 	if !strings.Contains(out.String(), "LEANSEARCHCLIENT_LEANSEARCH_API_URL="+base+"/search") {
 		t.Errorf("stdout does not say how to point #leansearch here:\n%s", out.String())
 	}
+	for _, want := range []string{`premiseSelection.apiBaseUrl "` + base + `/premises"`, "LEANSEARCHCLIENT_LEANSTATESEARCH_API_URL=" + base + "/statesearch/api/search", base + "/mcp"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("stdout does not say %s:\n%s", want, out.String())
+		}
+	}
 }
 
 func TestServeUsageErrors(t *testing.T) {
