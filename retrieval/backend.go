@@ -173,15 +173,40 @@ func SortScored(s []Scored) {
 // NewTopK keeps the k best (k ≥ 1).
 func NewTopK(k int) *TopK { return &TopK{k: max(k, 1), h: make(scoredHeap, 0, max(k, 1)+1)} }
 
-// Add offers a document.
+// Add offers a document. (The heap is container/heap's, without its
+// interface calls: Add is a scanning backend's inner loop.)
 func (t *TopK) Add(doc int, s float32) {
-	if len(t.h) < t.k {
-		heap.Push(&t.h, Scored{doc, s})
+	h := t.h
+	if len(h) < t.k {
+		h = append(h, Scored{doc, s})
+		for i := len(h) - 1; i > 0; {
+			p := (i - 1) / 2
+			if !h.Less(i, p) {
+				break
+			}
+			h[i], h[p] = h[p], h[i]
+			i = p
+		}
+		t.h = h
 		return
 	}
-	if r := t.h[0]; s > r.Score || (s == r.Score && doc < r.Doc) {
-		t.h[0] = Scored{doc, s}
-		heap.Fix(&t.h, 0)
+	if r := h[0]; s > r.Score || (s == r.Score && doc < r.Doc) {
+		h[0] = Scored{doc, s}
+		for i := 0; ; {
+			l := 2*i + 1
+			if l >= len(h) {
+				break
+			}
+			j := l
+			if r := l + 1; r < len(h) && h.Less(r, l) {
+				j = r
+			}
+			if !h.Less(j, i) {
+				break
+			}
+			h[i], h[j] = h[j], h[i]
+			i = j
+		}
 	}
 }
 

@@ -24,6 +24,9 @@ type Engine struct {
 	Encoder QueryEncoder
 	// Lexical answers BM25; nil: modes that need it fail with ErrNoLexical.
 	Lexical LexicalBackend
+
+	// co shares the dense passes of concurrent searches (coalesce.go).
+	co coalescer
 }
 
 // Errors of an Engine missing a part a query needs.
@@ -330,7 +333,12 @@ func (e *Engine) dense(ctx context.Context, plans []*plan) error {
 		}
 		batches[i] = need[i].b
 	}
-	res, err := SearchDenseMany(ctx, e.Dense, vs, batches)
+	var res [][][]Scored
+	if md, ok := e.Dense.(MultiDenseBackend); ok {
+		res, err = e.co.search(ctx, md, vs, batches)
+	} else {
+		res, err = SearchDenseMany(ctx, e.Dense, vs, batches)
+	}
 	if err != nil {
 		return fmt.Errorf("dense: %w", err)
 	}

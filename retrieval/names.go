@@ -86,8 +86,11 @@ func (t *Table) NameMatch(text, extra string, cand func(int) bool, beta float64,
 	for _, d := range touched {
 		s := acc[d]
 		acc[d] = 0
-		share := float64(s / max(c.NameWeight[d], 1e-9))
-		scored = append(scored, docScore{int(d), float64(s) * math.Pow(min(share, 1), beta)})
+		share, f := float64(s/max(c.NameWeight[d], 1e-9)), 1.0
+		if share < 1 {
+			f = math.Pow(share, beta) // math.Pow(1, beta) is 1
+		}
+		scored = append(scored, docScore{int(d), float64(s) * f})
 	}
 	sc.touched, sc.scored = touched, scored
 	return topScored(scored, n)
@@ -100,23 +103,68 @@ type docScore struct {
 }
 
 // topScored returns the docs of the n best, equal scores in increasing doc
-// order (TopDocs' order). It reorders s.
+// order (TopDocs' order). It reorders s: the n best are selected with a
+// heap (s may hold every name holding a common word), then sorted.
 func topScored(s []docScore, n int) []int {
-	slices.SortFunc(s, func(a, b docScore) int {
-		if a.score != b.score {
-			if a.score > b.score {
-				return -1
-			}
-			return 1
+	if n <= 0 {
+		return []int{}
+	}
+	if len(s) > n {
+		// h = s[:n] is a heap whose root is the worst kept (later in the
+		// order); each other doc replaces the root when it comes before it.
+		h := s[:n]
+		for i := n/2 - 1; i >= 0; i-- {
+			siftDownWorst(h, i)
 		}
-		return a.doc - b.doc
+		for _, x := range s[n:] {
+			if before(x, h[0]) {
+				h[0] = x
+				siftDownWorst(h, 0)
+			}
+		}
+		s = h
+	}
+	slices.SortFunc(s, func(a, b docScore) int {
+		switch {
+		case a.doc == b.doc:
+			return 0
+		case before(a, b):
+			return -1
+		}
+		return 1
 	})
-	s = s[:min(n, len(s))]
 	out := make([]int, len(s))
 	for i, x := range s {
 		out[i] = x.doc
 	}
 	return out
+}
+
+// before: a ranks before b (higher score, then lower doc).
+func before(a, b docScore) bool {
+	if a.score != b.score {
+		return a.score > b.score
+	}
+	return a.doc < b.doc
+}
+
+// siftDownWorst restores the heap h (root: the doc ranking last) below i.
+func siftDownWorst(h []docScore, i int) {
+	for {
+		l := 2*i + 1
+		if l >= len(h) {
+			return
+		}
+		w := l
+		if r := l + 1; r < len(h) && before(h[l], h[r]) {
+			w = r
+		}
+		if !before(h[i], h[w]) {
+			return
+		}
+		h[i], h[w] = h[w], h[i]
+		i = w
+	}
 }
 
 // nameScratch is NameMatch's per-call working memory; acc is all zero

@@ -283,16 +283,26 @@ func (t *Table) Compile(reqs []Request) *Batch {
 		}
 	}
 	kind, library := t.c.Kind, t.c.Library
-	class := func(doc int, skip func(r int) bool) uint8 {
+	classOf := func(k, l int, skip func(r int) bool) uint8 {
 		for r := range reqs {
-			if kindOK[r][kind[doc]] && (lib[r] < 0 || lib[r] == int(library[doc])) && (skip == nil || !skip(r)) {
+			if kindOK[r][k] && (lib[r] < 0 || lib[r] == l) && (skip == nil || !skip(r)) {
 				return uint8(r + 1)
 			}
 		}
 		return 0
 	}
+	class := func(doc int, skip func(r int) bool) uint8 { return classOf(int(kind[doc]), int(library[doc]), skip) }
+	// A document's class depends only on its kind and library: one table
+	// lookup per document.
+	nk, nl := max(len(t.kinds), 1), len(t.libs)+1
+	tab := make([]uint8, nk*nl)
+	for k := range nk {
+		for l := range nl {
+			tab[k*nl+l] = classOf(k, l, nil)
+		}
+	}
 	for doc := range b.Class {
-		b.Class[doc] = class(doc, nil)
+		b.Class[doc] = tab[int(kind[doc])*nl+int(library[doc])]
 	}
 	// Excluded documents: few, so they are fixed up afterwards.
 	for _, req := range reqs {

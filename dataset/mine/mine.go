@@ -36,6 +36,17 @@ type Ranker interface {
 	Name() string
 }
 
+// BatchRanker is a Ranker that ranks several queries in one call (an
+// index's one dense pass for many queries); result i is Rank(queries[i],
+// excludes[i], k).
+type BatchRanker interface {
+	Ranker
+	RankMany(ctx context.Context, queries, excludes []string, k int) ([][]string, error)
+}
+
+// rankBatch is how many queries a BatchRanker gets per call.
+const rankBatch = 32
+
 // DefaultStoplist returns the premises never used as positives by default:
 // logical connectives and number types that every statement mentions
 // through notation and that no benchmark counts as a dependency. Each call
@@ -408,31 +419,52 @@ func limitPairs(pairs []workspace.Pair, opts Options) []workspace.Pair {
 }
 
 // mineNegatives samples each pair's negatives from the ranker's ranks
-// (random premise candidates without one), on opts.Workers goroutines.
+// (random premise candidates without one), on opts.Workers goroutines, in
+// batches of rankBatch pairs ranked together when the ranker is a
+// BatchRanker.
 func mineNegatives(ctx context.Context, pairs []workspace.Pair, c *corpus, opts Options, st *Stats) error {
 	bar := progress.Start(ctx, "mine", int64(len(pairs)))
 	defer bar.Finish()
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(opts.Workers)
 	var mu sync.Mutex
-	for i := range pairs {
+	batch := 1
+	br, batched := opts.Ranker.(BatchRanker)
+	if batched {
+		batch = rankBatch
+	}
+	for lo := 0; lo < len(pairs); lo += batch {
+		ps := pairs[lo:min(lo+batch, len(pairs))]
 		g.Go(func() error {
-			p := &pairs[i]
-			var ranked []string
-			if opts.Ranker != nil {
+			ranked := make([][]string, len(ps))
+			switch {
+			case batched:
+				queries, excludes := make([]string, len(ps)), make([]string, len(ps))
+				for i := range ps {
+					queries[i], excludes[i] = ps[i].Query, ps[i].Theorem
+				}
 				var err error
-				ranked, err = opts.Ranker.Rank(gctx, p.Query, p.Theorem, opts.RangeHi)
-				if err != nil {
-					return fmt.Errorf("rank %s: %w", p.QueryID, err)
+				if ranked, err = br.RankMany(gctx, queries, excludes, opts.RangeHi); err != nil {
+					return fmt.Errorf("rank %s…: %w", ps[0].QueryID, err)
+				}
+			case opts.Ranker != nil:
+				for i := range ps {
+					var err error
+					if ranked[i], err = opts.Ranker.Rank(gctx, ps[i].Query, ps[i].Theorem, opts.RangeHi); err != nil {
+						return fmt.Errorf("rank %s: %w", ps[i].QueryID, err)
+					}
 				}
 			}
-			filled := sampleNegatives(p, ranked, c.pool, c.kind, opts)
-			mu.Lock()
-			if filled {
-				st.FilledNegatives++
+			filled := 0
+			for i := range ps {
+				if sampleNegatives(&ps[i], ranked[i], c.pool, c.kind, opts) {
+					filled++
+				}
 			}
+			mu.Lock()
+			st.FilledNegatives += filled
 			mu.Unlock()
-			bar.Add(1)
+			bar.Add(len(ps))
 			return gctx.Err()
 		})
 	}

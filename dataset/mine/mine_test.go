@@ -1,6 +1,7 @@
 package mine
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -432,5 +433,41 @@ func TestSplitDeterministic(t *testing.T) {
 	}
 	if counts["valid"] < 850 || counts["valid"] > 1150 || counts["test"] < 380 || counts["test"] > 620 {
 		t.Fatalf("split fractions off: %v", counts)
+	}
+}
+
+// oneByOne hides a ranker's RankMany: Mine asks it query by query.
+type oneByOne struct{ Ranker }
+
+// TestBatchedMiningIsOneByOne: pairs.parquet mined with an index ranker in
+// batches (RankMany) is byte for byte the one mined query by query.
+func TestBatchedMiningIsOneByOne(t *testing.T) {
+	ws := fixture(t)
+	if _, err := index.Build(context.Background(), ws, index.BuildOptions{HashDim: 64}); err != nil {
+		t.Fatal(err)
+	}
+	ix, err := index.Open(context.Background(), ws.Dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	var r Ranker = IndexRanker{Searcher: ix, Mode: index.ModeBest}
+	if _, ok := r.(BatchRanker); !ok {
+		t.Fatal("IndexRanker is not a BatchRanker")
+	}
+	var files [2][]byte
+	for i, r := range []Ranker{r, oneByOne{r}} {
+		if _, err := Mine(context.Background(), ws, Options{Ranker: r, RangeLo: 1, RangeHi: 30, Negatives: 4, Force: true, Workers: 2}); err != nil {
+			t.Fatal(err)
+		}
+		if files[i], err = os.ReadFile(ws.Path(workspace.PairsFile)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !bytes.Equal(files[0], files[1]) {
+		t.Error("pairs.parquet mined in batches differs from the one mined query by query")
+	}
+	if n := len(readPairs(t, ws)); n <= rankBatch {
+		t.Errorf("%d pairs: not more than one batch", n)
 	}
 }

@@ -20,20 +20,49 @@ type IndexRanker struct {
 
 // Rank implements Ranker.
 func (r IndexRanker) Rank(ctx context.Context, query, exclude string, k int) ([]string, error) {
-	// Hard negatives come from premise retrieval, also when theorems are
-	// candidates: the theorem profile ranks for a user looking for a result.
-	hits, err := r.Searcher.Search(ctx, retrieval.Query{Text: query, K: k, Mode: r.Mode, Profile: retrieval.ProfilePremise,
-		Filter: retrieval.Filter{AllKinds: r.AllKinds, Exclude: []string{exclude}}})
+	hits, err := r.Searcher.Search(ctx, r.query(query, exclude, k))
 	if err != nil {
 		return nil, err
 	}
+	return names(hits, exclude), nil
+}
+
+// RankMany implements BatchRanker: the queries go to the searcher in one
+// retrieval.SearchAll call (one dense pass over the index's vectors for
+// all of them); each query's names are Rank's.
+func (r IndexRanker) RankMany(ctx context.Context, queries, excludes []string, k int) ([][]string, error) {
+	qs := make([]retrieval.Query, len(queries))
+	for i := range queries {
+		qs[i] = r.query(queries[i], excludes[i], k)
+	}
+	all, err := retrieval.SearchAll(ctx, r.Searcher, qs)
+	if err != nil {
+		return nil, err
+	}
+	out := make([][]string, len(all))
+	for i, hits := range all {
+		out[i] = names(hits, excludes[i])
+	}
+	return out, nil
+}
+
+// query is the search of one query: hard negatives come from premise
+// retrieval, also when theorems are candidates (the theorem profile ranks
+// for a user looking for a result).
+func (r IndexRanker) query(text, exclude string, k int) retrieval.Query {
+	return retrieval.Query{Text: text, K: k, Mode: r.Mode, Profile: retrieval.ProfilePremise,
+		Filter: retrieval.Filter{AllKinds: r.AllKinds, Exclude: []string{exclude}}}
+}
+
+// names are the hits' names but exclude's.
+func names(hits []retrieval.Hit, exclude string) []string {
 	out := make([]string, 0, len(hits))
 	for _, h := range hits {
 		if h.Name != exclude {
 			out = append(out, h.Name)
 		}
 	}
-	return out, nil
+	return out
 }
 
 // Name implements Ranker.
