@@ -2,8 +2,10 @@ package index_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -12,6 +14,7 @@ import (
 
 	"github.com/driftkit/driftkit/index"
 	"github.com/driftkit/driftkit/retrieval"
+	"github.com/driftkit/driftkit/workspace"
 )
 
 // The bleve BM25 engine on its own: it answers, honours every part of the
@@ -107,5 +110,110 @@ func TestBleveOnlyOnDemand(t *testing.T) {
 	with := fixtureWSWith(t, index.BuildOptions{HashDim: 64, Bleve: true})
 	if m, _ := index.ReadManifest(with); !slices.Equal(m.BM25Engines, []string{index.BM25Postings, index.BM25Bleve}) {
 		t.Errorf("bm25_engines %v, want postings and bleve", m.BM25Engines)
+	}
+}
+
+// A damaged bleve folder is refused at Open, naming the file, instead of
+// panicking inside bleve's store (issue 24: one flipped byte in
+// bm25/store/root.bolt ended `search --bm25-engine bleve` with exit 2 and
+// a goroutine dump). Every file of bm25/ is in the manifest's checksums;
+// a file the manifest does not list is refused too. A generation whose
+// manifest predates those checksums still gets an error, not a panic.
+func TestBleveDamageRefused(t *testing.T) {
+	ctx := context.Background()
+	dir := fixtureWSWith(t, index.BuildOptions{HashDim: 64, Bleve: true})
+	gen := genDir(t, dir)
+	m, err := index.ReadManifest(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var bleveFiles []string
+	for n := range m.Files {
+		if strings.HasPrefix(n, index.BM25Name+"/") {
+			bleveFiles = append(bleveFiles, n)
+		}
+	}
+	if !slices.Contains(bleveFiles, "bm25/store/root.bolt") || len(bleveFiles) < 2 {
+		t.Fatalf("manifest lists bleve files %v, want root.bolt and the segments", bleveFiles)
+	}
+	// Opening and searching changes nothing: a second Open verifies.
+	for range 2 {
+		ix, err := index.Open(ctx, dir, &index.OpenOptions{BleveBM25: true, NoDense: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := ix.Search(ctx, index.Query{Text: "cloud", Mode: index.ModeBM25}); err != nil {
+			t.Fatal(err)
+		}
+		ix.Close()
+	}
+	flip := func(p string, off int) func() {
+		orig, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b := slices.Clone(orig)
+		b[off%len(b)] ^= 0x5a
+		os.WriteFile(p, b, 0o644)
+		return func() { os.WriteFile(p, orig, 0o644) }
+	}
+	for _, n := range bleveFiles {
+		p := filepath.Join(gen, filepath.FromSlash(n))
+		undo := flip(p, 12288)
+		_, err := index.Open(ctx, dir, &index.OpenOptions{BleveBM25: true, NoDense: true})
+		var fe *workspace.FileError
+		if !errors.Is(err, index.ErrStale) || !errors.As(err, &fe) || fe.Path != p || !strings.Contains(err.Error(), "sha256") {
+			t.Errorf("one byte flipped in %s: %v, want ErrStale naming it and its sha256", n, err)
+		}
+		undo()
+	}
+	extra := filepath.Join(gen, index.BM25Name, "store", "000000000099.zap")
+	os.WriteFile(extra, []byte("foreign"), 0o644)
+	if _, err := index.Open(ctx, dir, &index.OpenOptions{BleveBM25: true, NoDense: true}); !errors.Is(err, index.ErrStale) || !strings.Contains(err.Error(), extra) {
+		t.Errorf("a file the manifest does not list: %v", err)
+	}
+	os.Remove(extra)
+
+	// A manifest without the folder's checksums (written before them): the
+	// store's panic on a damaged page is an error naming the folder. Which
+	// page bolt reads first depends on the store's layout, so try the
+	// first pages; one of them must be read, none may panic.
+	old := *m
+	old.Files = maps.Clone(m.Files)
+	for _, n := range bleveFiles {
+		delete(old.Files, n)
+	}
+	writeManifest(t, gen, &old)
+	root := filepath.Join(gen, "bm25", "store", "root.bolt")
+	found := 0
+	for page := 0; page < 8; page++ {
+		undo := flip(root, page*4096) // the page id bolt asserts on
+		ix, err := index.Open(ctx, dir, &index.OpenOptions{BleveBM25: true, NoDense: true})
+		if err == nil {
+			_, err = ix.Search(ctx, index.Query{Text: "cloud", Mode: index.ModeBM25})
+			ix.Close()
+		}
+		if err != nil {
+			if !errors.Is(err, index.ErrStale) && !strings.Contains(err.Error(), "bm25") {
+				t.Errorf("page %d damaged: %v, want an error naming the bleve folder", page, err)
+			}
+			found++
+		}
+		undo()
+	}
+	if found == 0 {
+		t.Error("no damaged page of root.bolt was noticed")
+	}
+}
+
+// writeManifest replaces a generation's manifest.json.
+func writeManifest(t *testing.T, genDir string, m *index.Manifest) {
+	t.Helper()
+	b, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(genDir, index.ManifestName), b, 0o644); err != nil {
+		t.Fatal(err)
 	}
 }

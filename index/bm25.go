@@ -172,22 +172,37 @@ func buildBM25(ctx context.Context, dir string, docs []Doc, progress func(int)) 
 // coordination factor are the same. Safe for concurrent use.
 type bleveBackend struct {
 	idx bleve.Index
+	dir string // for errors
 }
 
 var _ retrieval.LexicalBackend = (*bleveBackend)(nil)
 
-func openBM25(dir string) (*bleveBackend, error) {
+func openBM25(dir string) (b *bleveBackend, err error) {
 	// bleve reports an unreadable folder as "metadata missing"; say what
 	// is wrong and where (an index built by another user before driftkit
 	// made bleve's files readable, say).
 	if err := readable(dir); err != nil {
 		return nil, err
 	}
+	defer recoverBleve(dir, &err)
 	idx, err := bleve.OpenUsing(dir, map[string]any{"read_only": true})
 	if err != nil {
 		return nil, fmt.Errorf("open bm25 index %s: %w", dir, err)
 	}
-	return &bleveBackend{idx: idx}, nil
+	return &bleveBackend{idx: idx, dir: dir}, nil
+}
+
+// recoverBleve turns a panic of bleve (its bolt store asserts on a damaged
+// page: issue 24 found one flipped byte in root.bolt ending `search` with
+// exit 2 and a goroutine dump) into an error naming the folder. Open checks
+// the folder's files against the manifest first (checkBleveFiles), so this
+// is for generations written before bm25/ had checksums and for damage
+// after Open; it runs in the goroutine that calls bleve, which is where
+// opening and searching a read-only index happen.
+func recoverBleve(dir string, err *error) {
+	if p := recover(); p != nil {
+		*err = &workspace.FileError{Path: dir, Row: -1, Err: fmt.Errorf("%w: the bleve BM25 index is damaged (%v): rebuild it with `driftkit index --bm25-engine bleve`", ErrStale, p)}
+	}
 }
 
 // readable checks that dir and every file in it can be opened for reading.
@@ -243,7 +258,8 @@ func filterQuery(sel retrieval.Selection) query.Query {
 }
 
 // SearchLexical implements retrieval.LexicalBackend.
-func (b *bleveBackend) SearchLexical(ctx context.Context, text string, batch *retrieval.Batch) ([][]retrieval.Scored, error) {
+func (b *bleveBackend) SearchLexical(ctx context.Context, text string, batch *retrieval.Batch) (_ [][]retrieval.Scored, err error) {
+	defer recoverBleve(b.dir, &err)
 	out := make([][]retrieval.Scored, len(batch.Requests))
 	for i, r := range batch.Requests {
 		if r.K <= 0 {
@@ -276,6 +292,9 @@ func (b *bleveBackend) SearchLexical(ctx context.Context, text string, batch *re
 }
 
 // DocCount is the number of documents in the bleve index.
-func (b *bleveBackend) DocCount() (uint64, error) { return b.idx.DocCount() }
+func (b *bleveBackend) DocCount() (_ uint64, err error) {
+	defer recoverBleve(b.dir, &err)
+	return b.idx.DocCount()
+}
 
 func (b *bleveBackend) Close() error { return b.idx.Close() }

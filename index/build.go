@@ -209,6 +209,9 @@ func (b *build) prepare(ctx context.Context) error {
 		}
 		b.enc = enc
 	}
+	if err := checkHeadFits(b.ws, b.enc); err != nil {
+		return err
+	}
 	dense, err := openDenseForBuild(b.ws, &b.opts)
 	if err != nil {
 		return err
@@ -313,6 +316,11 @@ func (b *build) serving(s *servingBuild) (int, error) {
 // it into the generation: Open checks the files against it.
 func (b *build) checksums(stage string, files []string) error {
 	t0 := time.Now()
+	bleveFiles, err := treeFiles(stage, BM25Name)
+	if err != nil {
+		return err
+	}
+	files = append(files, bleveFiles...)
 	if err := sumFiles(stage, append(files, TableName, PostingsName, DocsName, UsageName), b.man.Files); err != nil {
 		return err
 	}

@@ -3,6 +3,7 @@ package index
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -253,6 +254,33 @@ func StageHeadRecord(tx *workspace.Txn, ws *workspace.Workspace, h *head.Head) (
 	}
 	tx.Output(rel, 0)
 	return m.Head, nil
+}
+
+// ErrHeadWouldNotFit is returned by Build when the workspace's trained
+// head (WS/head) cannot take the vectors the build would make (another
+// encoder, model or number of dimensions): the new generation would make
+// every search, eval and DRIFT run fail, and a server reloading it would
+// refuse it while serving files the commit deleted (#24).
+var ErrHeadWouldNotFit = errors.New("the trained head cannot take this build's vectors")
+
+// checkHeadFits refuses, before anything is built, an encoder whose vectors
+// the workspace's trained head cannot take; a head that cannot be read is
+// refused too (it would fail every search the same way).
+func checkHeadFits(ws *workspace.Workspace, enc Encoder) error {
+	dir := ws.Path(workspace.HeadDir)
+	if !head.Exists(dir) {
+		return nil
+	}
+	spec := enc.Spec()
+	id := head.EncoderID(spec.Kind, spec.Model, enc.Dim())
+	h, err := head.Load(dir)
+	if err != nil {
+		return fmt.Errorf("%s: %w: it cannot be read (%v)", dir, ErrHeadWouldNotFit, err)
+	}
+	if h.Fits(id) != nil || h.Config.InDim != enc.Dim() {
+		return fmt.Errorf("%s: %w: head %s takes %s embeddings (%d dimensions), this build makes %s", dir, ErrHeadWouldNotFit, h.ID(), h.Config.Encoder, h.Config.InDim, id)
+	}
+	return nil
 }
 
 // headAtBuild returns the head a new index will apply, if WS/head fits it.

@@ -3,7 +3,10 @@ package index_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"os"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/driftkit/driftkit/head"
@@ -131,11 +134,65 @@ func TestRecordHeadInManifest(t *testing.T) {
 	if m, _ = index.ReadManifest(dir); m.Head == nil || m.Head.ID != h.ID() {
 		t.Fatalf("rebuilt manifest head %+v", m.Head)
 	}
-	// A rebuild with other dimensions no longer fits the head.
+	// A rebuild with other dimensions does not fit the head: refused while
+	// it is there (TestBuildRefusesVectorsTheHeadCannotTake); moved aside,
+	// the new manifest records no head.
+	if _, err := index.Build(context.Background(), ws, index.BuildOptions{HashDim: 32}); !errors.Is(err, index.ErrHeadWouldNotFit) {
+		t.Fatalf("32 dimensions under a 64-dimension head: %v", err)
+	}
+	if err := os.Rename(ws.Path(workspace.HeadDir), ws.Path(workspace.HeadDir)+".off"); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := index.Build(context.Background(), ws, index.BuildOptions{HashDim: 32}); err != nil {
 		t.Fatal(err)
 	}
 	if m, _ = index.ReadManifest(dir); m.Head != nil {
 		t.Fatalf("manifest claims head %+v for 32-dim vectors", m.Head)
+	}
+}
+
+// A build whose vectors the trained head cannot take is refused before
+// anything is written (issue 24: `index --dim 32` under a head trained on
+// 64 dimensions committed exit 0, and every search, eval and DRIFT run
+// failed after it): the current generation stays, and still searches with
+// its head. The same encoder and dimensions build.
+func TestBuildRefusesVectorsTheHeadCannotTake(t *testing.T) {
+	ctx := context.Background()
+	dir := fixtureWS(t)
+	ws := &workspace.Workspace{Dir: dir}
+	if err := diagHead(t, 64, 1, head.EncoderID("hash", "", 64)).Save(ws.Path(workspace.HeadDir)); err != nil {
+		t.Fatal(err)
+	}
+	before, err := index.CurrentDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, dim := range []int{32, 128} {
+		_, err := index.Build(ctx, ws, index.BuildOptions{HashDim: dim})
+		if !errors.Is(err, index.ErrHeadWouldNotFit) || !strings.Contains(err.Error(), ws.Path(workspace.HeadDir)) ||
+			!strings.Contains(err.Error(), "hash:64") || !strings.Contains(err.Error(), fmt.Sprintf("hash:%d", dim)) {
+			t.Errorf("--dim %d under a 64-dimension head: %v, want ErrHeadWouldNotFit naming the head and both encoders", dim, err)
+		}
+	}
+	if after, _ := index.CurrentDir(dir); after != before {
+		t.Fatalf("a refused build switched the generation: %s → %q", before, after)
+	}
+	ix, err := index.Open(ctx, dir, nil)
+	if err != nil {
+		t.Fatalf("after the refused builds: %v", err)
+	}
+	if ix.Head() == nil {
+		t.Error("the head is no longer applied")
+	}
+	ix.Close()
+	if _, err := index.Build(ctx, ws, index.BuildOptions{HashDim: 64}); err != nil {
+		t.Fatalf("the head's own dimensions: %v", err)
+	}
+	// A head trained on other embeddings, same dimensions: refused too.
+	if err := diagHead(t, 64, 1, "openai:bge-m3:64").Save(ws.Path(workspace.HeadDir)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := index.Build(ctx, ws, index.BuildOptions{HashDim: 64}); !errors.Is(err, index.ErrHeadWouldNotFit) {
+		t.Errorf("a head of other embeddings: %v", err)
 	}
 }

@@ -120,9 +120,10 @@ type Manifest struct {
 	InformalSource map[string]int `json:"informal_sources"`
 	BM25Analyzer   string         `json:"bm25_analyzer"`
 	MaxChars       int            `json:"max_chars,omitempty"`
-	// Files lists every file of the generation but the manifest and the
-	// bleve folder, with its size and sha256; Open checks the files it loads
-	// against them, so a damaged or foreign file is refused once, at load.
+	// Files lists every file of the generation but the manifest, with its
+	// size and sha256 (the bleve folder's as "bm25/…", since #24); Open
+	// checks the files it loads against them, so a damaged or foreign file
+	// is refused once, at load.
 	Files map[string]FileSum `json:"files"`
 	// BM25Engines lists the lexical indexes built: "postings" (bm25.dk,
 	// always) and "bleve" (bm25/, only with `index --bm25-engine bleve`).
@@ -301,6 +302,61 @@ func verifyFile(genDir string, m *Manifest, name string) error {
 	}
 	if got != want.SHA256 {
 		return &workspace.FileError{Path: path, Row: -1, Err: fmt.Errorf("%w: sha256 %.12s, the manifest says %.12s (the file is damaged or not this generation's)", ErrStale, got, want.SHA256)}
+	}
+	return nil
+}
+
+// isBleveFile reports whether a Manifest.Files name is in the bleve folder.
+func isBleveFile(name string) bool { return strings.HasPrefix(name, BM25Name+"/") }
+
+// treeFiles lists the files under genDir/sub as slash paths relative to
+// genDir, sorted (none when sub does not exist).
+func treeFiles(genDir, sub string) ([]string, error) {
+	var out []string
+	err := filepath.WalkDir(filepath.Join(genDir, sub), func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, err := filepath.Rel(genDir, p)
+		out = append(out, filepath.ToSlash(rel))
+		return err
+	})
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	slices.Sort(out)
+	return out, err
+}
+
+// checkBleveFiles checks the bleve folder against the manifest before
+// bleve reads it: every listed file by size and sha256, and no file that is
+// not listed (bleve's store panics on a damaged page instead of returning
+// an error). A generation written before the folder had checksums lists
+// none and is not checked (openBM25 still turns a panic into an error).
+func checkBleveFiles(genDir string, m *Manifest) error {
+	var listed []string
+	for n := range m.Files {
+		if isBleveFile(n) {
+			listed = append(listed, n)
+		}
+	}
+	if len(listed) == 0 {
+		return nil
+	}
+	slices.Sort(listed)
+	have, err := treeFiles(genDir, BM25Name)
+	if err != nil {
+		return err
+	}
+	for _, n := range have {
+		if !slices.Contains(listed, n) {
+			return &workspace.FileError{Path: filepath.Join(genDir, n), Row: -1, Err: fmt.Errorf("%w: not listed in the manifest", ErrStale)}
+		}
+	}
+	for _, n := range listed {
+		if err := verifyFile(genDir, m, n); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -519,7 +575,7 @@ func (g *Generation) checkFiles(opts *OpenOptions) error {
 		return nil
 	}
 	for _, n := range slices.Sorted(maps.Keys(m.Files)) {
-		if !slices.Contains(generationFiles, n) {
+		if !slices.Contains(generationFiles, n) && !isBleveFile(n) {
 			if err := verifyFile(g.dir, m, n); err != nil {
 				return err
 			}
@@ -534,6 +590,9 @@ func (g *Generation) openLexical(opts *OpenOptions) (err error) {
 	if opts.BleveBM25 {
 		if !slices.Contains(g.man.BM25Engines, BM25Bleve) {
 			return fmt.Errorf("%s: %w", g.dir, ErrNoBleve)
+		}
+		if err := checkBleveFiles(g.dir, &g.man); err != nil {
+			return err
 		}
 		if g.bleve, err = openBM25(filepath.Join(g.dir, BM25Name)); err != nil {
 			return err

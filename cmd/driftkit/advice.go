@@ -41,6 +41,8 @@ func advice(err error, ws string) string {
 		return fmt.Sprintf("run `driftkit extract --ws %s` or `driftkit import rauto --ws %s` first", ws, ws)
 	case errors.Is(err, index.ErrNoIndex):
 		return fmt.Sprintf("run `driftkit index --ws %s` first", ws)
+	case errors.Is(err, index.ErrHeadWouldNotFit):
+		return fmt.Sprintf("build with the encoder and dimensions the head takes (--dim), or move the head aside (mv %s/head %s/head.off), build, then retrain it with `driftkit train head --ws %s`", ws, ws, ws)
 	case errors.Is(err, head.ErrMismatch):
 		return fmt.Sprintf("retrain it with `driftkit train head --ws %s`, or search without it: --no-head", ws)
 	case errors.Is(err, index.ErrStale):

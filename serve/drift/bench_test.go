@@ -3,12 +3,12 @@ package drift_test
 import (
 	"context"
 	"fmt"
-	"os"
 	"testing"
 	"time"
 
 	"github.com/driftkit/driftkit/internal/cpu"
 	"github.com/driftkit/driftkit/internal/testkit/drifttest"
+	"github.com/driftkit/driftkit/internal/testkit/leakcheck"
 	"github.com/driftkit/driftkit/llm"
 	"github.com/driftkit/driftkit/retrieval"
 	"github.com/driftkit/driftkit/serve/drift"
@@ -16,7 +16,8 @@ import (
 
 func TestMain(m *testing.M) {
 	drifttest.ServeIfChild()
-	os.Exit(m.Run())
+	// A run, its workers or a stream left running fails the package.
+	leakcheck.Main(m)
 }
 
 // tinyCorpus answers every query with the same few premises, each used by

@@ -14,6 +14,7 @@ import (
 
 	"github.com/driftkit/driftkit/internal/journal"
 	"github.com/driftkit/driftkit/internal/testkit/fakeopenai"
+	"github.com/driftkit/driftkit/internal/testkit/leakcheck"
 	"github.com/driftkit/driftkit/internal/testkit/tomapfake"
 	"github.com/driftkit/driftkit/lean"
 	"github.com/driftkit/driftkit/llm"
@@ -22,7 +23,8 @@ import (
 
 func TestMain(m *testing.M) {
 	serveFakeIfChild()
-	os.Exit(m.Run())
+	// A run, its workers or a stream left running fails the package.
+	leakcheck.Main(m)
 }
 
 // testProblems are small synthetic problems; their proofs have 2..4
