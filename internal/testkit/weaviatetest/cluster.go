@@ -216,7 +216,7 @@ func (c *Cluster) startNode(i, join int) error {
 		"--read-timeout=600s", "--write-timeout=600s")
 	cmd.Env = c.env(i, join)
 	cmd.Stdout, cmd.Stderr = log, log
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = nodeAttr()
 	if err := cmd.Start(); err != nil {
 		log.Close()
 		return err
