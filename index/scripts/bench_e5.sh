@@ -31,7 +31,7 @@ index() {
   case $2 in
     hash) "$BIN" index --ws "$1-$2" --quiet ;;
     e5) /usr/bin/time -f "e5 index of $1: %e s wall, %U+%S s CPU (driftkit)" "$BIN" index --ws "$1-$2" --quiet \
-          --encoder openai --base-url "$URL" --model multilingual-e5-small --encoder-preset e5-input-type --max-chars 1000 ;;
+          --encoder openai --base-url "$URL" --model multilingual-e5-small --encoder-preset e5-input-type --max-chars 1000 --batch 16 --concurrency 1 --timeout 20m ;;
   esac
 }
 

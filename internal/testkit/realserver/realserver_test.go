@@ -343,6 +343,9 @@ func TestEmbeddingsWithRealServer(t *testing.T) {
 		if x.Header.Get("Authorization") != "" {
 			t.Errorf("request %d carried an Authorization header to the local server", i)
 		}
+		if x.Path != "/v1/embeddings" {
+			continue // each client's parallelism probe (GET /props, /slots, /metrics)
+		}
 		var body struct {
 			InputType string `json:"input_type"`
 		}
