@@ -128,30 +128,10 @@ func BuildTableColumns(entries []Entry, usedBy map[string][]string) *TableColumn
 		e := &entries[i]
 		names.Add(e.Name)
 		c.Uses[i] = int32(len(usedBy[e.Name]))
-		k, ok := kindID[e.Kind]
-		if !ok && kinds.Len() < 255 {
-			k = uint8(kinds.Add(e.Kind))
-			kindID[e.Kind] = k
-		}
-		c.Kind[i] = k
-		l, ok := libID[e.Library]
-		if !ok && libs.Len() < 1<<16-1 {
-			l = uint16(libs.Add(e.Library))
-			libID[e.Library] = l
-		}
-		c.Library[i] = l
-		m, ok := modID[e.Module]
-		if !ok {
-			m = uint32(mods.Add(e.Module))
-			modID[e.Module] = m
-		}
-		c.Module[i] = m
-		s, ok := srcID[e.InformalSource]
-		if !ok && isrc.Len() < 1<<16-1 {
-			s = uint16(isrc.Add(e.InformalSource))
-			srcID[e.InformalSource] = s
-		}
-		c.InformalSource[i] = s
+		c.Kind[i] = intern(kindID, &kinds, e.Kind, 255)
+		c.Library[i] = intern(libID, &libs, e.Library, 1<<16-1)
+		c.Module[i] = intern(modID, &mods, e.Module, math.MaxInt)
+		c.InformalSource[i] = intern(srcID, &isrc, e.InformalSource, 1<<16-1)
 		sig.Add(e.Signature)
 		iname.Add(e.InformalName)
 		istmt.Add(e.InformalStatement)
@@ -285,4 +265,16 @@ func (c *TableColumns) buildNameTokens(entries []Entry) {
 		}
 	}
 	c.NameTokens, c.NameDocs = flat.NewKeys(flat.NewStrings(toks)), flat.NewLists(lists)
+}
+
+// intern returns s's id in b, adding it while b holds fewer than max
+// strings; past that every new string shares id 0 (the column's width is
+// the limit, and a table that full is not one a library makes).
+func intern[T uint8 | uint16 | uint32](ids map[string]T, b *flat.StringsBuilder, s string, max int) T {
+	id, ok := ids[s]
+	if !ok && b.Len() < max {
+		id = T(b.Add(s))
+		ids[s] = id
+	}
+	return id
 }
