@@ -122,7 +122,7 @@ func Build(ctx context.Context, ws *workspace.Workspace, opts BuildOptions) (*Bu
 	if opts.Bleve {
 		b.man.BM25Engines = append(b.man.BM25Engines, BM25Bleve)
 	}
-	serving := startServing(ctx, stage, b.man.Generation, b.docs, b.texts, opts.Bleve)
+	serving := startServing(ctx, stage, b.man.Generation, b.docs, b.texts, b.notations, b.proofUses, opts.Bleve)
 	defer serving.stop()
 	files, err := b.vectors(ctx, stage)
 	if err != nil {
@@ -158,10 +158,14 @@ type build struct {
 	run    *workspace.RunRecorder
 	docs   []Doc
 	texts  []string // the documents' texts, in order
-	enc    Encoder
-	dense  *denseBuild
-	man    Manifest
-	crep   *CacheReport
+	// notations are the workspace's notation table (none without one).
+	notations []workspace.Notation
+	// proofUses counts the proofs using each declaration (ProofUses).
+	proofUses map[string]int32
+	enc       Encoder
+	dense     *denseBuild
+	man       Manifest
+	crep      *CacheReport
 }
 
 // phase records the time since t0 as the named phase, in the stats and in
@@ -173,7 +177,8 @@ func (b *build) phase(name string, t0 time.Time) {
 }
 
 // load reads the documents (declarations with their informal text) and
-// records the tables they come from as the run's inputs. An empty corpus is
+// the notation table (when the workspace has one), and records the tables
+// they come from as the run's inputs. An empty corpus is
 // an error: an index of nothing answers every query with nothing.
 func (b *build) load() error {
 	t0 := time.Now()
@@ -190,6 +195,17 @@ func (b *build) load() error {
 				return err
 			}
 		}
+	}
+	if b.ws.Has(workspace.NotationsFile) {
+		if b.notations, err = workspace.ReadTable[workspace.Notation](b.ws.Path(workspace.NotationsFile)); err != nil {
+			return err
+		}
+		if err := b.run.Input(workspace.NotationsFile); err != nil {
+			return err
+		}
+	}
+	if b.proofUses, err = workspace.ProofUses(b.ws); err != nil {
+		return err
 	}
 	b.docs = docs
 	b.phase("load", t0)
@@ -305,6 +321,7 @@ func (b *build) serving(s *servingBuild) (int, error) {
 		return 0, err
 	}
 	b.phase("serving_wait", t0)
+	b.man.Notations = s.notations
 	for k, d := range s.phases {
 		b.st.Phases[k] = d
 		b.run.Phase(k, d)
@@ -356,6 +373,7 @@ func (b *build) commit(ctx context.Context, tx *workspace.Txn, usageRows int) er
 	run.Count("docs", int64(len(b.docs)))
 	run.Count("premise_docs", int64(b.man.PremiseDocs))
 	run.Count("usage_premises", int64(usageRows))
+	run.Count("notation_symbols", int64(b.man.Notations))
 	run.Note("generation " + gen)
 	if err := tx.Commit(run); err != nil {
 		return err

@@ -100,6 +100,9 @@ func loadColumns(f *flat.File, group string, c *retrieval.TableColumns) error {
 		if col.Group != group {
 			continue
 		}
+		if retrieval.OptionalGroup(group) && !hasColumn(f, col) {
+			continue // an index written before the group existed
+		}
 		var err error
 		switch p := col.Ptr.(type) {
 		case *flat.Keys:
@@ -128,12 +131,22 @@ func loadColumns(f *flat.File, group string, c *retrieval.TableColumns) error {
 	return staleFlat(checkLimits(f, group, c))
 }
 
+// hasColumn reports whether f holds col (a column of several sections
+// by its first: name.off).
+func hasColumn(f *flat.File, col retrieval.Column) bool {
+	switch col.Ptr.(type) {
+	case *flat.Keys, *flat.Strings, *flat.Lists:
+		return f.Has(col.Name + ".off")
+	}
+	return f.Has(col.Name)
+}
+
 // checkLimits checks the values of a group's bounded columns (ids into a
 // dictionary, document ids, refs) by reading them with pread: nothing a
 // lookup reads can be out of range, and the check makes no page resident.
 func checkLimits(f *flat.File, group string, c *retrieval.TableColumns) error {
 	for _, col := range c.Columns() {
-		if col.Group != group || col.Limit == "" {
+		if col.Group != group || col.Limit == "" || retrieval.OptionalGroup(group) && !hasColumn(f, col) {
 			continue
 		}
 		lim := c.LimitOf(col.Limit)

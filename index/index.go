@@ -136,6 +136,11 @@ type Manifest struct {
 	// candidate scores, recorded by `index` when one fits at build time and
 	// by `train head` when it writes a new one.
 	Head *HeadInfo `json:"head,omitempty"`
+	// Notations is the number of library notation symbols the table maps
+	// to their constants for theorem search (retrieval.AddNotations; read
+	// from the workspace's notations.parquet): 0 when the workspace had
+	// none, absent in generations built before.
+	Notations int `json:"notations,omitempty"`
 	// Dense is the backend that holds the vectors (nil in generations
 	// written before the registry: the in-process one, DenseMmap).
 	Dense *DenseSpec `json:"dense,omitempty"`

@@ -25,10 +25,12 @@ type servingBuild struct {
 	mu     sync.Mutex
 	phases map[string]time.Duration
 	usage  int // rows of usage.parquet
+	// notations is the number of notation symbols the table holds.
+	notations int
 }
 
 // startServing starts the writers of the serving files into stage.
-func startServing(ctx context.Context, stage, gen string, docs []Doc, texts []string, bleve bool) *servingBuild {
+func startServing(ctx context.Context, stage, gen string, docs []Doc, texts []string, notations []workspace.Notation, proofUses map[string]int32, bleve bool) *servingBuild {
 	ctx, cancel := context.WithCancel(ctx)
 	g, ctx := errgroup.WithContext(ctx)
 	s := &servingBuild{g: g, cancel: cancel, phases: map[string]time.Duration{}}
@@ -42,7 +44,10 @@ func startServing(ctx context.Context, stage, gen string, docs []Doc, texts []st
 		return post.save(filepath.Join(stage, PostingsName), gen)
 	})
 	s.run(ctx, "write_table", func() error {
-		return writeTable(filepath.Join(stage, TableName), gen, retrieval.BuildTableColumns(tableEntries(docs), usedByMap(usage)))
+		c := retrieval.BuildTableColumns(tableEntries(docs), usedByMap(usage))
+		s.notations = c.AddNotations(notations) // read after wait
+		c.AddProofUses(proofUses)
+		return writeTable(filepath.Join(stage, TableName), gen, c)
 	})
 	s.run(ctx, "write_parquet", func() error {
 		if err := workspace.WriteTable(filepath.Join(stage, DocsName), docs); err != nil {

@@ -52,7 +52,15 @@ type TableColumns struct {
 	NameDocs   flat.Lists // per token: the documents whose name holds it
 	NameIDF    []float32  // per token
 	NameWeight []float32  // per document: summed idf of its name's tokens
-	_          struct{}   // keep composite literals keyed
+	// notations (theorem search; optional: empty in indexes built without
+	// the workspace's notation table, see AddNotations)
+	NotationSymbols flat.Strings // per entry (a notation a query can mean): its symbol, sorted
+	NotationAtoms   flat.Strings // per entry: its atoms after the symbol, \x1f-separated
+	NotationHeads   flat.Strings // per entry: its head constant
+	// proof_uses (theorem search's usage prior; optional: empty in
+	// indexes built before it, see AddProofUses)
+	ProofUses []int32  // per document: how many proofs use it
+	_         struct{} // keep composite literals keyed
 }
 
 // Column is one column of TableColumns as the index stores it: its
@@ -102,16 +110,25 @@ func (c *TableColumns) Columns() []Column {
 		{"usage_premises", "usage", &c.UsagePremises, ""}, {"usage_users", "usage", &c.UsageUsers, "refs"},
 		{"name_tokens", "names", &c.NameTokens, ""}, {"name_docs", "names", &c.NameDocs, "docs"}, {"name_idf", "names", &c.NameIDF, ""},
 		{"name_weight", "names", &c.NameWeight, ""},
+		{"notation_symbols", "notations", &c.NotationSymbols, ""}, {"notation_atoms", "notations", &c.NotationAtoms, ""},
+		{"notation_heads", "notations", &c.NotationHeads, ""},
+		{"proof_uses", "proof_uses", &c.ProofUses, ""},
 	}
 }
 
 // Table column groups.
 const (
-	GroupCore    = "core"
-	GroupEntries = "entries"
-	GroupUsage   = "usage"
-	GroupNames   = "names"
+	GroupCore      = "core"
+	GroupEntries   = "entries"
+	GroupUsage     = "usage"
+	GroupNames     = "names"
+	GroupNotations = "notations"
+	GroupProofUses = "proof_uses"
 )
+
+// OptionalGroup reports whether a column group may be missing from an
+// index (written before the group existed): it then loads empty.
+func OptionalGroup(name string) bool { return name == GroupNotations || name == GroupProofUses }
 
 // BuildTableColumns computes every column of a table of entries (doc id =
 // position) and a usage graph (premise → names of the declarations whose

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/driftkit/driftkit/workspace"
@@ -59,33 +60,36 @@ type searchState struct {
 	norm string
 }
 
-// expansion is the query's added words, computed once: its vocabulary
-// (Vocabulary.Expand; none without one) and, with Weights.Symbols, the
-// name words of its symbols (SymbolWords).
+// expansion is the query's added words, computed once (QueryView).
 func (s *searchState) expansion() string {
 	if s.expanded == nil {
-		_, e := QueryView(s.q.Text, s.w.Symbols, s.q.Vocabulary)
+		_, e := s.t.QueryView(s.q.Text, s.w, s.q.Vocabulary)
 		s.expanded = &e
 	}
 	return *s.expanded
 }
 
-// QueryView is how theorem search reads a query text: norm is the text
-// with LaTeX read as Lean's characters (with symbols; else the text), extra
-// the words it adds (the vocabulary's, then, with symbols, the name words
-// of its symbols).
-func QueryView(text string, symbols bool, v *Vocabulary) (norm, extra string) {
+// QueryView is how theorem search reads a query text with weights w: norm
+// is the text with LaTeX read as Lean's characters (with w.Symbols; else
+// the text), extra the words it adds: the vocabulary's (Expand; none
+// without one), then, with w.Symbols, the name words of its symbols
+// (SymbolWords), then, with w.Notations, the names of the constants behind
+// its library notations (NotationHeads; none when t is nil or has no
+// notation table). LaTeX is read as Lean's characters before notations are
+// looked up only with w.Symbols.
+func (t *Table) QueryView(text string, w *Weights, v *Vocabulary) (norm, extra string) {
 	norm = text
-	if symbols {
+	if w.Symbols {
 		norm = NormalizeLaTeX(text)
 	}
-	extra = v.Expand(norm)
-	if symbols {
-		if sw := SymbolWords(norm); sw != "" {
-			extra = strings.TrimSpace(extra + " " + sw)
-		}
+	words := []string{v.Expand(norm)}
+	if w.Symbols {
+		words = append(words, SymbolWords(norm))
 	}
-	return norm, extra
+	if w.Notations && t != nil {
+		words = append(words, t.NotationHeads(norm)...)
+	}
+	return norm, strings.TrimSpace(strings.Join(slices.DeleteFunc(words, func(s string) bool { return s == "" }), " "))
 }
 
 func (s *searchState) cand(doc int) bool { return s.class[doc] == 1 }
@@ -249,7 +253,7 @@ func (e *Engine) plan(q Query, classes map[string][]uint8) (*plan, error) {
 	}
 	s := &searchState{t: e.Table, q: &q, w: &w, depth: max(w.Depth, q.K), lex: e.Lexical, text: q.Text, uses: e.Table.UsesWithout(q.Filter.Exclude), norm: q.Text}
 	if q.Mode == ModeBest && w.Symbols {
-		s.norm, _ = QueryView(q.Text, true, nil)
+		s.norm = NormalizeLaTeX(q.Text)
 		s.text = s.norm
 	}
 	if q.Formal != "" {
@@ -378,19 +382,31 @@ func (e *Engine) finish(ctx context.Context, p *plan) ([]Hit, error) {
 			lists = append(lists, Ranked{sg.name, wt, sg.rank(s)})
 		}
 	}
-	var scale func(int) float64
-	if w.NonTheorem > 0 {
-		scale = func(doc int) float64 {
-			if e.Table.kindOf(doc) == "theorem" {
-				return 1
-			}
-			return 1 - w.NonTheorem
-		}
-	}
+	scale := e.Table.scale(w)
 	if m := theoremReranker(); w.Rerank && m != nil {
 		return m.Rerank(s.norm, s.expansion(), e.Table.FuseScaled(lists, w.RRFK, max(q.K, m.Depth), scale), q.K), nil
 	}
 	return e.Table.FuseScaled(lists, w.RRFK, q.K, scale), nil
+}
+
+// scale is what ModeBest multiplies a fused score by under w: NonTheorem
+// lowers non-theorems, UsagePrior raises used declarations (nil: 1).
+func (t *Table) scale(w *Weights) func(int) float64 {
+	nt := w.NonTheorem
+	prior := t.usagePrior(w.UsagePrior)
+	if nt <= 0 && prior == nil {
+		return nil
+	}
+	return func(doc int) float64 {
+		f := 1.0
+		if nt > 0 && t.kindOf(doc) != "theorem" {
+			f = 1 - nt
+		}
+		if prior != nil {
+			f *= prior(doc)
+		}
+		return f
+	}
 }
 
 func split(res [][]Scored) (cand, neigh []Scored) {

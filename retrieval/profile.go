@@ -54,6 +54,7 @@ var theoremSignals = []signal{
 	{"name", func(w *Weights) float64 { return w.Name }, func(s *searchState) []int {
 		return s.t.NameMatch(s.norm, s.expansion(), s.cand, s.w.NameBeta, s.depth)
 	}},
+	{"notation", func(w *Weights) float64 { return w.Notation }, (*searchState).notationDocs},
 }
 
 // fullName is theorem search's name list: the declaration a query names

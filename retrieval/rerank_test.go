@@ -10,7 +10,7 @@ func TestRerankFeatures(t *testing.T) {
 		{Name: "Nat.Prime", Kind: "definition", Signals: map[string]int{"bm25": 1, "dense": 4}},
 		{Name: "Nat.Prime.dvd_mul", Kind: "theorem", Signals: map[string]int{"bm25": 2, "name": 1}},
 	}
-	norm, extra := QueryView(`$p \mid ab$ for a prime p`, true, nil)
+	norm, extra := (*Table)(nil).QueryView(`$p \mid ab$ for a prime p`, &Weights{Symbols: true}, nil)
 	f := RerankFeatures(norm, extra, hits)
 	idx := func(n string) int { return slices.Index(rerankFeatureNames, n) }
 	if f[0][idx("bm25")] != 1 || f[0][idx("dense")] != 0.25 || f[0][idx("name")] != 0 || f[1][idx("fused")] != 0.5 {

@@ -178,6 +178,15 @@ type Weights struct {
 	// Mathlib's names use for it (SymbolWords), added for BM25 and the
 	// name signal.
 	Symbols bool `json:"symbols,omitempty"`
+	// Notations reads the query's symbols through the library's notation
+	// table (notations.go; the index's, when it has one): the names of the
+	// constants behind them join the name signal's words.
+	Notations bool `json:"notations,omitempty"`
+	// Notation weights the notation list: those constants themselves.
+	Notation float64 `json:"notation,omitempty"`
+	// UsagePrior scales each fused score by 1 + UsagePrior times the
+	// candidate's log-normalised usage count (usageprior.go).
+	UsagePrior float64 `json:"usage_prior,omitempty"`
 	// Rerank rescores the fused top hits with the embedded second-stage
 	// model (rerank.go).
 	Rerank bool `json:"rerank,omitempty"`

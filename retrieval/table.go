@@ -29,6 +29,10 @@ type Table struct {
 	// damaged is the first error loading a group: the table's data is not
 	// what the index wrote, and every later search fails with it.
 	damaged atomic.Pointer[error]
+	// notes finds the notations' symbols in queries (notations.go).
+	notes notationState
+	// usage is the usage prior's normaliser (usageprior.go).
+	usage usageState
 }
 
 // ColumnLoader fills the columns of one group of c (TableColumns.Columns).
@@ -57,7 +61,7 @@ func NewTable(entries []Entry, usedBy map[string][]string) *Table {
 // the core columns agree with each other.
 func OpenTable(c *TableColumns, load ColumnLoader) (*Table, error) {
 	t := &Table{c: *c, n: c.Names.Len(), load: load, groups: map[string]*groupState{}}
-	for _, g := range []string{GroupEntries, GroupUsage, GroupNames} {
+	for _, g := range []string{GroupEntries, GroupUsage, GroupNames, GroupNotations, GroupProofUses} {
 		t.groups[g] = &groupState{}
 	}
 	if err := t.checkCore(); err != nil {
@@ -132,6 +136,10 @@ func checkGroup(name string, c *TableColumns, n int) error {
 		ok = c.UsageUsers.Len() == c.UsagePremises.Len()
 	case GroupNames:
 		ok = c.NameDocs.Len() == c.NameTokens.Len() && len(c.NameIDF) == c.NameTokens.Len() && len(c.NameWeight) == n
+	case GroupNotations:
+		ok = c.NotationHeads.Len() == c.NotationSymbols.Len() && c.NotationAtoms.Len() == c.NotationSymbols.Len()
+	case GroupProofUses:
+		ok = len(c.ProofUses) == n || len(c.ProofUses) == 0
 	}
 	if !ok {
 		return fmt.Errorf("%w: the lengths of the %s columns disagree with each other or with the %d documents", ErrColumns, name, n)

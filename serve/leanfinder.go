@@ -89,7 +89,7 @@ func (s *Server) handleLeanFinder(w http.ResponseWriter, r *http.Request) {
 	}
 	p, release := ws.pin()
 	defer release()
-	q := retrieval.Query{Text: text, K: k, Mode: retrieval.ModeBest, Profile: retrieval.ProfileAuto, Filter: retrieval.Filter{AllKinds: true}}
+	q := retrieval.Query{Text: text, K: k, Mode: retrieval.ModeBest, Profile: retrieval.ProfileAuto, Filter: retrieval.Filter{AllKinds: true}, Vocabulary: s.opts.Vocabulary}
 	hits, _, err := searchHits(r.Context(), ws, p, q)
 	if err != nil {
 		s.fail(w, r, err)

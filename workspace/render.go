@@ -134,3 +134,41 @@ func LoadDocuments(ws *Workspace) ([]Document, error) {
 	})
 	return docs, err
 }
+
+// proofDepCols are the declaration columns ProofUses reads.
+type proofDepCols struct {
+	Name      string   `parquet:"name"`
+	ProofDeps []string `parquet:"proof_deps,list"`
+}
+
+// ProofUses counts, for each name, the declarations whose proof uses it
+// (declarations.parquet's proof_deps): a usage count for lemmas, which
+// statements seldom name. A repeated declaration counts once (its first
+// row, as LoadDocuments), and so does a name a proof uses twice.
+func ProofUses(ws *Workspace) (map[string]int32, error) {
+	if !ws.Has(DeclarationsFile) {
+		return nil, ws.Missing(DeclarationsFile, "declarations")
+	}
+	uses := map[string]int32{}
+	seen := map[string]bool{}
+	row := map[string]bool{}
+	err := EachRow(ws.Path(DeclarationsFile), func(c *proofDepCols) error {
+		if c.Name == "" || seen[c.Name] {
+			return nil
+		}
+		seen[strings.Clone(c.Name)] = true
+		clear(row)
+		for _, d := range c.ProofDeps {
+			if !row[d] {
+				row[d] = true
+				if _, ok := uses[d]; ok {
+					uses[d]++
+				} else {
+					uses[strings.Clone(d)] = 1
+				}
+			}
+		}
+		return nil
+	})
+	return uses, err
+}

@@ -82,3 +82,30 @@ func TestLoadDocuments(t *testing.T) {
 		}
 	}
 }
+
+func TestProofUses(t *testing.T) {
+	ws, err := Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ProofUses(ws); err == nil {
+		t.Fatal("no declarations: want an error")
+	}
+	decls := []Declaration{
+		{Name: "A", Kind: "theorem", ProofDeps: []string{"L", "M", "L"}}, // L twice in one proof: once
+		{Name: "B", Kind: "theorem", ProofDeps: []string{"L"}},
+		{Name: "A", Kind: "theorem", ProofDeps: []string{"M"}}, // a repeated declaration: its first row only
+		{Name: "", Kind: "theorem", ProofDeps: []string{"M"}},
+		{Name: "C", Kind: "definition"},
+	}
+	if err := WriteTable(ws.Path(DeclarationsFile), decls); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ProofUses(ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || got["L"] != 2 || got["M"] != 1 {
+		t.Errorf("ProofUses = %v, want L 2, M 1", got)
+	}
+}

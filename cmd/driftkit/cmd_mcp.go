@@ -16,7 +16,7 @@ import (
 )
 
 func init() {
-	register(newCommand("mcp", "MCP server over stdio: search, declarations, premises for a goal, DRIFT context", help{"--ws WS [--ws NAME=WS …] [--no-head] [--embed-url URL]",
+	register(newCommand("mcp", "MCP server over stdio: search, declarations, premises for a goal, DRIFT context", help{"--ws WS [--ws NAME=WS …] [--no-head] [--embed-url URL] [--vocabulary FILE]",
 		"Serves the workspaces to an MCP client (Claude Code, Codex, an agent) over stdin/stdout: the tools search,\n" +
 			"get_declaration, dependencies, used_by, premises_for_goal, drift_context and workspaces, all read-only.\n" +
 			"Logs go to stderr. `driftkit serve` offers the same tools over streamable HTTP at /mcp.\n" +
@@ -29,6 +29,7 @@ type mcpOptions struct {
 	NoHead     bool
 	EmbedURL   string
 	ReqTimeout time.Duration
+	Vocabulary string
 
 	specs []app.WorkspaceSpec
 }
@@ -38,6 +39,7 @@ func (o *mcpOptions) AddFlags(fs *flag.FlagSet) {
 	fs.BoolVar(&o.NoHead, "no-head", false, "ignore the workspaces' trained projection heads")
 	addEmbedURLFlag(fs, &o.EmbedURL)
 	fs.DurationVar(&o.ReqTimeout, "request-timeout", 30*time.Second, "bound of one search, declaration or context request")
+	addVocabularyFlag(fs, &o.Vocabulary)
 }
 
 func (o *mcpOptions) Validate(args []string) error {
@@ -57,8 +59,12 @@ func (o *mcpOptions) Validate(args []string) error {
 func runMCP(ctx context.Context, o *mcpOptions, env *Env, args []string) error {
 	// stdout carries the protocol: everything else goes to stderr.
 	log := slog.New(slog.NewTextHandler(env.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	vocab, err := loadVocabulary(o.Vocabulary)
+	if err != nil {
+		return err
+	}
 	s, closeSrv, err := serve.Open(ctx, serve.Setup{Workspaces: o.specs, NoHead: o.NoHead, EmbedURL: o.EmbedURL, Log: log, Out: env.Stderr,
-		Limits: serve.Limits{RequestTimeout: o.ReqTimeout}})
+		Limits: serve.Limits{RequestTimeout: o.ReqTimeout}, Vocabulary: vocab})
 	if err != nil {
 		return usageOf(err)
 	}

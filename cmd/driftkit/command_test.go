@@ -98,7 +98,7 @@ var sameNameOtherMeaning = map[string]string{
 	"force":       "one declaration (stageFlags.AddFlags) whose help names what each stage replaces",
 	"workers":     "extract: parse workers; mine: parallel queries",
 	"jobs":        "drift: items in flight; tomap: problems at once",
-	"vocabulary":  "informalize: the template provider's name words; search, eval search, serve: theorem search's phrase table",
+	"vocabulary":  "informalize: the template provider's name words; search, eval search, serve, mcp: theorem search's phrase table",
 	"augment":     "search and eval search: this query; serve: every theorem search, one client for all workspaces",
 }
 

@@ -158,6 +158,11 @@ type SearchRun struct {
 	// Styles breaks the metrics down by item style (items without a style
 	// are in no entry), when some item has one.
 	Styles []StyleMetrics `json:"styles,omitempty"`
+	// GoldKinds breaks the metrics down by the kind of the item's first
+	// gold name (theorem, definition, class, structure, instance, …), when
+	// the gold names are of more than one kind; items whose gold the corpus
+	// lacks are in no entry.
+	GoldKinds []KindMetrics `json:"gold_kinds,omitempty"`
 	// Notes counts what the query rewriter said about each query
 	// (augmentation: "augmented", "cached", "fallback: …"), when one ran.
 	Notes map[string]int `json:"notes,omitempty"`
@@ -168,6 +173,45 @@ type StyleMetrics struct {
 	Style   string `json:"style"`
 	Queries int    `json:"queries"`
 	SearchMetrics
+}
+
+// KindMetrics are a configuration's metrics over the items whose first
+// gold name is of one kind.
+type KindMetrics struct {
+	Kind    string `json:"kind"`
+	Queries int    `json:"queries"`
+	SearchMetrics
+}
+
+// breakdown sums metrics by a key (a style, a gold kind).
+type breakdown map[string]*struct {
+	n int
+	m SearchMetrics
+}
+
+func (b breakdown) add(key string, m SearchMetrics) {
+	if key == "" {
+		return
+	}
+	g := b[key]
+	if g == nil {
+		g = &struct {
+			n int
+			m SearchMetrics
+		}{}
+		b[key] = g
+	}
+	g.n++
+	g.m.add(m)
+}
+
+// each calls fn with each key's query count and mean metrics, in key order.
+func (b breakdown) each(fn func(key string, n int, m SearchMetrics)) {
+	for _, k := range slices.Sorted(maps.Keys(b)) {
+		g := b[k]
+		g.m.div(g.n)
+		fn(k, g.n, g.m)
+	}
 }
 
 // add adds m to the sums of s.
@@ -289,6 +333,14 @@ func Search(ctx context.Context, s retrieval.Searcher, c retrieval.Corpus, items
 		rep.GoldTotal += len(it.Gold)
 	}
 	rep.GoldInIndex = rep.GoldTotal - len(rep.Missing)
+	goldKinds := make([]string, len(items))
+	for i, it := range items {
+		if len(it.Gold) > 0 {
+			if e, ok := c.Lookup(it.Gold[0]); ok {
+				goldKinds[i] = e.Kind
+			}
+		}
+	}
 	progressFn := o.Progress
 	if progressFn == nil {
 		bar := progress.Start(ctx, "eval search", int64(len(items)*len(o.Configs)))
@@ -316,7 +368,7 @@ func Search(ctx context.Context, s retrieval.Searcher, c retrieval.Corpus, items
 			q := retrieval.Query{Profile: cfg.Profile, Filter: f}
 			run.Resolved = retrieval.ResolveProfile(&q)
 		}
-		styles := map[string]*StyleMetrics{}
+		styles, kinds := breakdown{}, breakdown{}
 		for i, it := range items {
 			if err := ctx.Err(); err != nil {
 				return nil, err
@@ -342,15 +394,8 @@ func Search(ctx context.Context, s retrieval.Searcher, c retrieval.Corpus, items
 			}
 			m, rank := scoreSearch(ranked, it.Gold)
 			run.add(m)
-			if it.Style != "" {
-				sm := styles[it.Style]
-				if sm == nil {
-					sm = &StyleMetrics{Style: it.Style}
-					styles[it.Style] = sm
-				}
-				sm.Queries++
-				sm.add(m)
-			}
+			styles.add(it.Style, m)
+			kinds.add(goldKinds[i], m)
 			if o.PerItem != nil {
 				if err := o.PerItem(SearchPerItem{ID: it.ID, Profile: run.Profile, Mode: run.Mode, Query: it.Query, Gold: it.Gold, Ranked: ranked, Rank: rank, Note: notes[i]}); err != nil {
 					return nil, err
@@ -359,10 +404,9 @@ func Search(ctx context.Context, s retrieval.Searcher, c retrieval.Corpus, items
 			progressFn(1)
 		}
 		run.div(len(items))
-		for _, st := range slices.Sorted(maps.Keys(styles)) {
-			sm := styles[st]
-			sm.div(sm.Queries)
-			run.Styles = append(run.Styles, *sm)
+		styles.each(func(k string, n int, m SearchMetrics) { run.Styles = append(run.Styles, StyleMetrics{k, n, m}) })
+		if len(kinds) > 1 {
+			kinds.each(func(k string, n int, m SearchMetrics) { run.GoldKinds = append(run.GoldKinds, KindMetrics{k, n, m}) })
 		}
 		rep.Runs = append(rep.Runs, run)
 	}
@@ -468,6 +512,9 @@ func (r *SearchReport) WriteTable(w io.Writer) {
 		}
 		for _, sm := range run.Styles {
 			fmt.Fprintf(w, "  %-15s %7.1f %7.1f %7.3f %8.3f %7.1f %7.1f  (%d queries)\n", sm.Style, 100*sm.Hit1, 100*sm.Hit10, sm.MRR10, sm.NDCG10, 100*sm.P10, 100*sm.R10, sm.Queries)
+		}
+		for _, km := range run.GoldKinds {
+			fmt.Fprintf(w, "  %-15s %7.1f %7.1f %7.3f %8.3f %7.1f %7.1f  (%d queries)\n", "gold "+km.Kind, 100*km.Hit1, 100*km.Hit10, km.MRR10, km.NDCG10, 100*km.P10, 100*km.R10, km.Queries)
 		}
 	}
 	for _, run := range r.Runs {

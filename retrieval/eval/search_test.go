@@ -242,3 +242,44 @@ func FuzzReadSearchBench(f *testing.F) {
 		}
 	})
 }
+
+// kindCorpus is a corpus of names → kinds.
+type kindCorpus map[string]string
+
+func (c kindCorpus) Len() int { return len(c) }
+func (c kindCorpus) Lookup(n string) (retrieval.Entry, bool) {
+	k, ok := c[n]
+	return retrieval.Entry{Name: n, Kind: k}, ok
+}
+func (c kindCorpus) UsedBy(string) []string { return nil }
+
+// The metrics are broken down by the kind of each item's first gold name
+// when the gold names are of several kinds.
+func TestSearchGoldKinds(t *testing.T) {
+	c := kindCorpus{"A": "theorem", "B": "class", "C": "theorem"}
+	items := []SearchItem{
+		{ID: "1", Query: "qa", Gold: []string{"A"}},
+		{ID: "2", Query: "qb", Gold: []string{"B", "A"}},
+		{ID: "3", Query: "qc", Gold: []string{"C"}},
+		{ID: "4", Query: "qa", Gold: []string{"Missing"}},
+	}
+	s := &searchRecorder{answers: map[string][]string{"qa": {"A"}, "qb": {"A", "B"}, "qc": {"B"}}}
+	rep, err := Search(context.Background(), s, c, items, SearchOptions{Progress: func(int) {}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := rep.Runs[0].GoldKinds
+	if len(k) != 2 || k[0].Kind != "class" || k[0].Queries != 1 || k[0].Hit1 != 1 || k[1].Kind != "theorem" || k[1].Queries != 2 || k[1].MRR10 != 0.5 {
+		t.Errorf("gold kinds %+v", k)
+	}
+	var b strings.Builder
+	rep.WriteTable(&b)
+	if !strings.Contains(b.String(), "gold class") {
+		t.Errorf("table without the kind rows:\n%s", b.String())
+	}
+	// One kind: no breakdown.
+	rep, err = Search(context.Background(), s, c, items[:1], SearchOptions{Progress: func(int) {}})
+	if err != nil || rep.Runs[0].GoldKinds != nil {
+		t.Errorf("one kind: %+v, %v", rep.Runs[0].GoldKinds, err)
+	}
+}

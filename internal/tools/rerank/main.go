@@ -66,13 +66,16 @@ func run(ws, train, valid, out string, depth int, l2 float64) error {
 	defer closeIx()
 	w := retrieval.TheoremWeights()
 	w.Rerank = false
-	tr, err := examples(ctx, ix, train, w, depth)
+	g, release := ix.Pin()
+	defer release()
+	t := g.Table()
+	tr, err := examples(ctx, ix, t, train, w, depth)
 	if err != nil {
 		return err
 	}
 	var va []example
 	if valid != "" {
-		if va, err = examples(ctx, ix, valid, w, depth); err != nil {
+		if va, err = examples(ctx, ix, t, valid, w, depth); err != nil {
 			return err
 		}
 	}
@@ -123,7 +126,7 @@ func adam(theta []float64, f func(g, theta []float64) float64, steps int) float6
 }
 
 // examples runs each tune-half item's query and keeps its candidates.
-func examples(ctx context.Context, s retrieval.Searcher, path string, w retrieval.Weights, depth int) ([]example, error) {
+func examples(ctx context.Context, s retrieval.Searcher, t *retrieval.Table, path string, w retrieval.Weights, depth int) ([]example, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -146,7 +149,7 @@ func examples(ctx context.Context, s retrieval.Searcher, path string, w retrieva
 		if err != nil {
 			return nil, err
 		}
-		norm, extra := retrieval.QueryView(it.Query, w.Symbols, nil)
+		norm, extra := t.QueryView(it.Query, &w, nil)
 		gold := map[string]bool{}
 		for _, g := range it.Gold {
 			gold[g] = true
