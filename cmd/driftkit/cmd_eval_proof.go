@@ -86,20 +86,16 @@ func runEvalProof(ctx context.Context, o *evalProofOptions, env *Env, args []str
 	if err != nil {
 		return err
 	}
-	mods, err := workspace.ReadTable[workspace.Module](ws.Path(workspace.ModulesFile))
+	mods, err := workspace.ReadTable[proof.ModuleRow](ws.Path(workspace.ModulesFile))
 	if err != nil {
 		return err
-	}
-	imports := map[string][]string{}
-	for _, m := range mods {
-		imports[m.Name] = m.Imports
 	}
 	base := make([]proof.Row, len(rows))
 	for i := range rows {
 		base[i] = rows[i].Row
 	}
-	g := proof.New(base)
-	items := proof.Items(g, rows, proof.ItemOptions{Max: o.Max, Imports: imports,
+	g := proof.New(base, mods)
+	items := proof.Items(g, rows, proof.ItemOptions{Max: o.Max,
 		InHalf: func(m string) bool { return eval.HalfOf(m) == o.Split }})
 	if len(items) == 0 {
 		return fmt.Errorf("%s: no theorem of the %s half has an importable proof dependency", o.stage.WS, o.Split)

@@ -18,8 +18,8 @@ import (
 // everything the theorem could not have seen is hidden: the theorem
 // itself and its module's declarations from its line on are neither
 // returned nor vote nor counted by the prior, and only declarations its
-// module imports (transitively) or that precede it in its module are
-// candidates — what Lean's premise selector would be allowed to return.
+// module imports (transitively, modules.parquet) and does not write
+// `private`, or that precede it in its module, are candidates — what Lean's premise selector would be allowed to return.
 
 // EvalRow is what the evaluation reads of a declarations.parquet row.
 type EvalRow struct {
@@ -52,8 +52,6 @@ type ItemOptions struct {
 	// Max caps the items (0: all); the items kept are the first by
 	// SHA-1 of their names, so a cap is a fixed sample.
 	Max int
-	// Imports lists each module's direct imports (modules.parquet).
-	Imports map[string][]string
 }
 
 // Items makes the evaluation queries: theorems of the chosen modules with
@@ -76,7 +74,7 @@ func Items(g *Graph, rows []EvalRow, o ItemOptions) []Item {
 		picks = append(picks, cand{binary.BigEndian.Uint64(h[:8]), i})
 	}
 	slices.SortFunc(picks, func(a, b cand) int { return cmp.Compare(a.key, b.key) })
-	imp := newImportable(g, o.Imports)
+	imp := &importable{g: g, memo: map[int32][]bool{}}
 	byModule := make([][]int32, len(g.modules))
 	for id, m := range g.module {
 		byModule[m] = append(byModule[m], int32(id))
@@ -96,7 +94,7 @@ func Items(g *Graph, rows []EvalRow, o ItemOptions) []Item {
 func makeItem(g *Graph, row *EvalRow, imp *importable, byModule [][]int32) (Item, bool) {
 	self := g.ids[row.Name]
 	mod, line := g.module[self], g.line[self]
-	seen := imp.closure(g.modules[mod])
+	seen := imp.closure(mod)
 	it := Item{Name: row.Name, Module: row.Module, Statement: row.Signature, Goal: GoalOf(row.Signature),
 		Constants: row.StatementDeps}
 	for _, id := range byModule[mod] {
@@ -110,7 +108,7 @@ func makeItem(g *Graph, row *EvalRow, imp *importable, byModule [][]int32) (Item
 		if m == mod {
 			return g.line[id] < line
 		}
-		return seen[m]
+		return seen[m] && !g.private[id]
 	}
 	for _, d := range g.proof.of(self) {
 		if it.Candidate(d) {
@@ -123,34 +121,15 @@ func makeItem(g *Graph, row *EvalRow, imp *importable, byModule [][]int32) (Item
 // importable computes, once per module, the modules it imports
 // transitively.
 type importable struct {
-	g       *Graph
-	imports map[string][]string
-	memo    map[string][]bool
+	g    *Graph
+	memo map[int32][]bool
 }
 
-func newImportable(g *Graph, imports map[string][]string) *importable {
-	return &importable{g: g, imports: imports, memo: map[string][]bool{}}
-}
-
-func (im *importable) closure(mod string) []bool {
+func (im *importable) closure(mod int32) []bool {
 	if c, ok := im.memo[mod]; ok {
 		return c
 	}
-	seen := make([]bool, len(im.g.modules))
-	visited := map[string]bool{mod: true}
-	stack := slices.Clone(im.imports[mod])
-	for len(stack) > 0 {
-		m := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		if visited[m] {
-			continue
-		}
-		visited[m] = true
-		if i, ok := slices.BinarySearch(im.g.modules, m); ok {
-			seen[i] = true
-		}
-		stack = append(stack, im.imports[m]...)
-	}
+	seen := im.g.ImportClosure([]int{int(mod)})
 	im.memo[mod] = seen
 	return seen
 }

@@ -42,7 +42,7 @@ func graphOf(rows []EvalRow) *Graph {
 	for i := range rows {
 		base[i] = rows[i].Row
 	}
-	return New(base)
+	return New(base, []ModuleRow{{Name: "B", Imports: []string{"A"}}, {Name: "A"}, {Name: "C"}})
 }
 
 func TestGraph(t *testing.T) {
@@ -99,7 +99,7 @@ func TestRank(t *testing.T) {
 func TestItemsHideTheFuture(t *testing.T) {
 	rows := library()
 	g := graphOf(rows)
-	items := Items(g, rows, ItemOptions{InHalf: func(m string) bool { return m == "B" }, Imports: map[string][]string{"B": {"A"}}})
+	items := Items(g, rows, ItemOptions{InHalf: func(m string) bool { return m == "B" }})
 	byName := map[string]Item{}
 	for _, it := range items {
 		byName[it.Name] = it
