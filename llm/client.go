@@ -61,7 +61,7 @@ type ChatRequest struct {
 	JSON bool
 	// Schema is the answer's JSON schema, sent with JSON in the shape the
 	// endpoint takes (Config.ResponseFormat); nil: any JSON object.
-	Schema *Schema
+	Schema      *Schema
 	MaxTokens   int
 	Temperature *float32
 	Seed        *int
