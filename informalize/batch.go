@@ -223,7 +223,11 @@ func BatchOut(ctx context.Context, ws *workspace.Workspace, opts Options, dir st
 	sw := &shardWriter{dir: dir}
 	format := p.Client.Config().ResponseFormat
 	h := func(ctx context.Context, v int32, in *Input, k *keyed) outcome {
-		req := p.Request(in).Body(p.Model, format)
+		r := p.Request(in)
+		if p.Client.Config().FoldSystem {
+			r.Messages = llm.FoldSystem(r.Messages)
+		}
+		req := r.Body(p.Model, format)
 		line, err := json.Marshal(llm.BatchLine{CustomID: in.Name, Body: req, Method: http.MethodPost, URL: string(openai.BatchEndpointChatCompletions)})
 		if err == nil {
 			err = sw.write(append(line, '\n'))

@@ -92,6 +92,33 @@ func (r ChatRequest) Body(def string, format string) ChatBody {
 	return b
 }
 
+// FoldSystem returns msgs with the system messages moved to the head of
+// the first user message (each followed by a blank line), as Gemma's own
+// chat template does; msgs without a system message are returned as they
+// are, and a conversation without a user message gets one.
+func FoldSystem(msgs []Message) []Message {
+	var sys []string
+	rest := make([]Message, 0, len(msgs))
+	for _, m := range msgs {
+		if m.Role == "system" {
+			sys = append(sys, m.Content)
+			continue
+		}
+		rest = append(rest, m)
+	}
+	if len(sys) == 0 {
+		return msgs
+	}
+	head := strings.Join(sys, "\n\n")
+	for i, m := range rest {
+		if m.Role == "user" {
+			rest[i].Content = head + "\n\n" + m.Content
+			return rest
+		}
+	}
+	return append([]Message{{Role: "user", Content: head}}, rest...)
+}
+
 // EstimateTokens is a rough token count of text (about 4 bytes a token),
 // used for rate limiting before the endpoint reports the real count and for
 // dry-run estimates.
@@ -306,9 +333,11 @@ func (c *Client) do(ctx context.Context, op string, estTokens int, timeoutFails 
 			err = fmt.Errorf("attempt timed out after %v: %w", c.cfg.RequestTimeout, err)
 			lastErr = err
 		}
-		if sent := info.format; sent != "" && (status == http.StatusBadRequest || status == http.StatusUnprocessableEntity) &&
+		if sent := info.format; sent != "" && (status/100 == 4 || status == http.StatusInternalServerError) &&
 			strings.Contains(strings.ToLower(err.Error()), "response_format") {
 			// The endpoint refuses this shape: remember, step down, resend.
+			// (llama-cpp-python's server answers a json_schema type with
+			// 500 and pydantic's complaint naming response_format.)
 			next := formatLevel(sent) + 1
 			for cur := ep.format.Load(); cur < int32(next) && !ep.format.CompareAndSwap(cur, int32(next)); cur = ep.format.Load() {
 			}
@@ -362,6 +391,9 @@ func (c *Client) fail(u Usage, op string, ep *endpoint, attempts, status int, re
 // first choice. An empty answer is returned as such (Content ""); the caller
 // judges content. A response without choices is retried.
 func (c *Client) Chat(ctx context.Context, r ChatRequest) (ChatResponse, error) {
+	if c.cfg.FoldSystem {
+		r.Messages = FoldSystem(r.Messages)
+	}
 	est := r.MaxTokens
 	for _, m := range r.Messages {
 		est += EstimateTokens(m.Content) + 4
@@ -402,8 +434,8 @@ func (c *Client) Embed(ctx context.Context, model string, inputs []string) ([][]
 // A request of several texts that outlasts Config.RequestTimeout is not
 // sent again as it was (a server too slow for the batch is as slow the
 // next time): the batch is halved and each half asked for in turn, down to
-// one text; one text alone that times out fails, naming the endpoint and
-// the timeout. Other failures are retried as Chat's are.
+// one text, whose timeouts are retried as any failure (a stall may pass);
+// when its retries run out the error names the endpoint and the timeout.
 func (c *Client) EmbedAs(ctx context.Context, req EmbeddingBody) ([][]float32, Usage, error) {
 	if req.Model == "" {
 		req.Model = c.cfg.Model
@@ -411,17 +443,16 @@ func (c *Client) EmbedAs(ctx context.Context, req EmbeddingBody) ([][]float32, U
 	if len(req.Input) == 0 {
 		return nil, Usage{}, nil
 	}
-	vecs, u, err := c.embedOnce(ctx, req)
+	one := len(req.Input) == 1
+	vecs, u, err := c.embedOnce(ctx, req, !one)
 	if err == nil || !errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil {
 		return vecs, u, err
 	}
-	var le *Error
-	errors.As(err, &le)
-	if len(req.Input) == 1 {
-		u.Failures++
-		c.account(Usage{Failures: 1})
+	if one {
 		return nil, u, fmt.Errorf("%w (one text alone took longer than the request timeout %v: raise --timeout, or lower --max-chars)", err, c.cfg.RequestTimeout)
 	}
+	var le *Error
+	errors.As(err, &le)
 	half := len(req.Input) / 2
 	c.log.Warn("an embeddings request timed out: asking for its texts in halves", "endpoint", le.Endpoint, "texts", len(req.Input),
 		"halves", fmt.Sprintf("%d+%d", half, len(req.Input)-half), "timeout", c.cfg.RequestTimeout)
@@ -439,16 +470,16 @@ func (c *Client) EmbedAs(ctx context.Context, req EmbeddingBody) ([][]float32, U
 	return out, u, nil
 }
 
-// embedOnce is one embeddings request with the client's retries, except
-// that a timed-out attempt is returned at once (EmbedAs splits the batch).
-func (c *Client) embedOnce(ctx context.Context, req EmbeddingBody) ([][]float32, Usage, error) {
+// embedOnce is one embeddings request with the client's retries; with
+// split, a timed-out attempt is returned at once (EmbedAs splits the batch).
+func (c *Client) embedOnce(ctx context.Context, req EmbeddingBody, split bool) ([][]float32, Usage, error) {
 	inputs := req.Input
 	est := 0
 	for _, s := range inputs {
 		est += EstimateTokens(s)
 	}
 	var vecs [][]float32
-	u, _, err := c.do(ctx, "embeddings", est, true, func(actx context.Context, ep *endpoint) (Usage, error) {
+	u, _, err := c.do(ctx, "embeddings", est, split, func(actx context.Context, ep *endpoint) (Usage, error) {
 		var resp embeddingAnswer
 		if err := ep.post(actx, c.hc, "/embeddings", req, &resp); err != nil {
 			return Usage{}, err

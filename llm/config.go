@@ -77,6 +77,10 @@ type Config struct {
 	// NoJSONMode never sends response_format (for endpoints that reject it;
 	// the client also learns this per endpoint from a 400 naming response_format).
 	NoJSONMode bool
+	// FoldSystem sends the system messages at the head of the first user
+	// message instead, for chat templates without a system turn (Gemma's:
+	// llama-cpp-python's "gemma" chat format drops a system message).
+	FoldSystem bool
 	// ResponseFormat is the shape of response_format sent with an answer's
 	// schema (see Formats); "" or FormatAuto: json_schema, stepping down
 	// per endpoint on refusal. NoJSONMode is FormatNone.
@@ -222,6 +226,7 @@ func (c *Config) RegisterEmbeddingFlags(fs *flag.FlagSet) {
 func (c *Config) registerChatFlags(fs *flag.FlagSet) {
 	fs.Float64Var(&c.Prices.Completion, "price-completion", c.Prices.Completion, "USD per million completion tokens (cost accounting)")
 	fs.BoolVar(&c.NoJSONMode, "no-json-mode", c.NoJSONMode, "never send response_format (endpoints without JSON mode; same as --response-format none)")
+	fs.BoolVar(&c.FoldSystem, "fold-system", c.FoldSystem, "send the system prompt at the head of the first user message (models without a system turn, e.g. Gemma: llama-cpp-python's gemma chat format drops system messages)")
 	fs.StringVar(&c.ResponseFormat, "response-format", orStr(c.ResponseFormat, FormatAuto), "how answers' JSON schemas are sent: auto (json_schema, stepping down on refusal), "+
 		strings.Join(Formats[:], ", ")+" (json_object+schema: llama-cpp-python's server)")
 }

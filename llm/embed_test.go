@@ -60,20 +60,21 @@ func TestEmbedHalvesABatchThatTimesOut(t *testing.T) {
 	}
 }
 
-// TestEmbedOneTextTimesOut: halving stops at one text, which fails at
-// once (no retries of a request the server cannot answer in time) with an
-// error naming the endpoint and the timeout.
+// TestEmbedOneTextTimesOut: halving stops at one text, whose timeouts are
+// retried as any failure; then the error names the endpoint and the
+// timeout, and says what to change.
 func TestEmbedOneTextTimesOut(t *testing.T) {
 	srv, sizes := slowAbove(0)
 	defer srv.Close()
 	cfg := testConfig(srv.BaseURL())
 	cfg.RequestTimeout = 200 * time.Millisecond
+	cfg.MaxRetries = 2
 	c := newClient(t, cfg)
 	_, u, err := c.Embed(context.Background(), "e5", []string{"a", "b", "c", "d"})
 	if err == nil {
 		t.Fatal("no error")
 	}
-	if got, want := fmt.Sprint(sizes()), "[4 2 1]"; got != want {
+	if got, want := fmt.Sprint(sizes()), "[4 2 1 1 1]"; got != want {
 		t.Errorf("request sizes %s, want %s", got, want)
 	}
 	if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), srv.BaseURL()) || !strings.Contains(err.Error(), "one text alone") ||

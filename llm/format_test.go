@@ -3,6 +3,7 @@ package llm_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"sync"
 	"testing"
 
@@ -41,7 +42,7 @@ const (
 )
 
 // TestResponseFormatSchemaOnTheWire: an answer's schema goes as OpenAI's
-// json_schema; a server that refuses that type (llama-cpp-python: 422)
+// json_schema; a server that refuses that type (llama-cpp-python: 500)
 // gets it inside json_object from then on, one refused request in all; a
 // configured shape is sent as configured; a request without a schema asks
 // for any JSON object.
@@ -96,5 +97,43 @@ func TestResponseFormatFlag(t *testing.T) {
 	cfg.ResponseFormat = "yaml"
 	if _, err := llm.New(cfg); err == nil {
 		t.Error("--response-format yaml accepted")
+	}
+}
+
+// TestFoldSystemOnTheWire: with FoldSystem the system prompt reaches the
+// server at the head of the first user turn (a template without a system
+// turn would drop it), later turns unchanged; without it, as given.
+func TestFoldSystemOnTheWire(t *testing.T) {
+	var mu sync.Mutex
+	var bodies [][]llm.Message
+	srv := fakeopenai.New(fakeopenai.Options{Fault: func(r fakeopenai.Request) fakeopenai.Fault {
+		var b struct{ Messages []llm.Message }
+		json.Unmarshal(r.Body, &b)
+		mu.Lock()
+		bodies = append(bodies, b.Messages)
+		mu.Unlock()
+		return fakeopenai.OK
+	}})
+	defer srv.Close()
+	conv := ask("a")
+	conv.Messages = append(conv.Messages, llm.Message{Role: "assistant", Content: "{}"}, llm.Message{Role: "user", Content: "Again."})
+	for _, fold := range []bool{true, false} {
+		cfg := testConfig(srv.BaseURL())
+		cfg.FoldSystem = fold
+		if _, err := newClient(t, cfg).Chat(context.Background(), conv); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := [][]llm.Message{
+		{{Role: "user", Content: "You answer in JSON.\n\nDeclaration: a\nPlease answer."}, {Role: "assistant", Content: "{}"}, {Role: "user", Content: "Again."}},
+		conv.Messages,
+	}
+	for i := range want {
+		if fmt.Sprint(bodies[i]) != fmt.Sprint(want[i]) {
+			t.Errorf("fold %v: messages on the wire\n got %q\nwant %q", i == 0, bodies[i], want[i])
+		}
+	}
+	if got := llm.FoldSystem([]llm.Message{{Role: "system", Content: "S"}}); len(got) != 1 || got[0] != (llm.Message{Role: "user", Content: "S"}) {
+		t.Errorf("a system message alone folds into %q", got)
 	}
 }

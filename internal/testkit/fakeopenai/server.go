@@ -88,8 +88,8 @@ type Options struct {
 	SlowDelay time.Duration
 	// NoJSONMode answers 400 to requests that set response_format.
 	NoJSONMode bool
-	// RefuseFormats are response_format shapes answered with 422 and
-	// pydantic's complaint, as llama-cpp-python's server does for
+	// RefuseFormats are response_format shapes answered with 500 and
+	// pydantic's complaint, as llama-cpp-python's server (0.3.36) answers
 	// json_schema: "json_schema", "json_object+schema" (a schema inside
 	// json_object), "json_object".
 	RefuseFormats []string
@@ -388,8 +388,8 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if f := formatShape(raw); f != "" && slices.Contains(s.opts.RefuseFormats, f) {
-		writeJSON(w, http.StatusUnprocessableEntity, map[string]any{"detail": []map[string]any{{"type": "literal_error",
-			"loc": []string{"body", "response_format", "type"}, "msg": "Input should be 'text' or 'json_object'"}}})
+		apiError(w, http.StatusInternalServerError, "internal_server_error", "1 validation error:\n  {'type': 'literal_error', "+
+			"'loc': ('body', 'response_format', 'type'), 'msg': \"Input should be 'text' or 'json_object'\", 'input': '"+f+"'}")
 		return
 	}
 	delay := s.opts.Latency
