@@ -67,9 +67,10 @@ bench-retrieval: build
 	BIN=$(BIN) index/scripts/bench_retrieval.sh work/bench-retrieval
 
 ## bench-speed: issue #29's table (cold search, index, server CPU per request, mine, extract) on Mathlib for this
-## binary and OLD=path/to/driftkit side by side (MATHLIB=DIR a checkout with .revision; REUSE=WS copies a built workspace)
+## binary and OLD=path/to/driftkit side by side (MATHLIB=DIR a checkout with .revision; REUSE=WS copies a built workspace;
+## ROWS="index search" TAGS=old REPEAT=3 run a part, see scripts/bench_speed.sh)
 bench-speed: build
-	OLD=$(OLD) MATHLIB=$(MATHLIB) REUSE=$(REUSE) NEW=$(BIN) ./scripts/bench_speed.sh
+	OLD=$(OLD) MATHLIB=$(MATHLIB) REUSE=$(REUSE) NEW=$(BIN) ROWS="$(ROWS)" TAGS="$(TAGS)" REPEAT=$(REPEAT) ./scripts/bench_speed.sh
 
 ## fuzz: a short run of every fuzz target (FUZZTIME=1m for longer)
 FUZZTIME ?= 10s
