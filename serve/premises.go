@@ -6,12 +6,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"path/filepath"
 	"strings"
 	"sync"
 	"unicode/utf8"
 
 	"github.com/driftkit/driftkit/retrieval"
 	"github.com/driftkit/driftkit/retrieval/proof"
+	"github.com/driftkit/driftkit/workspace"
 )
 
 // Lean's premise-selection server protocol, as the cloud premise selector
@@ -91,29 +93,53 @@ type proofGraph struct {
 }
 
 // graph returns the proof graph of p's declarations, loading it on first
-// use (Mathlib: a few seconds, once per declarations table).
+// use (Mathlib: a few seconds, once per declarations table; serve and mcp
+// load it at start and a reload before it serves new declarations).
 func (s *Server) graph(ws *Workspace, p *pinned) (*proofGraph, error) {
-	pg := &s.proofs
-	pg.mu.Lock()
-	if pg.m == nil {
-		pg.m = map[*Decls]*proofGraph{}
-	}
-	e := pg.m[p.decls]
-	if e == nil {
-		e = &proofGraph{}
-		pg.m[p.decls] = e
-		for d := range pg.m { // forget tables no workspace serves any more
-			if d != p.decls && !s.servesDecls(d) {
-				delete(pg.m, d)
-			}
-		}
-	}
-	pg.mu.Unlock()
+	e := s.proofs.entry(p.decls)
 	e.once.Do(func() { e.load(p.decls.path) })
 	if e.err != nil {
 		return nil, fmt.Errorf("workspace %s: %w", ws.Name, e.err)
 	}
 	return e, nil
+}
+
+// entry returns d's cache entry, made on first use.
+func (pg *proofGraphs) entry(d *Decls) *proofGraph {
+	pg.mu.Lock()
+	defer pg.mu.Unlock()
+	if pg.m == nil {
+		pg.m = map[*Decls]*proofGraph{}
+	}
+	e := pg.m[d]
+	if e == nil {
+		e = &proofGraph{}
+		pg.m[d] = e
+	}
+	return e
+}
+
+// prune forgets the graphs of tables no workspace serves any more (after
+// a reload swapped them; requests still on them keep their pointer).
+func (pg *proofGraphs) prune(served func(*Decls) bool) {
+	pg.mu.Lock()
+	defer pg.mu.Unlock()
+	for d := range pg.m {
+		if !served(d) {
+			delete(pg.m, d)
+		}
+	}
+}
+
+// prepareProofGraph builds the proof graph of a reload's new declarations
+// before the workspace serves them: the first premise request after a
+// reload finds it built instead of waiting seconds.
+func (s *Server) prepareProofGraph(ws *Workspace, d *Decls) {
+	e := s.proofs.entry(d)
+	e.once.Do(func() { e.load(d.path) })
+	if e.err != nil {
+		s.log.Warn("proof graph", "workspace", ws.Name, "err", e.err)
+	}
 }
 
 func (s *Server) servesDecls(d *Decls) bool {
@@ -126,7 +152,7 @@ func (s *Server) servesDecls(d *Decls) bool {
 }
 
 func (e *proofGraph) load(path string) {
-	if e.g, e.err = proof.Load(path); e.err != nil {
+	if e.g, e.err = proof.Load(path, filepath.Join(filepath.Dir(path), workspace.ModulesFile)); e.err != nil {
 		return
 	}
 	names := make([]string, e.g.Len())
@@ -229,7 +255,11 @@ type retrieveQuery struct {
 	k               int
 	all             bool // neither imported_modules nor local_premises: every premise
 	modules, locals []indexRef
-	newPremises     []proof.NewPremise
+	// importAll lists the modules imported with `import all` (read when
+	// inModuleSystem).
+	importAll      []indexRef
+	inModuleSystem bool
+	newPremises    []proof.NewPremise
 }
 
 // indexRef is an entry of an index list: an index, or a name.
@@ -247,7 +277,8 @@ func parseRetrieve(r *http.Request, maxK int) (*retrieveQuery, error) {
 	if err := json.Unmarshal(body, &req); err != nil {
 		return nil, badField("body", "want a JSON object {\"state\", \"imported_modules\", \"local_premises\", \"new_premises\", \"k\"}: %v", err)
 	}
-	out := &retrieveQuery{all: req.ImportedModules == nil && req.LocalPremises == nil}
+	out := &retrieveQuery{all: req.ImportedModules == nil && req.LocalPremises == nil,
+		inModuleSystem: req.CallerInModuleSystem != nil && *req.CallerInModuleSystem}
 	if err := json.Unmarshal(req.State, &out.state); err != nil || req.State == nil {
 		return nil, badField("state", "want the goal as a string (Meta.ppGoal)")
 	}
@@ -266,14 +297,12 @@ func parseRetrieve(r *http.Request, maxK int) (*retrieveQuery, error) {
 		raw  *[]json.RawMessage
 		dst  *[]indexRef
 	}{{"imported_modules", req.ImportedModules, &out.modules}, {"local_premises", req.LocalPremises, &out.locals},
-		{"imported_all_modules", req.ImportedAllModules, nil}} {
+		{"imported_all_modules", req.ImportedAllModules, &out.importAll}} {
 		refs, err := parseRefs(f.name, f.raw)
 		if err != nil {
 			return nil, err
 		}
-		if f.dst != nil {
-			*f.dst = refs
-		}
+		*f.dst = refs
 	}
 	if out.newPremises, err = parseNewPremises(req.NewPremises); err != nil {
 		return nil, err
@@ -328,19 +357,22 @@ func parseNewPremises(raw []json.RawMessage) ([]proof.NewPremise, error) {
 }
 
 // candidates turns the request's module and premise lists into the
-// importable set: declarations of the named modules and the named
-// premises. Unknown modules and out-of-range indices are ignored, as the
-// reference server does.
+// importable set: declarations of the named modules and of every module
+// they import (modules.parquet; Lean's client sends the closure already,
+// other clients may send direct imports), and the named premises.
+// Declarations written `private` are not importable from another module,
+// unless a caller in the module system imported theirs with `import all`.
+// Unknown modules and out-of-range indices are ignored, as the reference
+// server does.
 func (e *proofGraph) candidates(req *retrieveQuery) func(int32) bool {
 	if req.all {
-		return nil
+		return func(id int32) bool { return !e.g.Private(id) }
 	}
-	mods := make([]bool, len(e.g.Modules()))
-	for _, m := range req.modules {
-		if m.i >= 0 && m.i < len(mods) {
-			mods[m.i] = true
-		} else if i, ok := e.modIndex[strings.ReplaceAll(strings.TrimSuffix(m.name, ".lean"), "/", ".")]; ok && m.i < 0 {
-			mods[i] = true
+	mods := e.g.ImportClosure(e.moduleIndices(req.modules))
+	all := make([]bool, len(mods))
+	if req.inModuleSystem {
+		for _, m := range e.moduleIndices(req.importAll) {
+			all[m] = true
 		}
 	}
 	locals := map[int32]bool{}
@@ -351,7 +383,29 @@ func (e *proofGraph) candidates(req *retrieveQuery) func(int32) bool {
 			locals[id] = true
 		}
 	}
-	return func(id int32) bool { return mods[e.g.ModuleOf(id)] || locals[id] }
+	return func(id int32) bool {
+		if locals[id] {
+			return true
+		}
+		m := e.g.ModuleOf(id)
+		return mods[m] && (!e.g.Private(id) || all[m])
+	}
+}
+
+// moduleIndices resolves module references (indices into
+// /indexed-modules, or names and paths) to indices; unknown ones are
+// dropped.
+func (e *proofGraph) moduleIndices(refs []indexRef) []int {
+	out := make([]int, 0, len(refs))
+	n := len(e.g.Modules())
+	for _, m := range refs {
+		if m.i >= 0 && m.i < n {
+			out = append(out, m.i)
+		} else if i, ok := e.modIndex[strings.ReplaceAll(strings.TrimSuffix(m.name, ".lean"), "/", ".")]; ok && m.i < 0 {
+			out = append(out, i)
+		}
+	}
+	return out
 }
 
 // retrieve ranks premises for a parsed request on one pinned generation.

@@ -3,12 +3,16 @@ package serve
 import (
 	"encoding/json"
 	"fmt"
+	"io"
+	"log/slog"
 	"net/http"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/driftkit/driftkit/retrieval"
+	"github.com/driftkit/driftkit/workspace"
 )
 
 // The request bodies below are what the clients send, built as their
@@ -231,5 +235,95 @@ func TestPremiseServerGuards(t *testing.T) {
 	big := `{"query":["` + strings.Repeat("a", 2<<20) + `"]}`
 	if resp, _ := ts.do(t, "POST", "/search", "application/json", big); resp.StatusCode != http.StatusRequestEntityTooLarge {
 		t.Errorf("2 MiB /search: %d", resp.StatusCode)
+	}
+}
+
+// newImportsServer serves the fixture library with a modules.parquet
+// (Basic imports Defs imports Init.Prelude; the umbrella Mathlib imports
+// Basic and ModEq) and a private lemma in Defs.
+func newImportsServer(t *testing.T) *testServer {
+	t.Helper()
+	dir := t.TempDir()
+	decls := fixtureDecls()
+	priv := decls[4]
+	priv.Name, priv.Modifiers, priv.Signature = "Nat.Prime.two_le_aux", []string{"private"}, "{p : ℕ} (hp : p.Prime) : 2 ≤ p"
+	decls = append(decls, priv)
+	mods := []workspace.Module{
+		{Name: "Init.Prelude"},
+		{Name: "Mathlib.Data.Nat.Prime.Defs", Imports: []string{"Init.Prelude"}},
+		{Name: "Mathlib.Data.Nat.Prime.Basic", Imports: []string{"Mathlib.Data.Nat.Prime.Defs", "Std.Unknown"}},
+		{Name: "Mathlib.Data.Nat.ModEq", Imports: []string{"Init.Prelude"}},
+		{Name: "Mathlib.Analysis.SpecialFunctions.Sqrt", Imports: []string{"Init.Prelude"}},
+		{Name: "Mathlib", Imports: []string{"Mathlib.Data.Nat.Prime.Basic", "Mathlib.Data.Nat.ModEq"}},
+	}
+	if err := workspace.WriteTable(filepath.Join(dir, workspace.DeclarationsFile), decls); err != nil {
+		t.Fatal(err)
+	}
+	if err := workspace.WriteTable(filepath.Join(dir, workspace.ModulesFile), mods); err != nil {
+		t.Fatal(err)
+	}
+	idx := newFakeIndex(fixtureEntries(decls))
+	ws, err := NewWorkspace("main", dir, idx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := New(Options{Workspaces: []*Workspace{ws}, Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ws.Close() })
+	return &testServer{Server: s, ts: newHTTPTest(t, s), idx: idx, dir: dir}
+}
+
+// TestPremiseServerImports: imported_modules stands for the modules and
+// everything they import; private declarations of other modules are not
+// importable, except through `import all` in the module system.
+func TestPremiseServerImports(t *testing.T) {
+	ts := newImportsServer(t)
+	_, body := ts.do(t, "GET", "/premises/indexed-modules", "", "")
+	var mods []string
+	want := []string{"Init.Prelude", "Mathlib", "Mathlib.Analysis.SpecialFunctions.Sqrt", "Mathlib.Data.Nat.ModEq",
+		"Mathlib.Data.Nat.Prime.Basic", "Mathlib.Data.Nat.Prime.Defs"}
+	if err := json.Unmarshal([]byte(body), &mods); err != nil || !slices.Equal(mods, want) {
+		t.Fatalf("/indexed-modules = %s, want %v (modules.parquet's, with the umbrella)", body, want)
+	}
+	retrieve := func(body string) []string {
+		return hitNamesOf(retrieveHits(t, ts, "/premises/retrieve", body))
+	}
+	onlyFrom := func(what string, got []string, allowed ...string) {
+		t.Helper()
+		for _, n := range got {
+			if !slices.Contains(allowed, n) {
+				t.Errorf("%s: %s is not importable (got %v)", what, n, got)
+			}
+		}
+	}
+	// Lean's client (Cloud.lean selectPremisesCore, Json.compress) with only
+	// Basic's index: Defs and Init.Prelude come with it, Sqrt and ModEq do not.
+	got := retrieve(`{"caller_in_module_system":false,"imported_all_modules":[],"imported_modules":[4],"k":32,` +
+		`"local_premises":[],"new_premises":[],"state":"p : ℕ\nhp : Nat.Prime p\n⊢ LE.le 2 p"}`)
+	onlyFrom("imports [Basic]", got, "Nat", "Nat.Prime", "Dvd.dvd", "Nat.Prime.dvd_mul", "Nat.Prime.two_le")
+	if !slices.Contains(got, "Nat.Prime.two_le") || !slices.Contains(got, "Nat.Prime") {
+		t.Errorf("imports [Basic]: %v lacks Defs' declarations (imported through Basic)", got)
+	}
+	// The umbrella by name: everything but the private lemma.
+	got = retrieve(`{"state":"⊢ Nat.Prime 2","imported_modules":["Mathlib"],"k":32}`)
+	onlyFrom("imports [Mathlib]", got, "Nat", "Nat.Prime", "Dvd.dvd", "Nat.Prime.dvd_mul", "Nat.Prime.two_le", "Nat.«term_≡_[MOD_]»")
+	if len(got) < 3 {
+		t.Errorf("imports [Mathlib]: %v", got)
+	}
+	// A caller in the module system that imported Defs with `import all`
+	// sees its private lemma; outside the module system the field is unused.
+	all := `{"caller_in_module_system":%v,"imported_all_modules":[5],"imported_modules":[0,4,5],"k":32,` +
+		`"local_premises":[],"new_premises":[],"state":"p : ℕ\nhp : Nat.Prime p\n⊢ LE.le 2 p"}`
+	if got := retrieve(fmt.Sprintf(all, true)); !slices.Contains(got, "Nat.Prime.two_le_aux") {
+		t.Errorf("import all Defs (module system): %v lacks the private Nat.Prime.two_le_aux", got)
+	}
+	if got := retrieve(fmt.Sprintf(all, false)); slices.Contains(got, "Nat.Prime.two_le_aux") {
+		t.Errorf("import all outside the module system: %v has the private lemma", got)
+	}
+	// lean-lsp-mcp's body (no module lists: every premise) hides it too.
+	if got := retrieve(lspHammerBody); slices.Contains(got, "Nat.Prime.two_le_aux") || len(got) == 0 {
+		t.Errorf("every premise: %v", got)
 	}
 }

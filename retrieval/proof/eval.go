@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 
 	"github.com/driftkit/driftkit/retrieval"
@@ -18,8 +19,8 @@ import (
 // everything the theorem could not have seen is hidden: the theorem
 // itself and its module's declarations from its line on are neither
 // returned nor vote nor counted by the prior, and only declarations its
-// module imports (transitively) or that precede it in its module are
-// candidates — what Lean's premise selector would be allowed to return.
+// module imports (transitively, modules.parquet) and does not write
+// `private`, or that precede it in its module, are candidates — what Lean's premise selector would be allowed to return.
 
 // EvalRow is what the evaluation reads of a declarations.parquet row.
 type EvalRow struct {
@@ -43,6 +44,10 @@ type Item struct {
 	ExcludeNames []string
 	// Candidate says whether a declaration is importable at the theorem.
 	Candidate func(id int32) bool
+	// New are the declarations of the theorem's module before it when
+	// they are sent as new premises (ItemOptions.LocalAsNew), as Lean's
+	// premise selector sends its file's declarations.
+	New []NewPremise
 }
 
 // ItemOptions choose the items.
@@ -52,8 +57,10 @@ type ItemOptions struct {
 	// Max caps the items (0: all); the items kept are the first by
 	// SHA-1 of their names, so a cap is a fixed sample.
 	Max int
-	// Imports lists each module's direct imports (modules.parquet).
-	Imports map[string][]string
+	// LocalAsNew sends the declarations of the theorem's module before it
+	// as new premises ("kind name signature", the last MaxLocalNew) instead
+	// of indexed candidates: what Lean's client does with its own file.
+	LocalAsNew bool
 }
 
 // Items makes the evaluation queries: theorems of the chosen modules with
@@ -76,7 +83,16 @@ func Items(g *Graph, rows []EvalRow, o ItemOptions) []Item {
 		picks = append(picks, cand{binary.BigEndian.Uint64(h[:8]), i})
 	}
 	slices.SortFunc(picks, func(a, b cand) int { return cmp.Compare(a.key, b.key) })
-	imp := newImportable(g, o.Imports)
+	imp := &importable{g: g, memo: map[int32][]bool{}}
+	var decls []string
+	if o.LocalAsNew {
+		decls = make([]string, g.Len())
+		for i := range rows {
+			if id, ok := g.ids[rows[i].Name]; ok && decls[id] == "" {
+				decls[id] = declText(&rows[i])
+			}
+		}
+	}
 	byModule := make([][]int32, len(g.modules))
 	for id, m := range g.module {
 		byModule[m] = append(byModule[m], int32(id))
@@ -86,17 +102,32 @@ func Items(g *Graph, rows []EvalRow, o ItemOptions) []Item {
 		if o.Max > 0 && len(out) == o.Max {
 			break
 		}
-		if it, ok := makeItem(g, &rows[p.row], imp, byModule); ok {
+		if it, ok := makeItem(g, &rows[p.row], imp, byModule, decls); ok {
 			out = append(out, it)
 		}
 	}
 	return out
 }
 
-func makeItem(g *Graph, row *EvalRow, imp *importable, byModule [][]int32) (Item, bool) {
+// MaxLocalNew is how many of a file's declarations Lean's client sends as
+// new premises at most (premiseSelection.maxUnindexedPremises; it keeps
+// the last ones).
+const MaxLocalNew = 2048
+
+// declText prints a declaration as the client's new premise decl: its
+// kind, name and signature.
+func declText(r *EvalRow) string {
+	kw := r.Kind
+	if kw == "definition" {
+		kw = "def"
+	}
+	return kw + " " + r.Name + " " + r.Signature
+}
+
+func makeItem(g *Graph, row *EvalRow, imp *importable, byModule [][]int32, decls []string) (Item, bool) {
 	self := g.ids[row.Name]
 	mod, line := g.module[self], g.line[self]
-	seen := imp.closure(g.modules[mod])
+	seen := imp.closure(mod)
 	it := Item{Name: row.Name, Module: row.Module, Statement: row.Signature, Goal: GoalOf(row.Signature),
 		Constants: row.StatementDeps}
 	for _, id := range byModule[mod] {
@@ -105,15 +136,24 @@ func makeItem(g *Graph, row *EvalRow, imp *importable, byModule [][]int32) (Item
 			it.ExcludeNames = append(it.ExcludeNames, g.names[id])
 		}
 	}
+	local := decls == nil
+	if !local {
+		for _, id := range byModule[mod] {
+			if g.line[id] < line {
+				it.New = append(it.New, NewPremise{Name: g.names[id], Decl: decls[id], Dense: math.NaN()})
+			}
+		}
+		it.New = it.New[max(0, len(it.New)-MaxLocalNew):]
+	}
 	it.Candidate = func(id int32) bool {
 		m := g.module[id]
 		if m == mod {
-			return g.line[id] < line
+			return local && g.line[id] < line
 		}
-		return seen[m]
+		return seen[m] && !g.private[id]
 	}
 	for _, d := range g.proof.of(self) {
-		if it.Candidate(d) {
+		if it.Candidate(d) || (!local && g.module[d] == mod && g.line[d] < line) {
 			it.Gold = append(it.Gold, g.names[d])
 		}
 	}
@@ -123,34 +163,15 @@ func makeItem(g *Graph, row *EvalRow, imp *importable, byModule [][]int32) (Item
 // importable computes, once per module, the modules it imports
 // transitively.
 type importable struct {
-	g       *Graph
-	imports map[string][]string
-	memo    map[string][]bool
+	g    *Graph
+	memo map[int32][]bool
 }
 
-func newImportable(g *Graph, imports map[string][]string) *importable {
-	return &importable{g: g, imports: imports, memo: map[string][]bool{}}
-}
-
-func (im *importable) closure(mod string) []bool {
+func (im *importable) closure(mod int32) []bool {
 	if c, ok := im.memo[mod]; ok {
 		return c
 	}
-	seen := make([]bool, len(im.g.modules))
-	visited := map[string]bool{mod: true}
-	stack := slices.Clone(im.imports[mod])
-	for len(stack) > 0 {
-		m := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		if visited[m] {
-			continue
-		}
-		visited[m] = true
-		if i, ok := slices.BinarySearch(im.g.modules, m); ok {
-			seen[i] = true
-		}
-		stack = append(stack, im.imports[m]...)
-	}
+	seen := im.g.ImportClosure([]int{int(mod)})
 	im.memo[mod] = seen
 	return seen
 }

@@ -25,6 +25,7 @@ package proof
 import (
 	"cmp"
 	"fmt"
+	"os"
 	"slices"
 
 	"github.com/driftkit/driftkit/workspace"
@@ -38,8 +39,16 @@ type Row struct {
 	Kind          string   `parquet:"kind,dict"`
 	Module        string   `parquet:"module,dict"`
 	LineStart     int32    `parquet:"line_start"`
+	Modifiers     []string `parquet:"modifiers,list"`
 	StatementDeps []string `parquet:"statement_deps,list"`
 	ProofDeps     []string `parquet:"proof_deps,list"`
+}
+
+// ModuleRow is what the graph reads of a modules.parquet row: a module
+// and the modules it imports directly.
+type ModuleRow struct {
+	Name    string   `parquet:"name"`
+	Imports []string `parquet:"imports,list"`
 }
 
 // Graph is a workspace's declarations and their dependencies, by id (the
@@ -50,9 +59,14 @@ type Graph struct {
 	ids     map[string]int32
 	kinds   []string
 	kind    []uint8
-	modules []string // sorted
+	modules []string // sorted: the declarations' modules and modules.parquet's
 	module  []int32
 	line    []int32
+	// private marks declarations written `private`: no other module can
+	// name them (Lean mangles their names).
+	private []bool
+	// imports are each module's direct imports (indices into modules).
+	imports csr
 	// proof and stmt are each declaration's resolved proof and statement
 	// dependencies; users inverts stmt (declarations whose statement uses
 	// a constant).
@@ -71,17 +85,27 @@ type csr struct {
 
 func (c *csr) of(i int32) []int32 { return c.dst[c.off[i]:c.off[i+1]] }
 
-// Load reads the graph of a declarations.parquet.
-func Load(path string) (*Graph, error) {
+// Load reads the graph of a declarations.parquet and, when modulesPath is
+// not "" and the file exists, the module imports of a modules.parquet.
+func Load(path, modulesPath string) (*Graph, error) {
 	rows, err := workspace.ReadTable[Row](path)
 	if err != nil {
 		return nil, fmt.Errorf("proof graph: %w", err)
 	}
-	return New(rows), nil
+	var mods []ModuleRow
+	if modulesPath != "" {
+		if _, serr := os.Stat(modulesPath); serr == nil {
+			if mods, err = workspace.ReadTable[ModuleRow](modulesPath); err != nil {
+				return nil, fmt.Errorf("proof graph: %w", err)
+			}
+		}
+	}
+	return New(rows, mods), nil
 }
 
-// New builds the graph of rows.
-func New(rows []Row) *Graph {
+// New builds the graph of rows, with the modules and imports of mods
+// (nil: modules are the declarations', imports unknown).
+func New(rows []Row, mods []ModuleRow) *Graph {
 	g := &Graph{ids: make(map[string]int32, len(rows))}
 	kindIx := map[string]uint8{}
 	modSet := map[string]bool{}
@@ -101,16 +125,23 @@ func New(rows []Row) *Graph {
 		}
 		g.kind = append(g.kind, k)
 		g.line = append(g.line, r.LineStart)
+		g.private = append(g.private, slices.Contains(r.Modifiers, "private"))
 		modSet[r.Module] = true
 		if r.Revision != "" && !slices.Contains(g.revisions, r.Revision) {
 			g.revisions = append(g.revisions, r.Revision)
 		}
 		keep = append(keep, i)
 	}
+	for _, m := range mods {
+		if m.Name != "" {
+			modSet[m.Name] = true
+		}
+	}
 	for m := range modSet {
 		g.modules = append(g.modules, m)
 	}
 	slices.Sort(g.modules)
+	g.imports = g.importGraph(mods)
 	g.module = make([]int32, len(keep))
 	for id, i := range keep {
 		m, _ := slices.BinarySearch(g.modules, rows[i].Module)
@@ -129,6 +160,53 @@ func New(rows []Row) *Graph {
 	}
 	slices.SortStableFunc(g.byUses, func(a, b int32) int { return cmp.Compare(g.proofUses[b], g.proofUses[a]) })
 	return g
+}
+
+// importGraph resolves each module's direct imports to module indices
+// (imports of modules the graph does not know are dropped).
+func (g *Graph) importGraph(mods []ModuleRow) csr {
+	direct := make([][]int32, len(g.modules))
+	for _, m := range mods {
+		i, ok := slices.BinarySearch(g.modules, m.Name)
+		if !ok {
+			continue
+		}
+		for _, imp := range m.Imports {
+			if j, ok := slices.BinarySearch(g.modules, imp); ok && j != i && !slices.Contains(direct[i], int32(j)) {
+				direct[i] = append(direct[i], int32(j))
+			}
+		}
+	}
+	c := csr{off: make([]int32, 1, len(g.modules)+1)}
+	for _, d := range direct {
+		c.dst = append(c.dst, d...)
+		c.off = append(c.off, int32(len(c.dst)))
+	}
+	return c
+}
+
+// ImportClosure marks the given modules and every module they import,
+// directly or not (indices into Modules; out-of-range ones are ignored).
+func (g *Graph) ImportClosure(roots []int) []bool {
+	seen := make([]bool, len(g.modules))
+	stack := make([]int32, 0, len(roots))
+	for _, m := range roots {
+		if m >= 0 && m < len(seen) && !seen[m] {
+			seen[m] = true
+			stack = append(stack, int32(m))
+		}
+	}
+	for len(stack) > 0 {
+		m := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		for _, d := range g.imports.of(m) {
+			if !seen[d] {
+				seen[d] = true
+				stack = append(stack, d)
+			}
+		}
+	}
+	return seen
 }
 
 // adjacency resolves each kept row's dependency names to ids (unknown names
@@ -187,6 +265,10 @@ func (g *Graph) Modules() []string { return g.modules }
 
 // ModuleOf is the index into Modules of declaration id's module.
 func (g *Graph) ModuleOf(id int32) int { return int(g.module[id]) }
+
+// Private reports whether declaration id is written `private` (only its
+// own module can use it).
+func (g *Graph) Private(id int32) bool { return g.private[id] }
 
 // Line is the line declaration id starts on.
 func (g *Graph) Line(id int32) int32 { return g.line[id] }

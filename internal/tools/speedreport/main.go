@@ -16,6 +16,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -34,7 +35,7 @@ type run struct {
 type rows struct {
 	runs  map[string][]run
 	serve map[string]serveReport
-	mine  mineReport
+	mine  []mineReport
 }
 
 type serveReport struct {
@@ -122,20 +123,43 @@ func read(dir, tag string) (*rows, error) {
 		x.rss, _ = strconv.ParseFloat(f[4], 64)
 		r.runs[f[1]] = append(r.runs[f[1]], x)
 	}
-	mb, err := os.ReadFile(filepath.Join(dir, tag+"-mine.out"))
-	if err != nil {
-		return nil, err
+	mines, _ := filepath.Glob(filepath.Join(dir, tag+"-mine-*.json"))
+	if len(mines) == 0 && len(r.runs["mine"]) > 0 {
+		mines = []string{filepath.Join(dir, tag+"-mine.out")}
 	}
-	if err := json.Unmarshal(mb, &r.mine); err != nil {
-		return nil, fmt.Errorf("%s-mine.out: %w", tag, err)
+	for _, f := range mines {
+		var m mineReport
+		mb, err := os.ReadFile(f)
+		if err != nil {
+			return nil, err
+		}
+		if err := json.Unmarshal(mb, &m); err != nil {
+			return nil, fmt.Errorf("%s: %w", f, err)
+		}
+		r.mine = append(r.mine, m)
 	}
 	return r, nil
 }
 
-// median is the run of median wall time (its CPU and RSS with it).
+// minePerSecond is the median of the mine runs' queries per second (NaN:
+// no run).
+func minePerSecond(r *rows) float64 {
+	if len(r.mine) == 0 {
+		return math.NaN()
+	}
+	qs := make([]float64, len(r.mine))
+	for i, m := range r.mine {
+		qs[i] = float64(m.Pairs) / max(m.Seconds, 1e-9)
+	}
+	slices.Sort(qs)
+	return qs[len(qs)/2]
+}
+
+// median is the run of median wall time (its CPU and RSS with it; NaN
+// numbers when the row was not run).
 func median(rs []run) run {
 	if len(rs) == 0 {
-		return run{}
+		return run{wall: math.NaN(), cpu: math.NaN(), rss: math.NaN(), load: "—"}
 	}
 	s := slices.Clone(rs)
 	slices.SortFunc(s, func(a, b run) int {
@@ -168,15 +192,18 @@ func printTable(all map[string]*rows, withOld bool) {
 	cpu := func(x run) float64 { return x.cpu }
 	rss := func(x run) float64 { return x.rss }
 	serve := func(k, label string) metric {
-		return metric{"server CPU per request, " + label, func(r *rows) float64 { return r.serve[k].CPUMs }, "ms", true,
-			func(r *rows) string { return r.serve[k].load }}
+		return metric{"server CPU per request, " + label, func(r *rows) float64 {
+			if s, ok := r.serve[k]; ok {
+				return s.CPUMs
+			}
+			return math.NaN()
+		}, "ms", true, func(r *rows) string { return r.serve[k].load }}
 	}
 	ms := []metric{
 		runMetric("search", "(cold, median of 3) wall", wall, "s"), runMetric("search", "CPU", cpu, "s"), runMetric("search", "peak RSS", rss, "MB"),
 		runMetric("index", "wall", wall, "s"), runMetric("index", "CPU", cpu, "s"), runMetric("index", "peak RSS", rss, "MB"),
 		serve("serve-0", "200 clients, every request a new query"), serve("serve-10", "200 clients, 10 queries repeated"),
-		{"mine queries/s", func(r *rows) float64 { return float64(r.mine.Pairs) / max(r.mine.Seconds, 1e-9) }, "q/s", false,
-			func(r *rows) string { return median(r.runs["mine"]).load }},
+		{"mine queries/s (median)", minePerSecond, "q/s", false, func(r *rows) string { return median(r.runs["mine"]).load }},
 		runMetric("mine", "CPU", cpu, "s"), runMetric("mine", "peak RSS", rss, "MB"),
 		runMetric("extract", "wall", wall, "s"), runMetric("extract", "CPU", cpu, "s"), runMetric("extract", "peak RSS", rss, "MB"),
 	}
@@ -198,12 +225,18 @@ func printTable(all map[string]*rows, withOld bool) {
 		if !m.smaller {
 			ratio = n / o
 		}
-		fmt.Printf("| %s | %s | %s | %.2f× | %s; %s |\n", m.name, cell(n, m.unit), cell(o, m.unit), ratio, m.load(all["new"]), m.load(all["old"]))
+		r := "—"
+		if !math.IsNaN(ratio) {
+			r = fmt.Sprintf("%.2f×", ratio)
+		}
+		fmt.Printf("| %s | %s | %s | %s | %s; %s |\n", m.name, cell(n, m.unit), cell(o, m.unit), r, m.load(all["new"]), m.load(all["old"]))
 	}
 }
 
 func cell(v float64, unit string) string {
 	switch {
+	case math.IsNaN(v):
+		return "—"
 	case v >= 100:
 		return fmt.Sprintf("%.0f %s", v, unit)
 	case v >= 10:
