@@ -153,13 +153,20 @@ type namedRanker struct {
 
 // proofRankers are the rankers `eval proof` compares.
 func proofRankers(ix retrieval.Searcher, g *proof.Graph, w *proof.Weights) []namedRanker {
+	dense := &newDense{vecs: map[string][]float32{}}
+	if e, ok := ix.(interface{ Encoder() index.Encoder }); ok {
+		dense.enc = e.Encoder()
+	}
 	profile := func(withConsts bool) proof.Ranker {
 		return func(ctx context.Context, it *proof.Item, k int) ([]string, error) {
-			q := proof.Query{Goal: it.Goal, K: k, Candidate: it.Candidate, Exclude: it.Exclude, Weights: w, New: it.New}
+			q := proof.Query{Goal: it.Goal, K: k, Candidate: it.Candidate, Exclude: it.Exclude, Weights: w}
+			var err error
+			if q.New, err = dense.score(ctx, it.Goal, it.New); err != nil {
+				return nil, err
+			}
 			if withConsts {
 				q.Constants = it.Constants
 			}
-			var err error
 			if q.Similar, err = proofSimilar(ctx, ix, it.Goal, w.Depth, it.ExcludeNames); err != nil {
 				return nil, err
 			}
@@ -242,4 +249,35 @@ func readCode(path string, items []proof.Item) (map[string]string, error) {
 		return nil
 	})
 	return code, err
+}
+
+// newDense scores an item's new premises by encoder similarity to the
+// goal, as the server does (the vectors of a text are computed once).
+type newDense struct {
+	enc  index.Encoder
+	vecs map[string][]float32
+}
+
+func (d *newDense) score(ctx context.Context, goal string, nps []proof.NewPremise) ([]proof.NewPremise, error) {
+	if len(nps) == 0 || d.enc == nil {
+		return nps, nil
+	}
+	texts := []string{goal}
+	for _, np := range nps {
+		if _, ok := d.vecs[np.Decl]; !ok {
+			texts = append(texts, np.Decl)
+		}
+	}
+	vecs, err := d.enc.Encode(ctx, texts)
+	if err != nil {
+		return nil, err
+	}
+	for i, t := range texts[1:] {
+		d.vecs[t] = vecs[i+1]
+	}
+	out := slices.Clone(nps)
+	for i := range out {
+		out[i].Dense = proof.Cosine(vecs[0], d.vecs[out[i].Decl])
+	}
+	return out, nil
 }
