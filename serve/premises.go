@@ -93,29 +93,53 @@ type proofGraph struct {
 }
 
 // graph returns the proof graph of p's declarations, loading it on first
-// use (Mathlib: a few seconds, once per declarations table).
+// use (Mathlib: a few seconds, once per declarations table; serve and mcp
+// load it at start and a reload before it serves new declarations).
 func (s *Server) graph(ws *Workspace, p *pinned) (*proofGraph, error) {
-	pg := &s.proofs
-	pg.mu.Lock()
-	if pg.m == nil {
-		pg.m = map[*Decls]*proofGraph{}
-	}
-	e := pg.m[p.decls]
-	if e == nil {
-		e = &proofGraph{}
-		pg.m[p.decls] = e
-		for d := range pg.m { // forget tables no workspace serves any more
-			if d != p.decls && !s.servesDecls(d) {
-				delete(pg.m, d)
-			}
-		}
-	}
-	pg.mu.Unlock()
+	e := s.proofs.entry(p.decls)
 	e.once.Do(func() { e.load(p.decls.path) })
 	if e.err != nil {
 		return nil, fmt.Errorf("workspace %s: %w", ws.Name, e.err)
 	}
 	return e, nil
+}
+
+// entry returns d's cache entry, made on first use.
+func (pg *proofGraphs) entry(d *Decls) *proofGraph {
+	pg.mu.Lock()
+	defer pg.mu.Unlock()
+	if pg.m == nil {
+		pg.m = map[*Decls]*proofGraph{}
+	}
+	e := pg.m[d]
+	if e == nil {
+		e = &proofGraph{}
+		pg.m[d] = e
+	}
+	return e
+}
+
+// prune forgets the graphs of tables no workspace serves any more (after
+// a reload swapped them; requests still on them keep their pointer).
+func (pg *proofGraphs) prune(served func(*Decls) bool) {
+	pg.mu.Lock()
+	defer pg.mu.Unlock()
+	for d := range pg.m {
+		if !served(d) {
+			delete(pg.m, d)
+		}
+	}
+}
+
+// prepareProofGraph builds the proof graph of a reload's new declarations
+// before the workspace serves them: the first premise request after a
+// reload finds it built instead of waiting seconds.
+func (s *Server) prepareProofGraph(ws *Workspace, d *Decls) {
+	e := s.proofs.entry(d)
+	e.once.Do(func() { e.load(d.path) })
+	if e.err != nil {
+		s.log.Warn("proof graph", "workspace", ws.Name, "err", e.err)
+	}
 }
 
 func (s *Server) servesDecls(d *Decls) bool {

@@ -72,7 +72,7 @@ func (pv *premiseVectors) score(ctx context.Context, v View, goal string, nps []
 	}
 	pv.mu.Unlock()
 	for i := range nps {
-		nps[i].Dense = cosine(out[0], vecs[i])
+		nps[i].Dense = proof.Cosine(out[0], vecs[i])
 	}
 	return nil
 }
@@ -103,19 +103,6 @@ func (pv *premiseVectors) put(key string, vec []float32) {
 		pv.order.Remove(last)
 		delete(pv.byKey, last.Value.(*vecEntry).key)
 	}
-}
-
-func cosine(a, b []float32) float64 {
-	var dot, na, nb float64
-	for i := range min(len(a), len(b)) {
-		dot += float64(a[i]) * float64(b[i])
-		na += float64(a[i]) * float64(a[i])
-		nb += float64(b[i]) * float64(b[i])
-	}
-	if na == 0 || nb == 0 {
-		return 0
-	}
-	return dot / math.Sqrt(na*nb)
 }
 
 func nan() float64 { return math.NaN() }

@@ -180,7 +180,7 @@ func (s *Server) Reload(ctx context.Context) (map[string]ReloadResult, error) {
 	out := map[string]ReloadResult{}
 	var errs []error
 	for _, ws := range s.opts.Workspaces {
-		changed, err := ws.Reload(ctx)
+		changed, err := ws.reload(ctx, func(d *Decls) { s.prepareProofGraph(ws, d) })
 		res := ReloadResult{Changed: changed, Generation: ws.Index.About().Generation}
 		if err != nil {
 			res.Error = err.Error()
@@ -190,5 +190,6 @@ func (s *Server) Reload(ctx context.Context) (map[string]ReloadResult, error) {
 		out[ws.Name] = res
 		s.log.Info("reload", "workspace", ws.Name, "changed", changed, "generation", res.Generation, "err", err)
 	}
+	s.proofs.prune(s.servesDecls)
 	return out, errors.Join(errs...)
 }

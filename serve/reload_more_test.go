@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -152,5 +153,33 @@ func TestAnswersDescribeTheirPinnedGeneration(t *testing.T) {
 		if !strings.Contains(page, "openai pinned-model") || strings.Contains(page, "offline fallback encoder") {
 			t.Errorf("%s: the header does not describe the pinned generation", path)
 		}
+	}
+}
+
+// TestReloadBuildsTheProofGraph: a reload that brings new declarations
+// builds their proof graph before serving them (no premise request waits
+// for it), and forgets the replaced table's.
+func TestReloadBuildsTheProofGraph(t *testing.T) {
+	ts := newTestServer(t, Options{})
+	retrieveHits(t, ts, "/premises/retrieve", lspHammerBody) // the first graph
+	old := ts.ws["main"].Decls()
+	decls := append(fixtureDecls(), workspace.Declaration{Name: "Nat.Prime.three", Kind: "theorem", Module: "M", Signature: ": Nat.Prime 3", StatementDeps: []string{"Nat.Prime"}})
+	if err := workspace.WriteTable(filepath.Join(ts.dir, workspace.DeclarationsFile), decls); err != nil {
+		t.Fatal(err)
+	}
+	if st := reloadAndWait(t, ts.ts.Client(), ts.ts.URL); st.State != ReloadDone || !st.Workspaces["main"].Changed {
+		t.Fatalf("reload: %+v", st)
+	}
+	ts.proofs.mu.Lock()
+	e, stale := ts.proofs.m[ts.ws["main"].Decls()], ts.proofs.m[old]
+	ts.proofs.mu.Unlock()
+	if e == nil || e.g == nil || e.g.Len() != len(decls) {
+		t.Fatalf("after the reload, no built graph for the new table: %+v", e)
+	}
+	if stale != nil {
+		t.Error("the replaced table's graph is still cached")
+	}
+	if got := hitNamesOf(retrieveHits(t, ts, "/premises/retrieve", `{"state":"⊢ Nat.Prime 3","k":5}`)); !slices.Contains(got, "Nat.Prime.three") {
+		t.Errorf("after the reload: %v", got)
 	}
 }

@@ -166,6 +166,13 @@ func (w *Workspace) acquireDecls() (*Decls, func()) {
 // declarations.parquet, the new rows. Requests running keep what they
 // started with.
 func (w *Workspace) Reload(ctx context.Context) (changed bool, err error) {
+	return w.reload(ctx, nil)
+}
+
+// reload is Reload, calling prepare (when not nil) with new declarations
+// before they are served: the server builds their proof graph there, so
+// no request waits for it.
+func (w *Workspace) reload(ctx context.Context, prepare func(*Decls)) (changed bool, err error) {
 	w.reloadMu.Lock()
 	defer w.reloadMu.Unlock()
 	changed, err = w.Index.Reload(ctx)
@@ -176,6 +183,9 @@ func (w *Workspace) Reload(ctx context.Context) (changed bool, err error) {
 		d, derr := OpenDecls(old.path)
 		if derr != nil {
 			return changed, fmt.Errorf("workspace %s: %w", w.Name, derr)
+		}
+		if prepare != nil {
+			prepare(d)
 		}
 		w.decls.Store(d)
 		old.release() // closed now, or when its last request ends

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 
 	"github.com/driftkit/driftkit/index"
 	"github.com/driftkit/driftkit/retrieval"
@@ -16,21 +17,26 @@ import (
 )
 
 func init() {
-	register(newCommand("eval proof", "premise selection from a goal, measured on the library itself", help{"--ws WS --split tune|held-out [--max N] [--proof-weights JSON] [--bench-out FILE] [--json]",
+	register(newCommand("eval proof", "premise selection from a goal, measured on the library itself", help{"--ws WS --split tune|held-out [--protocol statement|steps] [--max N] [--proof-weights JSON] [--bench-out FILE] [--json]",
 		"Inductive protocol: modules are split in two halves (" + eval.SplitRule + ", applied to the module name);\n" +
 			"for theorems of the chosen half the query is the statement as a goal, the gold answers its proof\n" +
 			"dependencies; the theorem and its module's later declarations are hidden and only declarations its module\n" +
 			"imports (or that precede it) are candidates. Reports R@10, R@32 and nDCG@10 of the proof profile (goal\n" +
 			"text alone, and with the statement's constants as pp.fullNames prints them) and of today's engine asked\n" +
 			"with the statement. Tune on --split tune, report --split held-out. --bench-out writes the items as a\n" +
-			"benchmark for `eval retrieval` (informal_stmt = formal_stmt = statement, mathlib_dependencies = proof deps)."}, runEvalProof))
+			"benchmark for `eval retrieval` (informal_stmt = formal_stmt = statement, mathlib_dependencies = proof deps).\n" +
+			"--protocol steps: one query per premise group — the proof dependencies one top-level tactic step of the\n" +
+			"theorem's proof names — asked with the goal at that step (hypotheses the earlier steps' `have`s added, the\n" +
+			"step's own proposition for have/suffices/show); metrics are averaged over the groups (of the --max theorems)."}, runEvalProof))
 }
 
 // evalProofOptions are the flags of `driftkit eval proof`.
 type evalProofOptions struct {
 	stage    stageFlags
 	Split    string
+	Protocol string
 	Max      int
+	LocalNew bool
 	Weights  string
 	BenchOut string
 
@@ -40,6 +46,8 @@ type evalProofOptions struct {
 func (o *evalProofOptions) AddFlags(fs *flag.FlagSet) {
 	o.stage.AddFlags(fs, withWS|withJSON, "")
 	fs.StringVar(&o.Split, "split", "", "which half of the modules: tune or held-out (required)")
+	fs.StringVar(&o.Protocol, "protocol", "statement", "statement (the statement as the goal, gold = its proof dependencies) or steps (a query per tactic step's premise group)")
+	fs.BoolVar(&o.LocalNew, "local-as-new", false, "send the theorem's module's earlier declarations as new premises (as Lean's client sends its file's) instead of indexed candidates")
 	fs.IntVar(&o.Max, "max", 400, "items (a fixed sample: the first by SHA-1 of the theorem name; 0: all)")
 	fs.StringVar(&o.Weights, "proof-weights", "", "JSON object overriding proof-profile weights (see retrieval/proof.Weights)")
 	fs.StringVar(&o.BenchOut, "bench-out", "", "also write the items as a benchmark JSONL for `eval retrieval`")
@@ -51,6 +59,9 @@ func (o *evalProofOptions) Validate(args []string) error {
 	}
 	if o.Split != eval.SplitTune && o.Split != eval.SplitHeldOut {
 		return usagef("--split: want tune or held-out, got %q", o.Split)
+	}
+	if o.Protocol != "statement" && o.Protocol != "steps" {
+		return usagef("--protocol: want statement or steps, got %q", o.Protocol)
 	}
 	if o.Max < 0 {
 		return usagef("--max: want ≥ 0")
@@ -66,14 +77,20 @@ func (o *evalProofOptions) Validate(args []string) error {
 
 // proofReport is what `eval proof` prints.
 type proofReport struct {
-	Split   string        `json:"split"`
-	Rule    string        `json:"rule"`
-	Weights proof.Weights `json:"weights"`
-	Scores  []proof.Score `json:"scores"`
+	Split    string `json:"split"`
+	Protocol string `json:"protocol"`
+	// LocalAsNew: the module's earlier declarations were new premises.
+	LocalAsNew bool `json:"local_as_new"`
+	// Theorems is how many theorems the items come from (steps: fewer
+	// than the items).
+	Theorems int           `json:"theorems"`
+	Rule     string        `json:"rule"`
+	Weights  proof.Weights `json:"weights"`
+	Scores   []proof.Score `json:"scores"`
 }
 
 func (r *proofReport) WriteText(w io.Writer) {
-	fmt.Fprintf(w, "split: %s half of the modules (%s, on the module name)\n", r.Split, r.Rule)
+	fmt.Fprintf(w, "split: %s half of the modules (%s, on the module name); protocol %s, %d theorems, local declarations as new premises: %v\n", r.Split, r.Rule, r.Protocol, r.Theorems, r.LocalAsNew)
 	proof.WriteScores(w, r.Scores)
 }
 
@@ -95,10 +112,20 @@ func runEvalProof(ctx context.Context, o *evalProofOptions, env *Env, args []str
 		base[i] = rows[i].Row
 	}
 	g := proof.New(base, mods)
-	items := proof.Items(g, rows, proof.ItemOptions{Max: o.Max,
+	items := proof.Items(g, rows, proof.ItemOptions{Max: o.Max, LocalAsNew: o.LocalNew,
 		InHalf: func(m string) bool { return eval.HalfOf(m) == o.Split }})
 	if len(items) == 0 {
 		return fmt.Errorf("%s: no theorem of the %s half has an importable proof dependency", o.stage.WS, o.Split)
+	}
+	theorems := len(items)
+	if o.Protocol == "steps" {
+		code, err := readCode(ws.Path(workspace.DeclarationsFile), items)
+		if err != nil {
+			return err
+		}
+		if items = proof.StepItems(g, items, func(n string) string { return code[n] }); len(items) == 0 {
+			return fmt.Errorf("%s: no proof step of the %s half's theorems names an importable premise", o.stage.WS, o.Split)
+		}
 	}
 	if err := writeProofBench(o.BenchOut, items); err != nil {
 		return err
@@ -108,7 +135,7 @@ func runEvalProof(ctx context.Context, o *evalProofOptions, env *Env, args []str
 		return err
 	}
 	defer closeIx()
-	rep := &proofReport{Split: o.Split, Rule: eval.SplitRule, Weights: o.weights}
+	rep := &proofReport{Split: o.Split, Protocol: o.Protocol, LocalAsNew: o.LocalNew, Theorems: theorems, Rule: eval.SplitRule, Weights: o.weights}
 	for _, r := range proofRankers(ix, g, &o.weights) {
 		s, err := proof.Evaluate(ctx, r.name, items, r.rank)
 		if err != nil {
@@ -126,13 +153,20 @@ type namedRanker struct {
 
 // proofRankers are the rankers `eval proof` compares.
 func proofRankers(ix retrieval.Searcher, g *proof.Graph, w *proof.Weights) []namedRanker {
+	dense := &newDense{vecs: map[string][]float32{}}
+	if e, ok := ix.(interface{ Encoder() index.Encoder }); ok {
+		dense.enc = e.Encoder()
+	}
 	profile := func(withConsts bool) proof.Ranker {
 		return func(ctx context.Context, it *proof.Item, k int) ([]string, error) {
 			q := proof.Query{Goal: it.Goal, K: k, Candidate: it.Candidate, Exclude: it.Exclude, Weights: w}
+			var err error
+			if q.New, err = dense.score(ctx, it.Goal, it.New); err != nil {
+				return nil, err
+			}
 			if withConsts {
 				q.Constants = it.Constants
 			}
-			var err error
 			if q.Similar, err = proofSimilar(ctx, ix, it.Goal, w.Depth, it.ExcludeNames); err != nil {
 				return nil, err
 			}
@@ -194,4 +228,56 @@ func writeProofBench(path string, items []proof.Item) error {
 		}
 	}
 	return f.Commit()
+}
+
+// readCode reads the code of the items' theorems (the one column the
+// graph does not keep).
+func readCode(path string, items []proof.Item) (map[string]string, error) {
+	want := map[string]bool{}
+	for _, it := range items {
+		want[it.Name] = true
+	}
+	code := map[string]string{}
+	type row struct {
+		Name string `parquet:"name"`
+		Code string `parquet:"code"`
+	}
+	err := workspace.EachRow(path, func(r *row) error {
+		if _, seen := code[r.Name]; want[r.Name] && !seen {
+			code[strings.Clone(r.Name)] = strings.Clone(r.Code)
+		}
+		return nil
+	})
+	return code, err
+}
+
+// newDense scores an item's new premises by encoder similarity to the
+// goal, as the server does (the vectors of a text are computed once).
+type newDense struct {
+	enc  index.Encoder
+	vecs map[string][]float32
+}
+
+func (d *newDense) score(ctx context.Context, goal string, nps []proof.NewPremise) ([]proof.NewPremise, error) {
+	if len(nps) == 0 || d.enc == nil {
+		return nps, nil
+	}
+	texts := []string{goal}
+	for _, np := range nps {
+		if _, ok := d.vecs[np.Decl]; !ok {
+			texts = append(texts, np.Decl)
+		}
+	}
+	vecs, err := d.enc.Encode(ctx, texts)
+	if err != nil {
+		return nil, err
+	}
+	for i, t := range texts[1:] {
+		d.vecs[t] = vecs[i+1]
+	}
+	out := slices.Clone(nps)
+	for i := range out {
+		out[i].Dense = proof.Cosine(vecs[0], d.vecs[out[i].Decl])
+	}
+	return out, nil
 }

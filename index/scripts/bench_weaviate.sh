@@ -12,7 +12,12 @@
 #      which the flat index equals), over QUERIES (last: building the graphs
 #      is the costliest step)
 # Every number is printed with the load average beside it. SECTIONS picks
-# some (2-4 need section 1's workspaces of LOAD_DIM from an earlier run).
+# some; each run starts its own cluster, so 2 and 3 need section 1 of
+# LOAD_DIM in the same run (the collection lives in that cluster).
+# Every process of the benchmark (nodes, driftkit, serve, clients) runs at
+# `nice` (10): run it under the measure lock, the helpers at nice 19.
+# PPROF=1 gives the nodes profiling ports and saves a 20-s CPU profile of
+# node0 during the Weaviate-backed serve load (OUT/serve.wv.node0.prof).
 #   index/scripts/bench_weaviate.sh SOURCE OUT [QUERIES.jsonl]
 # SOURCE is a workspace with informal.parquet (copied, never written) or a
 # Mathlib checkout's Mathlib folder (extracted and informalized into OUT/base).
@@ -53,7 +58,8 @@ echo "queries: $QUERIES ($(wc -l < "$QUERIES") lines)"
 # The cluster reads "kill N" / "restart N" from a fifo.
 rm -f "$OUT/ctl"; mkfifo "$OUT/ctl"
 rm -rf "$OUT/cluster"
-nice "$OUT/weaviatecluster" -dir "$OUT/cluster" < "$OUT/ctl" > "$OUT/cluster.out" 2>&1 &
+PPROF_FLAG=""; [ -n "${PPROF:-}" ] && PPROF_FLAG=-pprof
+nice "$OUT/weaviatecluster" -dir "$OUT/cluster" $PPROF_FLAG < "$OUT/ctl" > "$OUT/cluster.out" 2>&1 &
 CPID=$!
 exec 7>"$OUT/ctl"
 trap 'exec 7>&-; kill $CPID 2>/dev/null; wait $CPID 2>/dev/null || true' EXIT
@@ -81,7 +87,7 @@ import json, sys
 r = json.load(open(sys.argv[1])); s = r["phase_seconds"]["dense_weaviate"]
 u, sy = map(float, sys.argv[5].split()); nodes = float(sys.argv[7]) - float(sys.argv[6])
 print(f"dims {sys.argv[2]}: {r['docs']} documents imported and verified in {s:.0f} s = {r['docs']/s:.0f} rows/s "
-      f"(3 nodes, replication 3, write=all); CPU: driftkit index {u+sy:.0f} s (whole build), the nodes {nodes:.0f} s "
+      f"(3 nodes, 3 shards, replication 3, write=all, async repair on after the push); CPU: driftkit index {u+sy:.0f} s (whole build), the nodes {nodes:.0f} s "
       f"= {1e6*nodes/r['docs']:.0f} µs per row; load average before {sys.argv[3]}, after {sys.argv[4]}")
 EOF
 done
@@ -96,6 +102,11 @@ for n in $CLIENTS; do
     pids=""; [ "$kind" = wv ] && pids=$NODE_PIDS
     if [ -n "$pids" ]; then i0=$(cpu $pids); sleep 30; i1=$(cpu $pids); fi
     c0=$(cpu $pids 2>/dev/null || echo 0); t0=$(date +%s.%N)
+    if [ -n "$pids" ] && [ -n "${PPROF:-}" ]; then
+      port=$(sed -n 's/^node0 pid .* pprof \([0-9]*\) .*/\1/p' "$OUT/cluster.out")
+      (until grep -qs "^load average before" "$OUT/load.$kind.$n.txt"; do sleep 1; done; sleep 5
+       curl -s "http://127.0.0.1:$port/debug/pprof/profile?seconds=20" > "$OUT/serve.$kind.node0.$n.prof") &
+    fi
     echo "-- $kind$LOAD_DIM, $n clients (load average $(la))"
     DRIFTKIT_LOAD_CLIENTS=$n DRIFTKIT_LOAD_DURATION=${LOAD_SECONDS:-30}s DRIFTKIT_LOAD_SETTLE=0s BIN="$BIN" \
       serve/scripts/load.sh "$OUT/$kind$LOAD_DIM" "$QUERIES" > "$OUT/load.$kind.$n.txt" 2>&1
@@ -127,8 +138,14 @@ fi
 
 if on 4; then
 echo "== 4. HNSW recall@10 against exact (dims $LOAD_DIM; replication 1: recall does not depend on it, and HNSW graphs cost CPU on every replica)"
+if [ ! -f "$OUT/mm$LOAD_DIM.index.json" ]; then
+  rm -rf "$OUT/mm$LOAD_DIM"; cp -a "$OUT/base" "$OUT/mm$LOAD_DIM"
+  nice "$BIN" index --ws "$OUT/mm$LOAD_DIM" --dim "$LOAD_DIM" --quiet --json > "$OUT/mm$LOAD_DIM.index.json"
+fi
 rm -rf "$OUT/hnsw$LOAD_DIM"; cp -a "$OUT/base" "$OUT/hnsw$LOAD_DIM"
+before=$(la); n0=$(cpu $NODE_PIDS); t0=$(date +%s)
 nice "$BIN" index --ws "$OUT/hnsw$LOAD_DIM" --dim "$LOAD_DIM" --quiet --backend weaviate --weaviate "$URLS" --vector-index hnsw --replication 1 > /dev/null
+echo "HNSW import (replication 1): $(( $(date +%s) - t0 )) s wall (whole build), the nodes $(awk -v a="$n0" -v b="$(cpu $NODE_PIDS)" 'BEGIN{print b-a}') CPU-s; load average before $before, after $(la)"
 for kind in mm hnsw; do
   nice "$BIN" eval retrieval --ws "$OUT/$kind$LOAD_DIM" --bench "$QUERIES" --mode dense --no-head --per-item "$OUT/recall.$kind.jsonl" > /dev/null
 done

@@ -38,8 +38,9 @@ func workspaceID(abs string) string {
 
 // Create implements index.DenseConfig: it imports the generation's vectors
 // (and the head's projections of the premises) into its collection — only
-// the rows it lacks when a killed build left the collection behind — then
-// verifies the object count and a sample of vectors read back.
+// the rows it lacks when a killed build left the collection behind —,
+// turns on the replicas' asynchronous repair, then verifies the object
+// count and a sample of vectors read back.
 func (c *config) Create(ctx context.Context, b *index.DenseBuild) (*index.DenseCreated, error) {
 	cl := newClient(c)
 	defer cl.Close()
@@ -62,6 +63,11 @@ func (c *config) Create(ctx context.Context, b *index.DenseBuild) (*index.DenseC
 	}
 	if err := c.push(ctx, cl, name, m, b, proj, have); err != nil {
 		return nil, err
+	}
+	if c.replication > 1 {
+		if err := cl.enableRepair(ctx, name); err != nil {
+			return nil, err
+		}
 	}
 	if err := c.verify(ctx, cl, name, b, proj); err != nil {
 		return nil, err

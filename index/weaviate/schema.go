@@ -57,11 +57,18 @@ func (c class) name() string { s, _ := c["class"].(string); return s }
 // newClass defines generation m's collection: properties filtered on
 // (field tokenization: exact values), one flat or HNSW index per named
 // vector with the dot product (the vectors are L2-normalised: the cosine,
-// as in process), sharding and replication (asynchronous repair on, so
-// that a node that was down catches up).
+// as in process), sharding and replication. Asynchronous repair starts
+// off: during the import every replica takes every write anyway, and its
+// hash beater, comparing replicas that differ by the batches in flight,
+// rescans the shards' memtables every few seconds (a quarter of the nodes'
+// import CPU). enableRepair turns it on once the rows are in.
 func (c *config) newClass(name string, m meta) class {
-	text := func(n string) map[string]any {
-		return map[string]any{"name": n, "dataType": []string{"text"}, "tokenization": "field", "indexFilterable": true, "indexSearchable": false}
+	// Only what searches filter on is indexed (each filterable property
+	// costs every replica an inverted-index write per object): kind,
+	// library, name (exclusions). Row and module are stored, not indexed;
+	// rows are read back by object id.
+	text := func(n string, filter bool) map[string]any {
+		return map[string]any{"name": n, "dataType": []string{"text"}, "tokenization": "field", "indexFilterable": filter, "indexSearchable": false}
 	}
 	vectors := map[string]any{vecRaw: c.vectorIndex()}
 	if m.Head != "" {
@@ -72,12 +79,12 @@ func (c *config) newClass(name string, m meta) class {
 		"class":       name,
 		"description": string(desc),
 		"properties": []any{
-			map[string]any{"name": "row", "dataType": []string{"int"}, "indexFilterable": true, "indexRangeFilters": false},
-			text("name"), text("kind"), text("library"), text("module"),
+			map[string]any{"name": "row", "dataType": []string{"int"}, "indexFilterable": false, "indexRangeFilters": false},
+			text("name", true), text("kind", true), text("library", true), text("module", false),
 		},
 		"vectorConfig":      vectors,
 		"shardingConfig":    map[string]any{"desiredCount": c.shards},
-		"replicationConfig": map[string]any{"factor": c.replication, "asyncEnabled": true},
+		"replicationConfig": map[string]any{"factor": c.replication, "asyncEnabled": false},
 	}
 }
 
@@ -121,6 +128,29 @@ func (cl *client) createClass(ctx context.Context, c class) error {
 		return nil
 	}
 	return err
+}
+
+// enableRepair turns on a collection's asynchronous replication (so that
+// a node that was down catches up) unless it is on already: a schema update
+// of the definition read back, which Weaviate applies through Raft (a node
+// that is down applies it when it comes back).
+func (cl *client) enableRepair(ctx context.Context, name string) error {
+	c, err := cl.getClass(ctx, name)
+	if err != nil {
+		return err
+	}
+	rc, _ := c["replicationConfig"].(map[string]any)
+	if rc == nil {
+		return fmt.Errorf("collection %s: no replicationConfig in its definition", name)
+	}
+	if on, _ := rc["asyncEnabled"].(bool); on {
+		return nil
+	}
+	rc["asyncEnabled"] = true
+	if err := cl.rest(ctx, http.MethodPut, "/v1/schema/"+url.PathEscape(name), c, nil); err != nil {
+		return fmt.Errorf("collection %s: turn on asynchronous replication: %w", name, err)
+	}
+	return nil
 }
 
 // deleteClass deletes a collection and its objects (absent: nothing to do).

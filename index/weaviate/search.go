@@ -386,19 +386,19 @@ func vectorOf(m *pb.MetadataResult, name string) []float32 {
 // rowVectors are one object's vectors.
 type rowVectors struct{ raw, head []float32 }
 
-// readRows reads the vectors of some rows.
+// readRows reads the vectors of some rows (by object id: rows are not
+// indexed).
 func (cl *client) readRows(ctx context.Context, name string, rows []int, withHead bool, level pb.ConsistencyLevel) (map[int]rowVectors, error) {
-	ints := make([]int64, len(rows))
+	ids := make([]string, len(rows))
 	for i, r := range rows {
-		ints[i] = int64(r)
+		ids[i] = objectUUID(name, r)
 	}
 	names := []string{vecRaw}
 	if withHead {
 		names = append(names, vecHead)
 	}
 	req := &pb.SearchRequest{Collection: name, Limit: uint32(len(rows)),
-		Filters: &pb.Filters{Operator: pb.Filters_OPERATOR_CONTAINS_ANY, Target: propTarget("row"),
-			TestValue: &pb.Filters_ValueIntArray{ValueIntArray: &pb.IntArray{Values: ints}}},
+		Filters:    textFilter(pb.Filters_OPERATOR_CONTAINS_ANY, "_id", ids),
 		Properties: &pb.PropertiesRequest{NonRefProperties: []string{"row"}},
 		Metadata:   &pb.MetadataRequest{Vectors: names}, ConsistencyLevel: level.Enum(), Uses_127Api: true}
 	reply, err := cl.search(ctx, req)

@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 
 	"github.com/driftkit/driftkit/retrieval"
@@ -43,6 +44,10 @@ type Item struct {
 	ExcludeNames []string
 	// Candidate says whether a declaration is importable at the theorem.
 	Candidate func(id int32) bool
+	// New are the declarations of the theorem's module before it when
+	// they are sent as new premises (ItemOptions.LocalAsNew), as Lean's
+	// premise selector sends its file's declarations.
+	New []NewPremise
 }
 
 // ItemOptions choose the items.
@@ -52,6 +57,10 @@ type ItemOptions struct {
 	// Max caps the items (0: all); the items kept are the first by
 	// SHA-1 of their names, so a cap is a fixed sample.
 	Max int
+	// LocalAsNew sends the declarations of the theorem's module before it
+	// as new premises ("kind name signature", the last MaxLocalNew) instead
+	// of indexed candidates: what Lean's client does with its own file.
+	LocalAsNew bool
 }
 
 // Items makes the evaluation queries: theorems of the chosen modules with
@@ -75,6 +84,15 @@ func Items(g *Graph, rows []EvalRow, o ItemOptions) []Item {
 	}
 	slices.SortFunc(picks, func(a, b cand) int { return cmp.Compare(a.key, b.key) })
 	imp := &importable{g: g, memo: map[int32][]bool{}}
+	var decls []string
+	if o.LocalAsNew {
+		decls = make([]string, g.Len())
+		for i := range rows {
+			if id, ok := g.ids[rows[i].Name]; ok && decls[id] == "" {
+				decls[id] = declText(&rows[i])
+			}
+		}
+	}
 	byModule := make([][]int32, len(g.modules))
 	for id, m := range g.module {
 		byModule[m] = append(byModule[m], int32(id))
@@ -84,14 +102,29 @@ func Items(g *Graph, rows []EvalRow, o ItemOptions) []Item {
 		if o.Max > 0 && len(out) == o.Max {
 			break
 		}
-		if it, ok := makeItem(g, &rows[p.row], imp, byModule); ok {
+		if it, ok := makeItem(g, &rows[p.row], imp, byModule, decls); ok {
 			out = append(out, it)
 		}
 	}
 	return out
 }
 
-func makeItem(g *Graph, row *EvalRow, imp *importable, byModule [][]int32) (Item, bool) {
+// MaxLocalNew is how many of a file's declarations Lean's client sends as
+// new premises at most (premiseSelection.maxUnindexedPremises; it keeps
+// the last ones).
+const MaxLocalNew = 2048
+
+// declText prints a declaration as the client's new premise decl: its
+// kind, name and signature.
+func declText(r *EvalRow) string {
+	kw := r.Kind
+	if kw == "definition" {
+		kw = "def"
+	}
+	return kw + " " + r.Name + " " + r.Signature
+}
+
+func makeItem(g *Graph, row *EvalRow, imp *importable, byModule [][]int32, decls []string) (Item, bool) {
 	self := g.ids[row.Name]
 	mod, line := g.module[self], g.line[self]
 	seen := imp.closure(mod)
@@ -103,15 +136,24 @@ func makeItem(g *Graph, row *EvalRow, imp *importable, byModule [][]int32) (Item
 			it.ExcludeNames = append(it.ExcludeNames, g.names[id])
 		}
 	}
+	local := decls == nil
+	if !local {
+		for _, id := range byModule[mod] {
+			if g.line[id] < line {
+				it.New = append(it.New, NewPremise{Name: g.names[id], Decl: decls[id], Dense: math.NaN()})
+			}
+		}
+		it.New = it.New[max(0, len(it.New)-MaxLocalNew):]
+	}
 	it.Candidate = func(id int32) bool {
 		m := g.module[id]
 		if m == mod {
-			return g.line[id] < line
+			return local && g.line[id] < line
 		}
 		return seen[m] && !g.private[id]
 	}
 	for _, d := range g.proof.of(self) {
-		if it.Candidate(d) {
+		if it.Candidate(d) || (!local && g.module[d] == mod && g.line[d] < line) {
 			it.Gold = append(it.Gold, g.names[d])
 		}
 	}

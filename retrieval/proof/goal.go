@@ -18,18 +18,28 @@ import (
 //
 // A signature without a top-level colon is its own target.
 func GoalOf(sig string) string {
+	return renderGoal(goalParts(sig))
+}
+
+// goalParts splits a signature into the goal's hypotheses and target.
+func goalParts(sig string) ([]string, string) {
 	sig = strings.Join(strings.Fields(sig), " ")
 	c := leantext.TopColon(sig)
 	if c < 0 {
-		return "⊢ " + sig
+		return nil, sig
 	}
+	return binders(sig[:c]), strings.TrimSpace(sig[c+1:])
+}
+
+// renderGoal prints hypotheses and a target as Meta.ppGoal does.
+func renderGoal(hyps []string, target string) string {
 	var b strings.Builder
-	for _, bind := range binders(sig[:c]) {
-		b.WriteString(bind)
+	for _, h := range hyps {
+		b.WriteString(h)
 		b.WriteByte('\n')
 	}
 	b.WriteString("⊢ ")
-	b.WriteString(strings.TrimSpace(sig[c+1:]))
+	b.WriteString(target)
 	return b.String()
 }
 

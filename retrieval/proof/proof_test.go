@@ -2,6 +2,7 @@ package proof
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -120,5 +121,97 @@ func TestItemsHideTheFuture(t *testing.T) {
 	}
 	if sec.Goal != "h : Q n\n⊢ P (n+2)" || !slices.Equal(sec.Constants, []string{"P", "Q"}) {
 		t.Errorf("goal %q constants %v", sec.Goal, sec.Constants)
+	}
+}
+
+func TestSteps(t *testing.T) {
+	sig := "[TopologicalSpace ι] (hτ : IsStoppingTime f τ) (i : ι) :\n    MeasurableSet[hτ.measurableSpace] {ω | τ ω < i}"
+	code := "protected theorem measurableSet_lt' " + sig + " := by\n" +
+		"  have : {ω | τ ω < i} = {ω | τ ω ≤ i} \\ {ω | τ ω = i} := by\n" +
+		"    ext1 ω\n" +
+		"    simp only [lt_iff_le_and_ne, Set.mem_ofPred_eq] -- not Set.mem_sdiff\n" +
+		"\n" +
+		"  rw [this]\n" +
+		"  suffices h : MeasurableSet {ω | τ ω ≤ i} by exact h.diff (hτ.measurableSet_eq' i)\n" +
+		"  exact hτ.measurableSet_le' i\n" +
+		"termination_by 0"
+	proof, ok := ProofOf(code, sig)
+	if !ok {
+		t.Fatal("no proof")
+	}
+	steps := Steps(proof)
+	if len(steps) != 4 {
+		t.Fatalf("%d steps: %q", len(steps), steps)
+	}
+	if steps[0].Hyp != "this : {ω | τ ω < i} = {ω | τ ω ≤ i} \\ {ω | τ ω = i}" || !strings.Contains(steps[0].Proof, "lt_iff_le_and_ne") ||
+		strings.Contains(steps[0].Proof, "≤ i}") || strings.Contains(steps[0].Proof, "mem_sdiff") {
+		t.Errorf("have: %+v", steps[0])
+	}
+	if steps[2].SetsTarget != "MeasurableSet {ω | τ ω ≤ i}" || !strings.Contains(steps[2].Proof, "h.diff") {
+		t.Errorf("suffices: %+v", steps[2])
+	}
+	if steps[3].Text != "exact hτ.measurableSet_le' i" {
+		t.Errorf("last step %q (the block ends before termination_by)", steps[3].Text)
+	}
+	if got := Steps("foo.trans (bar x)"); len(got) != 1 || got[0].Proof != "foo.trans (bar x)" {
+		t.Errorf("term proof: %+v", got)
+	}
+
+	g := New([]Row{
+		{Name: "lt_iff_le_and_ne", Kind: "theorem", Module: "A"}, {Name: "Set.mem_ofPred_eq", Kind: "theorem", Module: "A"},
+		{Name: "MeasurableSet.diff", Kind: "theorem", Module: "A"}, {Name: "IsStoppingTime.measurableSet_eq'", Kind: "theorem", Module: "A"},
+		{Name: "IsStoppingTime.measurableSet_le'", Kind: "theorem", Module: "A"}, {Name: "MeasurableSet", Kind: "definition", Module: "A"},
+		{Name: "lt", Kind: "theorem", Module: "B", ProofDeps: []string{"lt_iff_le_and_ne", "Set.mem_ofPred_eq", "MeasurableSet",
+			"MeasurableSet.diff", "IsStoppingTime.measurableSet_eq'", "IsStoppingTime.measurableSet_le'"}},
+	}, []ModuleRow{{Name: "B", Imports: []string{"A"}}})
+	it := Item{Name: "lt", Statement: sig, Constants: []string{"IsStoppingTime"},
+		Gold: []string{"lt_iff_le_and_ne", "Set.mem_ofPred_eq", "MeasurableSet.diff", "IsStoppingTime.measurableSet_eq'", "IsStoppingTime.measurableSet_le'"}}
+	items := StepItems(g, []Item{it}, func(string) string { return code })
+	if len(items) != 3 {
+		t.Fatalf("%d step items: %+v", len(items), items)
+	}
+	want := []struct{ name, goal string }{
+		{"lt#1", "inst✝ : TopologicalSpace ι\nhτ : IsStoppingTime f τ\ni : ι\n⊢ {ω | τ ω < i} = {ω | τ ω ≤ i} \\ {ω | τ ω = i}"},
+		{"lt#3", "inst✝ : TopologicalSpace ι\nhτ : IsStoppingTime f τ\ni : ι\nthis : {ω | τ ω < i} = {ω | τ ω ≤ i} \\ {ω | τ ω = i}\nh : MeasurableSet {ω | τ ω ≤ i}\n⊢ MeasurableSet[hτ.measurableSpace] {ω | τ ω < i}"},
+		{"lt#4", "inst✝ : TopologicalSpace ι\nhτ : IsStoppingTime f τ\ni : ι\nthis : {ω | τ ω < i} = {ω | τ ω ≤ i} \\ {ω | τ ω = i}\n⊢ MeasurableSet {ω | τ ω ≤ i}"},
+	}
+	for i, w := range want {
+		if items[i].Name != w.name || items[i].Goal != w.goal {
+			t.Errorf("item %d: %s\n%s\nwant %s\n%s", i, items[i].Name, items[i].Goal, w.name, w.goal)
+		}
+	}
+	if !slices.Equal(items[0].Gold, []string{"lt_iff_le_and_ne", "Set.mem_ofPred_eq"}) ||
+		!slices.Equal(items[1].Gold, []string{"MeasurableSet.diff", "IsStoppingTime.measurableSet_eq'"}) ||
+		!slices.Equal(items[2].Gold, []string{"IsStoppingTime.measurableSet_le'"}) {
+		t.Errorf("groups %v / %v / %v", items[0].Gold, items[1].Gold, items[2].Gold)
+	}
+	// The goal's new parts name MeasurableSet (pp.fullNames would).
+	if !slices.Contains(items[2].Constants, "MeasurableSet") || !slices.Contains(items[2].Constants, "IsStoppingTime") {
+		t.Errorf("constants %v", items[2].Constants)
+	}
+}
+
+// With LocalAsNew the module's earlier declarations are new premises, not
+// candidates, and stay gold; the ranker returns them by name.
+func TestItemsLocalAsNew(t *testing.T) {
+	rows := library()
+	g := graphOf(rows)
+	items := Items(g, rows, ItemOptions{InHalf: func(m string) bool { return m == "B" }, LocalAsNew: true})
+	var sec *Item
+	for i := range items {
+		if items[i].Name == "B.second" {
+			sec = &items[i]
+		}
+	}
+	if sec == nil || len(sec.New) != 1 || sec.New[0].Name != "B.first" || sec.New[0].Decl != "theorem B.first (h : Q n) : P (n+1)" {
+		t.Fatalf("B.second: %+v", sec)
+	}
+	first, _ := g.ID("B.first")
+	if sec.Candidate(first) || !slices.Equal(sec.Gold, []string{"P.mono", "B.first"}) {
+		t.Errorf("candidate %v gold %v", sec.Candidate(first), sec.Gold)
+	}
+	hits := g.Rank(&Query{Goal: sec.Goal, K: 5, Candidate: sec.Candidate, Exclude: sec.Exclude, New: sec.New})
+	if !slices.ContainsFunc(hits, func(h Hit) bool { return h.Name == "B.first" && h.New }) {
+		t.Errorf("hits %v lack the new premise B.first", hits)
 	}
 }

@@ -354,3 +354,18 @@ func topKeys(m map[int32]float64, n int) []int32 {
 	})
 	return keys[:min(len(keys), n)]
 }
+
+// Cosine is the cosine similarity of two vectors (0 when one is zero): a
+// new premise's Dense from its and the goal's encoder vectors.
+func Cosine(a, b []float32) float64 {
+	var dot, na, nb float64
+	for i := range min(len(a), len(b)) {
+		dot += float64(a[i]) * float64(b[i])
+		na += float64(a[i]) * float64(a[i])
+		nb += float64(b[i]) * float64(b[i])
+	}
+	if na == 0 || nb == 0 {
+		return 0
+	}
+	return dot / math.Sqrt(na*nb)
+}

@@ -66,9 +66,12 @@ func Binary() (string, error) {
 type Node struct {
 	Name                     string
 	HTTP, GRPC, Gossip, Raft int
-	Dir, Log                 string
-	cmd                      *exec.Cmd
-	done                     chan struct{}
+	// Pprof is the node's Go profiling port (0: profiling off, the
+	// default; see Options.Pprof).
+	Pprof    int
+	Dir, Log string
+	cmd      *exec.Cmd
+	done     chan struct{}
 }
 
 // URL is the node's address as driftkit's --weaviate takes it.
@@ -95,6 +98,10 @@ type Options struct {
 	Nodes int    // default 3
 	Dir   string // data and logs (required)
 	Env   []string
+	// Pprof gives every node a Go profiling port (net/http/pprof at
+	// /debug/pprof/, GO_PROFILING_PORT): for benchmarks only — Weaviate
+	// v1.35.2 binds it on every interface, not loopback.
+	Pprof bool
 }
 
 // Start starts a cluster and waits until every node reports every node
@@ -130,6 +137,9 @@ func start(ctx context.Context, bin string, o Options, dir string) (*Cluster, er
 				if n.Gossip, err = freePort(2); err == nil {
 					n.Raft, err = freePort(2)
 				}
+			}
+			if err == nil && o.Pprof {
+				n.Pprof, err = freePort(1)
 			}
 		}
 		if err != nil {
@@ -185,12 +195,17 @@ func (c *Cluster) env(i, join int) []string {
 		fmt.Sprintf("GRPC_PORT=%d", n.GRPC), "PERSISTENCE_DATA_PATH=" + n.Dir,
 		"AUTHENTICATION_ANONYMOUS_ACCESS_ENABLED=true", "AUTOSCHEMA_ENABLED=false", "DEFAULT_VECTORIZER_MODULE=none",
 		"DISABLE_TELEMETRY=true", "PROMETHEUS_MONITORING_ENABLED=false", "QUERY_MAXIMUM_RESULTS=100000",
-		"LOG_LEVEL=warning", "LOG_FORMAT=text", "GO_PROFILING_DISABLE=true",
+		"LOG_LEVEL=warning", "LOG_FORMAT=text",
 		// On a loaded machine a 1-s heartbeat is missed and Raft keeps
 		// electing leaders (schema requests fail meanwhile).
 		"RAFT_HEARTBEAT_TIMEOUT=5", "RAFT_ELECTION_TIMEOUT=5",
 		// A node that was down catches up within seconds, not minutes.
 		"ASYNC_REPLICATION_FREQUENCY=2s", "ASYNC_REPLICATION_ALIVE_NODES_CHECKING_FREQUENCY=1s",
+	}
+	if n.Pprof > 0 {
+		env = append(env, fmt.Sprintf("GO_PROFILING_PORT=%d", n.Pprof))
+	} else {
+		env = append(env, "GO_PROFILING_DISABLE=true")
 	}
 	if join >= 0 {
 		env = append(env, fmt.Sprintf("CLUSTER_JOIN=127.0.0.1:%d", c.Nodes[join].Gossip))

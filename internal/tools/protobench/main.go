@@ -47,16 +47,26 @@ func main() {
 		os.Exit(1)
 	}
 	// Warm up: the first request loads the proof graph.
-	if _, err := retrieve(*url, goals[0], nil); err != nil {
+	if _, err := retrieve(*url, goals[0], nil, nil); err != nil {
 		fmt.Fprintln(os.Stderr, "protobench:", err)
 		os.Exit(1)
 	}
 	news := newPremises(goals, 64)
+	mods, err := moduleIndices(*url)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "protobench:", err)
+		os.Exit(1)
+	}
+	// Lean's client under `import Mathlib`: every module's index (the
+	// import closure), as Cloud.lean's selectPremisesCore sends it.
+	lean := map[string]any{"imported_modules": mods, "local_premises": []int{}, "caller_in_module_system": true, "imported_all_modules": []int{}}
 	for _, m := range []struct {
 		label string
 		news  []map[string]string
-	}{{"/premises/retrieve k=32", nil}, {"/premises/retrieve k=32, 64 new premises", news}} {
-		cpu, wall, err := measure(*pid, goals, func(g string) error { _, err := retrieve(*url, g, m.news); return err })
+		extra map[string]any
+	}{{"/premises/retrieve k=32", nil, nil}, {"/premises/retrieve k=32, 64 new premises", news, nil},
+		{fmt.Sprintf("/premises/retrieve k=32, %d imported modules", len(mods)), nil, lean}} {
+		cpu, wall, err := measure(*pid, goals, func(g string) error { _, err := retrieve(*url, g, m.news, m.extra); return err })
 		report(m.label, len(goals), cpu, wall, err)
 	}
 	cpu, wall, err := measureMCP(*url, *pid, goals)
@@ -111,8 +121,30 @@ func newPremises(goals []string, n int) []map[string]string {
 	return out
 }
 
-func retrieve(url, goal string, news []map[string]string) ([]byte, error) {
-	body, _ := json.Marshal(map[string]any{"state": goal, "new_premises": news, "k": 32})
+// moduleIndices lists every index of the server's /indexed-modules.
+func moduleIndices(url string) ([]int, error) {
+	resp, err := http.Get(url + "/premises/indexed-modules")
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	var mods []string
+	if err := json.NewDecoder(resp.Body).Decode(&mods); err != nil {
+		return nil, fmt.Errorf("/indexed-modules: %w", err)
+	}
+	out := make([]int, len(mods))
+	for i := range out {
+		out[i] = i
+	}
+	return out, nil
+}
+
+func retrieve(url, goal string, news []map[string]string, extra map[string]any) ([]byte, error) {
+	req := map[string]any{"state": goal, "new_premises": news, "k": 32}
+	for k, v := range extra {
+		req[k] = v
+	}
+	body, _ := json.Marshal(req)
 	resp, err := http.Post(url+"/premises/retrieve", "application/json", bytes.NewReader(body))
 	if err != nil {
 		return nil, err

@@ -3,7 +3,7 @@
 // trying driftkit's Weaviate backend by hand: it prints the --weaviate value
 // and each node's PID, data folder and log.
 //
-//	go run ./internal/tools/weaviatecluster -dir /tmp/wv [-nodes 3] [-env K=V …]
+//	go run ./internal/tools/weaviatecluster -dir /tmp/wv [-nodes 3] [-pprof] [-env K=V …]
 package main
 
 import (
@@ -29,6 +29,7 @@ func (e *envFlag) Set(s string) error { *e = append(*e, s); return nil }
 func main() {
 	dir := flag.String("dir", "", "folder for the nodes' data and logs (required)")
 	nodes := flag.Int("nodes", 3, "nodes")
+	pprof := flag.Bool("pprof", false, "give every node a Go profiling port (printed; Weaviate binds it on every interface)")
 	var env envFlag
 	flag.Var(&env, "env", "K=V added to every node's environment (repeatable)")
 	flag.Parse()
@@ -38,13 +39,13 @@ func main() {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	c, err := weaviatetest.Start(ctx, weaviatetest.Options{Nodes: *nodes, Dir: *dir, Env: env})
+	c, err := weaviatetest.Start(ctx, weaviatetest.Options{Nodes: *nodes, Dir: *dir, Env: env, Pprof: *pprof})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "weaviatecluster:", err)
 		os.Exit(1)
 	}
 	for i, n := range c.Nodes {
-		fmt.Printf("node%d pid %d http %d grpc %d data %s log %s\n", i, n.PID(), n.HTTP, n.GRPC, n.Dir, n.Log)
+		fmt.Printf("node%d pid %d http %d grpc %d pprof %d data %s log %s\n", i, n.PID(), n.HTTP, n.GRPC, n.Pprof, n.Dir, n.Log)
 	}
 	fmt.Printf("WEAVIATE=%s\n", c.URLs())
 	go commands(ctx, c, os.Stdin)
