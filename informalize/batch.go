@@ -221,9 +221,13 @@ func BatchOut(ctx context.Context, ws *workspace.Workspace, opts Options, dir st
 		return nil, err
 	}
 	sw := &shardWriter{dir: dir}
-	jsonMode := !p.Client.Config().NoJSONMode
+	format := p.Client.Config().ResponseFormat
 	h := func(ctx context.Context, v int32, in *Input, k *keyed) outcome {
-		req := p.Request(in).Body(p.Model, jsonMode)
+		r := p.Request(in)
+		if p.Client.Config().FoldSystem {
+			r.Messages = llm.FoldSystem(r.Messages)
+		}
+		req := r.Body(p.Model, format)
 		line, err := json.Marshal(llm.BatchLine{CustomID: in.Name, Body: req, Method: http.MethodPost, URL: string(openai.BatchEndpointChatCompletions)})
 		if err == nil {
 			err = sw.write(append(line, '\n'))

@@ -34,7 +34,7 @@ func runBatchFileLikeVLLM(t *testing.T, in, out string, breakOne bool) int {
 			t.Fatalf("%s: not a batch request line: %v", in, err)
 		}
 		if req.Method != "POST" || req.URL != openai.BatchEndpointChatCompletions || req.Body.Model != "fake" ||
-			req.Body.ResponseFormat == nil || req.Body.ResponseFormat.Type != "json_object" {
+			req.Body.ResponseFormat == nil || req.Body.ResponseFormat.Type != "json_schema" || req.Body.ResponseFormat.JSONSchema == nil || req.Body.ResponseFormat.JSONSchema.Name != "informal_answer" {
 			t.Fatalf("bad request line %+v", req)
 		}
 		key := keyFn(&req.Body)

@@ -90,9 +90,13 @@ func (p *LLM) Name() string          { return "openai:" + p.Model }
 func (p *LLM) PromptVersion() string { return p.Prompts.Version }
 func (p *LLM) UsesDeps() bool        { return true }
 
+// AnswerSchema is the JSON schema of an answer, sent with each request
+// (ParseAnswer still checks every answer).
+var AnswerSchema = llm.StringObjectSchema("informal_answer", "informal_name", "informal_statement")
+
 // Request is the chat request for in (also written to batch files).
 func (p *LLM) Request(in *Input) llm.ChatRequest {
-	return llm.ChatRequest{Model: p.Model, Messages: p.Prompts.Messages(in), JSON: true, MaxTokens: p.MaxTokens, Temperature: p.Temperature}
+	return llm.ChatRequest{Model: p.Model, Messages: p.Prompts.Messages(in), JSON: true, Schema: AnswerSchema, MaxTokens: p.MaxTokens, Temperature: p.Temperature}
 }
 
 func (p *LLM) Informalize(ctx context.Context, in *Input) (Result, error) {

@@ -56,9 +56,12 @@ type Message struct {
 type ChatRequest struct {
 	Model    string // empty: Config.Model
 	Messages []Message
-	// JSON asks for a JSON object (response_format json_object) where the
-	// endpoint supports it; the caller must still parse strictly.
-	JSON        bool
+	// JSON asks for a JSON object (response_format) where the endpoint
+	// supports it; the caller must still parse strictly.
+	JSON bool
+	// Schema is the answer's JSON schema, sent with JSON in the shape the
+	// endpoint takes (Config.ResponseFormat); nil: any JSON object.
+	Schema      *Schema
 	MaxTokens   int
 	Temperature *float32
 	Seed        *int
@@ -74,18 +77,46 @@ type ChatResponse struct {
 }
 
 // Body is the wire request of r (also written into batch files), with the
-// model defaulting to def and response_format only when jsonMode. A set
+// model defaulting to def and the response_format of format (one of
+// Formats; FormatAuto is FormatJSONSchema) when r asks for JSON. A set
 // Temperature is sent as it is, 0 included (see ChatBody).
-func (r ChatRequest) Body(def string, jsonMode bool) ChatBody {
+func (r ChatRequest) Body(def string, format string) ChatBody {
 	model := r.Model
 	if model == "" {
 		model = def
 	}
 	b := ChatBody{Model: model, Messages: r.Messages, MaxTokens: r.MaxTokens, Temperature: r.Temperature, Seed: r.Seed}
-	if r.JSON && jsonMode {
-		b.ResponseFormat = &ResponseFormat{Type: "json_object"}
+	if r.JSON {
+		b.ResponseFormat = r.responseFormat(format)
 	}
 	return b
+}
+
+// FoldSystem returns msgs with the system messages moved to the head of
+// the first user message (each followed by a blank line), as Gemma's own
+// chat template does; msgs without a system message are returned as they
+// are, and a conversation without a user message gets one.
+func FoldSystem(msgs []Message) []Message {
+	var sys []string
+	rest := make([]Message, 0, len(msgs))
+	for _, m := range msgs {
+		if m.Role == "system" {
+			sys = append(sys, m.Content)
+			continue
+		}
+		rest = append(rest, m)
+	}
+	if len(sys) == 0 {
+		return msgs
+	}
+	head := strings.Join(sys, "\n\n")
+	for i, m := range rest {
+		if m.Role == "user" {
+			rest[i].Content = head + "\n\n" + m.Content
+			return rest
+		}
+	}
+	return append([]Message{{Role: "user", Content: head}}, rest...)
 }
 
 // EstimateTokens is a rough token count of text (about 4 bytes a token),
@@ -121,7 +152,7 @@ type endpoint struct {
 	key    string // the API key when this endpoint is in its scope, else ""
 	oc     *openai.Client
 	until  atomic.Int64 // unix nanos before which this endpoint asked not to be called
-	noJSON atomic.Bool  // learned: rejects response_format
+	format atomic.Int32 // index in Formats of the response_format sent (raised on refusal)
 }
 
 type attemptKey struct{}
@@ -131,6 +162,7 @@ type attemptKey struct{}
 type attemptInfo struct {
 	status     int
 	retryAfter time.Duration
+	format     string // the response_format shape sent (Formats), "" none
 }
 
 // New returns a client for cfg (zero fields take their defaults).
@@ -167,7 +199,7 @@ func New(cfg Config) (*Client, error) {
 		oc.BaseURL = u
 		oc.HTTPClient = hc
 		ep := &endpoint{url: u, key: key, oc: openai.NewClientWithConfig(oc)}
-		ep.noJSON.Store(cfg.NoJSONMode)
+		ep.format.Store(int32(formatLevel(cfg.ResponseFormat)))
 		c.eps = append(c.eps, ep)
 	}
 	return c, nil
@@ -233,7 +265,9 @@ func (c *Client) backoff(n int) time.Duration {
 type attemptFunc func(ctx context.Context, ep *endpoint) (Usage, error)
 
 // do runs call with limits and retries. estTokens feeds the token bucket.
-func (c *Client) do(ctx context.Context, op string, estTokens int, call attemptFunc) (Usage, *endpoint, error) {
+// With timeoutFails, an attempt that times out is not retried (the caller
+// asks something smaller instead: see EmbedAs).
+func (c *Client) do(ctx context.Context, op string, estTokens int, timeoutFails bool, call attemptFunc) (Usage, *endpoint, error) {
 	var u Usage
 	var lastErr error
 	var lastStatus int
@@ -299,15 +333,25 @@ func (c *Client) do(ctx context.Context, op string, estTokens int, call attemptF
 			err = fmt.Errorf("attempt timed out after %v: %w", c.cfg.RequestTimeout, err)
 			lastErr = err
 		}
-		if status == http.StatusBadRequest && !ep.noJSON.Load() && strings.Contains(strings.ToLower(err.Error()), "response_format") {
-			// The endpoint has no JSON mode: remember and retry without it.
-			ep.noJSON.Store(true)
-			c.log.Warn("endpoint rejects response_format; continuing without JSON mode", "endpoint", ep.url)
+		if sent := info.format; sent != "" && (status/100 == 4 || status == http.StatusInternalServerError) &&
+			strings.Contains(strings.ToLower(err.Error()), "response_format") {
+			// The endpoint refuses this shape: remember, step down, resend.
+			// (llama-cpp-python's server answers a json_schema type with
+			// 500 and pydantic's complaint naming response_format.)
+			next := formatLevel(sent) + 1
+			for cur := ep.format.Load(); cur < int32(next) && !ep.format.CompareAndSwap(cur, int32(next)); cur = ep.format.Load() {
+			}
+			c.log.Warn("endpoint rejects this response_format; sending the next shape", "endpoint", ep.url, "refused", sent, "now", Formats[next])
 			if attempt <= c.cfg.MaxRetries {
 				continue
 			}
 		}
 		retry := retryableStatus(status) || (status == 0 || status == http.StatusOK) && retryableTransport(err)
+		if timedOut && timeoutFails {
+			// Not a failure yet: the caller asks for less.
+			c.account(u)
+			return u, ep, &Error{Op: op, Endpoint: ep.url, Attempts: attempt, Status: status, Err: lastErr}
+		}
 		if !retry || attempt > c.cfg.MaxRetries {
 			return c.fail(u, op, ep, attempt, status, retry, lastErr)
 		}
@@ -347,14 +391,21 @@ func (c *Client) fail(u Usage, op string, ep *endpoint, attempts, status int, re
 // first choice. An empty answer is returned as such (Content ""); the caller
 // judges content. A response without choices is retried.
 func (c *Client) Chat(ctx context.Context, r ChatRequest) (ChatResponse, error) {
+	if c.cfg.FoldSystem {
+		r.Messages = FoldSystem(r.Messages)
+	}
 	est := r.MaxTokens
 	for _, m := range r.Messages {
 		est += EstimateTokens(m.Content) + 4
 	}
 	var out ChatResponse
-	u, ep, err := c.do(ctx, "chat", est, func(actx context.Context, ep *endpoint) (Usage, error) {
+	u, ep, err := c.do(ctx, "chat", est, false, func(actx context.Context, ep *endpoint) (Usage, error) {
 		var resp chatAnswer
-		if err := ep.post(actx, c.hc, "/chat/completions", r.Body(c.cfg.Model, !ep.noJSON.Load()), &resp); err != nil {
+		body := r.Body(c.cfg.Model, Formats[ep.format.Load()])
+		if info, ok := actx.Value(attemptKey{}).(*attemptInfo); ok && body.ResponseFormat != nil {
+			info.format = formatOf(body.ResponseFormat)
+		}
+		if err := ep.post(actx, c.hc, "/chat/completions", body, &resp); err != nil {
 			return Usage{}, err
 		}
 		if len(resp.Choices) == 0 {
@@ -379,20 +430,56 @@ func (c *Client) Embed(ctx context.Context, model string, inputs []string) ([][]
 
 // EmbedAs is Embed with the whole request body given: InputType tells a
 // server that prefixes texts itself whether they are queries or documents.
+//
+// A request of several texts that outlasts Config.RequestTimeout is not
+// sent again as it was (a server too slow for the batch is as slow the
+// next time): the batch is halved and each half asked for in turn, down to
+// one text, whose timeouts are retried as any failure (a stall may pass);
+// when its retries run out the error names the endpoint and the timeout.
 func (c *Client) EmbedAs(ctx context.Context, req EmbeddingBody) ([][]float32, Usage, error) {
 	if req.Model == "" {
 		req.Model = c.cfg.Model
 	}
-	inputs := req.Input
-	if len(inputs) == 0 {
+	if len(req.Input) == 0 {
 		return nil, Usage{}, nil
 	}
+	one := len(req.Input) == 1
+	vecs, u, err := c.embedOnce(ctx, req, !one)
+	if err == nil || !errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil {
+		return vecs, u, err
+	}
+	if one {
+		return nil, u, fmt.Errorf("%w (one text alone took longer than the request timeout %v: raise --timeout, or lower --max-chars)", err, c.cfg.RequestTimeout)
+	}
+	var le *Error
+	errors.As(err, &le)
+	half := len(req.Input) / 2
+	c.log.Warn("an embeddings request timed out: asking for its texts in halves", "endpoint", le.Endpoint, "texts", len(req.Input),
+		"halves", fmt.Sprintf("%d+%d", half, len(req.Input)-half), "timeout", c.cfg.RequestTimeout)
+	out := make([][]float32, 0, len(req.Input))
+	for _, part := range [][]string{req.Input[:half], req.Input[half:]} {
+		r := req
+		r.Input = part
+		v, pu, err := c.EmbedAs(ctx, r)
+		u = u.Add(pu)
+		if err != nil {
+			return nil, u, err
+		}
+		out = append(out, v...)
+	}
+	return out, u, nil
+}
+
+// embedOnce is one embeddings request with the client's retries; with
+// split, a timed-out attempt is returned at once (EmbedAs splits the batch).
+func (c *Client) embedOnce(ctx context.Context, req EmbeddingBody, split bool) ([][]float32, Usage, error) {
+	inputs := req.Input
 	est := 0
 	for _, s := range inputs {
 		est += EstimateTokens(s)
 	}
 	var vecs [][]float32
-	u, _, err := c.do(ctx, "embeddings", est, func(actx context.Context, ep *endpoint) (Usage, error) {
+	u, _, err := c.do(ctx, "embeddings", est, split, func(actx context.Context, ep *endpoint) (Usage, error) {
 		var resp embeddingAnswer
 		if err := ep.post(actx, c.hc, "/embeddings", req, &resp); err != nil {
 			return Usage{}, err

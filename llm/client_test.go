@@ -145,7 +145,7 @@ func TestChatLearnsNoJSONMode(t *testing.T) {
 	cfg.Logger = slog.New(slog.NewTextHandler(&logged, nil))
 	c := newClient(t, cfg)
 	defer func() {
-		if !strings.Contains(logged.String(), "endpoint rejects response_format") {
+		if !strings.Contains(logged.String(), "endpoint rejects this response_format") {
 			t.Errorf("the configured logger got %q", logged.String())
 		}
 	}()

@@ -77,6 +77,14 @@ type Config struct {
 	// NoJSONMode never sends response_format (for endpoints that reject it;
 	// the client also learns this per endpoint from a 400 naming response_format).
 	NoJSONMode bool
+	// FoldSystem sends the system messages at the head of the first user
+	// message instead, for chat templates without a system turn (Gemma's:
+	// llama-cpp-python's "gemma" chat format drops a system message).
+	FoldSystem bool
+	// ResponseFormat is the shape of response_format sent with an answer's
+	// schema (see Formats); "" or FormatAuto: json_schema, stepping down
+	// per endpoint on refusal. NoJSONMode is FormatNone.
+	ResponseFormat string
 	// Logger receives the client's warnings (retries given up, an endpoint
 	// that rejects JSON mode); nil: slog.Default(). A server or a test
 	// passes its own so that library code writes nowhere it was not told to.
@@ -139,6 +147,12 @@ func (c Config) withDefaults() Config {
 	if c.BackoffMax <= 0 {
 		c.BackoffMax = 60 * time.Second
 	}
+	if c.ResponseFormat == "" {
+		c.ResponseFormat = FormatAuto
+	}
+	if c.NoJSONMode {
+		c.ResponseFormat = FormatNone
+	}
 	return c
 }
 
@@ -155,6 +169,9 @@ func (c Config) Validate() error {
 	}
 	if c.Prices.Prompt < 0 || c.Prices.Completion < 0 {
 		errs = append(errs, errors.New("prices must not be negative"))
+	}
+	if err := checkFormat(c.ResponseFormat); err != nil {
+		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
 }
@@ -208,7 +225,10 @@ func (c *Config) RegisterEmbeddingFlags(fs *flag.FlagSet) {
 
 func (c *Config) registerChatFlags(fs *flag.FlagSet) {
 	fs.Float64Var(&c.Prices.Completion, "price-completion", c.Prices.Completion, "USD per million completion tokens (cost accounting)")
-	fs.BoolVar(&c.NoJSONMode, "no-json-mode", c.NoJSONMode, "never send response_format (endpoints without JSON mode)")
+	fs.BoolVar(&c.NoJSONMode, "no-json-mode", c.NoJSONMode, "never send response_format (endpoints without JSON mode; same as --response-format none)")
+	fs.BoolVar(&c.FoldSystem, "fold-system", c.FoldSystem, "send the system prompt at the head of the first user message (models without a system turn, e.g. Gemma: llama-cpp-python's gemma chat format drops system messages)")
+	fs.StringVar(&c.ResponseFormat, "response-format", orStr(c.ResponseFormat, FormatAuto), "how answers' JSON schemas are sent: auto (json_schema, stepping down on refusal), "+
+		strings.Join(Formats[:], ", ")+" (json_object+schema: llama-cpp-python's server)")
 }
 
 // Finalize completes a Config after flag parsing (restores environment base
@@ -229,6 +249,13 @@ func defaultNote(env []string) string {
 
 func orInt(v, d int) int {
 	if v == 0 {
+		return d
+	}
+	return v
+}
+
+func orStr(v, d string) string {
+	if v == "" {
 		return d
 	}
 	return v

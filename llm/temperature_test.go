@@ -62,7 +62,7 @@ func TestZeroTemperatureIsSent(t *testing.T) {
 func TestBatchLineTemperatureZero(t *testing.T) {
 	zero := float32(0)
 	r := llm.ChatRequest{Messages: []llm.Message{{Role: "user", Content: "x"}}, Temperature: &zero, JSON: true, MaxTokens: 9}
-	b, err := json.Marshal(llm.BatchLine{CustomID: "Nat.succ", Method: "POST", URL: "/v1/chat/completions", Body: r.Body("m", true)})
+	b, err := json.Marshal(llm.BatchLine{CustomID: "Nat.succ", Method: "POST", URL: "/v1/chat/completions", Body: r.Body("m", llm.FormatAuto)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -30,9 +30,23 @@ type ChatBody struct {
 	ResponseFormat *ResponseFormat `json:"response_format,omitempty"`
 }
 
-// ResponseFormat asks for JSON output ({"type": "json_object"}).
+// ResponseFormat asks for JSON output: {"type": "json_object"}, with the
+// answer's schema either in OpenAI's shape ({"type": "json_schema",
+// "json_schema": {"name": …, "schema": …}}: OpenAI, vLLM, llama.cpp's
+// llama-server, Ollama) or in llama-cpp-python's ({"type": "json_object",
+// "schema": …}, whose server refuses the json_schema type). See
+// Config.ResponseFormat.
 type ResponseFormat struct {
-	Type string `json:"type"`
+	Type       string          `json:"type"`
+	JSONSchema *JSONSchema     `json:"json_schema,omitempty"`
+	Schema     json.RawMessage `json:"schema,omitempty"`
+}
+
+// JSONSchema is OpenAI's json_schema response format: a name and the
+// schema (not strict: the callers parse and check every answer).
+type JSONSchema struct {
+	Name   string          `json:"name"`
+	Schema json.RawMessage `json:"schema"`
 }
 
 // EmbeddingBody is the body of an embeddings request. InputType is sent

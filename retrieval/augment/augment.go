@@ -90,6 +90,9 @@ type Answer struct {
 	LeanStatement     string `json:"lean_statement"`
 }
 
+// AnswerSchema is the JSON schema of an answer, sent with each request.
+var AnswerSchema = llm.StringObjectSchema("query_rewrite", "informal_name", "informal_statement", "lean_name", "lean_statement")
+
 // Limits on an answer's fields: a longer one is cut at a rune boundary (a
 // model that rambles still gives a usable query).
 const (
@@ -419,7 +422,7 @@ func (a *Augmenter) ask(ctx context.Context, key string, res Result) Result {
 	cctx, cancel := context.WithTimeout(ctx, a.o.Timeout)
 	defer cancel()
 	zero := float32(0)
-	resp, err := a.o.Chat.Chat(cctx, llm.ChatRequest{Model: a.o.Model, Messages: msgs, JSON: true, MaxTokens: a.o.MaxTokens, Temperature: &zero})
+	resp, err := a.o.Chat.Chat(cctx, llm.ChatRequest{Model: a.o.Model, Messages: msgs, JSON: true, Schema: AnswerSchema, MaxTokens: a.o.MaxTokens, Temperature: &zero})
 	res.Usage = resp.Usage
 	if err != nil {
 		res.Status = StatusFallback

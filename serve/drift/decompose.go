@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -32,6 +33,12 @@ type decomposition struct {
 // MaxSubQueries bounds a decomposition; a longer list is a degenerate
 // answer (the paper sees about 5–6).
 const MaxSubQueries = 24
+
+// DecompositionSchema is the JSON schema of a decomposition answer, sent
+// with each request (ParseDecomposition still checks every answer).
+var DecompositionSchema = &llm.Schema{Name: "decomposition", JSON: json.RawMessage(`{"type":"object","properties":{"sub_queries":{"type":"array",` +
+	`"minItems":1,"maxItems":` + strconv.Itoa(MaxSubQueries) + `,"items":{"type":"object","properties":{"informal":{"type":"string"},"formal":{"type":"string"}},` +
+	`"required":["informal","formal"],"additionalProperties":false}}},"required":["sub_queries"],"additionalProperties":false}`)}
 
 // ErrDecompose is wrapped when a decomposition answer cannot be used.
 var ErrDecompose = errors.New("unusable decomposition")
@@ -227,7 +234,7 @@ func chat(ctx context.Context, c Chatter, stage string, req llm.ChatRequest) (Ca
 func (p *Pipeline) decompose(ctx context.Context, statement string) ([]SubQuery, []Call, error) {
 	temp := float32(0)
 	seed := p.opts.Seed
-	req := llm.ChatRequest{Model: p.opts.DecomposeModel, Messages: p.prompts.DecomposeMessages(statement), JSON: true,
+	req := llm.ChatRequest{Model: p.opts.DecomposeModel, Messages: p.prompts.DecomposeMessages(statement), JSON: true, Schema: DecompositionSchema,
 		MaxTokens: p.opts.DecomposeMaxTokens, Temperature: &temp, Seed: &seed}
 	var calls []Call
 	call, resp, err := chat(ctx, p.llm, "decompose", req)

@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"regexp"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -72,6 +73,39 @@ func clip(s string, n int) string {
 	}
 	return s[:cut] + "…"
 }
+
+// roleSchemas are the JSON schemas of each role's answer, sent with its
+// requests (the parsers still check every answer).
+var roleSchemas = func() map[Role]*llm.Schema {
+	str := `{"type":"string"}`
+	// optional: the first n fields are required, the others may be left out
+	// (or null, as a Go nil slice is written) — the parser takes either.
+	optional := func(n int, fields ...string) string { // name, schema, name, schema, …
+		var props, req []string
+		for i := 0; i < len(fields); i += 2 {
+			props = append(props, strconv.Quote(fields[i])+":"+fields[i+1])
+			if i/2 < n {
+				req = append(req, strconv.Quote(fields[i]))
+			}
+		}
+		return `{"type":"object","properties":{` + strings.Join(props, ",") + `},"required":[` + strings.Join(req, ",") + `],"additionalProperties":false}`
+	}
+	obj := func(fields ...string) string { return optional(len(fields)/2, fields...) }
+	strs := `{"type":["array","null"],"items":{"type":"string"}}`
+	unit := optional(2, "id", str, "claim", str, "depends_on", strs, "variables", strs, "assumptions", strs, "hints", str)
+	decomp := &llm.Schema{Name: "decomposition", JSON: json.RawMessage(obj("units", `{"type":"array","minItems":1,"items":`+unit+`}`))}
+	item := obj("score", `{"type":"number","minimum":0,"maximum":1}`, "critique", str)
+	lean := &llm.Schema{Name: "lean", JSON: json.RawMessage(obj("lean", str))}
+	return map[Role]*llm.Schema{
+		RoleDecomposer: decomp,
+		RoleRewriter:   decomp,
+		RoleJudge:      {Name: "rubric", JSON: json.RawMessage(obj(Dimensions[0], item, Dimensions[1], item, Dimensions[2], item))},
+		RoleFormalizer: lean,
+		RoleProver:     {Name: "proof", JSON: json.RawMessage(obj("proof", str))},
+		RoleEnd2End:    lean,
+		RoleSF:         {Name: "verdict", JSON: json.RawMessage(obj("faithful", `{"type":"boolean"}`, "reason", str))},
+	}
+}()
 
 // Dimensions of the rubric, in Vector order.
 var Dimensions = [3]string{"faithful", "provable", "lean_friendly"}

