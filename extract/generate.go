@@ -170,6 +170,13 @@ func (g *generated) references() {
 		if b.kind == '[' && b.head != "" {
 			pd.instHeads = append(pd.instHeads, b.head)
 		}
+		if b.kind == '(' {
+			ty := f.text(b.typeStart)
+			sort := b.typeStart >= b.tyEnd || strings.HasPrefix(ty, "Type") || strings.HasPrefix(ty, "Sort")
+			for range b.names {
+				pd.paramSorts = append(pd.paramSorts, sort)
+			}
+		}
 	}
 	if g.structural {
 		for _, fl := range d.fields {

@@ -51,13 +51,18 @@ type instSrc struct {
 	ns     string
 	path   string            // the file
 	vars   map[string]string // section variables → their type's head as written
-	univs  []string
-	opened []string // namespaces opened (as written)
+	varTys map[string]tokSeq // section variables → their type's tokens
+	// setLikes are the section's [SetLike σ R] binders (σ's terms are
+	// coerced to subtypes of R)
+	setLikes []tokSeq
+	univs    []string
+	opened   []string // namespaces opened (as written)
 }
 
 // captureInstance records an anonymous instance for nameInstances.
 func (p *fileParser) captureInstance(d *declSyntax) *instSrc {
-	src := &instSrc{sig: p.f.tokSeq(d.sigStart, d.sigEnd), colon: -1, ns: p.ns, path: p.path, vars: map[string]string{}, univs: p.univs}
+	src := &instSrc{sig: p.f.tokSeq(d.sigStart, d.sigEnd), colon: -1, ns: p.ns, path: p.path, vars: map[string]string{},
+		varTys: map[string]tokSeq{}, univs: p.univs}
 	if d.colonIdx >= 0 {
 		src.colon = d.colonIdx - d.sigStart
 	}
@@ -69,8 +74,14 @@ func (p *fileParser) captureInstance(d *declSyntax) *instSrc {
 		}
 	}
 	for _, v := range p.vars {
+		if v.name == "" && v.kind == '[' && lastComponent(v.head) == "SetLike" && v.tyEnd-v.tyStart < 50 {
+			src.setLikes = append(src.setLikes, p.f.tokSeq(v.tyStart, v.tyEnd))
+		}
 		if v.name != "" && mentioned[v.name] {
 			src.vars[v.name] = v.head
+			if v.tyEnd > v.tyStart && v.tyEnd-v.tyStart < 200 {
+				src.varTys[v.name] = p.f.tokSeq(v.tyStart, v.tyEnd)
+			}
 		}
 	}
 	for _, o := range p.opens {
@@ -84,13 +95,18 @@ func (p *fileParser) captureInstance(d *declSyntax) *instSrc {
 type classInfo struct {
 	instParams []string
 	parents    []string
+	// sorts: whether each explicit parameter (as written in the class's
+	// own binders) is a type — where a set-like argument is coerced (↥S)
+	sorts []bool
 }
 
 // instNamer names the anonymous instances of a run.
 type instNamer struct {
 	names   map[string]string // declared names → the root module of their library ("" core)
 	classes map[string]*classInfo
-	nots    *notationSet
+	// classesFull: by full name (classes is by last component)
+	classesFull map[string]*classInfo
+	nots        *notationSet
 }
 
 // nameInstances gives the anonymous instances of sources that use Lean ≥
@@ -115,7 +131,7 @@ func nameInstances(files []*fileResult, naming *Naming) {
 }
 
 func newInstNamer(files []*fileResult, naming *Naming) *instNamer {
-	n := &instNamer{names: map[string]string{}, classes: map[string]*classInfo{}, nots: newNotationSet()}
+	n := &instNamer{names: map[string]string{}, classes: map[string]*classInfo{}, classesFull: map[string]*classInfo{}, nots: newNotationSet()}
 	for _, c := range coreNames() {
 		n.names[c[0]] = ""
 	}
@@ -135,7 +151,7 @@ func newInstNamer(files []*fileResult, naming *Naming) *instNamer {
 						tr = naming.GuessDual
 					}
 				}
-				ci := &classInfo{}
+				ci := &classInfo{sorts: src.paramSorts}
 				for _, h := range src.instHeads {
 					ci.instParams = append(ci.instParams, tr(lastComponent(h)))
 				}
@@ -143,6 +159,7 @@ func newInstNamer(files []*fileResult, naming *Naming) *instNamer {
 					ci.parents = append(ci.parents, tr(lastComponent(e)))
 				}
 				n.classes[lastComponent(d.row.Name)] = ci
+				n.classesFull[d.row.Name] = ci
 			}
 		}
 		for _, nd := range fr.notations {
@@ -266,15 +283,39 @@ func (n *instNamer) baseName(src *instSrc, root string) string {
 		typ = &tnode{op: 'x'}
 	}
 	ltype := map[string]string{}
+	ltypeT := map[string]*tnode{}
 	for v, h := range src.vars {
 		ltype[v] = h
+		ltypeT[v] = &tnode{op: 'c', name: h}
+		if ts, ok := src.varTys[v]; ok {
+			p := &tparser{s: ts, end: len(ts.text), locals: locals, nots: n.nots, visNs: visNs, budget: &budget, path: src.path}
+			if ty := p.expr(); ty != nil {
+				ltypeT[v] = ty
+			}
+		}
 	}
 	for _, b := range bs {
+		if b.name != "" && b.ty != nil {
+			ltypeT[b.name] = b.ty
+		}
 		if h, _ := appHead(b.ty); h != nil && h.op == 'c' && b.name != "" {
 			ltype[b.name] = h.name
 		}
 	}
-	g := &nameGen{n: n, src: src, locals: locals, ltype: ltype, seen: map[string]bool{}, consts: map[string]bool{}}
+	g := &nameGen{n: n, src: src, locals: locals, ltype: ltype, ltypeT: ltypeT, seen: map[string]bool{}, consts: map[string]bool{}}
+	for _, ts := range src.setLikes {
+		p := &tparser{s: ts, end: len(ts.text), locals: locals, nots: n.nots, visNs: visNs, budget: &budget, path: src.path}
+		g.addSetLike(p.expr())
+	}
+	for _, b := range bs {
+		if b.inst {
+			g.addSetLike(b.ty)
+		}
+	}
+	g.top = typ
+	for g.top != nil && g.top.op == 'p' {
+		g.top = g.top.body
+	}
 	w := g.winnow(n.markDeps(bs, typ))
 	for ns := src.ns; ns != ""; ns = parentNs(ns) {
 		if _, ok := n.names[ns]; ok {
@@ -451,13 +492,27 @@ type nameGen struct {
 	src    *instSrc
 	locals map[string]bool
 	ltype  map[string]string // locals → their type's head as written
+	ltypeT map[string]*tnode // locals → their type as written (binders; a section variable's head)
+	top    *tnode            // the instance's class applied
+	setVar map[string]*tnode // σ of [SetLike σ R] → R
 	seen   map[string]bool
 	consts map[string]bool
 }
 
 func (g *nameGen) winnow(t *tnode) *wnode {
+	return g.winnowAt(t, false, nil)
+}
+
+// winnowAt winnows t where a type is expected (isType: a set-like term
+// there is coerced, ↥S) or a term of type expected (a numeral's type).
+func (g *nameGen) winnowAt(t *tnode, isType bool, expected *tnode) *wnode {
 	if t == nil {
 		return wAny
+	}
+	if isType && t.op != 'o' {
+		if coll := g.setLikeType(t); coll != nil {
+			return g.coerce(t, coll)
+		}
 	}
 	switch t.op {
 	case 'c':
@@ -469,29 +524,85 @@ func (g *nameGen) winnow(t *tnode) *wnode {
 	case 's':
 		return wmk(&wnode{op: 's', name: t.name})
 	case 'n':
-		return g.app(wmk(&wnode{op: 'c', name: "OfNat.ofNat"}), wmk(&wnode{op: 'c', name: "Nat"}), wAny)
-	case 'o':
-		return g.coerce(t.args[0])
-	case 'a':
-		w := g.winnow(t.fn)
-		for _, a := range t.args {
-			w = g.app(w, g.winnow(a))
+		// OfNat.ofNat T n: the literal's value is no name, its type is
+		// (ℕ unless ascribed or expected otherwise)
+		ty := wmk(&wnode{op: 'c', name: "Nat"})
+		if t.asc != nil {
+			ty = g.winnow(t.asc)
+		} else if expected != nil {
+			ty = g.winnow(expected)
 		}
-		return w
+		return g.app(wmk(&wnode{op: 'c', name: "OfNat.ofNat"}), ty)
+	case 'o':
+		coll := g.setLikeType(t.args[0])
+		if coll == nil {
+			coll = &tnode{op: 'x'}
+		}
+		return g.coerce(t.args[0], coll)
+	case 'a':
+		return g.winnowApp(t)
 	case 'p':
 		dom := wAny
 		if !strings.HasPrefix(t.name, "\x00") && !(t.name != "" && t.name != "_" && mentions(t.body, t.name)) {
-			dom = g.winnow(t.dom)
+			dom = g.winnowAt(t.dom, true, nil)
 		}
-		return wmk(&wnode{op: 'p', dom: dom, body: g.winnow(t.body)})
+		return wmk(&wnode{op: 'p', dom: dom, body: g.winnowAt(t.body, true, nil)})
 	case 'l':
 		return g.winnow(t.body)
-	case 'v':
-		if h := g.ltype[t.name]; h != "" && setLike(h) {
-			return g.coerce(t)
-		}
 	}
 	return wAny
+}
+
+// winnowApp winnows an application: a class's arguments that are types
+// are coerced where set-like, a local function's numerals get its
+// domain's type.
+func (g *nameGen) winnowApp(t *tnode) *wnode {
+	w := g.winnow(t.fn)
+	var sorts []bool
+	var doms []*tnode
+	switch t.fn.op {
+	case 'c':
+		name, _ := g.resolve(t.fn)
+		switch name {
+		case "Prod", "Sum", "PProd", "PSum":
+			sorts = []bool{true, true}
+		default:
+			ci := g.n.classesFull[name]
+			if ci == nil {
+				ci = g.n.classes[lastComponent(name)]
+			}
+			if ci == nil && t == g.top {
+				// the instance's class, not the library's (Inhabited)
+				sorts = make([]bool, len(t.args))
+				for i := range sorts {
+					sorts[i] = true
+				}
+			} else if ci != nil {
+				sorts = ci.sorts
+				// section variables the class includes come first
+				if len(sorts) > len(t.args) {
+					sorts = sorts[len(sorts)-len(t.args):]
+				} else {
+					sorts = append(make([]bool, len(t.args)-len(sorts)), sorts...)
+					for i := range len(t.args) - len(ci.sorts) {
+						sorts[i] = true
+					}
+				}
+			}
+		}
+	case 'v':
+		for ty := g.ltypeT[t.fn.name]; ty != nil && ty.op == 'p'; ty = ty.body {
+			doms = append(doms, ty.dom)
+		}
+	}
+	for i, a := range t.args {
+		var exp *tnode
+		if i < len(doms) {
+			exp = doms[i]
+		}
+		w = g.app(w, g.winnowAt(a, i < len(sorts) && sorts[i], exp))
+	}
+	return w
 }
 
 func (g *nameGen) app(f *wnode, xs ...*wnode) *wnode {
@@ -499,6 +610,47 @@ func (g *nameGen) app(f *wnode, xs ...*wnode) *wnode {
 		f = wmk(&wnode{op: 'a', f: f, x: x})
 	}
 	return f
+}
+
+// addSetLike records an instance binder [SetLike σ R].
+func (g *nameGen) addSetLike(ty *tnode) {
+	h, args := appHead(ty)
+	if h == nil || h.op != 'c' || lastComponent(h.name) != "SetLike" || len(args) != 2 || args[0].op != 'v' && args[0].op != 'c' {
+		return
+	}
+	if g.setVar == nil {
+		g.setVar = map[string]*tnode{}
+	}
+	g.setVar[args[0].name] = args[1]
+}
+
+// setLikeType returns the type of a set-like term (a local of type Set α,
+// Subgroup G, …, or (⊥ : IntermediateField F E)), nil for others.
+func (g *nameGen) setLikeType(t *tnode) *tnode {
+	var ty *tnode
+	switch {
+	case t.asc != nil:
+		ty = t.asc
+	case t.op == 'v':
+		ty = g.ltypeT[t.name]
+	case t.op == 'a' && t.fn.op == 'v':
+		// A i for A : ι → σ
+		ty = g.ltypeT[t.fn.name]
+		for range t.args {
+			if ty == nil || ty.op != 'p' {
+				return nil
+			}
+			ty = ty.body
+		}
+	}
+	h, _ := appHead(ty)
+	if h != nil && h.op == 'c' && setLike(h.name) {
+		return ty
+	}
+	if h != nil && (h.op == 'v' || h.op == 'c') && g.setVar[h.name] != nil {
+		return &tnode{op: 'a', fn: h, args: []*tnode{g.setVar[h.name]}}
+	}
+	return nil
 }
 
 // setLike reports whether a type head is one whose terms are coerced to
@@ -510,23 +662,22 @@ func setLike(head string) bool {
 		l == "Ideal" || l == "IntermediateField" || l == "Opens" || l == "Closeds"
 }
 
-// coerce is ↥x: Set.Elem x for a set, else {y // y ∈ x}.
-func (g *nameGen) coerce(t *tnode) *wnode {
-	h := ""
-	if t.op == 'v' {
-		h = g.ltype[t.name]
+// coerce is ↥x for x : coll: Set.Elem α x for a set, else the subtype
+// {y : α // y ∈ x}, α the collection type's last argument.
+func (g *nameGen) coerce(t, coll *tnode) *wnode {
+	bare := *t
+	bare.asc = nil
+	term := g.winnow(&bare)
+	h, args := appHead(coll)
+	elem := wAny
+	if len(args) > 0 {
+		elem = g.winnow(args[len(args)-1])
 	}
-	if lastComponent(h) == "Set" {
-		return g.app(wmk(&wnode{op: 'c', name: "Set.Elem"}), wAny, wAny)
+	if h != nil && lastComponent(h.name) == "Set" {
+		return g.app(wmk(&wnode{op: 'c', name: "Set.Elem"}), elem, term)
 	}
-	coll := wAny
-	if h != "" {
-		if name, ok := g.resolve(&tnode{op: 'c', name: h}); ok {
-			coll = g.app(wmk(&wnode{op: 'c', name: name}), wAny)
-		}
-	}
-	mem := g.app(wmk(&wnode{op: 'c', name: "Membership.mem"}), wAny, coll, wAny, wAny)
-	return g.app(wmk(&wnode{op: 'c', name: "Subtype"}), wAny, mem)
+	mem := g.app(wmk(&wnode{op: 'c', name: "Membership.mem"}), elem, g.winnow(coll), term, wAny)
+	return g.app(wmk(&wnode{op: 'c', name: "Subtype"}), elem, mem)
 }
 
 // resolve finds the constant an identifier names: in the namespaces of

@@ -55,6 +55,29 @@ variable (R : Type u)
 instance : AB4 (CondensedMod.{u} R) := ⟨⟩ -- want Condensed.instAB4CondensedMod
 end Condensed
 `,
+	"Lib/Rules.lean": `class Bot (α : Type u) where
+  bot : α
+notation "⊥" => Bot.bot
+class Module.Finite (R : Type u) (M : Type v) : Prop where
+structure IntermediateField (K : Type u) (L : Type v) where
+  carrier : L → Prop
+class RelCW.Finite {X : Type u} (C : IntermediateField X X) (D : Nat) : Prop where -- same last component, terms
+structure Ideal (R : Type u) where
+  carrier : R → Prop
+class HasQuotient (A : outParam (Type u)) (B : Type v) where
+  quotient' : B → Type (max u v)
+notation:35 G " ⧸ " H:34 => HasQuotient.Quotient G H
+namespace IntermediateField
+variable (F E : Type u)
+instance : Module.Finite F (⊥ : IntermediateField F E) := ⟨⟩ -- want IntermediateField.instFiniteSubtypeMemBot
+end IntermediateField
+class SetLike (A : Type u) (B : outParam (Type v)) where
+namespace GradeZero
+variable {ι σ R : Type u} [SetLike σ R] (A : ι → σ)
+instance : Pointed (A 0) := ⟨⟩ -- want GradeZero.instPointedSubtypeMemOfNat
+instance : Pointed (Fin (2 : ℕ)) := ⟨⟩ -- want GradeZero.instPointedFinOfNatNat
+end GradeZero
+`,
 	"Lib/Misc.lean": `instance {α : Type u} [Mul' α] : SMul α α := ⟨⟩ -- want instSMulOfMul'
 def Ore (R X : Type u) := X
 notation:max X "[" R "⁻¹]" => Ore R X

@@ -24,6 +24,7 @@ type tnode struct {
 	dom, body *tnode
 	inst      bool   // a ∀ over an instance binder [C α]
 	recv      string // a constant x.f: the local x whose type's namespace has f
+	asc       *tnode // the type ascribed to it ((e : T)), if any
 }
 
 // tokSeq is the text of a token range, kept after the file is parsed.
@@ -402,7 +403,13 @@ func (p *tparser) leading() *tnode {
 				depth--
 			case ":":
 				if depth == 0 {
-					return p.sub(i, k)
+					e := p.sub(i, k)
+					if e == nil {
+						return &tnode{op: 'x'}
+					}
+					ascribed := *e
+					ascribed.asc = p.sub(k+1, c)
+					return &ascribed
 				}
 			}
 		}

@@ -30,6 +30,8 @@ type varBinder struct {
 	head     string
 	refs     []ref
 	mentions []int // indices of earlier variables its type mentions
+	// tyStart, tyEnd: its type's tokens in the file
+	tyStart, tyEnd int
 }
 
 // notationDef maps a notation token to the declaration it stands for.
@@ -75,6 +77,9 @@ type pdecl struct {
 	// the statement; instClasses their resolved names.
 	instHeads   []string
 	instClasses []string
+	// paramSorts tells, for each explicit binder of the signature, whether
+	// its type is a sort (Type*, Sort u) or not written.
+	paramSorts []bool
 	// resultHead is the head of the declaration's result type (as written)
 	// and resultType its resolution: field notation continues there.
 	resultHead string
@@ -669,11 +674,11 @@ func (p *fileParser) variable(i, end int) {
 			}
 		}
 		if len(g.names) == 0 {
-			vars = append(vars, &varBinder{kind: g.kind, head: g.head, refs: refs, mentions: mentions})
+			vars = append(vars, &varBinder{kind: g.kind, head: g.head, refs: refs, mentions: mentions, tyStart: g.typeStart, tyEnd: g.tyEnd})
 			continue
 		}
 		for _, n := range g.names {
-			vars = append(vars, &varBinder{name: n, kind: g.kind, head: g.head, refs: refs, mentions: mentions})
+			vars = append(vars, &varBinder{name: n, kind: g.kind, head: g.head, refs: refs, mentions: mentions, tyStart: g.typeStart, tyEnd: g.tyEnd})
 		}
 	}
 	p.vars = vars

@@ -10,6 +10,7 @@
 package main
 
 import (
+	_ "embed"
 	"encoding/json"
 	"fmt"
 	"io/fs"
@@ -18,28 +19,58 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/driftkit/driftkit/workspace"
 )
 
-// Report is printed as JSON.
+// Report is printed as JSON: references in code (they compile, so they
+// are the names Lean gave) and in comments and doc strings (they may be
+// stale) are scored apart.
 type Report struct {
-	// References counts the distinct referenced generated names; Found
-	// those that are an anonymous instance's name (the full name, or its
-	// last components when the reference is relative to a namespace).
-	References int     `json:"references"`
-	Found      int     `json:"found"`
-	Agreement  float64 `json:"agreement"`
+	Code Score `json:"code"`
+	// External counts the code references listed in external.txt (core,
+	// Batteries, Lean: not the library's instances).
+	External int   `json:"external"`
+	Docs     Score `json:"docs"`
 	// Anonymous counts the workspace's anonymous instances.
-	Anonymous int      `json:"anonymous_instances"`
-	Misses    []string `json:"misses,omitempty"`
+	Anonymous int `json:"anonymous_instances"`
 }
 
-var refRe = regexp.MustCompile(`(?:^|[^\w'])((?:[A-Za-z_][\w']*\.)*inst[A-Z][\w'ℝℕℤℚℂ]*)`)
+// Score counts the distinct referenced generated names; Found those that
+// are an anonymous instance's name (the full name, or its last components
+// when the reference is relative to a namespace).
+type Score struct {
+	References int      `json:"references"`
+	Found      int      `json:"found"`
+	Agreement  float64  `json:"agreement"`
+	Misses     []string `json:"misses,omitempty"`
+}
+
+var refRe = regexp.MustCompile(`(?:^|[^\p{L}\p{N}_'])((?:[\p{L}_][\p{L}\p{N}_']*\.)*inst[A-Z][\p{L}\p{N}_'!?]*(?:\.[\p{L}_][\p{L}\p{N}_'!?]*)*)`)
 
 // anonRe matches an anonymous instance's code: `instance` then its
 // binders or colon (after an optional priority).
-var anonRe = regexp.MustCompile(`(?m)^(?:@\[[^\]]*\]\s*)?(?:(?:noncomputable|scoped|local|private|protected|public)\s+)*instance\s*(?:\(priority\s*:=[^)]*\)\s*)?[:\[{(⦃]`)
+var anonRe = regexp.MustCompile(`(?m)^(?:@\[[^\]]*\]\s*)?(?:(?:noncomputable|scoped|local|private|protected|public)\s+)*instance\s*[:\[{(⦃]`)
+
+//go:embed external.txt
+var externalList string
+
+// anonymous reports whether an instance's code declares no name.
+func anonymous(code string) bool {
+	loc := anonRe.FindStringIndex(code)
+	if loc == nil {
+		return false
+	}
+	rest := strings.TrimSpace(code[loc[1]-1:])
+	if strings.HasPrefix(rest, "(priority") {
+		_, after, _ := strings.Cut(rest, ")")
+		rest = strings.TrimSpace(after)
+	}
+	r, _ := utf8.DecodeRuneInString(rest)
+	return strings.ContainsRune(":[{(⦃", r)
+}
 
 func main() {
 	if len(os.Args) < 3 {
@@ -52,12 +83,14 @@ func main() {
 		os.Exit(1)
 	}
 	if len(os.Args) > 3 {
-		if err := os.WriteFile(os.Args[3], []byte(strings.Join(rep.Misses, "\n")+"\n"), 0o644); err != nil {
+		out := "# code\n" + strings.Join(rep.Code.Misses, "\n") + "\n# docs\n" + strings.Join(rep.Docs.Misses, "\n") + "\n"
+		if err := os.WriteFile(os.Args[3], []byte(out), 0o644); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}
 	}
-	rep.Misses = rep.Misses[:min(len(rep.Misses), 40)]
+	rep.Code.Misses = rep.Code.Misses[:min(len(rep.Code.Misses), 40)]
+	rep.Docs.Misses = nil
 	b, _ := json.MarshalIndent(rep, "", "  ")
 	fmt.Println(string(b))
 }
@@ -78,9 +111,15 @@ func run(ws, src string) (*Report, error) {
 	}
 	explicit := map[string]bool{}
 	anon := map[string]bool{}
+	declared := map[string]bool{}
+	grep := os.Getenv("INSTNAMES_GREP") // debugging: print the rows named like it
 	for _, r := range rows {
+		if grep != "" && strings.Contains(r.Name, grep) {
+			fmt.Fprintf(os.Stderr, "%s\t%s\t%s:%d\n", r.Name, r.Keyword, r.Path, r.LineStart)
+		}
+		declared[r.Name] = true
 		last := r.Name[strings.LastIndexByte(r.Name, '.')+1:]
-		if r.Keyword == "instance" && r.GeneratedFrom == nil && anonRe.MatchString(r.Code) {
+		if r.Keyword == "instance" && r.GeneratedFrom == nil && anonymous(r.Code) {
 			anon[r.Name] = true
 			if dump != nil {
 				first, _, _ := strings.Cut(r.Code, "\n")
@@ -90,7 +129,7 @@ func run(ws, src string) (*Report, error) {
 		}
 		explicit[last] = true
 	}
-	refs := map[string]bool{}
+	code, docs := map[string]bool{}, map[string]bool{}
 	err = filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".lean") {
 			return err
@@ -99,20 +138,97 @@ func run(ws, src string) (*Report, error) {
 		if err != nil {
 			return err
 		}
-		for _, line := range strings.Split(string(b), "\n") {
-			if strings.Contains(line, "deriving") {
-				continue
-			}
-			for _, m := range refRe.FindAllStringSubmatch(line, -1) {
-				refs[trimRef(m[1])] = true
-			}
-		}
+		collect(string(b), declared, code, docs)
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	return score(refs, explicit, anon), nil
+	for r := range code {
+		delete(docs, r)
+	}
+	ext := 0
+	for _, line := range strings.Split(externalList, "\n") {
+		if line != "" && !strings.HasPrefix(line, "#") && code[line] {
+			delete(code, line)
+			ext++
+		}
+	}
+	return &Report{Code: score(code, explicit, anon), Docs: score(docs, explicit, anon), Anonymous: len(anon), External: ext}, nil
+}
+
+// collect adds a file's references to code (outside comments) and docs
+// (in comments and doc strings); names the file binds locally (`fun
+// instCC`, `(instX : …)`, `have instY`) are no references.
+func collect(src string, declared, code, docs map[string]bool) {
+	codeText, docText := splitComments(src)
+	for _, line := range strings.Split(codeText, "\n") {
+		if strings.Contains(line, "deriving") {
+			continue
+		}
+		for _, m := range refRe.FindAllStringSubmatch(line, -1) {
+			r := trimRef(m[1])
+			if r != m[1] && declared[m[1]] {
+				continue // instance NNReal.instContinuousMap.UniqueHom
+			}
+			if !strings.Contains(r, ".") && localRe(r).MatchString(codeText) {
+				continue
+			}
+			code[r] = true
+		}
+	}
+	for _, m := range refRe.FindAllStringSubmatch(docText, -1) {
+		docs[trimRef(m[1])] = true
+	}
+}
+
+func localRe(name string) *regexp.Regexp {
+	q := regexp.QuoteMeta(name)
+	return regexp.MustCompile(`(?:[(\[{⟨|,]\s*|\b(?:fun|let|have|intro|rintro|obtain|set|letI|haveI|with|at)\s+(?:[\w'.]+\s+)*)` + q + `(?:[^\w'.]|$)`)
+}
+
+// splitComments returns src with comments blanked, and the comments.
+func splitComments(src string) (string, string) {
+	var code, doc strings.Builder
+	depth := 0
+	for i := 0; i < len(src); {
+		switch {
+		case strings.HasPrefix(src[i:], "/-"):
+			depth++
+			i += 2
+		case depth > 0 && strings.HasPrefix(src[i:], "-/"):
+			depth--
+			i += 2
+			doc.WriteByte('\n')
+		case depth == 0 && strings.HasPrefix(src[i:], "--"):
+			j := strings.IndexByte(src[i:], '\n')
+			if j < 0 {
+				j = len(src) - i
+			}
+			doc.WriteString(src[i : i+j])
+			doc.WriteByte('\n')
+			i += j
+		case depth > 0:
+			doc.WriteByte(src[i])
+			if src[i] == '\n' {
+				code.WriteByte('\n')
+			}
+			i++
+		default:
+			code.WriteByte(src[i])
+			i++
+		}
+	}
+	return code.String(), doc.String()
+}
+
+// receiver reports whether a reference starts with a local term (c.inst…,
+// U.inst…: generalized field notation), so only its last component is
+// Lean's name.
+func receiver(r string) bool {
+	first, _, _ := strings.Cut(r, ".")
+	c, size := utf8.DecodeRuneInString(first)
+	return unicode.IsLower(c) && first != "prod" || size == len(first)
 }
 
 // trimRef cuts a reference after its inst… component (instFoo.toBar).
@@ -126,8 +242,8 @@ func trimRef(m string) string {
 	return m
 }
 
-func score(refs, explicit, anon map[string]bool) *Report {
-	rep := &Report{Anonymous: len(anon)}
+func score(refs, explicit, anon map[string]bool) Score {
+	var rep Score
 	bySuffix := map[string][]string{}
 	for n := range anon {
 		last := n[strings.LastIndexByte(n, '.')+1:]
@@ -141,7 +257,7 @@ func score(refs, explicit, anon map[string]bool) *Report {
 		rep.References++
 		found := false
 		for _, n := range bySuffix[last] {
-			if n == r || strings.HasSuffix(n, "."+r) || !strings.Contains(r, ".") {
+			if n == r || strings.HasSuffix(n, "."+r) || !strings.Contains(r, ".") || receiver(r) {
 				found = true
 				break
 			}
