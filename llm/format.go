@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -40,14 +41,26 @@ type Schema struct {
 // StringObjectSchema is the schema of a JSON object whose fields are the
 // given strings, all required, no others.
 func StringObjectSchema(name string, fields ...string) *Schema {
-	props := make([]string, len(fields))
-	req := make([]string, len(fields))
-	for i, f := range fields {
-		props[i] = fmt.Sprintf("%q:{\"type\":\"string\"}", f)
-		req[i] = fmt.Sprintf("%q", f)
+	pairs := make([]string, 0, 2*len(fields))
+	for _, f := range fields {
+		pairs = append(pairs, f, `{"type":"string"}`)
 	}
-	return &Schema{Name: name, JSON: json.RawMessage(`{"type":"object","properties":{` + strings.Join(props, ",") +
-		`},"required":[` + strings.Join(req, ",") + `],"additionalProperties":false}`)}
+	return &Schema{Name: name, JSON: ObjectSchema(len(fields), pairs...)}
+}
+
+// ObjectSchema is the schema of a JSON object with the given fields,
+// given as name, schema, name, schema, …; the first required are
+// required, the others may be left out; no other field is allowed.
+func ObjectSchema(required int, fields ...string) json.RawMessage {
+	var props, req []string
+	for i := 0; i+1 < len(fields); i += 2 {
+		props = append(props, strconv.Quote(fields[i])+":"+fields[i+1])
+		if i/2 < required {
+			req = append(req, strconv.Quote(fields[i]))
+		}
+	}
+	return json.RawMessage(`{"type":"object","properties":{` + strings.Join(props, ",") + `},"required":[` + strings.Join(req, ",") +
+		`],"additionalProperties":false}`)
 }
 
 // formatLevel is the index in Formats of a configured shape (FormatAuto

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"go/ast"
 	"io"
+	"os"
 	"os/exec"
 	"sort"
 	"strings"
@@ -103,5 +104,32 @@ func TestPackageDocs(t *testing.T) {
 	}
 	if n < 10 {
 		t.Fatalf("go list found only %d packages", n)
+	}
+}
+
+// TestNoCommittedBinaries fails when a tracked file is a compiled program
+// (ELF, Mach-O or PE): a `go build` run at the root once committed a 15 MB
+// binary that every clone then downloads. Skipped outside a git checkout.
+func TestNoCommittedBinaries(t *testing.T) {
+	cmd := exec.Command("git", "ls-files", "-z")
+	cmd.Dir = "../.."
+	out, err := cmd.Output()
+	if err != nil {
+		t.Skipf("not a git checkout: %v", err)
+	}
+	magics := [][]byte{{0x7f, 'E', 'L', 'F'}, {0xcf, 0xfa, 0xed, 0xfe}, {'M', 'Z'}}
+	for _, name := range strings.Split(strings.TrimRight(string(out), "\x00"), "\x00") {
+		head := make([]byte, 4)
+		f, err := os.Open("../../" + name)
+		if err != nil {
+			continue // deleted in the work tree
+		}
+		n, _ := io.ReadFull(f, head)
+		f.Close()
+		for _, m := range magics {
+			if n >= len(m) && bytes.Equal(head[:len(m)], m) {
+				t.Errorf("%s is a compiled binary; build into bin/ (ignored) instead of committing it", name)
+			}
+		}
 	}
 }

@@ -36,9 +36,8 @@ const MaxSubQueries = 24
 
 // DecompositionSchema is the JSON schema of a decomposition answer, sent
 // with each request (ParseDecomposition still checks every answer).
-var DecompositionSchema = &llm.Schema{Name: "decomposition", JSON: json.RawMessage(`{"type":"object","properties":{"sub_queries":{"type":"array",` +
-	`"minItems":1,"maxItems":` + strconv.Itoa(MaxSubQueries) + `,"items":{"type":"object","properties":{"informal":{"type":"string"},"formal":{"type":"string"}},` +
-	`"required":["informal","formal"],"additionalProperties":false}}},"required":["sub_queries"],"additionalProperties":false}`)}
+var DecompositionSchema = &llm.Schema{Name: "decomposition", JSON: llm.ObjectSchema(1, "sub_queries", `{"type":"array","minItems":1,"maxItems":`+
+	strconv.Itoa(MaxSubQueries)+`,"items":`+string(llm.ObjectSchema(2, "informal", `{"type":"string"}`, "formal", `{"type":"string"}`))+`}`)}
 
 // ErrDecompose is wrapped when a decomposition answer cannot be used.
 var ErrDecompose = errors.New("unusable decomposition")

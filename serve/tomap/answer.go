@@ -8,7 +8,6 @@ import (
 	"io"
 	"math"
 	"regexp"
-	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -78,21 +77,11 @@ func clip(s string, n int) string {
 // requests (the parsers still check every answer).
 var roleSchemas = func() map[Role]*llm.Schema {
 	str := `{"type":"string"}`
-	// optional: the first n fields are required, the others may be left out
-	// (or null, as a Go nil slice is written) — the parser takes either.
-	optional := func(n int, fields ...string) string { // name, schema, name, schema, …
-		var props, req []string
-		for i := 0; i < len(fields); i += 2 {
-			props = append(props, strconv.Quote(fields[i])+":"+fields[i+1])
-			if i/2 < n {
-				req = append(req, strconv.Quote(fields[i]))
-			}
-		}
-		return `{"type":"object","properties":{` + strings.Join(props, ",") + `},"required":[` + strings.Join(req, ",") + `],"additionalProperties":false}`
-	}
-	obj := func(fields ...string) string { return optional(len(fields)/2, fields...) }
+	obj := func(fields ...string) string { return string(llm.ObjectSchema(len(fields)/2, fields...)) }
+	// A unit needs its id and claim; the lists may be left out or null (as
+	// a Go nil slice is written): the parser takes either.
 	strs := `{"type":["array","null"],"items":{"type":"string"}}`
-	unit := optional(2, "id", str, "claim", str, "depends_on", strs, "variables", strs, "assumptions", strs, "hints", str)
+	unit := string(llm.ObjectSchema(2, "id", str, "claim", str, "depends_on", strs, "variables", strs, "assumptions", strs, "hints", str))
 	decomp := &llm.Schema{Name: "decomposition", JSON: json.RawMessage(obj("units", `{"type":"array","minItems":1,"items":`+unit+`}`))}
 	item := obj("score", `{"type":"number","minimum":0,"maximum":1}`, "critique", str)
 	lean := &llm.Schema{Name: "lean", JSON: json.RawMessage(obj("lean", str))}
