@@ -4,6 +4,7 @@ import (
 	"container/heap"
 	"context"
 	"fmt"
+	"math"
 	"slices"
 )
 
@@ -132,6 +133,9 @@ type QueryEncoder interface {
 type TopK struct {
 	k int
 	h scoredHeap
+	// worst is h[0], the entry to drop first, once the heap is full;
+	// until then it is below every score (-Inf at the largest doc id).
+	worst Scored
 }
 
 type scoredHeap []Scored
@@ -171,11 +175,22 @@ func SortScored(s []Scored) {
 }
 
 // NewTopK keeps the k best (k ≥ 1).
-func NewTopK(k int) *TopK { return &TopK{k: max(k, 1), h: make(scoredHeap, 0, max(k, 1)+1)} }
+func NewTopK(k int) *TopK {
+	return &TopK{k: max(k, 1), h: make(scoredHeap, 0, max(k, 1)+1), worst: Scored{math.MaxInt, float32(math.Inf(-1))}}
+}
 
 // Add offers a document. (The heap is container/heap's, without its
-// interface calls: Add is a scanning backend's inner loop.)
+// interface calls: Add is a scanning backend's inner loop, and its common
+// case — a full heap whose worst entry beats the document — is small enough
+// to be inlined there.)
 func (t *TopK) Add(doc int, s float32) {
+	if s < t.worst.Score || (s == t.worst.Score && doc > t.worst.Doc) {
+		return
+	}
+	t.add(doc, s)
+}
+
+func (t *TopK) add(doc int, s float32) {
 	h := t.h
 	if len(h) < t.k {
 		h = append(h, Scored{doc, s})
@@ -188,6 +203,9 @@ func (t *TopK) Add(doc int, s float32) {
 			i = p
 		}
 		t.h = h
+		if len(h) == t.k {
+			t.worst = h[0]
+		}
 		return
 	}
 	if r := h[0]; s > r.Score || (s == r.Score && doc < r.Doc) {
@@ -207,6 +225,7 @@ func (t *TopK) Add(doc int, s float32) {
 			h[i], h[j] = h[j], h[i]
 			i = j
 		}
+		t.worst = h[0]
 	}
 }
 

@@ -7,9 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
 	"os"
-	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -17,6 +15,8 @@ import (
 	"time"
 
 	vegeta "github.com/tsenart/vegeta/v12/lib"
+
+	"github.com/driftkit/driftkit/internal/testkit/loadmix"
 )
 
 // BenchmarkServeLoad is the load benchmark of `driftkit serve` (not a
@@ -61,31 +61,16 @@ func BenchmarkServeLoad(b *testing.B) {
 	// connection limits once used).
 	atk := vegeta.NewAttacker(vegeta.Client(hc), vegeta.Workers(uint64(clients)), vegeta.MaxWorkers(uint64(clients)),
 		vegeta.KeepAlive(true), vegeta.Connections(clients), vegeta.MaxConnections(clients), vegeta.Timeout(60*time.Second))
-	before := rssKB(pid)
+	before := loadmix.RSSKB(pid)
 	heapBefore := heapInUse(b, hc, base)
-	cpuBefore := cpuSeconds(pid)
-	var peak int64
-	stop := make(chan struct{})
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for {
-			if r := rssKB(pid); r > peak {
-				peak = r
-			}
-			select {
-			case <-stop:
-				return
-			case <-time.After(100 * time.Millisecond):
-			}
-		}
-	}()
+	cpuBefore := loadmix.CPUSeconds(pid)
+	stopWatch := loadmix.WatchPeakRSS(pid)
 	b.ResetTimer()
 	var m vegeta.Metrics
 	byKind := map[string]*vegeta.Metrics{}
 	for res := range atk.Attack(targeter, vegeta.Rate{Freq: 0}, dur, "serve") {
 		m.Add(res)
-		k := kindOf(res.URL, res.Method)
+		k := loadmix.KindOf(res.Method, res.URL)
 		if byKind[k] == nil {
 			byKind[k] = &vegeta.Metrics{}
 		}
@@ -93,9 +78,8 @@ func BenchmarkServeLoad(b *testing.B) {
 	}
 	m.Close()
 	b.StopTimer()
-	close(stop)
-	<-done
-	cpu := cpuSeconds(pid) - cpuBefore
+	peak := stopWatch()
+	cpu := loadmix.CPUSeconds(pid) - cpuBefore
 	heapPeakAfter := heapInUse(b, hc, base)
 	// Go frees the heap at its next collection (forced at the latest every
 	// 2 minutes when idle) and returns pages to the OS gradually: sample
@@ -109,7 +93,7 @@ func BenchmarkServeLoad(b *testing.B) {
 	var after []sample
 	for at := 30 * time.Second; at <= settle; at += 30 * time.Second {
 		time.Sleep(30 * time.Second)
-		after = append(after, sample{at, rssKB(pid), heapInUse(b, hc, base)})
+		after = append(after, sample{at, loadmix.RSSKB(pid), heapInUse(b, hc, base)})
 	}
 	errs := m.Requests - uint64(m.StatusCodes["200"])
 	b.ReportMetric(m.Throughput, "req/s")
@@ -119,7 +103,7 @@ func BenchmarkServeLoad(b *testing.B) {
 	b.ReportMetric(float64(peak)/1024, "peak-rss-MB")
 	fmt.Fprintf(os.Stderr, "load: %d clients, %v, %d requests, %.0f req/s, p50 %v, p90 %v, p99 %v, max %v, errors %d, status %v\n",
 		clients, dur, m.Requests, m.Throughput, m.Latencies.P50, m.Latencies.P90, m.Latencies.P99, m.Latencies.Max, errs, m.StatusCodes)
-	for _, k := range []string{"api-search-best", "api-search-bm25", "api-search-post", "leansearch", "page"} {
+	for _, k := range loadmix.Kinds {
 		if km := byKind[k]; km != nil {
 			km.Close()
 			fmt.Fprintf(os.Stderr, "  %-16s %6d requests, p50 %v, p99 %v\n", k, km.Requests, km.Latencies.P50, km.Latencies.P99)
@@ -137,41 +121,15 @@ func BenchmarkServeLoad(b *testing.B) {
 	}
 }
 
-func kindOf(u, method string) string {
-	switch {
-	case strings.Contains(u, "/search") && !strings.Contains(u, "/api/"):
-		return "leansearch"
-	case strings.Contains(u, "/api/search") && method == "POST":
-		return "api-search-post"
-	case strings.Contains(u, "mode=bm25"):
-		return "api-search-bm25"
-	case strings.Contains(u, "/api/search"):
-		return "api-search-best"
-	}
-	return "page"
-}
-
-// mixedTargets cycles through the request kinds a deployment sees: the
-// JSON API in best and bm25 modes (premise and every kind), its POST form,
-// LeanSearch's POST /search, and the server-rendered page.
+// mixedTargets are loadmix's requests as vegeta targets, one per query.
 func mixedTargets(base string, queries []string) []vegeta.Target {
-	var ts []vegeta.Target
+	ts := make([]vegeta.Target, len(queries))
 	js := http.Header{"Content-Type": []string{"application/json"}}
 	for i, q := range queries {
-		e := url.QueryEscape(q)
-		switch i % 5 {
-		case 0:
-			ts = append(ts, vegeta.Target{Method: "GET", URL: base + "/api/search?k=10&q=" + e})
-		case 1:
-			ts = append(ts, vegeta.Target{Method: "GET", URL: base + "/api/search?k=20&all_kinds=1&q=" + e})
-		case 2:
-			body, _ := json.Marshal(map[string]any{"query": []string{q}, "num_results": 6})
-			ts = append(ts, vegeta.Target{Method: "POST", URL: base + "/search", Body: body, Header: js})
-		case 3:
-			body, _ := json.Marshal(map[string]any{"query": q, "k": 10, "mode": "bm25"})
-			ts = append(ts, vegeta.Target{Method: "POST", URL: base + "/api/search", Body: body, Header: js})
-		case 4:
-			ts = append(ts, vegeta.Target{Method: "GET", URL: base + "/?q=" + e})
+		r := loadmix.For(base, i, q)
+		ts[i] = vegeta.Target{Method: r.Method, URL: r.URL, Body: r.Body}
+		if r.Body != nil {
+			ts[i].Header = js
 		}
 	}
 	return ts
@@ -214,37 +172,6 @@ func loadQueries(b *testing.B, path string) []string {
 		b.Fatalf("%s: no informal_stmt", path)
 	}
 	return out
-}
-
-// cpuSeconds is a process's user + system CPU time (/proc/PID/stat,
-// clock ticks of 1/100 s).
-func cpuSeconds(pid int) float64 {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return 0
-	}
-	// Fields after the command name (which may hold spaces) close with ')'.
-	f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
-	if len(f) < 13 {
-		return 0
-	}
-	u, _ := strconv.ParseFloat(f[11], 64)
-	s, _ := strconv.ParseFloat(f[12], 64)
-	return (u + s) / 100
-}
-
-// rssKB reads a process's resident set size.
-func rssKB(pid int) int64 {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0
-	}
-	m := regexp.MustCompile(`VmRSS:\s+(\d+) kB`).FindSubmatch(b)
-	if m == nil {
-		return 0
-	}
-	n, _ := strconv.ParseInt(string(m[1]), 10, 64)
-	return n
 }
 
 // heapInUse reads go_memstats_heap_inuse_bytes from the server's /metrics.

@@ -4,9 +4,10 @@
 //
 //	loadgen -url http://127.0.0.1:PORT -pid PID -ws WS [-clients 200] [-requests 3000] [-distinct 0]
 //
-// Requests cycle through the kinds a deployment sees (as serve's
-// BenchmarkServeLoad): the JSON API in best mode (premises, and every kind),
-// its POST form in bm25 mode, LeanSearch's POST /search and the search page.
+// Requests cycle through the kinds a deployment sees (internal/testkit/loadmix,
+// as serve's BenchmarkServeLoad): the JSON API in best mode (premises, and
+// every kind), its POST form in bm25 mode, LeanSearch's POST /search and the
+// search page.
 // Queries are the workspace's own docstrings (the library's text, never a
 // benchmark's): -distinct N cycles through N of them (0: every request a
 // query not asked before, so no answer comes from a cache). It prints one
@@ -20,7 +21,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -29,6 +29,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/driftkit/driftkit/internal/testkit/loadmix"
 	"github.com/driftkit/driftkit/workspace"
 )
 
@@ -101,51 +102,14 @@ func queries(ws string, n int) ([]string, error) {
 	return out, nil
 }
 
-// target is one request.
-type target struct {
-	method, url string
-	body        []byte
-}
-
-// targetFor is request i (query q): the kinds of BenchmarkServeLoad.
-func targetFor(base string, i int, q string) target {
-	e := url.QueryEscape(q)
-	switch i % 5 {
-	case 0:
-		return target{"GET", base + "/api/search?k=10&q=" + e, nil}
-	case 1:
-		return target{"GET", base + "/api/search?k=20&all_kinds=1&q=" + e, nil}
-	case 2:
-		b, _ := json.Marshal(map[string]any{"query": []string{q}, "num_results": 6})
-		return target{"POST", base + "/search", b}
-	case 3:
-		b, _ := json.Marshal(map[string]any{"query": q, "k": 10, "mode": "bm25"})
-		return target{"POST", base + "/api/search", b}
-	}
-	return target{"GET", base + "/?q=" + e, nil}
-}
-
 func run(base string, pid, clients, requests int, qs []string) Report {
 	tr := &http.Transport{MaxIdleConns: clients, MaxIdleConnsPerHost: clients}
 	hc := &http.Client{Transport: tr, Timeout: 5 * time.Minute}
 	var next, errs atomic.Int64
 	var mu sync.Mutex
 	first := ""
-	var peak atomic.Int64
-	stop := make(chan struct{})
-	go func() {
-		for {
-			if r := rssKB(pid); r > peak.Load() {
-				peak.Store(r)
-			}
-			select {
-			case <-stop:
-				return
-			case <-time.After(100 * time.Millisecond):
-			}
-		}
-	}()
-	cpu0 := cpuSeconds(pid)
+	stopWatch := loadmix.WatchPeakRSS(pid)
+	cpu0 := loadmix.CPUSeconds(pid)
 	t0 := time.Now()
 	var wg sync.WaitGroup
 	for range clients {
@@ -160,7 +124,7 @@ func run(base string, pid, clients, requests int, qs []string) Report {
 				// Query i%len(qs) always goes with the same kind: a
 				// repeated request is identical.
 				k := i % len(qs)
-				if err := do(hc, targetFor(base, k, qs[k])); err != nil {
+				if err := do(hc, loadmix.For(base, k, qs[k])); err != nil {
 					errs.Add(1)
 					mu.Lock()
 					if first == "" {
@@ -173,23 +137,23 @@ func run(base string, pid, clients, requests int, qs []string) Report {
 	}
 	wg.Wait()
 	wall := time.Since(t0).Seconds()
-	cpu := cpuSeconds(pid) - cpu0
-	close(stop)
+	cpu := loadmix.CPUSeconds(pid) - cpu0
+	peak := stopWatch()
 	return Report{Requests: requests, Errors: int(errs.Load()), Clients: clients, WallS: round(wall, 2),
 		ReqPerS: round(float64(requests)/wall, 1), ServerCPUS: round(cpu, 2), CPUMsPerRq: round(1000*cpu/float64(requests), 2),
-		PeakRSSMB: round(float64(peak.Load())/1024, 0), FirstError: first}
+		PeakRSSMB: round(float64(peak)/1024, 0), FirstError: first}
 }
 
-func do(hc *http.Client, t target) error {
+func do(hc *http.Client, t loadmix.Request) error {
 	var body io.Reader
-	if t.body != nil {
-		body = bytes.NewReader(t.body)
+	if t.Body != nil {
+		body = bytes.NewReader(t.Body)
 	}
-	req, err := http.NewRequest(t.method, t.url, body)
+	req, err := http.NewRequest(t.Method, t.URL, body)
 	if err != nil {
 		return err
 	}
-	if t.body != nil {
+	if t.Body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
 	resp, err := hc.Do(req)
@@ -201,7 +165,7 @@ func do(hc *http.Client, t target) error {
 		return err
 	}
 	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("%s %s: status %d", t.method, t.url[:min(len(t.url), 80)], resp.StatusCode)
+		return fmt.Errorf("%s %s: status %d", t.Method, t.URL[:min(len(t.URL), 80)], resp.StatusCode)
 	}
 	return nil
 }
@@ -209,35 +173,4 @@ func do(hc *http.Client, t target) error {
 func round(x float64, digits int) float64 {
 	f, _ := strconv.ParseFloat(strconv.FormatFloat(x, 'f', digits, 64), 64)
 	return f
-}
-
-// cpuSeconds is a process's user + system CPU time (/proc/PID/stat, clock
-// ticks of 1/100 s).
-func cpuSeconds(pid int) float64 {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return 0
-	}
-	f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
-	if len(f) < 13 {
-		return 0
-	}
-	u, _ := strconv.ParseFloat(f[11], 64)
-	s, _ := strconv.ParseFloat(f[12], 64)
-	return (u + s) / 100
-}
-
-// rssKB reads a process's resident set size.
-func rssKB(pid int) int64 {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
-			n, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
-			return n
-		}
-	}
-	return 0
 }

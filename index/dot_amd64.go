@@ -1,0 +1,16 @@
+//go:build amd64
+
+package index
+
+import (
+	"runtime"
+
+	"golang.org/x/sys/cpu"
+)
+
+// haveDot3 is vek32's own condition for its AVX2 dot product (Dot_AVX2_F32):
+// dot3's kernel must give its sums exactly where vek32.Dot uses them.
+var haveDot3 = cpu.X86.HasAVX2 && cpu.X86.HasFMA && runtime.GOOS != "darwin"
+
+//go:noescape
+func dot3AVX2(a0, a1, a2, b *float32, n int, out *[3]float32)
