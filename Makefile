@@ -56,9 +56,11 @@ bench-extract: build
 	extract/bench.sh $(MATHLIB) $(BIN)
 
 ## eval-extract: con-nf (CONNF=DIR) with the Mathlib it pins (MATHLIB=DIR) against RAutoformalizer's library
-REFERENCE ?= ../shared/benchmarks/connf/library.jsonl
+## (REFERENCE: shared/ beside the checkout, or beside its parent as for a worktree in wt/NAME)
+REFERENCE ?= $(firstword $(wildcard ../shared/benchmarks/connf/library.jsonl ../../shared/benchmarks/connf/library.jsonl) ../shared/benchmarks/connf/library.jsonl)
 eval-extract: build
 	@test -n "$(CONNF)" -a -n "$(MATHLIB)" || { echo "usage: make eval-extract CONNF=con-nf@16041ae6 MATHLIB=mathlib4@1cf1beb7"; exit 2; }
+	@test -f "$(REFERENCE)" || { echo "eval-extract: no reference $(REFERENCE) (set REFERENCE=…/shared/benchmarks/connf/library.jsonl)"; exit 2; }
 	$(BIN) extract --src $(CONNF) --library con-nf --src $(MATHLIB)/Mathlib=mathlib --ws work/connf-src --force --quiet
 	$(BIN) eval extract --ws work/connf-src --reference $(REFERENCE)
 

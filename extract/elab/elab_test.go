@@ -124,3 +124,35 @@ func TestSink(t *testing.T) {
 		t.Fatalf("err %v, want ErrForeignOutput", err)
 	}
 }
+
+// TestSinkDropsStaleNotations: an import of elaborated output (jixia,
+// lean4export) replaces the declarations, so an earlier extract's notation
+// table goes in the same commit.
+func TestSinkDropsStaleNotations(t *testing.T) {
+	ws, err := workspace.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := ws.StartRun("extract", nil)
+	tx := ws.Begin("extract")
+	if err := workspace.WriteStagedTable(tx, workspace.NotationsFile, []workspace.Notation{{Symbol: "ℝ≥0∞"}}); err != nil {
+		t.Fatal(err)
+	}
+	tx.Output(workspace.NotationsFile, 1)
+	if err := tx.Commit(run); err != nil {
+		t.Fatal(err)
+	}
+	s, err := NewSink(ws, "import jixia", false, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Add(workspace.Declaration{Name: "Foo.bar", Kind: workspace.KindTheorem}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Commit(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if ws.Has(workspace.NotationsFile) {
+		t.Error("import left the earlier extract's notations.parquet")
+	}
+}

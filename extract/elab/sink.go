@@ -40,7 +40,7 @@ func NewSink(ws *workspace.Workspace, stage string, force bool, params map[strin
 	if err != nil {
 		return nil, err
 	}
-	if err := ws.GuardOutputs(force, workspace.DeclarationsFile, workspace.ModulesFile); err != nil {
+	if err := ws.GuardOutputs(force, workspace.DeclarationsFile, workspace.ModulesFile, workspace.NotationsFile); err != nil {
 		unlock()
 		return nil, err
 	}
@@ -137,6 +137,10 @@ func (s *Sink) Commit(ctx context.Context) error {
 	s.done = true
 	defer s.unlock()
 	defer s.tx.Abort() // a no-op after a commit
+	// a notation table from an earlier extract describes other declarations
+	if err := s.tx.Remove(workspace.NotationsFile); err != nil {
+		return err
+	}
 	s.tx.Output(workspace.DeclarationsFile, s.dw.Rows())
 	s.tx.Output(workspace.ModulesFile, s.mw.Rows())
 	s.run.Count("declarations", s.dw.Rows())

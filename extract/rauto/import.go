@@ -29,7 +29,7 @@ func Import(ws *workspace.Workspace, path string, force bool) (*Stats, error) {
 		return nil, err
 	}
 	defer unlock()
-	if err := ws.GuardOutputs(force, workspace.DeclarationsFile, workspace.InformalFile, workspace.ModulesFile); err != nil {
+	if err := ws.GuardOutputs(force, workspace.DeclarationsFile, workspace.InformalFile, workspace.ModulesFile, workspace.NotationsFile); err != nil {
 		return nil, err
 	}
 	if abs, err := filepath.Abs(path); err == nil {
@@ -65,6 +65,10 @@ func Import(ws *workspace.Workspace, path string, force bool) (*Stats, error) {
 		return nil, err
 	}
 	if err := workspace.WriteStagedTable(tx, workspace.ModulesFile, mods); err != nil {
+		return nil, err
+	}
+	// a notation table from an earlier extract describes other declarations
+	if err := tx.Remove(workspace.NotationsFile); err != nil {
 		return nil, err
 	}
 	run.Phase("write", time.Since(t1))

@@ -164,3 +164,31 @@ func TestReadDuplicates(t *testing.T) {
 		t.Fatalf("declarations = %+v", decls)
 	}
 }
+
+// TestImportDropsStaleNotations: an import replaces the declarations, so a
+// notation table an earlier extract wrote (about other declarations) goes
+// with them, in the same commit.
+func TestImportDropsStaleNotations(t *testing.T) {
+	ws, err := workspace.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := ws.StartRun("extract", nil)
+	tx := ws.Begin("extract")
+	if err := workspace.WriteStagedTable(tx, workspace.NotationsFile, []workspace.Notation{{Symbol: "ℝ≥0∞"}}); err != nil {
+		t.Fatal(err)
+	}
+	tx.Output(workspace.NotationsFile, 1)
+	if err := tx.Commit(run); err != nil {
+		t.Fatal(err)
+	}
+	if !ws.Has(workspace.NotationsFile) {
+		t.Fatal("setup: no notations table")
+	}
+	if _, err := Import(ws, filepath.Join("testdata", "small.jsonl"), false); err != nil {
+		t.Fatal(err)
+	}
+	if ws.Has(workspace.NotationsFile) {
+		t.Error("import rauto left the earlier extract's notations.parquet")
+	}
+}

@@ -119,7 +119,8 @@ func run(ws, src string) (*Report, error) {
 		}
 		declared[r.Name] = true
 		last := r.Name[strings.LastIndexByte(r.Name, '.')+1:]
-		if r.Keyword == "instance" && r.GeneratedFrom == nil && anonymous(r.Code) {
+		derived := r.Kind == "instance" && strings.HasPrefix(r.Code, "deriving")
+		if derived || r.Keyword == "instance" && r.GeneratedFrom == nil && anonymous(r.Code) {
 			anon[r.Name] = true
 			if dump != nil {
 				first, _, _ := strings.Cut(r.Code, "\n")
