@@ -88,6 +88,40 @@ func (p *fileParser) decl(d *declSyntax, c Command) {
 	}
 	g.auxiliaries()
 	g.fromAttributes()
+	if g.structural {
+		g.derived()
+	}
+}
+
+// derived generates the instances of a `deriving C₁, C₂` clause. Lean's
+// deriving handlers elaborate an anonymous `instance : C (T …)` in the
+// namespace the type is declared in, so both naming algorithms give
+// inst ++ C ++ T's last component (Mathlib.Tactic.RingNF.instReprConfig).
+func (g *generated) derived() {
+	f, d := g.f, g.d
+	j := d.valEnd
+	if j >= len(f.toks) || !f.is(j, "deriving") || f.is(j+1, "instance") {
+		return
+	}
+	for k := j + 1; k < len(f.toks); k++ {
+		if f.toks[k].Flags&FlagLineStart != 0 && !f.is(k-1, ",") {
+			break
+		}
+		if f.toks[k].Kind != TokIdent {
+			if f.is(k, ",") {
+				continue
+			}
+			break
+		}
+		if k > j+1 && !f.is(k-1, ",") {
+			break
+		}
+		cls := f.text(k)
+		name := fullName(g.p.ns, "inst"+capitalize(lastComponent(cls))+capitalize(lastComponent(g.full)))
+		x := g.gen(name, workspace.KindInstance, cls+" "+g.full, f.toks[k].Line, f.toks[k].Line, nil,
+			append([]ref{{name: cls}}, g.self...), false)
+		x.row.Code = f.span(j, k+1)
+	}
 }
 
 // declRow is the row every row of the declaration starts from: where it is,

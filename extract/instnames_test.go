@@ -206,3 +206,23 @@ func TestCanonicalNames(t *testing.T) {
 		t.Errorf("canonicalRow: %+v", r)
 	}
 }
+
+// TestDerivedInstanceNames: `deriving` clauses make instances named as
+// Lean's handlers do, in the namespace of the declaration.
+func TestDerivedInstanceNames(t *testing.T) {
+	src := "namespace Mathlib.Tactic.RingNF\nstructure Config where\n  red : Nat := 0\n  deriving Inhabited, BEq, Repr\nend Mathlib.Tactic.RingNF\ninductive Num where\n  | zero\n  | pos (n : Nat)\n  deriving DecidableEq\ntheorem t : True := trivial\n"
+	rows, _, errs := ParseFile([]byte(src), "Lib/A.lean", "lib")
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	var got []string
+	for _, r := range rows {
+		if r.Kind == workspace.KindInstance {
+			got = append(got, r.Name)
+		}
+	}
+	want := []string{"Mathlib.Tactic.RingNF.instInhabitedConfig", "Mathlib.Tactic.RingNF.instBEqConfig", "Mathlib.Tactic.RingNF.instReprConfig", "instDecidableEqNum"}
+	if !slices.Equal(got, want) {
+		t.Errorf("derived instances %v, want %v", got, want)
+	}
+}
