@@ -70,28 +70,33 @@ func staleFlat(err error) error {
 func writeTable(path, gen string, c *retrieval.TableColumns) error {
 	return writeFlat(path, gen, func(w *flat.Writer) {
 		for _, col := range c.Columns() {
-			switch p := col.Ptr.(type) {
-			case *flat.Keys:
-				w.Keys(col.Name, *p)
-			case *flat.Strings:
-				w.Strings(col.Name, *p)
-			case *flat.Lists:
-				w.Lists(col.Name, *p)
-			case *[]uint8:
-				flat.Put(w, col.Name, *p)
-			case *[]uint16:
-				flat.Put(w, col.Name, *p)
-			case *[]uint32:
-				flat.Put(w, col.Name, *p)
-			case *[]int32:
-				flat.Put(w, col.Name, *p)
-			case *[]float32:
-				flat.Put(w, col.Name, *p)
-			default:
-				panic(fmt.Sprintf("index: table column %s of type %T", col.Name, p))
-			}
+			writeColumn(w, col)
 		}
 	})
+}
+
+// writeColumn writes one table column in the flat encoding of its type.
+func writeColumn(w *flat.Writer, col retrieval.Column) {
+	switch p := col.Ptr.(type) {
+	case *flat.Keys:
+		w.Keys(col.Name, *p)
+	case *flat.Strings:
+		w.Strings(col.Name, *p)
+	case *flat.Lists:
+		w.Lists(col.Name, *p)
+	case *[]uint8:
+		flat.Put(w, col.Name, *p)
+	case *[]uint16:
+		flat.Put(w, col.Name, *p)
+	case *[]uint32:
+		flat.Put(w, col.Name, *p)
+	case *[]int32:
+		flat.Put(w, col.Name, *p)
+	case *[]float32:
+		flat.Put(w, col.Name, *p)
+	default:
+		panic(fmt.Sprintf("index: table column %s of type %T", col.Name, p))
+	}
 }
 
 // loadColumns takes one group of columns from f into c.

@@ -74,24 +74,7 @@ func TestNotationsIndexed(t *testing.T) {
 			if col.Group == retrieval.GroupNotations {
 				continue
 			}
-			switch p := col.Ptr.(type) {
-			case *flat.Keys:
-				w.Keys(col.Name, *p)
-			case *flat.Strings:
-				w.Strings(col.Name, *p)
-			case *flat.Lists:
-				w.Lists(col.Name, *p)
-			case *[]uint8:
-				flat.Put(w, col.Name, *p)
-			case *[]uint16:
-				flat.Put(w, col.Name, *p)
-			case *[]uint32:
-				flat.Put(w, col.Name, *p)
-			case *[]int32:
-				flat.Put(w, col.Name, *p)
-			case *[]float32:
-				flat.Put(w, col.Name, *p)
-			}
+			writeColumn(w, col)
 		}
 	})
 	if err != nil {
