@@ -142,7 +142,47 @@ func (p *fileParser) declRow(d *declSyntax) workspace.Declaration {
 	for _, a := range d.attrs {
 		base.Attributes = append(base.Attributes, a.name)
 	}
+	base.Visibility = workspace.VisibilityPublic
+	if p.private(d) {
+		base.Visibility = workspace.VisibilityPrivate
+	}
+	base.Exposed = p.exposed(d, base.Kind)
 	return base
+}
+
+// private is whether Lean gives d a private name: Lean.Elab.applyVisibility
+// mangles the name unless Visibility.isInferredPublic holds, which outside
+// the module system is "not written private" and in a module file is
+// "written public, or inside a public section and not written private"
+// (src/Lean/Elab/DeclModifiers.lean; the exporting flag follows the scope's
+// isPublic).
+func (p *fileParser) private(d *declSyntax) bool {
+	if d.has("private") {
+		return true
+	}
+	return p.res.mod.IsModule && !p.vis.public && !d.has("public")
+}
+
+// exposed is whether a row of kind made from d has its body in the public
+// scope (Declaration.Exposed): theorems and opaques never, defs with
+// @[expose] or in an @[expose] section unless @[no_expose], everything else
+// always; every row of a non-module file.
+func (p *fileParser) exposed(d *declSyntax, kind string) bool {
+	if !p.res.mod.IsModule {
+		return true
+	}
+	switch kind {
+	case workspace.KindTheorem, workspace.KindOpaque:
+		return false
+	case workspace.KindDefinition:
+		expose, noExpose := false, false
+		for _, a := range d.attrs {
+			expose = expose || a.name == "expose"
+			noExpose = noExpose || a.name == "no_expose"
+		}
+		return expose || p.vis.expose && !noExpose
+	}
+	return true
 }
 
 // declName is the declared name; an anonymous instance gets the name Lean
@@ -267,6 +307,7 @@ func (g *generated) gen(name, kind, sig string, ls, le int32, doc *string, refs 
 	r.Docstring = doc
 	r.GeneratedFrom = strp(g.full)
 	r.Attributes = nil
+	r.Exposed = g.p.exposed(g.d, kind)
 	n := &pdecl{row: r, ctx: g.ctx, resNs: parentNs(name), protected: prot, sigRefs: refs, instHeads: g.pd.instHeads}
 	g.p.res.decls = append(g.p.res.decls, n)
 	return n
