@@ -146,7 +146,11 @@ func (p *fileParser) declRow(d *declSyntax) workspace.Declaration {
 	if p.private(d) {
 		base.Visibility = workspace.VisibilityPrivate
 	}
-	base.Exposed = p.exposed(d, base.Kind)
+	kind := base.Kind
+	if d.keyword == "alias" {
+		kind = workspace.KindDefinition // the def rule, until fixups know the target's kind
+	}
+	base.Exposed = p.exposed(d, kind)
 	return base
 }
 
@@ -164,23 +168,32 @@ func (p *fileParser) private(d *declSyntax) bool {
 }
 
 // exposed is whether a row of kind made from d has its body in the public
-// scope (Declaration.Exposed): theorems and opaques never, defs with
-// @[expose] or in an @[expose] section unless @[no_expose], everything else
-// always; every row of a non-module file.
+// scope (Declaration.Exposed): every row of a non-module file; in a module
+// file, exposedKind with the def rule — @[expose], or an @[expose] section
+// unless @[no_expose]. An alias gets the def rule here and its kind once
+// its target is known (fixups).
 func (p *fileParser) exposed(d *declSyntax, kind string) bool {
 	if !p.res.mod.IsModule {
 		return true
 	}
+	expose, noExpose := false, false
+	for _, a := range d.attrs {
+		expose = expose || a.name == "expose"
+		noExpose = noExpose || a.name == "no_expose"
+	}
+	return exposedKind(kind, expose || p.vis.expose && !noExpose)
+}
+
+// exposedKind is a module-file row's Exposed by its kind: theorems and
+// opaques never expose their bodies, a definition does when def (the
+// @[expose] rule) holds, abbrevs, instances, structures, classes,
+// inductives, their constructors and projections and axioms always.
+func exposedKind(kind string, def bool) bool {
 	switch kind {
 	case workspace.KindTheorem, workspace.KindOpaque:
 		return false
 	case workspace.KindDefinition:
-		expose, noExpose := false, false
-		for _, a := range d.attrs {
-			expose = expose || a.name == "expose"
-			noExpose = noExpose || a.name == "no_expose"
-		}
-		return expose || p.vis.expose && !noExpose
+		return def
 	}
 	return true
 }

@@ -12,7 +12,7 @@ import (
 // public inside `public section` or with `public`, `private` negating it;
 // def bodies exposed with @[expose] or in an @[expose] section unless
 // @[no_expose], abbrevs, instances and structures always, theorems and
-// opaques never.
+// opaques never; an alias as its target's kind.
 func TestModuleSystem(t *testing.T) {
 	rows, mod, errs := ParseFile(readSeed(t, "module.lean"), "Test/Module.lean", "test")
 	if len(errs) > 0 {
@@ -46,6 +46,9 @@ func TestModuleSystem(t *testing.T) {
 		"instInhabitedS'": {"public", true},
 		"secret":          {"public", false},
 		"afterSections":   {"private", false},
+		"plainAbbrev'":    {"public", true},
+		"plainDef'":       {"public", false},
+		"publicThm'":      {"public", false},
 	} {
 		r, ok := m[name]
 		if !ok {

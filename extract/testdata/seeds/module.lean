@@ -42,6 +42,12 @@ instance instInhabitedS' : Inhabited Nat := ⟨0⟩
 
 opaque secret : Nat
 
+alias plainAbbrev' := plainAbbrev
+
+alias plainDef' := plainDef
+
+alias publicThm' := publicThm
+
 end Inner
 
 theorem afterSections : True := trivial
