@@ -207,14 +207,7 @@ func (n *instNamer) addClass(d *pdecl, naming *Naming) {
 // isPrivate tells whether a row is a private declaration: Lean's name for
 // it is mangled (_private.<module>.0.<name>), so its written name does not
 // make a generated name unused.
-func isPrivate(d *pdecl) bool {
-	for _, m := range d.row.Modifiers {
-		if m == "private" {
-			return true
-		}
-	}
-	return false
-}
+func isPrivate(d *pdecl) bool { return d.row.IsPrivate() }
 
 // forNamer turns a notation definition into the parser's form (nil for
 // macro_rules and notations without a plain pattern).
