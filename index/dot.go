@@ -14,3 +14,12 @@ func dot3(a0, a1, a2, b []float32, out *[3]float32) {
 	}
 	out[0], out[1], out[2] = vek32.Dot(a0, b), vek32.Dot(a1, b), vek32.Dot(a2, b)
 }
+
+// q8Dot1 is q8Dot, through the kernel when it runs.
+func q8Dot1(row []int8, q []uint8) int32 {
+	n := len(row)
+	if haveQ8 && n > 0 && n%32 == 0 && len(q) == n {
+		return q8Dot1AVX2(&row[0], &q[0], n)
+	}
+	return q8Dot(row, q)
+}

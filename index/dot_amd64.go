@@ -14,3 +14,12 @@ var haveDot3 = cpu.X86.HasAVX2 && cpu.X86.HasFMA && runtime.GOOS != "darwin"
 
 //go:noescape
 func dot3AVX2(a0, a1, a2, b *float32, n int, out *[3]float32)
+
+// haveQ8 says whether the int8 kernels (dotq8_amd64.s) run here.
+var haveQ8 = cpu.X86.HasAVX2
+
+//go:noescape
+func q8Dot1AVX2(row *int8, q *uint8, n int) int32
+
+//go:noescape
+func q8FilterAVX2(codes *int8, rows, dim int, q *uint8, meta *q8Row, thr *float32, c *q8Consts, out *uint8)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"github.com/viterin/vek/vek32"
 
@@ -30,6 +31,10 @@ type Store struct {
 	check func() error
 	once  sync.Once
 	err   error
+	// q8 is the int8 copy of the vectors (quant.go), made by the first
+	// pass for several queries.
+	q8once sync.Once
+	q8     atomic.Pointer[q8Store]
 }
 
 // Verify checks the vectors against their file's checksum, once; searches
@@ -93,7 +98,11 @@ func (s *Store) SearchDense(ctx context.Context, q []float32, b *retrieval.Batch
 		return nil, err
 	}
 	tops := b.NewTops()
-	s.scan(q, b.Class, tops)
+	if q8 := s.q8.Load(); q8 != nil {
+		s.scanQuantized(q8, [][]float32{q}, [][]uint8{b.Class}, [][]*retrieval.TopK{tops})
+	} else {
+		s.scan(q, b.Class, tops)
+	}
 	return retrieval.SortedAll(tops), ctx.Err()
 }
 
@@ -113,7 +122,11 @@ func (s *Store) SearchDenseMany(ctx context.Context, qs [][]float32, bs []*retri
 	for i, b := range bs {
 		classes[i], tops[i] = b.Class, b.NewTops()
 	}
-	s.scanMany(qs, classes, tops)
+	if q8 := s.quantized(); q8 != nil {
+		s.scanQuantized(q8, qs, classes, tops)
+	} else {
+		s.scanMany(qs, classes, tops)
+	}
 	out := make([][][]retrieval.Scored, len(bs))
 	for i := range tops {
 		out[i] = retrieval.SortedAll(tops[i])

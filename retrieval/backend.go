@@ -179,6 +179,9 @@ func NewTopK(k int) *TopK {
 	return &TopK{k: max(k, 1), h: make(scoredHeap, 0, max(k, 1)+1), worst: Scored{math.MaxInt, float32(math.Inf(-1))}}
 }
 
+// K is how many documents t keeps.
+func (t *TopK) K() int { return t.k }
+
 // Add offers a document. (The heap is container/heap's, without its
 // interface calls: Add is a scanning backend's inner loop, and its common
 // case — a full heap whose worst entry beats the document — is small enough
