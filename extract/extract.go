@@ -752,6 +752,14 @@ func fixups(t *Table, files []*fileResult) {
 			}
 		}
 	}
+	// Kinds are final now (an alias has its target's): exposure follows.
+	for _, fr := range files {
+		if fr.mod.IsModule {
+			for _, d := range fr.decls {
+				d.row.Exposed = exposedKind(d.row.Kind, d.row.Exposed)
+			}
+		}
+	}
 }
 
 // write streams the tables into the transaction's temporary files; the

@@ -142,7 +142,60 @@ func (p *fileParser) declRow(d *declSyntax) workspace.Declaration {
 	for _, a := range d.attrs {
 		base.Attributes = append(base.Attributes, a.name)
 	}
+	base.Visibility = workspace.VisibilityPublic
+	if p.private(d) {
+		base.Visibility = workspace.VisibilityPrivate
+	}
+	kind := base.Kind
+	if d.keyword == "alias" {
+		kind = workspace.KindDefinition // the def rule, until fixups know the target's kind
+	}
+	base.Exposed = p.exposed(d, kind)
 	return base
+}
+
+// private is whether Lean gives d a private name: Lean.Elab.applyVisibility
+// mangles the name unless Visibility.isInferredPublic holds, which outside
+// the module system is "not written private" and in a module file is
+// "written public, or inside a public section and not written private"
+// (src/Lean/Elab/DeclModifiers.lean; the exporting flag follows the scope's
+// isPublic).
+func (p *fileParser) private(d *declSyntax) bool {
+	if d.has("private") {
+		return true
+	}
+	return p.res.mod.IsModule && !p.vis.public && !d.has("public")
+}
+
+// exposed is whether a row of kind made from d has its body in the public
+// scope (Declaration.Exposed): every row of a non-module file; in a module
+// file, exposedKind with the def rule — @[expose], or an @[expose] section
+// unless @[no_expose]. An alias gets the def rule here and its kind once
+// its target is known (fixups).
+func (p *fileParser) exposed(d *declSyntax, kind string) bool {
+	if !p.res.mod.IsModule {
+		return true
+	}
+	expose, noExpose := false, false
+	for _, a := range d.attrs {
+		expose = expose || a.name == "expose"
+		noExpose = noExpose || a.name == "no_expose"
+	}
+	return exposedKind(kind, expose || p.vis.expose && !noExpose)
+}
+
+// exposedKind is a module-file row's Exposed by its kind: theorems and
+// opaques never expose their bodies, a definition does when def (the
+// @[expose] rule) holds, abbrevs, instances, structures, classes,
+// inductives, their constructors and projections and axioms always.
+func exposedKind(kind string, def bool) bool {
+	switch kind {
+	case workspace.KindTheorem, workspace.KindOpaque:
+		return false
+	case workspace.KindDefinition:
+		return def
+	}
+	return true
 }
 
 // declName is the declared name; an anonymous instance gets the name Lean
@@ -267,6 +320,7 @@ func (g *generated) gen(name, kind, sig string, ls, le int32, doc *string, refs 
 	r.Docstring = doc
 	r.GeneratedFrom = strp(g.full)
 	r.Attributes = nil
+	r.Exposed = g.p.exposed(g.d, kind)
 	n := &pdecl{row: r, ctx: g.ctx, resNs: parentNs(name), protected: prot, sigRefs: refs, instHeads: g.pd.instHeads}
 	g.p.res.decls = append(g.p.res.decls, n)
 	return n

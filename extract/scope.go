@@ -165,6 +165,17 @@ type scopeEntry struct {
 	univs []string
 	incl  []string
 	omit  []string
+	vis   sectionVis
+}
+
+// sectionVis is what Lean's scopes carry for the module system
+// (Lean.Elab.Command.Scope, elabSection in src/Lean/Elab/BuiltinCommand.lean):
+// `public section` makes declarations public by default, `@[expose] section`
+// adds @[expose] to its defs. Both are inherited by nested sections and
+// namespaces (isPublic := outer || new; attrs := outer ++ new) and dropped at
+// the matching `end`.
+type sectionVis struct {
+	public, expose bool
 }
 
 // fileParser holds the per-file scope state.
@@ -180,6 +191,7 @@ type fileParser struct {
 	univs     []string
 	incl      []string
 	omit      []string // omitted variables (names, or "[Class" for instance binders)
+	vis       sectionVis
 	stack     []scopeEntry
 	ctx       *scopeCtx
 	res       *fileResult
@@ -218,11 +230,11 @@ func joinNs(ns, name string) string {
 }
 
 func (p *fileParser) save() scopeEntry {
-	return scopeEntry{ns: p.ns, opens: p.opens, vars: p.vars, univs: p.univs, incl: p.incl, omit: p.omit}
+	return scopeEntry{ns: p.ns, opens: p.opens, vars: p.vars, univs: p.univs, incl: p.incl, omit: p.omit, vis: p.vis}
 }
 
 func (p *fileParser) restore(e scopeEntry) {
-	p.ns, p.opens, p.vars, p.univs, p.incl, p.omit = e.ns, e.opens, e.vars, e.univs, e.incl, e.omit
+	p.ns, p.opens, p.vars, p.univs, p.incl, p.omit, p.vis = e.ns, e.opens, e.vars, e.univs, e.incl, e.omit, e.vis
 }
 
 // clone-on-append helpers keep earlier contexts immutable.
@@ -279,13 +291,17 @@ func (p *fileParser) command(c Command) {
 		}
 	case kw == "import":
 		p.imports(c)
+	case kw == "module" && len(p.res.mod.Imports) == 0 && len(p.res.decls) == 0 && len(p.stack) == 0:
+		// the header `module` (before the imports) opts the file into
+		// Lean's module system
+		p.res.mod.IsModule = true
 	case kw == "namespace":
 		// one scope per component: `end B` may close part of `namespace A.B`
 		name := f.text(k + 1)
 		root := strings.HasPrefix(name, "_root_.")
 		name = strings.TrimPrefix(name, "_root_.")
 		for i, part := range strings.Split(name, ".") {
-			p.stack = append(p.stack, scopeEntry{kind: 'n', name: part, ns: p.ns, opens: p.opens, vars: p.vars, univs: p.univs, incl: p.incl})
+			p.stack = append(p.stack, scopeEntry{kind: 'n', name: part, ns: p.ns, opens: p.opens, vars: p.vars, univs: p.univs, incl: p.incl, vis: p.vis})
 			if i == 0 && root {
 				p.ns = part
 			} else {
@@ -297,9 +313,10 @@ func (p *fileParser) command(c Command) {
 		if k+1 < c.End && f.toks[k+1].Kind == TokIdent && f.toks[k+1].Line == f.toks[k].Line {
 			name = f.text(k + 1)
 		}
-		p.stack = append(p.stack, scopeEntry{kind: 's', name: name, ns: p.ns, opens: p.opens, vars: p.vars, univs: p.univs, incl: p.incl})
+		p.stack = append(p.stack, scopeEntry{kind: 's', name: name, ns: p.ns, opens: p.opens, vars: p.vars, univs: p.univs, incl: p.incl, vis: p.vis})
+		p.sectionHeader(c.Start, k)
 	case kw == "mutual":
-		p.stack = append(p.stack, scopeEntry{kind: 'm', ns: p.ns, opens: p.opens, vars: p.vars, univs: p.univs, incl: p.incl})
+		p.stack = append(p.stack, scopeEntry{kind: 'm', ns: p.ns, opens: p.opens, vars: p.vars, univs: p.univs, incl: p.incl, vis: p.vis})
 	case kw == "end":
 		name := ""
 		if k+1 < c.End && f.toks[k+1].Kind == TokIdent && f.toks[k+1].Line == f.toks[k].Line {
@@ -406,6 +423,7 @@ func (p *fileParser) imports(c Command) {
 		}
 		if name != "" {
 			p.res.mod.Imports = append(p.res.mod.Imports, name)
+			p.res.mod.ImportKinds = append(p.res.mod.ImportKinds, f.importKind(j))
 		}
 	}
 }
@@ -705,4 +723,47 @@ func (p *fileParser) variable(i, end int) {
 		}
 	}
 	p.vars = vars
+}
+
+// sectionHeader reads the modifiers of a `section` command [start, kw):
+// `public` and `@[expose]` (Lean's section syntax:
+// `@[expose]? public? noncomputable? meta? section`).
+func (p *fileParser) sectionHeader(start, kw int) {
+	f := p.f
+	for j := start; j < kw; j++ {
+		switch {
+		case f.is(j, "public") && f.toks[j].Kind == TokIdent:
+			p.vis.public = true
+		case f.is(j, "@["):
+			var attrs []attrSyntax
+			f.parseAttrs(j, kw, &attrs)
+			for _, a := range attrs {
+				p.vis.expose = p.vis.expose || a.name == "expose"
+			}
+			j = f.matchBracket(j)
+		}
+	}
+}
+
+// importKind is how the `import` at token i imports: the words of Lean's
+// import syntax `public? meta? import all? M` that are present, in that
+// order, space-separated ("" for a plain import).
+func (f *file) importKind(i int) string {
+	line := f.toks[i].Line
+	var pub, meta bool
+	for j := i - 1; j >= 0 && f.toks[j].Line == line && f.toks[j].Kind == TokIdent; j-- {
+		pub = pub || f.is(j, "public")
+		meta = meta || f.is(j, "meta")
+	}
+	var words []string
+	if pub {
+		words = append(words, "public")
+	}
+	if meta {
+		words = append(words, "meta")
+	}
+	if i+2 < len(f.toks) && f.is(i+1, "all") && f.toks[i+2].Line == line && f.toks[i+2].Kind == TokIdent {
+		words = append(words, "all")
+	}
+	return strings.Join(words, " ")
 }

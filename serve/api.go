@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -454,7 +455,41 @@ func (s *Server) handleWorkspaces(w http.ResponseWriter, r *http.Request) {
 // searchHits runs q on v, ws's pinned index: a theorem search (retrieval.ResolveProfile) on
 // a workspace with an Augmenter is rewritten first and its variants fused
 // (the Result says how, or why not); any other query is searched as is.
+//
+// Declarations Lean makes private to their module (p.decls.Private) are
+// left out: the user who asks cannot write their names. The engine is
+// asked for more hits than wanted, and again for more if the private ones
+// took too many, so an answer keeps its length.
 func searchHits(ctx context.Context, ws *Workspace, v View, q retrieval.Query) ([]retrieval.Hit, *augment.Result, error) {
+	p, ok := v.(*pinned)
+	if !ok || len(p.decls.private) == 0 {
+		return searchHitsOnce(ctx, ws, v, q)
+	}
+	want := q.K
+	if want <= 0 {
+		want = defaultEngineK
+	}
+	for _, more := range []int{2, 8} {
+		q.K = want*more + 8
+		hits, r, err := searchHitsOnce(ctx, ws, v, q)
+		if err != nil {
+			return nil, nil, err
+		}
+		kept := slices.DeleteFunc(hits, func(h retrieval.Hit) bool { return p.decls.Private(h.Name) })
+		if len(kept) >= want || len(hits) < q.K || more == 8 {
+			return kept[:min(len(kept), want)], r, nil
+		}
+	}
+	panic("unreachable")
+}
+
+// defaultEngineK is the engine's number of hits for a query with no K
+// (retrieval.Query.K).
+const defaultEngineK = 10
+
+// searchHitsOnce runs q once: through the workspace's augmentation for the
+// theorem profile, straight on v otherwise.
+func searchHitsOnce(ctx context.Context, ws *Workspace, v View, q retrieval.Query) ([]retrieval.Hit, *augment.Result, error) {
 	if ws.Augment == nil || retrieval.ResolveProfile(&q) != retrieval.ProfileTheorem {
 		hits, err := v.Search(ctx, q)
 		return hits, nil, err

@@ -33,6 +33,9 @@ type Decls struct {
 	// docs holds the docstrings (LeanSearch answers one per hit, too often
 	// to decode rows for it).
 	docs map[string]string
+	// private holds the names Lean makes private to their module
+	// (workspace.Declaration.IsPrivate): search answers leave them out.
+	private map[string]bool
 	// readers holds a few reusable row readers (a GenericReader is not safe
 	// for concurrent use; seeking one is cheap). It is bounded: a burst of
 	// lookups makes more, and drops them after, so memory returns to its
@@ -53,6 +56,21 @@ const (
 
 // Docstring returns a declaration's docstring ("" when it has none).
 func (d *Decls) Docstring(name string) string { return d.docs[name] }
+
+// Private reports whether Lean makes the declaration private to its module
+// (no other module can write its name).
+func (d *Decls) Private(name string) bool { return d.private[name] }
+
+// declNameCol is what OpenDecls reads of every row.
+type declNameCol struct {
+	Name       string   `parquet:"name"`
+	Docstring  *string  `parquet:"docstring,optional"`
+	Modifiers  []string `parquet:"modifiers,list"`
+	Visibility string   `parquet:"visibility,dict"`
+}
+
+// AddedColumns: visibility is optional, as in workspace.Declaration.
+func (*declNameCol) AddedColumns() []string { return (*workspace.Declaration)(nil).AddedColumns() }
 
 // fileID identifies a file's content well enough to notice that an atomic
 // rename replaced it.
@@ -102,16 +120,16 @@ func OpenDecls(path string) (d *Decls, err error) {
 	d = &Decls{path: path, f: f, pf: pf, id: id, rows: make(map[string]int64, pf.NumRows()), docs: map[string]string{},
 		cache: map[string]*workspace.Declaration{}, readers: make(chan *parquet.GenericReader[workspace.Declaration], declReaders)}
 	var row int64
-	type nameCol struct {
-		Name      string  `parquet:"name"`
-		Docstring *string `parquet:"docstring,optional"`
-	}
-	if err := workspace.EachRow(path, func(c *nameCol) error {
+	d.private = map[string]bool{}
+	if err := workspace.EachRow(path, func(c *declNameCol) error {
 		if _, dup := d.rows[c.Name]; !dup && c.Name != "" {
 			name := strings.Clone(c.Name)
 			d.rows[name] = row
 			if c.Docstring != nil && *c.Docstring != "" {
 				d.docs[name] = strings.Clone(*c.Docstring)
+			}
+			if workspace.IsPrivate(c.Visibility, c.Modifiers) {
+				d.private[name] = true
 			}
 		}
 		row++

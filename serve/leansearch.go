@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -229,7 +230,7 @@ func LeanType(sig string) string {
 // the time) and its variants searched.
 func (s *Server) leanSearchAll(ctx context.Context, ws *Workspace, v View, qs []retrieval.Query) ([][]retrieval.Hit, error) {
 	if ws.Augment == nil {
-		return retrieval.SearchAll(ctx, v, qs)
+		return searchAllPublic(ctx, ws, v, qs)
 	}
 	all := make([][]retrieval.Hit, len(qs))
 	errs := make([]error, len(qs))
@@ -240,6 +241,40 @@ func (s *Server) leanSearchAll(ctx context.Context, ws *Workspace, v View, qs []
 	wg.Wait()
 	for _, err := range errs {
 		if err != nil {
+			return nil, err
+		}
+	}
+	return all, nil
+}
+
+// searchAllPublic is retrieval.SearchAll without the declarations Lean
+// makes private to their module (as searchHits): each query asks for more
+// hits than wanted, and one whose answer the private ones shortened is
+// asked again on its own.
+func searchAllPublic(ctx context.Context, ws *Workspace, v View, qs []retrieval.Query) ([][]retrieval.Hit, error) {
+	p, ok := v.(*pinned)
+	if !ok || len(p.decls.private) == 0 {
+		return retrieval.SearchAll(ctx, v, qs)
+	}
+	more := make([]retrieval.Query, len(qs))
+	for i, q := range qs {
+		if q.K <= 0 {
+			qs[i].K = defaultEngineK
+		}
+		more[i] = qs[i]
+		more[i].K = qs[i].K*2 + 8
+	}
+	all, err := retrieval.SearchAll(ctx, v, more)
+	if err != nil {
+		return nil, err
+	}
+	for i, hits := range all {
+		kept := slices.DeleteFunc(hits, func(h retrieval.Hit) bool { return p.decls.Private(h.Name) })
+		if len(kept) >= qs[i].K || len(hits) < more[i].K {
+			all[i] = kept[:min(len(kept), qs[i].K)]
+			continue
+		}
+		if all[i], _, err = searchHits(ctx, ws, v, qs[i]); err != nil {
 			return nil, err
 		}
 	}

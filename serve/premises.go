@@ -357,38 +357,68 @@ func parseNewPremises(raw []json.RawMessage) ([]proof.NewPremise, error) {
 }
 
 // candidates turns the request's module and premise lists into the
-// importable set: declarations of the named modules and of every module
-// they import (modules.parquet; Lean's client sends the closure already,
-// other clients may send direct imports), and the named premises.
-// Declarations written `private` are not importable from another module,
-// unless a caller in the module system imported theirs with `import all`.
+// importable set, as Lean's module system decides it.
+//
+// A caller outside the module system (caller_in_module_system false or
+// absent) can use the declarations of the named modules and of every module
+// they import, directly or not (modules.parquet; Lean's client sends the
+// closure already, other clients may send direct imports), except those
+// Lean makes private to their module (written `private`, or, in a module
+// file, outside a `public section` and not `public`).
+//
+// A caller in the module system can use what its imports load
+// (proof.Graph.Loaded: `public import`s of loaded modules, everything
+// below an `import all`), private declarations of modules it imports with
+// `import all` (imported_all_modules), and, as the reference server filters
+// (lean-premise-server app/retrieve.py _is_visible at af21f771), of the
+// other module-system declarations only theorems and those whose body is
+// exposed (@[expose], abbrev, instance, structures): a def whose body its
+// module keeps private cannot be unfolded by the caller.
+//
+// local_premises are taken as the caller names them (Lean's client lists
+// what its environment can reference), under the same exposure filter.
 // Unknown modules and out-of-range indices are ignored, as the reference
 // server does.
 func (e *proofGraph) candidates(req *retrieveQuery) func(int32) bool {
-	if req.all {
-		return func(id int32) bool { return !e.g.Private(id) }
-	}
-	mods := e.g.ImportClosure(e.moduleIndices(req.modules))
-	all := make([]bool, len(mods))
+	g := e.g
+	var all []bool
 	if req.inModuleSystem {
-		for _, m := range e.moduleIndices(req.importAll) {
-			all[m] = true
+		_, all = g.Loaded(nil, e.moduleIndices(req.importAll))
+	}
+	// usable: the exposure filter of a module-system caller.
+	usable := func(id int32) bool {
+		if !req.inModuleSystem || g.Exposed(id) || g.Kind(id) == workspace.KindTheorem {
+			return true
 		}
+		m := g.ModuleOf(id)
+		return !g.InModuleSystem(m) || all[m]
+	}
+	if req.all {
+		return func(id int32) bool { return !g.Private(id) && usable(id) }
+	}
+	var mods []bool
+	if req.inModuleSystem {
+		mods, _ = g.Loaded(e.moduleIndices(req.modules), e.moduleIndices(req.importAll))
+	} else {
+		mods = g.ImportClosure(e.moduleIndices(req.modules))
 	}
 	locals := map[int32]bool{}
 	for _, l := range req.locals {
-		if l.i >= 0 && l.i < e.g.Len() {
+		if l.i >= 0 && l.i < g.Len() {
 			locals[int32(l.i)] = true
-		} else if id, ok := e.g.ID(l.name); ok && l.i < 0 {
+		} else if id, ok := g.ID(l.name); ok && l.i < 0 {
 			locals[id] = true
 		}
 	}
 	return func(id int32) bool {
 		if locals[id] {
-			return true
+			return usable(id)
 		}
-		m := e.g.ModuleOf(id)
-		return mods[m] && (!e.g.Private(id) || all[m])
+		m := g.ModuleOf(id)
+		if !mods[m] || g.Private(id) && (all == nil || !all[m]) {
+			return false
+		}
+		return usable(id)
 	}
 }
 

@@ -107,7 +107,10 @@ func (s *Server) handleStateSearch(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	hits := e.g.Rank(&proof.Query{Goal: goal, K: n, Similar: similar})
+	// Declarations Lean makes private to their module cannot be written by
+	// the user who asks: they are never answered.
+	public := func(id int32) bool { return !e.g.Private(id) }
+	hits := e.g.Rank(&proof.Query{Goal: goal, K: n, Similar: similar, Candidate: public})
 	out := make([]StateSearchResult, 0, len(hits))
 	for _, h := range hits {
 		ent, _ := p.Lookup(h.Name)

@@ -76,6 +76,48 @@ type Declaration struct {
 	ProofDeps     []string `parquet:"proof_deps,list"`
 	// GeneratedFrom names the written declaration a generated one comes from.
 	GeneratedFrom *string `parquet:"generated_from,optional"`
+
+	// The columns below were added with Lean's module system (see
+	// AddedColumns): tables written before them read as "" and false.
+
+	// Visibility is "private" when Lean gives the declaration a private
+	// (mangled) name that no other module can write — written `private`, or,
+	// in a `module` file, neither inside a `public section` nor marked
+	// `public` (Lean.Elab.Visibility.isInferredPublic) — and "public"
+	// otherwise. "" in tables written before the column: readers fall back
+	// to Modifiers containing "private".
+	Visibility string `parquet:"visibility,dict"`
+	// Exposed is whether, in a module file, the declaration's body is in the
+	// public scope (other modules can unfold it): a def with @[expose] or in
+	// an `@[expose] section` (and not @[no_expose]), an abbrev or instance
+	// (always), a structure, class or inductive with its constructors and
+	// projections, an axiom (nothing is hidden). Theorems and opaques never
+	// expose their bodies. True for every declaration of a non-module file.
+	Exposed bool `parquet:"exposed"`
+}
+
+// Visibility values of Declaration.Visibility.
+const (
+	VisibilityPublic  = "public"
+	VisibilityPrivate = "private"
+)
+
+// AddedColumns are the columns declarations.parquet gained with Lean's
+// module system; tables written before load without them.
+func (*Declaration) AddedColumns() []string { return []string{"visibility", "exposed"} }
+
+// IsPrivate reports whether Lean makes the declaration private to its
+// module (Visibility, or the `private` modifier in tables written before
+// the visibility column).
+func (d *Declaration) IsPrivate() bool { return IsPrivate(d.Visibility, d.Modifiers) }
+
+// IsPrivate is Declaration.IsPrivate for readers that decode only these
+// two columns.
+func IsPrivate(visibility string, modifiers []string) bool {
+	if visibility != "" {
+		return visibility == VisibilityPrivate
+	}
+	return slices.Contains(modifiers, "private")
 }
 
 // Module is one row of modules.parquet: one Lean source file.
@@ -92,7 +134,24 @@ type Module struct {
 	// identifiers that name resolution could not resolve.
 	Errors     int32 `parquet:"errors"`
 	Unresolved int32 `parquet:"unresolved"`
+
+	// The columns below were added with Lean's module system (see
+	// AddedColumns): tables written before them read as false and empty.
+
+	// IsModule is whether the file opts into Lean's module system (its
+	// header starts with `module`).
+	IsModule bool `parquet:"is_module"`
+	// ImportKinds says, for each of Imports in order, how the file imports
+	// it: the words around `import` in Lean's order, space-separated — ""
+	// (plain), "public", "meta", "public meta", "all", "public all", … Empty
+	// in tables written before the column (then every import counts as
+	// public: the whole closure is importable, as before).
+	ImportKinds []string `parquet:"import_kinds,list"`
 }
+
+// AddedColumns are the columns modules.parquet gained with Lean's module
+// system; tables written before load without them.
+func (*Module) AddedColumns() []string { return []string{"is_module", "import_kinds"} }
 
 // Notation is one row of notations.parquet: a notation of the library
 // (`notation`, `notation3`, `infix`/`infixl`/`infixr`, `prefix`, `postfix`,

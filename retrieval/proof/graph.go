@@ -27,6 +27,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strings"
 
 	"github.com/driftkit/driftkit/workspace"
 )
@@ -42,14 +43,28 @@ type Row struct {
 	Modifiers     []string `parquet:"modifiers,list"`
 	StatementDeps []string `parquet:"statement_deps,list"`
 	ProofDeps     []string `parquet:"proof_deps,list"`
+	// Visibility and Exposed are Lean's module-system view of the row
+	// (workspace.Declaration); tables written before them read "" and false.
+	Visibility string `parquet:"visibility,dict"`
+	Exposed    bool   `parquet:"exposed"`
 }
 
-// ModuleRow is what the graph reads of a modules.parquet row: a module
-// and the modules it imports directly.
+// AddedColumns: the module-system columns are optional, as in
+// workspace.Declaration.
+func (*Row) AddedColumns() []string { return (*workspace.Declaration)(nil).AddedColumns() }
+
+// ModuleRow is what the graph reads of a modules.parquet row: a module,
+// the modules it imports directly and how (workspace.Module).
 type ModuleRow struct {
-	Name    string   `parquet:"name"`
-	Imports []string `parquet:"imports,list"`
+	Name        string   `parquet:"name"`
+	Imports     []string `parquet:"imports,list"`
+	IsModule    bool     `parquet:"is_module"`
+	ImportKinds []string `parquet:"import_kinds,list"`
 }
+
+// AddedColumns: the module-system columns are optional, as in
+// workspace.Module.
+func (*ModuleRow) AddedColumns() []string { return (*workspace.Module)(nil).AddedColumns() }
 
 // Graph is a workspace's declarations and their dependencies, by id (the
 // row order of declarations.parquet; a repeated name keeps its first row).
@@ -62,11 +77,20 @@ type Graph struct {
 	modules []string // sorted: the declarations' modules and modules.parquet's
 	module  []int32
 	line    []int32
-	// private marks declarations written `private`: no other module can
-	// name them (Lean mangles their names).
+	// private marks declarations Lean makes private to their module
+	// (workspace.Declaration.IsPrivate): no other module can name them
+	// (Lean mangles their names), except one that imports theirs with
+	// `import all` under the module system.
 	private []bool
-	// imports are each module's direct imports (indices into modules).
-	imports csr
+	// exposed marks declarations whose body is in the public scope
+	// (workspace.Declaration.Exposed).
+	exposed []bool
+	// moduleSystem marks modules whose file opts into the module system.
+	moduleSystem []bool
+	// imports are each module's direct imports (indices into modules);
+	// importKind the matching import's flags (importPublic, importAll).
+	imports    csr
+	importKind []uint8
 	// proof and stmt are each declaration's resolved proof and statement
 	// dependencies; users inverts stmt (declarations whose statement uses
 	// a constant).
@@ -125,7 +149,8 @@ func New(rows []Row, mods []ModuleRow) *Graph {
 		}
 		g.kind = append(g.kind, k)
 		g.line = append(g.line, r.LineStart)
-		g.private = append(g.private, slices.Contains(r.Modifiers, "private"))
+		g.private = append(g.private, workspace.IsPrivate(r.Visibility, r.Modifiers))
+		g.exposed = append(g.exposed, r.Exposed)
 		modSet[r.Module] = true
 		if r.Revision != "" && !slices.Contains(g.revisions, r.Revision) {
 			g.revisions = append(g.revisions, r.Revision)
@@ -141,7 +166,7 @@ func New(rows []Row, mods []ModuleRow) *Graph {
 		g.modules = append(g.modules, m)
 	}
 	slices.Sort(g.modules)
-	g.imports = g.importGraph(mods)
+	g.imports, g.importKind, g.moduleSystem = g.importGraph(mods)
 	g.module = make([]int32, len(keep))
 	for id, i := range keep {
 		m, _ := slices.BinarySearch(g.modules, rows[i].Module)
@@ -162,27 +187,120 @@ func New(rows []Row, mods []ModuleRow) *Graph {
 	return g
 }
 
+// Import flags (Graph.importKind): how a module imports another.
+const (
+	importPublic uint8 = 1 << iota // `public import`: re-exported to its importers
+	importAll                      // `import all`: its private scope too
+)
+
 // importGraph resolves each module's direct imports to module indices
-// (imports of modules the graph does not know are dropped).
-func (g *Graph) importGraph(mods []ModuleRow) csr {
+// (imports of modules the graph does not know are dropped), with their
+// flags, and marks the module-system modules. An import without a kind
+// (a modules.parquet written before import_kinds) counts as public, so
+// the whole closure is importable, as before.
+func (g *Graph) importGraph(mods []ModuleRow) (csr, []uint8, []bool) {
 	direct := make([][]int32, len(g.modules))
+	flags := make([][]uint8, len(g.modules))
+	system := make([]bool, len(g.modules))
 	for _, m := range mods {
 		i, ok := slices.BinarySearch(g.modules, m.Name)
 		if !ok {
 			continue
 		}
-		for _, imp := range m.Imports {
-			if j, ok := slices.BinarySearch(g.modules, imp); ok && j != i && !slices.Contains(direct[i], int32(j)) {
-				direct[i] = append(direct[i], int32(j))
+		system[i] = m.IsModule
+		for k, imp := range m.Imports {
+			j, ok := slices.BinarySearch(g.modules, imp)
+			if !ok || j == i {
+				continue
 			}
+			fl := importPublic
+			if k < len(m.ImportKinds) {
+				fl = importFlags(m.ImportKinds[k])
+			}
+			if at := slices.Index(direct[i], int32(j)); at >= 0 {
+				flags[i][at] |= fl
+				continue
+			}
+			direct[i] = append(direct[i], int32(j))
+			flags[i] = append(flags[i], fl)
 		}
 	}
 	c := csr{off: make([]int32, 1, len(g.modules)+1)}
-	for _, d := range direct {
+	var kinds []uint8
+	for i, d := range direct {
 		c.dst = append(c.dst, d...)
+		kinds = append(kinds, flags[i]...)
 		c.off = append(c.off, int32(len(c.dst)))
 	}
-	return c
+	return c, kinds, system
+}
+
+// importFlags reads a modules.parquet import kind ("public meta", "all", …).
+func importFlags(kind string) uint8 {
+	var fl uint8
+	for _, w := range strings.Fields(kind) {
+		switch w {
+		case "public":
+			fl |= importPublic
+		case "all":
+			fl |= importAll
+		}
+	}
+	return fl
+}
+
+// Loaded is what a caller in the module system can use in its proofs
+// when it imports roots (directly or not; Lean's client sends every module
+// of its environment) and, with `import all`, allRoots: data marks the
+// modules whose public scope is loaded, all those whose private scope is
+// too. It is Lean's import-level fixed point (importModulesCore in
+// src/Lean/Environment.lean): a loaded module's `public import`s are
+// loaded; an import-all module's imports are all loaded and its `import
+// all`s are import-all in turn; a plain `import` of a merely loaded module
+// is not (it is private to that module). Modules outside the module
+// system import everything they import publicly (Lean ignores the
+// annotations there). Out-of-range indices are ignored.
+func (g *Graph) Loaded(roots, allRoots []int) (data, all []bool) {
+	n := len(g.modules)
+	data, all = make([]bool, n), make([]bool, n)
+	var stack []int32
+	mark := func(m int32, a bool) {
+		if a && !all[m] {
+			all[m], data[m] = true, true
+			stack = append(stack, m)
+		} else if !data[m] {
+			data[m] = true
+			stack = append(stack, m)
+		}
+	}
+	for _, m := range allRoots {
+		if m >= 0 && m < n {
+			mark(int32(m), true)
+		}
+	}
+	for _, m := range roots {
+		if m >= 0 && m < n {
+			mark(int32(m), false)
+		}
+	}
+	for len(stack) > 0 {
+		m := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		lo := g.imports.off[m]
+		for k, d := range g.imports.of(m) {
+			fl := g.importKind[int(lo)+k]
+			if !g.moduleSystem[m] {
+				fl |= importPublic
+			}
+			switch {
+			case all[m]:
+				mark(d, fl&importAll != 0)
+			case fl&importPublic != 0:
+				mark(d, false)
+			}
+		}
+	}
+	return data, all
 }
 
 // ImportClosure marks the given modules and every module they import,
@@ -266,9 +384,17 @@ func (g *Graph) Modules() []string { return g.modules }
 // ModuleOf is the index into Modules of declaration id's module.
 func (g *Graph) ModuleOf(id int32) int { return int(g.module[id]) }
 
-// Private reports whether declaration id is written `private` (only its
-// own module can use it).
+// Private reports whether Lean makes declaration id private to its module
+// (only its own module, or one importing it with `import all` under the
+// module system, can use it).
 func (g *Graph) Private(id int32) bool { return g.private[id] }
+
+// Exposed reports whether declaration id's body is in the public scope.
+func (g *Graph) Exposed(id int32) bool { return g.exposed[id] }
+
+// InModuleSystem reports whether module m (an index into Modules) is a
+// module-system file.
+func (g *Graph) InModuleSystem(m int) bool { return g.moduleSystem[m] }
 
 // Line is the line declaration id starts on.
 func (g *Graph) Line(id int32) int32 { return g.line[id] }
