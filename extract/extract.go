@@ -319,10 +319,7 @@ func Run(ctx context.Context, ws *workspace.Workspace, opts Options) (*Result, e
 	if err := ws.GuardOutputs(opts.Force, workspace.DeclarationsFile, workspace.ModulesFile, workspace.NotationsFile); err != nil {
 		return nil, err
 	}
-	workers := opts.Workers
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
+	workers := opts.workers()
 	res := &Result{Phases: map[string]time.Duration{}}
 	files, params, err := collectSources(&opts)
 	if err != nil {
@@ -344,6 +341,14 @@ func Run(ctx context.Context, ws *workspace.Workspace, opts Options) (*Result, e
 		return nil, err
 	}
 	return commitTables(ctx, ws, rec, pr, t, opts, res)
+}
+
+// workers is the number of parallel workers: opts.Workers, else GOMAXPROCS.
+func (opts *Options) workers() int {
+	if opts.Workers > 0 {
+		return opts.Workers
+	}
+	return runtime.GOMAXPROCS(0)
 }
 
 // collectSources prepares every source and lists its .lean files, with the
@@ -571,7 +576,7 @@ func commitTables(ctx context.Context, ws *workspace.Workspace, rec *workspace.R
 	tWrite := time.Now()
 	tx := ws.Begin("extract")
 	defer tx.Abort()
-	if err := write(ctx, tx, p.results, res); err != nil {
+	if err := write(ctx, tx, p.results, opts.workers(), res); err != nil {
 		return nil, err
 	}
 	notations, err := writeNotations(tx, t.notationRows(p.results))
@@ -760,8 +765,9 @@ func fixups(t *Table, files []*fileResult) {
 // write streams the tables into the transaction's temporary files; the
 // caller commits them only when every row was written and ctx is still live:
 // a cancelled run leaves the previous tables untouched and no temporary
-// files behind.
-func write(ctx context.Context, tx *workspace.Txn, results []*fileResult, res *Result) error {
+// files behind. The declarations' row groups are encoded on workers
+// goroutines (the file is the same as one goroutine writes).
+func write(ctx context.Context, tx *workspace.Txn, results []*fileResult, workers int, res *Result) error {
 	dw, err := workspace.NewStagedWriter[workspace.Declaration](tx, workspace.DeclarationsFile)
 	if err != nil {
 		return err
@@ -771,20 +777,24 @@ func write(ctx context.Context, tx *workspace.Txn, results []*fileResult, res *R
 		dw.Abort()
 		return err
 	}
+	fail := func(err error) error {
+		dw.Abort()
+		mw.Abort()
+		return err
+	}
+	pw := dw.Parallel(workers)
 	buf := make([]workspace.Declaration, 0, 1024)
 	for _, fr := range results {
 		if err := ctx.Err(); err != nil {
-			dw.Abort()
-			mw.Abort()
-			return err
+			pw.Close()
+			return fail(err)
 		}
 		for _, d := range fr.decls {
 			buf = append(buf, canonicalRow(d.row))
 			if len(buf) == cap(buf) {
-				if err := dw.Write(buf...); err != nil {
-					dw.Abort()
-					mw.Abort()
-					return err
+				if err := pw.Write(buf...); err != nil {
+					pw.Close()
+					return fail(err)
 				}
 				buf = buf[:0]
 			}
@@ -794,20 +804,19 @@ func write(ctx context.Context, tx *workspace.Txn, results []*fileResult, res *R
 			fr.mod.Imports = []string{}
 		}
 		if err := mw.Write(fr.mod); err != nil {
-			dw.Abort()
-			mw.Abort()
-			return err
+			pw.Close()
+			return fail(err)
 		}
 	}
-	if err := dw.Write(buf...); err != nil {
-		dw.Abort()
-		mw.Abort()
-		return err
+	if err := pw.Write(buf...); err != nil {
+		pw.Close()
+		return fail(err)
+	}
+	if err := pw.Close(); err != nil {
+		return fail(err)
 	}
 	if err := ctx.Err(); err != nil {
-		dw.Abort()
-		mw.Abort()
-		return err
+		return fail(err)
 	}
 	res.Declarations, res.Modules = dw.Rows(), mw.Rows()
 	if err := dw.Close(); err != nil {

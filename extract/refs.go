@@ -22,6 +22,12 @@ type localInfo struct {
 
 // locals is the set of locally bound names while collecting references.
 type locals struct {
+	// base holds the universes and section variables (shared between the
+	// declarations of a scope, never written); m the names bound on top of
+	// them, which shadow base (nil until the first). Copying the section
+	// variables into a new map for every declaration was a sixth of
+	// extract's allocations.
+	base map[string]localInfo
 	m    map[string]localInfo
 	used []bool // section variables mentioned
 	// binderEnd: parenthesised groups before this token index are binders,
@@ -39,15 +45,33 @@ func (l *locals) skipTok(k int) {
 	l.skip[k] = true
 }
 
-func newLocals(nvars int) *locals {
-	return &locals{m: make(map[string]localInfo, 16), used: make([]bool, nvars), binderEnd: -1}
+// newLocals is the locals of nvars section variables over base (read only).
+func newLocals(nvars int, base map[string]localInfo) *locals {
+	return &locals{base: base, used: make([]bool, nvars), binderEnd: -1}
+}
+
+// get looks a name up: bound here, else a universe or section variable.
+func (l *locals) get(name string) (localInfo, bool) {
+	if li, ok := l.m[name]; ok {
+		return li, true
+	}
+	li, ok := l.base[name]
+	return li, ok
+}
+
+// set binds name to li here.
+func (l *locals) set(name string, li localInfo) {
+	if l.m == nil {
+		l.m = make(map[string]localInfo, 8)
+	}
+	l.m[name] = li
 }
 
 func (l *locals) add(name, head string) {
 	if name == "" || name == "_" {
 		return
 	}
-	l.m[name] = localInfo{head: head, varIdx: -1}
+	l.set(name, localInfo{head: head, varIdx: -1})
 }
 
 // termKeywords are never references.
@@ -285,7 +309,7 @@ func (rs *refScan) ident(k int, t Token, inAsc bool) {
 	if head == "this" && rest != "" {
 		return // a field of the anonymous `have :`: a local of unknown type
 	}
-	if li, ok := loc.m[head]; ok {
+	if li, ok := loc.get(head); ok {
 		if li.varIdx >= 0 {
 			loc.used[li.varIdx] = true
 		}
@@ -358,7 +382,7 @@ func (f *file) setBuilder(k, j int, loc *locals) {
 		f.is(k+2, ":") && f.braceHasBar(k, j)) {
 		// {x : α} alone is an implicit binder, not a set: only with a `|` or `//`
 		if n := f.text(k + 1); !strings.Contains(n, ".") {
-			if _, bound := loc.m[n]; !bound {
+			if _, bound := loc.get(n); !bound {
 				loc.add(n, "")
 			}
 		}
@@ -530,7 +554,7 @@ func (f *file) groupReceiver(o, c int, loc *locals) string {
 			return "?"
 		}
 		head, rest := firstComponent(s)
-		if li, ok := loc.m[head]; ok {
+		if li, ok := loc.get(head); ok {
 			if li.head != "" && rest == "" {
 				return li.head
 			}
@@ -578,8 +602,8 @@ func (f *file) scanBinders(k, j int, loc *locals) int {
 				if !colon[len(colon)-1] && len(pending) > 0 {
 					if h := f.typeHead(m+1, j); h != "" {
 						for _, n := range pending {
-							if li, ok := loc.m[n]; ok && li.varIdx < 0 {
-								loc.m[n] = localInfo{head: h, varIdx: -1}
+							if li, ok := loc.get(n); ok && li.varIdx < 0 {
+								loc.set(n, localInfo{head: h, varIdx: -1})
 							}
 						}
 					}

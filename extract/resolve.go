@@ -552,7 +552,8 @@ func isAutoBound(s string) bool {
 
 // deps resolves refs into a list of unique names in order of first use,
 // excluding self. It returns the count of unresolved identifiers.
-func (r *resolver) deps(self string, out []string, seen map[string]bool, refs []ref, skipAsc bool) ([]string, int) {
+func (r *resolver) deps(self string, refs []ref, skipAsc bool) ([]string, int) {
+	var out nameList
 	bad := 0
 	skipNext := false
 	for _, x := range refs {
@@ -570,9 +571,8 @@ func (r *resolver) deps(self string, out []string, seen map[string]bool, refs []
 				continue
 			}
 			skipNext = x.recv == symLong
-			if n != self && !seen[n] {
-				seen[n] = true
-				out = append(out, n)
+			if n != self {
+				out.add(n)
 			}
 			continue
 		}
@@ -584,9 +584,8 @@ func (r *resolver) deps(self string, out []string, seen map[string]bool, refs []
 		skipNext = false
 		if x.recv != "" && x.recv != "?" {
 			for _, n := range r.chain(x) {
-				if n != self && !seen[n] {
-					seen[n] = true
-					out = append(out, n)
+				if n != self {
+					out.add(n)
 				}
 			}
 			continue
@@ -598,36 +597,64 @@ func (r *resolver) deps(self string, out []string, seen map[string]bool, refs []
 				*r.unres = append(*r.unres, unresolvedUse{name: x.name, decl: r.cur})
 			}
 		}
-		if n == "" || n == self || seen[n] {
+		if n == "" || n == self {
 			continue
 		}
-		seen[n] = true
-		out = append(out, n)
+		out.add(n)
 	}
-	return out, bad
+	return out.names, bad
+}
+
+// nameList is a list of names without repeats, in order of first addition.
+// Most lists are short: they are scanned, and a set is made only once a
+// list is long (a map per declaration was a fifth of extract's
+// allocations).
+type nameList struct {
+	names []string
+	seen  map[string]bool // nil while names is short
+}
+
+// nameListScan is the length up to which a nameList is scanned.
+const nameListScan = 24
+
+// add appends n unless the list has it.
+func (l *nameList) add(n string) {
+	if l.seen == nil {
+		if slices.Contains(l.names, n) {
+			return
+		}
+		l.names = append(l.names, n)
+		if len(l.names) > nameListScan {
+			l.seen = make(map[string]bool, 2*len(l.names))
+			for _, m := range l.names {
+				l.seen[m] = true
+			}
+		}
+		return
+	}
+	if !l.seen[n] {
+		l.seen[n] = true
+		l.names = append(l.names, n)
+	}
 }
 
 func (r *resolver) resolveDecl(d *pdecl, vis bitset) int {
 	r.setContext(d, d.row.Path, vis)
 	r.cur = d
-	seen := make(map[string]bool, 16)
 	var bad, b int
-	d.sigDeps, b = r.deps(d.row.Name, nil, seen, d.sigRefs, true)
+	d.sigDeps, b = r.deps(d.row.Name, d.sigRefs, true)
 	bad += b
-	clear(seen)
-	d.bodyDeps, b = r.deps(d.row.Name, nil, seen, d.bodyRefs, false)
+	d.bodyDeps, b = r.deps(d.row.Name, d.bodyRefs, false)
 	bad += b
-	clear(seen)
-	d.baseDeps, b = r.deps(d.row.Name, nil, seen, d.varRefs, true)
+	d.baseDeps, b = r.deps(d.row.Name, d.varRefs, true)
 	bad += b
 	if d.fixed != nil {
 		d.baseDeps = d.fixed
 	}
 	d.condDeps = d.condDeps[:0]
 	for _, cv := range d.condVars {
-		clear(seen)
 		var cd []string
-		cd, b = r.deps(d.row.Name, nil, seen, cv.refs, true)
+		cd, b = r.deps(d.row.Name, cv.refs, true)
 		bad += b
 		d.condDeps = append(d.condDeps, cd)
 	}
@@ -758,26 +785,10 @@ func (t *Table) buildProviders(files []*fileResult) {
 // then the signature's, in order of first use.
 func (t *Table) assemble(d *pdecl) {
 	inc := t.condIncluded(d)
-	out := make([]string, 0, len(d.baseDeps)+len(d.sigDeps))
-	var seen map[string]bool
+	out := nameList{names: make([]string, 0, len(d.baseDeps)+len(d.sigDeps))}
 	add := func(l []string) {
 		for _, n := range l {
-			if seen == nil && len(out) < 24 {
-				if !slices.Contains(out, n) {
-					out = append(out, n)
-				}
-				continue
-			}
-			if seen == nil {
-				seen = make(map[string]bool, 2*len(out))
-				for _, m := range out {
-					seen[m] = true
-				}
-			}
-			if !seen[n] {
-				seen[n] = true
-				out = append(out, n)
-			}
+			out.add(n)
 		}
 	}
 	add(d.baseDeps)
@@ -787,7 +798,7 @@ func (t *Table) assemble(d *pdecl) {
 		}
 	}
 	add(d.sigDeps)
-	d.row.StatementDeps = out
+	d.row.StatementDeps = out.names
 }
 
 // resolveInstClasses resolves the classes of a declaration's instance

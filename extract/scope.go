@@ -201,6 +201,7 @@ type fileParser struct {
 	// pendingInst is the anonymous instance declName just named, for decl
 	// to attach to its row.
 	pendingInst *instSrc
+	base        baseScope // baseLocals' map of the current vars and univs
 }
 
 func (p *fileParser) context() *scopeCtx {
@@ -656,17 +657,39 @@ func (f *file) typeHead(i, end int) string {
 	return ""
 }
 
+// baseLocals is a new locals over the universes and section variables in
+// scope (a variable shadows a universe and an earlier variable of its name).
 func (p *fileParser) baseLocals() *locals {
-	loc := newLocals(len(p.vars))
-	for _, u := range p.univs {
-		loc.add(u, "")
-	}
-	for idx, v := range p.vars {
-		if v.name != "" {
-			loc.m[v.name] = localInfo{head: v.head, varIdx: idx}
+	if p.base.m == nil || !sameSlice(p.base.vars, p.vars) || !sameSlice(p.base.univs, p.univs) {
+		m := make(map[string]localInfo, len(p.univs)+len(p.vars))
+		for _, u := range p.univs {
+			if u != "" && u != "_" {
+				m[u] = localInfo{varIdx: -1}
+			}
 		}
+		for idx, v := range p.vars {
+			if v.name != "" {
+				m[v.name] = localInfo{head: v.head, varIdx: idx}
+			}
+		}
+		p.base = baseScope{vars: p.vars, univs: p.univs, m: m}
 	}
-	return loc
+	return newLocals(len(p.vars), p.base.m)
+}
+
+// baseScope is the map baseLocals made for the variables and universes of
+// a scope; the parser replaces (never changes) those lists, so an
+// identical slice is the same scope.
+type baseScope struct {
+	vars  []*varBinder
+	univs []string
+	m     map[string]localInfo
+}
+
+// sameSlice reports whether a and b are the same slice (same elements in
+// the same memory), not merely equal.
+func sameSlice[T any](a, b []T) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }
 
 func (p *fileParser) variable(i, end int) {

@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/bits"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -355,7 +356,12 @@ func q8Filter(q8 *q8Store, r0, rows int, q *q8Query, c *q8Consts, thr []float32,
 // pass get their float64 interval, which prunes, and the rows kept are
 // scored exactly. Queries that are not finite are scanned exactly. The
 // lists are scanMany's, bit for bit.
-func (s *Store) scanQuantized(q8 *q8Store, qs [][]float32, classes [][]uint8, tops [][]*retrieval.TopK) {
+//
+// shared[j] and patched[j] (nil: none) are the batch's Shared and Patched:
+// the thresholds of a block are read from the shared classes (one array in
+// cache for every query of a mining batch) and patched; a row that passes
+// takes its request from classes[j].
+func (s *Store) scanQuantized(q8 *q8Store, qs [][]float32, classes [][]uint8, shared [][]uint8, patched [][]int32, tops [][]*retrieval.TopK) {
 	dim := s.dim
 	qq := make([]q8Query, len(qs))
 	consts := make([]q8Consts, len(qs))
@@ -390,30 +396,58 @@ func (s *Store) scanQuantized(q8 *q8Store, qs [][]float32, classes [][]uint8, to
 	}
 	thr := make([]float32, q8Block)
 	out := make([]uint8, q8Block/4)
-	docs := make([]int, q8Block)
+	blockCl := make([]uint8, q8Block)
+	// cursor[j] is what is left of patched[j] past the blocks done.
+	var cursor [][]int32
+	if patched != nil {
+		cursor = slices.Clone(patched)
+	}
 	for r0 := 0; r0 < s.rows; r0 += q8Block {
 		n := min(q8Block, s.rows-r0)
 		nk := n &^ 3
-		for i := range n {
-			docs[i] = r0 + i
-			if s.docs != nil {
-				docs[i] = int(s.docs[r0+i])
-			}
-		}
 		for _, j := range live {
-			ps, cl := prunes[j], classes[j]
+			ps := prunes[j]
 			for c, p := range ps {
 				if p != nil && c+1 < len(thrOf) {
 					thrOf[c+1] = float32(p.thr)
 				}
 			}
-			for i := range n {
-				thr[i] = thrOf[cl[docs[i]]]
+			// cl[i] is the class of the block's row i (but at patched rows).
+			var cl []uint8
+			var patch []int32
+			switch {
+			case s.docs != nil:
+				cl = blockCl[:n]
+				for i, d := range s.docs[r0 : r0+n] {
+					cl[i] = classes[j][d]
+				}
+			case shared != nil && shared[j] != nil:
+				cl = shared[j][r0 : r0+n]
+				patch = cursor[j]
+			default:
+				cl = classes[j][r0 : r0+n]
+			}
+			th := thr[:len(cl)]
+			for i, c := range cl {
+				th[i] = thrOf[c]
+			}
+			for len(patch) > 0 && int(patch[0]) < r0+n {
+				if d := int(patch[0]); d >= r0 {
+					th[d-r0] = thrOf[classes[j][d]]
+				}
+				patch = patch[1:]
+			}
+			if cursor != nil {
+				cursor[j] = patch
 			}
 			offer := func(i int) {
 				r := r0 + i
+				doc := r
+				if s.docs != nil {
+					doc = int(s.docs[r])
+				}
 				lo, hi := qq[j].bounds(&q8.rows[r], q8Dot1(q8.codes[r*dim:(r+1)*dim:(r+1)*dim], qq[j].codes))
-				ps[cl[docs[i]]-1].offer(r, lo, hi)
+				ps[classes[j][doc]-1].offer(r, lo, hi)
 			}
 			if nk > 0 {
 				q8Filter(q8, r0, nk, &qq[j], &consts[j], thr, out)

@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/viterin/vek/vek32"
@@ -210,7 +211,31 @@ func TestQuantizedScanIsExact(t *testing.T) {
 				for i := range n {
 					classes[i], tops[i] = bs[i].Class, bs[i].NewTops()
 				}
-				s.scanQuantized(q8, qs[:n], classes, tops)
+				s.scanQuantized(q8, qs[:n], classes, nil, nil, tops)
+				for i := range n {
+					if got := retrieval.SortedAll(tops[i]); !reflect.DeepEqual(got, exact[i]) {
+						t.Fatalf("dim %d %s, %d queries, query %d:\n int8 pass %v\n     exact %v", dim, name, n, i, got, exact[i])
+					}
+				}
+				// The same through shared classes that differ at patched
+				// documents (a mining batch's exclusions).
+				shared, patched := make([][]uint8, n), make([][]int32, n)
+				for i := range n {
+					tops[i] = bs[i].NewTops()
+					if i%2 == 1 {
+						continue
+					}
+					shared[i] = slices.Clone(classes[i])
+					for range 40 {
+						d := rng.IntN(rows)
+						shared[i][d] = uint8(rng.IntN(3))
+						if shared[i][d] != classes[i][d] && !slices.Contains(patched[i], int32(d)) {
+							patched[i] = append(patched[i], int32(d))
+						}
+					}
+					slices.Sort(patched[i])
+				}
+				s.scanQuantized(q8, qs[:n], classes, shared, patched, tops)
 				for i := range n {
 					if got := retrieval.SortedAll(tops[i]); !reflect.DeepEqual(got, exact[i]) {
 						t.Fatalf("dim %d %s, %d queries, query %d:\n int8 pass %v\n     exact %v", dim, name, n, i, got, exact[i])
@@ -362,7 +387,7 @@ func BenchmarkQuantizedScanMany(b *testing.B) {
 		})
 		b.Run(fmt.Sprintf("int8/%d", nq), func(b *testing.B) {
 			for b.Loop() {
-				s.scanQuantized(q8, qs, classes, newTops())
+				s.scanQuantized(q8, qs, classes, nil, nil, newTops())
 			}
 			b.ReportMetric(float64(b.Elapsed().Microseconds())/1000/float64(b.N*nq), "ms/query")
 		})

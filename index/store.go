@@ -99,7 +99,7 @@ func (s *Store) SearchDense(ctx context.Context, q []float32, b *retrieval.Batch
 	}
 	tops := b.NewTops()
 	if q8 := s.q8.Load(); q8 != nil {
-		s.scanQuantized(q8, [][]float32{q}, [][]uint8{b.Class}, [][]*retrieval.TopK{tops})
+		s.scanQuantized(q8, [][]float32{q}, [][]uint8{b.Class}, nil, nil, [][]*retrieval.TopK{tops})
 	} else {
 		s.scan(q, b.Class, tops)
 	}
@@ -119,11 +119,15 @@ func (s *Store) SearchDenseMany(ctx context.Context, qs [][]float32, bs []*retri
 	}
 	classes := make([][]uint8, len(bs))
 	tops := make([][]*retrieval.TopK, len(bs))
+	shared, patched := make([][]uint8, len(bs)), make([][]int32, len(bs))
 	for i, b := range bs {
 		classes[i], tops[i] = b.Class, b.NewTops()
+		if b.Shared != nil && len(b.Shared) == len(b.Class) {
+			shared[i], patched[i] = b.Shared, b.Patched
+		}
 	}
 	if q8 := s.quantized(); q8 != nil {
-		s.scanQuantized(q8, qs, classes, tops)
+		s.scanQuantized(q8, qs, classes, shared, patched, tops)
 	} else {
 		s.scanMany(qs, classes, tops)
 	}

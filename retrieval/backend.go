@@ -52,6 +52,13 @@ type Batch struct {
 	// request with K ≤ 0 asks for nothing: its documents are skipped.
 	// Read-only.
 	Class []uint8
+	// Shared, when set, equals Class except at the documents Patched lists
+	// (sorted, no repeats): an array that many batches share (the table's
+	// classes of the selections without their exclusions), so that a
+	// backend scanning for many batches in one pass may read one array
+	// from cache for all, and Class only at Patched. Read-only.
+	Shared  []uint8
+	Patched []int32
 }
 
 // DenseBackend ranks documents by the inner product of their vectors with a

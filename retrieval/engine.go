@@ -176,7 +176,7 @@ func (e *Engine) SearchMany(ctx context.Context, qs []Query) ([][]Hit, error) {
 		return nil, err
 	}
 	plans := make([]*plan, len(qs))
-	classes := map[string][]uint8{} // queries with one filter share its compiled classes
+	classes := map[string]*Batch{} // queries with one filter share its compiled classes
 	for i, q := range qs {
 		p, err := e.plan(q, classes)
 		if err != nil {
@@ -233,7 +233,7 @@ type plan struct {
 
 // plan checks q, resolves its profile and weights and compiles its filter,
 // reusing the classes of an earlier query with the same selections.
-func (e *Engine) plan(q Query, classes map[string][]uint8) (*plan, error) {
+func (e *Engine) plan(q Query, classes map[string]*Batch) (*plan, error) {
 	if strings.TrimSpace(q.Text) == "" && strings.TrimSpace(q.Formal) == "" {
 		return nil, ErrEmptyQuery
 	}
@@ -266,15 +266,15 @@ func (e *Engine) plan(q Query, classes map[string][]uint8) (*plan, error) {
 	cand, neigh := e.Table.Selections(q.Filter)
 	reqs := []Request{{cand, s.depth}, {neigh, max(nn, 1)}}
 	key := selectionKey(cand) + "\x00" + selectionKey(neigh)
-	class, ok := classes[key]
+	compiled, ok := classes[key]
 	if !ok {
-		class = e.Table.Compile(reqs).Class
-		classes[key] = class
+		compiled = e.Table.compileShared(reqs)
+		classes[key] = compiled
 	}
-	s.class = class
+	s.class = compiled.Class
 	// The neighbour request is made only when neighbours vote; its class
 	// stays in the mask (it tells voters from filtered-out documents).
-	b := &Batch{Requests: reqs, Class: class}
+	b := &Batch{Requests: reqs, Class: compiled.Class, Shared: compiled.Shared, Patched: compiled.Patched}
 	if nn == 0 {
 		b.Requests = b.Requests[:1]
 	}

@@ -88,7 +88,7 @@ func (t *Table) NameMatch(text, extra string, cand func(int) bool, beta float64,
 		acc[d] = 0
 		share, f := float64(s/max(c.NameWeight[d], 1e-9)), 1.0
 		if share < 1 {
-			f = math.Pow(share, beta) // math.Pow(1, beta) is 1
+			f = powShare(share, beta) // math.Pow(1, beta) is 1
 		}
 		scored = append(scored, docScore{int(d), float64(s) * f})
 	}
@@ -176,3 +176,15 @@ type nameScratch struct {
 }
 
 var nameScratchPool = sync.Pool{New: func() any { return new(nameScratch) }}
+
+// powShare is math.Pow(share, beta) for 0 < share < 1, bit for bit, with
+// the default β = 2 as one multiplication: for an integer power Pow squares
+// Frexp's mantissa (one rounding) and scales by a power of two (exact while
+// the result is normal: share > 2⁻⁵⁰⁰ keeps it far from it), which is x·x's
+// one rounding. NameMatch calls it for every name holding a query word.
+func powShare(share, beta float64) float64 {
+	if beta == 2 && share > 0x1p-500 {
+		return share * share
+	}
+	return math.Pow(share, beta)
+}

@@ -33,6 +33,8 @@ type Table struct {
 	notes notationState
 	// usage is the usage prior's normaliser (usageprior.go).
 	usage usageState
+	// compiled are the classes of the selections searched (Compile).
+	compiled compiledState
 }
 
 // ColumnLoader fills the columns of one group of c (TableColumns.Columns).
@@ -270,10 +272,69 @@ func (t *Table) ModuleMembers(module string, theoremsOnly bool) []string {
 }
 
 // Compile turns selections into a Batch's Class: for each document, 1 + the
-// index of the first selection holding it, or 0. It costs one pass over a
-// byte per document.
+// index of the first selection holding it, or 0. It costs a copy of a byte
+// per document: the classes of the selections without their exclusions
+// are compiled once per table (baseClasses), the excluded documents fixed
+// up in the copy.
 func (t *Table) Compile(reqs []Request) *Batch {
-	b := &Batch{Requests: reqs, Class: make([]uint8, t.n)}
+	class := slices.Clone(t.baseClasses(reqs))
+	t.exclude(class, reqs)
+	return &Batch{Requests: reqs, Class: class}
+}
+
+// compileShared is Compile's Batch (without Requests): its Class is the
+// table's own shared array when no selection excludes a document (a
+// server's queries with one filter all read one array), else a fresh one
+// with Shared and Patched set.
+func (t *Table) compileShared(reqs []Request) *Batch {
+	base := t.baseClasses(reqs)
+	if !slices.ContainsFunc(reqs, func(r Request) bool { return len(r.Select.Exclude) > 0 }) {
+		return &Batch{Class: base}
+	}
+	class := slices.Clone(base)
+	return &Batch{Class: class, Shared: base, Patched: t.exclude(class, reqs)}
+}
+
+// maxCompiled bounds the selections whose classes a table keeps (a
+// filter's kinds and library; exclusions are not part of it).
+const maxCompiled = 64
+
+// compiledState holds the classes of selections without exclusions, by
+// their key, compiled on first use.
+type compiledState struct {
+	mu sync.Mutex
+	m  map[string][]uint8
+}
+
+// baseClasses returns the classes of reqs' selections without their
+// exclusions (shared, read-only).
+func (t *Table) baseClasses(reqs []Request) []uint8 {
+	var key strings.Builder
+	for _, r := range reqs {
+		fmt.Fprintf(&key, "%t%q%q\x00", r.Select.Kinds == nil, r.Select.Kinds, r.Select.Library)
+	}
+	k := key.String()
+	t.compiled.mu.Lock()
+	class, ok := t.compiled.m[k]
+	t.compiled.mu.Unlock()
+	if ok {
+		return class
+	}
+	class = t.classify(reqs)
+	t.compiled.mu.Lock()
+	defer t.compiled.mu.Unlock()
+	if t.compiled.m == nil {
+		t.compiled.m = map[string][]uint8{}
+	}
+	if len(t.compiled.m) < maxCompiled {
+		t.compiled.m[k] = class
+	}
+	return class
+}
+
+// classifier returns the class of a document of kind k and library l
+// under reqs (skip: requests that do not hold it), by kinds and library.
+func (t *Table) classifier(reqs []Request) func(k, l int, skip func(r int) bool) uint8 {
 	// kindOK[r][k]: may request r hold kind k? lib[r]: the library it
 	// wants, -1 for any (len(libs) when the corpus has no such library).
 	kindOK := make([][]bool, len(reqs))
@@ -290,8 +351,7 @@ func (t *Table) Compile(reqs []Request) *Batch {
 			}
 		}
 	}
-	kind, library := t.c.Kind, t.c.Library
-	classOf := func(k, l int, skip func(r int) bool) uint8 {
+	return func(k, l int, skip func(r int) bool) uint8 {
 		for r := range reqs {
 			if kindOK[r][k] && (lib[r] < 0 || lib[r] == l) && (skip == nil || !skip(r)) {
 				return uint8(r + 1)
@@ -299,7 +359,12 @@ func (t *Table) Compile(reqs []Request) *Batch {
 		}
 		return 0
 	}
-	class := func(doc int, skip func(r int) bool) uint8 { return classOf(int(kind[doc]), int(library[doc]), skip) }
+}
+
+// classify compiles reqs' selections, their exclusions aside.
+func (t *Table) classify(reqs []Request) []uint8 {
+	classOf := t.classifier(reqs)
+	kind, library := t.c.Kind, t.c.Library
 	// A document's class depends only on its kind and library: one table
 	// lookup per document.
 	nk, nl := max(len(t.kinds), 1), len(t.libs)+1
@@ -309,16 +374,32 @@ func (t *Table) Compile(reqs []Request) *Batch {
 			tab[k*nl+l] = classOf(k, l, nil)
 		}
 	}
-	for doc := range b.Class {
-		b.Class[doc] = tab[int(kind[doc])*nl+int(library[doc])]
+	class := make([]uint8, t.n)
+	for doc := range class {
+		class[doc] = tab[int(kind[doc])*nl+int(library[doc])]
 	}
-	// Excluded documents: few, so they are fixed up afterwards.
+	return class
+}
+
+// exclude fixes up the classes of reqs' excluded documents (few) and
+// returns the documents whose class it changed, sorted.
+func (t *Table) exclude(class []uint8, reqs []Request) []int32 {
+	var classOf func(k, l int, skip func(r int) bool) uint8
+	var changed []int32
 	for _, req := range reqs {
 		for _, e := range req.Select.Exclude {
-			if doc, ok := t.docOf(e); ok && b.Class[doc] != 0 {
-				b.Class[doc] = class(doc, func(r int) bool { return slices.Contains(reqs[r].Select.Exclude, e) })
+			if doc, ok := t.docOf(e); ok && class[doc] != 0 {
+				if classOf == nil {
+					classOf = t.classifier(reqs)
+				}
+				c := classOf(int(t.c.Kind[doc]), int(t.c.Library[doc]), func(r int) bool { return slices.Contains(reqs[r].Select.Exclude, e) })
+				if c != class[doc] {
+					class[doc] = c
+					changed = append(changed, int32(doc))
+				}
 			}
 		}
 	}
-	return b
+	slices.Sort(changed)
+	return slices.Compact(changed)
 }

@@ -2,6 +2,7 @@ package workspace
 
 import (
 	"path/filepath"
+	"runtime"
 	"testing"
 )
 
@@ -13,6 +14,31 @@ func BenchmarkWriteDeclarations(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		if err := WriteTable(path, rows); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(len(rows))*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
+}
+
+// BenchmarkWriteDeclarationsParallel is the same table through a
+// ParallelWriter with GOMAXPROCS encoders (the same bytes).
+func BenchmarkWriteDeclarationsParallel(b *testing.B) {
+	rows := sampleDeclarations(50_000)
+	path := filepath.Join(b.TempDir(), DeclarationsFile)
+	b.ReportAllocs()
+	for b.Loop() {
+		w, err := NewWriter[Declaration](path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		p := w.Parallel(runtime.GOMAXPROCS(0))
+		if err := p.Write(rows...); err != nil {
+			b.Fatal(err)
+		}
+		if err := p.Close(); err != nil {
+			b.Fatal(err)
+		}
+		if err := w.Close(); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -42,6 +42,7 @@ type mineOptions struct {
 	NoIndex       bool
 	Workers       int
 	Limit         int
+	CPUProfile    string
 
 	rangeLo, rangeHi int        // --range
 	mode             index.Mode // --mode
@@ -63,6 +64,7 @@ func (o *mineOptions) AddFlags(fs *flag.FlagSet) {
 	fs.BoolVar(&o.NoIndex, "no-index", false, "sample random premise candidates as negatives (no index needed)")
 	fs.IntVar(&o.Workers, "workers", 0, "parallel queries (default: number of CPUs)")
 	fs.IntVar(&o.Limit, "limit", 0, "keep a deterministic sample of at most this many pairs (0: all)")
+	fs.StringVar(&o.CPUProfile, "cpuprofile", "", "write a CPU profile (pprof) to this file")
 }
 
 func (o *mineOptions) Validate(args []string) error {
@@ -99,6 +101,11 @@ func parseRange(s string) (lo, hi int, err error) {
 
 func runMine(ctx context.Context, o *mineOptions, env *Env, args []string) error {
 	ctx = o.stage.context(ctx)
+	stop, err := cpuProfile(o.CPUProfile)
+	if err != nil {
+		return err
+	}
+	defer stop()
 	ws, err := workspace.Open(o.stage.WS)
 	if err != nil {
 		return err
