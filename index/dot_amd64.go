@@ -22,4 +22,4 @@ var haveQ8 = cpu.X86.HasAVX2
 func q8Dot1AVX2(row *int8, q *uint8, n int) int32
 
 //go:noescape
-func q8FilterAVX2(codes *int8, rows, dim int, q *uint8, meta *q8Row, thr *float32, c *q8Consts, out *uint8)
+func q8FilterAVX2(codes *int8, rows, dim int, q *uint8, meta *q8Row, cls *uint8, thrOf *[256]float32, c *q8Consts, out *uint8)

@@ -39,24 +39,26 @@ loop1:
 	VZEROUPPER
 	RET
 
-// func q8FilterAVX2(codes *int8, rows, dim int, q *uint8, meta *q8Row, thr *float32, c *q8Consts, out *uint8)
+// func q8FilterAVX2(codes *int8, rows, dim int, q *uint8, meta *q8Row, cls *uint8, thrOf *[256]float32, c *q8Consts, out *uint8)
 //
 // The first pass over a block of rows (a multiple of 4) for one query: for
-// each row, the kernel's dot product of its codes with q (as q8Dot1AVX2, four rows side by side),
-// then the upper bound of its exact score in float32 — a = d·(scale·t)
-// with d the dot less q8QueryOffset·sum, hi = a + norm·f + err·ty, widened
-// by margin·(|a| + norm·f + err·ty) — compared with the row's threshold:
-// out[g] bit i is set when row 4g+i has hi ≥ thr[4g+i] (+Inf: the row is
-// not wanted). The caller recomputes the bounds of the rows set in float64.
-TEXT ·q8FilterAVX2(SB), NOSPLIT, $0-64
+// each row, the kernel's dot product of its codes with q (as q8Dot1AVX2,
+// four rows side by side), then the upper bound of its exact score in
+// float32 — a = d·(scale·t) with d the dot less q8QueryOffset·sum, hi = a +
+// norm·f + err·ty, widened by margin·(|a| + norm·f + err·ty) — compared
+// with the row's threshold, thrOf[cls[row]]: out[g] bit i is set when row
+// 4g+i has hi ≥ thrOf[cls[4g+i]] (+Inf: the row is not wanted). The
+// caller recomputes the bounds of the rows set in float64.
+TEXT ·q8FilterAVX2(SB), NOSPLIT, $0-72
 	MOVQ codes+0(FP), SI
 	MOVQ rows+8(FP), BX
 	MOVQ dim+16(FP), DX
 	MOVQ q+24(FP), DI
 	MOVQ meta+32(FP), R11
-	MOVQ thr+40(FP), R12
-	MOVQ c+48(FP), AX
-	MOVQ out+56(FP), R13
+	MOVQ cls+40(FP), R12
+	MOVQ thrOf+48(FP), R14
+	MOVQ c+56(FP), AX
+	MOVQ out+64(FP), R13
 	VBROADCASTSS 0(AX), X10  // t
 	VBROADCASTSS 4(AX), X11  // f
 	VBROADCASTSS 8(AX), X12  // ty
@@ -125,13 +127,20 @@ chunk:
 	VANDPS      X13, X0, X2
 	VADDPS      X5, X2, X2   // |a| + b
 	VFMADD231PS X14, X2, X1  // hi
-	VMOVUPS     (R12), X3
+	MOVBLZX     0(R12), AX        // the rows' thresholds, by class
+	VMOVSS      (R14)(AX*4), X3
+	MOVBLZX     1(R12), AX
+	VINSERTPS   $0x10, (R14)(AX*4), X3, X3
+	MOVBLZX     2(R12), AX
+	VINSERTPS   $0x20, (R14)(AX*4), X3, X3
+	MOVBLZX     3(R12), AX
+	VINSERTPS   $0x30, (R14)(AX*4), X3, X3
 	VCMPPS      $0x0d, X3, X1, X1 // hi >= thr
 	VMOVMSKPS   X1, AX
 	MOVB        AX, (R13)
 
 	ADDQ $1, R13
-	ADDQ $16, R12
+	ADDQ $4, R12
 	ADDQ $64, R11
 	LEAQ (SI)(DX*4), SI
 	SUBQ $4, BX

@@ -330,13 +330,15 @@ func (q *q8Query) consts() q8Consts {
 const q8Block = 64
 
 // q8Filter sets bit i of out[g] when row 4g+i of the block may reach its
-// threshold thr[4g+i] (+Inf: not wanted): the kernel's float32 test,
-// widened, or in Go the float64 bound (never narrower than the kernel's
-// would be needed: it is the bound itself). rows is a multiple of 4.
-func q8Filter(q8 *q8Store, r0, rows int, q *q8Query, c *q8Consts, thr []float32, out []uint8) {
+// threshold thrOf[cls[4g+i]] (+Inf: not wanted): the kernel's float32
+// test, widened, or in Go the float64 bound (never narrower than the
+// kernel's would be needed: it is the bound itself). rows is a multiple of
+// 4.
+func q8Filter(q8 *q8Store, r0, rows int, q *q8Query, c *q8Consts, cls []uint8, thrOf *[256]float32, out []uint8) {
 	dim := q8.dim
+	_ = cls[rows-1]
 	if haveQ8 {
-		q8FilterAVX2(&q8.codes[r0*dim], rows, dim, &q.codes[0], &q8.rows[r0], &thr[0], c, &out[0])
+		q8FilterAVX2(&q8.codes[r0*dim], rows, dim, &q.codes[0], &q8.rows[r0], &cls[0], thrOf, c, &out[0])
 		return
 	}
 	for g := range rows / 4 {
@@ -344,7 +346,7 @@ func q8Filter(q8 *q8Store, r0, rows int, q *q8Query, c *q8Consts, thr []float32,
 		for i := range 4 {
 			r := r0 + 4*g + i
 			_, hi := q.bounds(&q8.rows[r], q8Dot(q8.codes[r*dim:(r+1)*dim], q.codes))
-			if hi >= float64(thr[4*g+i]) {
+			if hi >= float64(thrOf[cls[4*g+i]]) {
 				out[g] |= 1 << i
 			}
 		}
@@ -394,7 +396,6 @@ func (s *Store) scanQuantized(q8 *q8Store, qs [][]float32, classes [][]uint8, sh
 	for c := range thrOf {
 		thrOf[c] = inf
 	}
-	thr := make([]float32, q8Block)
 	out := make([]uint8, q8Block/4)
 	blockCl := make([]uint8, q8Block)
 	// cursor[j] is what is left of patched[j] past the blocks done.
@@ -412,9 +413,8 @@ func (s *Store) scanQuantized(q8 *q8Store, qs [][]float32, classes [][]uint8, sh
 					thrOf[c+1] = float32(p.thr)
 				}
 			}
-			// cl[i] is the class of the block's row i (but at patched rows).
+			// cl[i] is the class of the block's row i.
 			var cl []uint8
-			var patch []int32
 			switch {
 			case s.docs != nil:
 				cl = blockCl[:n]
@@ -422,35 +422,25 @@ func (s *Store) scanQuantized(q8 *q8Store, qs [][]float32, classes [][]uint8, sh
 					cl[i] = classes[j][d]
 				}
 			case shared != nil && shared[j] != nil:
-				cl = shared[j][r0 : r0+n]
-				patch = cursor[j]
+				cl = blockCl[:n]
+				copy(cl, shared[j][r0:r0+n])
+				patch := cursor[j]
+				for ; len(patch) > 0 && int(patch[0]) < r0+n; patch = patch[1:] {
+					if d := int(patch[0]); d >= r0 {
+						cl[d-r0] = classes[j][d]
+					}
+				}
+				cursor[j] = patch
 			default:
 				cl = classes[j][r0 : r0+n]
 			}
-			th := thr[:len(cl)]
-			for i, c := range cl {
-				th[i] = thrOf[c]
-			}
-			for len(patch) > 0 && int(patch[0]) < r0+n {
-				if d := int(patch[0]); d >= r0 {
-					th[d-r0] = thrOf[classes[j][d]]
-				}
-				patch = patch[1:]
-			}
-			if cursor != nil {
-				cursor[j] = patch
-			}
 			offer := func(i int) {
 				r := r0 + i
-				doc := r
-				if s.docs != nil {
-					doc = int(s.docs[r])
-				}
 				lo, hi := qq[j].bounds(&q8.rows[r], q8Dot1(q8.codes[r*dim:(r+1)*dim:(r+1)*dim], qq[j].codes))
-				ps[classes[j][doc]-1].offer(r, lo, hi)
+				ps[cl[i]-1].offer(r, lo, hi)
 			}
 			if nk > 0 {
-				q8Filter(q8, r0, nk, &qq[j], &consts[j], thr, out)
+				q8Filter(q8, r0, nk, &qq[j], &consts[j], cl, &thrOf, out)
 				for g := range nk / 4 {
 					for m := out[g]; m != 0; m &= m - 1 {
 						offer(4*g + bits.TrailingZeros8(m))
@@ -458,7 +448,7 @@ func (s *Store) scanQuantized(q8 *q8Store, qs [][]float32, classes [][]uint8, sh
 				}
 			}
 			for i := nk; i < n; i++ {
-				if thr[i] != inf {
+				if thrOf[cl[i]] != inf {
 					offer(i)
 				}
 			}

@@ -68,7 +68,14 @@ func TestQ8FilterKeepsWhatTheBoundKeeps(t *testing.T) {
 						thr[i] = float32(math.Inf(1 - 2*(i%2)))
 					}
 				}
-				q8Filter(q8, r0, q8Block, &q, &c, thr, out)
+				// Each row its own class, the thresholds read through them.
+				var cls [q8Block]uint8
+				var thrOf [256]float32
+				for i := range thr {
+					cls[i] = uint8(255 - i - r0/q8Block)
+					thrOf[cls[i]] = thr[i]
+				}
+				q8Filter(q8, r0, q8Block, &q, &c, cls[:], &thrOf, out)
 				for i := range thr {
 					got := out[i/4]&(1<<(i%4)) != 0
 					want := his[i] >= float64(thr[i])
@@ -314,15 +321,17 @@ func BenchmarkQ8Dot(b *testing.B) {
 		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*rows), "ns/row-query")
 	})
 	b.Run("filter", func(b *testing.B) {
-		thr := make([]float32, q8Block)
-		for i := range thr {
-			thr[i] = 0.5
+		var thrOf [256]float32
+		thrOf[1] = 0.5
+		cls := make([]uint8, q8Block)
+		for i := range cls {
+			cls[i] = 1
 		}
 		fo := make([]uint8, q8Block/4)
 		c := qs[0].consts()
 		for b.Loop() {
 			for r0 := 0; r0+q8Block <= rows; r0 += q8Block {
-				q8Filter(q8, r0, q8Block, &qs[0], &c, thr, fo)
+				q8Filter(q8, r0, q8Block, &qs[0], &c, cls, &thrOf, fo)
 			}
 		}
 		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*rows), "ns/row-query")

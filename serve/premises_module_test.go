@@ -4,14 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-	"log/slog"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/driftkit/driftkit/retrieval"
+	"github.com/driftkit/driftkit/retrieval/proof"
 	"github.com/driftkit/driftkit/workspace"
 )
 
@@ -21,7 +20,6 @@ import (
 // (no `private` written) and a public def whose body is not exposed.
 func newModuleSystemServer(t *testing.T) *testServer {
 	t.Helper()
-	dir := t.TempDir()
 	decls := fixtureDecls()
 	for i := range decls {
 		decls[i].Visibility, decls[i].Exposed = workspace.VisibilityPublic, decls[i].Kind != workspace.KindTheorem
@@ -45,23 +43,7 @@ func newModuleSystemServer(t *testing.T) *testServer {
 		{Name: "Mathlib.Data.Nat.ModEq", Imports: []string{"Init.Prelude"}, ImportKinds: []string{"public"}, IsModule: true},
 		{Name: "Mathlib.Analysis.SpecialFunctions.Sqrt", Imports: []string{"Init.Prelude"}, ImportKinds: []string{"public"}, IsModule: true},
 	}
-	if err := workspace.WriteTable(filepath.Join(dir, workspace.DeclarationsFile), decls); err != nil {
-		t.Fatal(err)
-	}
-	if err := workspace.WriteTable(filepath.Join(dir, workspace.ModulesFile), mods); err != nil {
-		t.Fatal(err)
-	}
-	idx := newFakeIndex(fixtureEntries(decls))
-	ws, err := NewWorkspace("main", dir, idx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := New(Options{Workspaces: []*Workspace{ws}, Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ws.Close() })
-	return &testServer{Server: s, ts: newHTTPTest(t, s), idx: idx, dir: dir}
+	return serveTables(t, decls, mods)
 }
 
 // TestPremiseServerModuleSystem: what Lean's module system lets a caller
@@ -158,5 +140,59 @@ func TestSearchLeavesOutPrivate(t *testing.T) {
 	hits, err := ts.idx.Search(context.Background(), retrieval.Query{Text: "two_le_default prime", K: 1, Filter: retrieval.Filter{AllKinds: true}})
 	if err != nil || len(hits) != 1 || hits[0].Name != priv {
 		t.Fatalf("engine: %v %v", hits, err)
+	}
+}
+
+// legacyDeclaration is a declarations.parquet row as extracted before the
+// module-system columns (visibility, exposed).
+type legacyDeclaration struct {
+	Library       string   `parquet:"library,dict"`
+	Revision      string   `parquet:"revision,dict"`
+	Name          string   `parquet:"name"`
+	Kind          string   `parquet:"kind,dict"`
+	Keyword       string   `parquet:"keyword,dict"`
+	Module        string   `parquet:"module,dict"`
+	Path          string   `parquet:"path,dict"`
+	LineStart     int32    `parquet:"line_start"`
+	LineEnd       int32    `parquet:"line_end"`
+	Namespace     string   `parquet:"namespace,dict"`
+	Opens         []string `parquet:"opens,list"`
+	Modifiers     []string `parquet:"modifiers,list"`
+	Attributes    []string `parquet:"attributes,list"`
+	Docstring     *string  `parquet:"docstring,optional"`
+	Signature     string   `parquet:"signature"`
+	Code          string   `parquet:"code"`
+	StatementDeps []string `parquet:"statement_deps,list"`
+	ProofDeps     []string `parquet:"proof_deps,list"`
+	GeneratedFrom *string  `parquet:"generated_from,optional"`
+}
+
+// TestOldWorkspaceServes: a declarations.parquet written before the
+// module-system columns opens, looks rows up, and its `private` modifier
+// still marks private rows.
+func TestOldWorkspaceServes(t *testing.T) {
+	path := filepath.Join(t.TempDir(), workspace.DeclarationsFile)
+	rows := []legacyDeclaration{{Name: "a", Kind: "theorem", Signature: ": True", Modifiers: []string{"private"}}, {Name: "b", Kind: "theorem", Signature: ": False"}}
+	if err := workspace.WriteTable(path, rows); err != nil {
+		t.Fatal(err)
+	}
+	d, err := OpenDecls(path)
+	if err != nil {
+		t.Fatalf("old declarations.parquet: %v", err)
+	}
+	defer d.release()
+	got, ok, err := d.Lookup("b")
+	if err != nil || !ok || got.Signature != ": False" || got.Visibility != "" {
+		t.Fatalf("Lookup(b) = %+v, %v, %v", got, ok, err)
+	}
+	if !d.Private("a") || d.Private("b") {
+		t.Errorf("private: a %v b %v", d.Private("a"), d.Private("b"))
+	}
+	g, err := proof.Load(path, "")
+	if err != nil {
+		t.Fatalf("proof graph of an old table: %v", err)
+	}
+	if id, _ := g.ID("a"); !g.Private(id) {
+		t.Error("proof graph: a is not private")
 	}
 }

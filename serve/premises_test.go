@@ -243,7 +243,6 @@ func TestPremiseServerGuards(t *testing.T) {
 // Basic and ModEq) and a private lemma in Defs.
 func newImportsServer(t *testing.T) *testServer {
 	t.Helper()
-	dir := t.TempDir()
 	decls := fixtureDecls()
 	priv := decls[4]
 	priv.Name, priv.Modifiers, priv.Signature = "Nat.Prime.two_le_aux", []string{"private"}, "{p : ℕ} (hp : p.Prime) : 2 ≤ p"
@@ -256,6 +255,14 @@ func newImportsServer(t *testing.T) *testServer {
 		{Name: "Mathlib.Analysis.SpecialFunctions.Sqrt", Imports: []string{"Init.Prelude"}},
 		{Name: "Mathlib", Imports: []string{"Mathlib.Data.Nat.Prime.Basic", "Mathlib.Data.Nat.ModEq"}},
 	}
+	return serveTables(t, decls, mods)
+}
+
+// serveTables serves a workspace of these declarations and modules tables
+// over the fake index of the declarations.
+func serveTables(t *testing.T, decls []workspace.Declaration, mods []workspace.Module) *testServer {
+	t.Helper()
+	dir := t.TempDir()
 	if err := workspace.WriteTable(filepath.Join(dir, workspace.DeclarationsFile), decls); err != nil {
 		t.Fatal(err)
 	}

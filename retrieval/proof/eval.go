@@ -19,8 +19,8 @@ import (
 // everything the theorem could not have seen is hidden: the theorem
 // itself and its module's declarations from its line on are neither
 // returned nor vote nor counted by the prior, and only declarations its
-// module imports (transitively, modules.parquet) and does not write
-// `private`, or that precede it in its module, are candidates — what Lean's premise selector would be allowed to return.
+// module imports (transitively, modules.parquet) and Lean does not make
+// private to their module (workspace.Declaration.IsPrivate), or that precede it in its module, are candidates — what Lean's premise selector would be allowed to return.
 
 // EvalRow is what the evaluation reads of a declarations.parquet row.
 type EvalRow struct {
