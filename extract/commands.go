@@ -34,6 +34,8 @@ type file struct {
 	// stops and the colon it found (see groupTable); built on first use.
 	// A file is used by one goroutine at a time.
 	groups []groupEnd
+	// groupsBuf is a recycled buffer for groups (see fileScratch).
+	groupsBuf []groupEnd
 }
 
 // text returns the text of token i ("" out of range) without allocating.

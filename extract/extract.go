@@ -652,11 +652,10 @@ func decide(ctx context.Context, workers int, t *Table, results []*fileResult) {
 func parallel(ctx context.Context, workers, n int, fn func(r *resolver, i int), t *Table) {
 	next := atomic.Int64{}
 	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
+	for _, r := range t.resolvers(workers) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			r := &resolver{t: t, cache: make(map[cacheKey]string, 1024)}
 			for {
 				i := int(next.Add(1) - 1)
 				if i >= n || ctx.Err() != nil {

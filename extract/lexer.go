@@ -115,7 +115,16 @@ func asciiSymbolLen(src []byte, i int) int {
 // kept as TokDoc/TokModDoc. Lexing never stops at an error: the errors are
 // returned alongside the tokens of everything that could be read.
 func Lex(src []byte) (toks []Token, errs []error) {
-	lx := lexer{src: src, toks: make([]Token, 0, len(src)/5+16), line: 1, lineStartPending: true, space: true}
+	return lex(src, nil)
+}
+
+// lex is Lex appending to buf[:0] when it is large enough for the usual
+// number of tokens (parseFile recycles one buffer per worker).
+func lex(src []byte, buf []Token) (toks []Token, errs []error) {
+	if cap(buf) < len(src)/5+16 {
+		buf = make([]Token, 0, len(src)/5+16)
+	}
+	lx := lexer{src: src, toks: buf[:0], line: 1, lineStartPending: true, space: true}
 	n := len(src)
 	for i := 0; i < n; {
 		c := src[i]

@@ -486,7 +486,11 @@ type groupEnd struct{ end, colon int32 }
 
 // groupTable matches every opener of the file with one stack.
 func (f *file) groupTable() []groupEnd {
-	t := make([]groupEnd, len(f.toks))
+	t := f.groupsBuf[:0]
+	if cap(t) < len(f.toks) {
+		t = make([]groupEnd, len(f.toks))
+	}
+	t = t[:len(f.toks)] // every entry is written below
 	type frame struct {
 		k     int
 		colon int32

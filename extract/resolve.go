@@ -38,6 +38,7 @@ type Table struct {
 	derivMemo sync.Map            // class -> []string: classes derivable from it
 	// unresolved counts identifiers that do not resolve (nil: not counted)
 	unresolved *counter
+	pool       []*resolver // parallel's resolvers (parallel passes never overlap)
 }
 
 // derivable returns the class itself and the classes instances and parent
@@ -414,6 +415,18 @@ func (t *Table) notation(sym string, rc *rctx) string {
 		}
 	}
 	return ""
+}
+
+// resolvers returns n resolvers, one per worker of a parallel pass. They
+// are the same from pass to pass: their caches hold what resolution gives
+// once the table is prepared, and growing a new cache to 65,536 entries in
+// every pass (rehashing each key at every doubling) was about a tenth of
+// the resolve phase on Mathlib.
+func (t *Table) resolvers(n int) []*resolver {
+	for len(t.pool) < n {
+		t.pool = append(t.pool, &resolver{t: t, cache: make(map[cacheKey]string, 1024)})
+	}
+	return t.pool[:n]
 }
 
 // resolver resolves the references of declarations; one per worker.

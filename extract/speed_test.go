@@ -2,9 +2,15 @@ package extract
 
 import (
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/driftkit/driftkit/workspace"
 )
 
 // TestNameListKeepsFirstUse: a nameList is the names in order of first
@@ -70,5 +76,47 @@ theorem u : x.size = x.size := rfl
 	}
 	if deps := rows["u"].StatementDeps; !slices.Contains(deps, "Foo.size") {
 		t.Errorf("u with variable (x : Foo): statement deps %v, want Foo.size", deps)
+	}
+}
+
+// TestParseRecyclesBuffers: files parse the same whatever file used (and
+// returned) the recycled token and group buffers before them: the seed
+// corpus and the bundled library, forwards, then backwards.
+func TestParseRecyclesBuffers(t *testing.T) {
+	paths, _ := filepath.Glob("testdata/seeds/*.lean")
+	filepath.WalkDir("../testdata/lean", func(p string, _ fs.DirEntry, err error) error {
+		if err == nil && strings.HasSuffix(p, ".lean") {
+			paths = append(paths, p)
+		}
+		return err
+	})
+	if len(paths) < 10 {
+		t.Fatalf("only %d files", len(paths))
+	}
+	var srcs [][]byte
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		srcs = append(srcs, b)
+	}
+	parseAll := func(order []int) map[int][]workspace.Declaration {
+		out := map[int][]workspace.Declaration{}
+		for _, i := range order {
+			out[i], _, _ = ParseFile(srcs[i], paths[i], "t")
+		}
+		return out
+	}
+	var fwd, back []int
+	for i := range srcs {
+		fwd = append(fwd, i)
+		back = append([]int{i}, back...)
+	}
+	a, b := parseAll(fwd), parseAll(back)
+	for i := range srcs {
+		if !reflect.DeepEqual(a[i], b[i]) {
+			t.Errorf("%s parses differently after other files", paths[i])
+		}
 	}
 }

@@ -103,7 +103,7 @@ func plain(name string) bool {
 		case start:
 			if '0' <= c && c <= '9' {
 				digits = true
-			} else if !IsIdFirst(c) {
+			} else if !idFirst(c) {
 				return false
 			}
 			start = false
@@ -111,11 +111,41 @@ func plain(name string) bool {
 			if c < '0' || c > '9' {
 				return false
 			}
-		case !IsIdRest(c):
+		case !idRest(c):
 			return false
 		}
 	}
 	return !start
+}
+
+// asciiId holds IsIdFirst (bit 1) and IsIdRest (bit 2) of the ASCII
+// characters: extract spells every name and dependency of a table through
+// plain, and the comparisons of IsIdFirst/IsIdRest per character were
+// most of its cost.
+var asciiId = func() (t [utf8.RuneSelf]uint8) {
+	for c := rune(0); c < utf8.RuneSelf; c++ {
+		if IsIdFirst(c) {
+			t[c] |= 1
+		}
+		if IsIdRest(c) {
+			t[c] |= 2
+		}
+	}
+	return t
+}()
+
+func idFirst(c rune) bool {
+	if c < utf8.RuneSelf {
+		return asciiId[c]&1 != 0
+	}
+	return IsIdFirst(c)
+}
+
+func idRest(c rune) bool {
+	if c < utf8.RuneSelf {
+		return asciiId[c]&2 != 0
+	}
+	return IsIdRest(c)
 }
 
 // Paste is the name as Lean source spells it: Canonical, with keyword

@@ -56,3 +56,13 @@ func FuzzCanonical(f *testing.F) {
 		}
 	})
 }
+
+// TestIdTableIsIsId: plain's table of ASCII characters answers as IsIdFirst
+// and IsIdRest do, for every character.
+func TestIdTableIsIsId(t *testing.T) {
+	for c := rune(0); c <= 0x1ffff; c++ {
+		if idFirst(c) != IsIdFirst(c) || idRest(c) != IsIdRest(c) {
+			t.Fatalf("%U: idFirst %v idRest %v, IsIdFirst %v IsIdRest %v", c, idFirst(c), idRest(c), IsIdFirst(c), IsIdRest(c))
+		}
+	}
+}
