@@ -422,9 +422,15 @@ func (f *file) parseStructure(d *declSyntax, i int) {
 		}
 	}
 	k := bodyStart
-	if k+1 < d.valEnd && f.toks[k].Kind == TokIdent && f.is(k+1, "::") {
-		d.ctorName = f.text(k)
-		k += 2
+	// the constructor, `mk ::` after optional modifiers (Lean's structCtor:
+	// declModifiers ident " :: ", as in `private mk ::`)
+	c := k
+	for c < d.valEnd && (f.toks[c].Kind == TokDoc || f.toks[c].Kind == TokIdent && leantext.Is(f.text(c), leantext.Modifier)) {
+		c++
+	}
+	if c+1 < d.valEnd && f.toks[c].Kind == TokIdent && f.is(c+1, "::") {
+		d.ctorName = f.text(c)
+		k = c + 2
 	}
 	f.parseFields(d, k, d.valEnd)
 }
@@ -479,13 +485,15 @@ func (f *file) parseFields(d *declSyntax, i, end int) {
 				if c >= e {
 					c = e - 1
 				}
-				f.fieldGroup(d, k+1, c, doc, prot)
+				f.fieldGroup(d, k+1, c, doc, prot, false)
 				doc = nil
 				k = c + 1
 				continue
 			}
 			if f.toks[k].Kind == TokIdent {
-				f.fieldGroup(d, k, e, doc, prot)
+				// a field without brackets is one name; identifiers after it
+				// are its binders (Lean's structSimpleBinder: ident optDeclSig)
+				f.fieldGroup(d, k, e, doc, prot, true)
 				doc = nil
 			}
 			break
@@ -493,11 +501,13 @@ func (f *file) parseFields(d *declSyntax, i, end int) {
 	}
 }
 
-// fieldGroup parses `a b (x : α) : T := v` in [i, e) as fields a and b.
-func (f *file) fieldGroup(d *declSyntax, i, e int, doc *string, prot bool) {
+// fieldGroup parses `a b (x : α) : T := v` in [i, e) as fields a and b
+// (within brackets), or `a x y : T` as the field a with binders x y
+// (simple: written without brackets).
+func (f *file) fieldGroup(d *declSyntax, i, e int, doc *string, prot, simple bool) {
 	var names []int
 	k := i
-	for k < e && f.toks[k].Kind == TokIdent {
+	for k < e && f.toks[k].Kind == TokIdent && (!simple || len(names) == 0) {
 		names = append(names, k)
 		k++
 	}

@@ -558,6 +558,10 @@ structure E (A B : Type) extends A → B where
 structure F (A : Type) extends Inhabited A where
   more : Nat
 @[to_dual none] theorem le_bot : True := trivial
+structure H (F : Type) where
+  private mk ::
+  inner : F → F → Nat
+  add_left x y z : inner x y = z
 end N
 `
 	rows, _, errs := ParseFile([]byte(src), "N.lean", "lib")
@@ -567,6 +571,9 @@ end N
 	seen := map[string]int{}
 	for _, r := range rows {
 		seen[r.Name]++
+		if r.Name == "N.H.mk" && r.Kind != workspace.KindConstructor {
+			t.Errorf("N.H.mk is a %s, want the constructor", r.Kind)
+		}
 		if r.Name == "N.addBar" && (r.GeneratedFrom != nil || r.Docstring == nil) {
 			t.Errorf("N.addBar should be the written row, got %+v", r)
 		}
@@ -575,6 +582,12 @@ end N
 		if k > 1 {
 			t.Errorf("%s: %d rows", n, k)
 		}
+	}
+	if seen["N.H.x"]+seen["N.H.y"]+seen["N.H.z"] > 0 || seen["N.H.add_left"] != 1 {
+		t.Error("a field without brackets is one name, the identifiers after it its binders (add_left x y z : …)")
+	}
+	if seen["N.H.mk"] != 1 || seen["N.H.inner"] != 1 {
+		t.Errorf("`private mk ::` is the constructor: %v", seen)
 	}
 	if seen["N.none"] > 0 || seen["N.le_top"] > 0 {
 		t.Error("@[to_dual none] made a row (Lean names that translation like an auxiliary)")

@@ -270,6 +270,9 @@ func (g *generated) references() {
 		}
 	}
 	if g.structural {
+		if d.ctorName != "" {
+			loc.add(d.ctorName, "") // `mk ::` names the constructor, not a reference
+		}
 		for _, fl := range d.fields {
 			loc.add(fl.name, "")
 			// binders of the fields themselves (eq_of_mem ⦃x⦄ (hx : s x))
