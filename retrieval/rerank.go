@@ -24,7 +24,7 @@ import (
 var rerankFeatureNames = []string{
 	"bm25", "dense", "name", "mention", "fused",
 	"kind_theorem", "kind_definition", "kind_structure", "kind_class", "kind_instance", "kind_other",
-	"name_cover", "query_cover", "name_tokens", "name_depth",
+	"name_cover", "query_cover", "name_tokens", "name_depth", "usage",
 }
 
 // RerankFeatureNames returns the feature names, in order.
@@ -65,7 +65,10 @@ func (m *RerankModel) Check() error {
 // RerankFeatures computes each hit's features for a query: text is what
 // the name signal reads (the query, LaTeX read as Lean's characters), extra
 // the added words (symbol words, vocabulary). hits are in fused order.
-func RerankFeatures(text, extra string, hits []Hit) [][]float64 {
+// usage gives a name's log-normalised usage in [0, 1] (Table.UsageShare;
+// nil: 0), so that the model weighs popularity itself: the fused order
+// already carries the soft usage prior, the per-signal ranks do not.
+func RerankFeatures(text, extra string, hits []Hit, usage func(name string) float64) [][]float64 {
 	q := queryTokens(text, extra)
 	out := make([][]float64, len(hits))
 	for i, h := range hits {
@@ -113,6 +116,9 @@ func RerankFeatures(text, extra string, hits []Hit) [][]float64 {
 		}
 		f[13] = math.Log1p(float64(nameToks))
 		f[14] = float64(strings.Count(h.Name, "."))
+		if usage != nil {
+			f[15] = usage(h.Name)
+		}
 		out[i] = f
 	}
 	return out
@@ -143,10 +149,10 @@ func (m *RerankModel) Score(f []float64) float64 {
 // Rerank reorders the first Depth hits by the model's score (ties keep the
 // fused order), renumbers ranks, records each hit's fused rank as the
 // "fused" signal and returns the first k.
-func (m *RerankModel) Rerank(text, extra string, hits []Hit, k int) []Hit {
+func (m *RerankModel) Rerank(text, extra string, hits []Hit, usage func(name string) float64, k int) []Hit {
 	n := min(len(hits), m.Depth)
 	head := hits[:n]
-	feats := RerankFeatures(text, extra, head)
+	feats := RerankFeatures(text, extra, head, usage)
 	type scored struct {
 		h     Hit
 		score float64

@@ -1,8 +1,11 @@
 package retrieval
 
 import (
+	"fmt"
 	"slices"
 	"testing"
+
+	"github.com/driftkit/driftkit/internal/cpu"
 )
 
 func TestRerankFeatures(t *testing.T) {
@@ -11,7 +14,7 @@ func TestRerankFeatures(t *testing.T) {
 		{Name: "Nat.Prime.dvd_mul", Kind: "theorem", Signals: map[string]int{"bm25": 2, "name": 1}},
 	}
 	norm, extra := (*Table)(nil).QueryView(`$p \mid ab$ for a prime p`, &Weights{Symbols: true}, nil)
-	f := RerankFeatures(norm, extra, hits)
+	f := RerankFeatures(norm, extra, hits, func(name string) float64 { return map[string]float64{"Nat.Prime": 0.75}[name] })
 	idx := func(n string) int { return slices.Index(rerankFeatureNames, n) }
 	if f[0][idx("bm25")] != 1 || f[0][idx("dense")] != 0.25 || f[0][idx("name")] != 0 || f[1][idx("fused")] != 0.5 {
 		t.Errorf("rank features %v", f)
@@ -27,6 +30,9 @@ func TestRerankFeatures(t *testing.T) {
 	if f[1][idx("name_depth")] != 2 {
 		t.Errorf("name_depth %v", f[1][idx("name_depth")])
 	}
+	if f[0][idx("usage")] != 0.75 || f[1][idx("usage")] != 0 || RerankFeatures(norm, extra, hits, nil)[0][idx("usage")] != 0 {
+		t.Errorf("usage feature %v, %v", f[0][idx("usage")], f[1][idx("usage")])
+	}
 }
 
 func TestRerankModel(t *testing.T) {
@@ -37,7 +43,7 @@ func TestRerankModel(t *testing.T) {
 		{Rank: 2, Name: "B", Kind: "theorem", Signals: map[string]int{"bm25": 2}},
 		{Rank: 3, Name: "C", Kind: "theorem"},
 	}
-	got := m.Rerank("q", "", hits, 3)
+	got := m.Rerank("q", "", hits, nil, 3)
 	var names []string
 	for i, h := range got {
 		names = append(names, h.Name)
@@ -49,7 +55,7 @@ func TestRerankModel(t *testing.T) {
 	if !slices.Equal(names, []string{"B", "A", "C"}) || got[0].Signals["fused"] != 2 || got[0].Score <= got[1].Score {
 		t.Errorf("reranked %+v", got)
 	}
-	if len(m.Rerank("q", "", hits, 1)) != 1 {
+	if len(m.Rerank("q", "", hits, nil, 1)) != 1 {
 		t.Error("k not applied")
 	}
 	bad := *m
@@ -64,4 +70,24 @@ func TestEmbeddedRerankModel(t *testing.T) {
 	if theoremReranker() == nil {
 		t.Fatal("data/rerank-theorem.json is not a model of RerankFeatureNames")
 	}
+}
+
+// BenchmarkRerank is the second stage's cost per query: features and
+// scores of 30 fused hits (names, kinds, usage looked up in the table).
+func BenchmarkRerank(b *testing.B) {
+	m := theoremReranker()
+	if m == nil {
+		b.Fatal("no embedded reranker")
+	}
+	var entries []Entry
+	for i := range 30000 {
+		entries = append(entries, Entry{Name: fmt.Sprintf("Mathlib.Algebra.Group%d.mul_le_mul_of_le_%d", i%97, i), Kind: "theorem"})
+	}
+	tb := NewTable(entries, nil)
+	hits := tb.Fuse([]Ranked{{"bm25", 1, []int{3, 1, 4, 1000, 5926, 535, 8979, 3238, 4626, 4338, 3279, 502, 884, 1971, 6939, 9375, 1058, 2097, 4944, 5923, 781, 6406, 2862, 899, 8628, 348, 2534, 2117, 679, 8214}}}, 20, 30)
+	c0 := cpu.Time()
+	for b.Loop() {
+		m.Rerank("the product of two numbers at most a bound is at most the product of the bounds", "mul le", hits, tb.UsageShare, 10)
+	}
+	b.ReportMetric(float64((cpu.Time()-c0).Microseconds())/float64(b.N), "cpu-µs/query")
 }

@@ -44,11 +44,24 @@ func (t *Table) usesAll(doc int) int {
 	return u
 }
 
-// usagePrior returns the prior's scale of a document under weight a (nil
-// when a is 0, the table's proof-use group is damaged, or nothing is used).
-func (t *Table) usagePrior(a float64) func(doc int) float64 {
-	if a <= 0 || t.group(GroupProofUses) != nil {
-		return nil
+// UsageShare is a declaration's usage, log-normalised to [0, 1] as the
+// prior reads it: log(1+u)/log(1+max u) (0 for a name not in the table, a
+// damaged proof-use group, or a table where nothing is used). It is the
+// reranker's "usage" feature.
+func (t *Table) UsageShare(name string) float64 {
+	doc, ok := t.docOf(name)
+	lm := t.logMaxUses()
+	if !ok || lm == 0 {
+		return 0
+	}
+	return math.Log1p(float64(t.usesAll(doc))) / lm
+}
+
+// logMaxUses is log(1 + the table's largest usage count), computed once; 0
+// when the proof-use group is damaged or nothing is used.
+func (t *Table) logMaxUses() float64 {
+	if t.group(GroupProofUses) != nil {
+		return 0
 	}
 	t.usage.once.Do(func() {
 		m := 0
@@ -57,8 +70,14 @@ func (t *Table) usagePrior(a float64) func(doc int) float64 {
 		}
 		t.usage.logMax = math.Log1p(float64(m))
 	})
-	lm := t.usage.logMax
-	if lm == 0 {
+	return t.usage.logMax
+}
+
+// usagePrior returns the prior's scale of a document under weight a (nil
+// when a is 0, the table's proof-use group is damaged, or nothing is used).
+func (t *Table) usagePrior(a float64) func(doc int) float64 {
+	lm := t.logMaxUses()
+	if a <= 0 || lm == 0 {
 		return nil
 	}
 	return func(doc int) float64 { return 1 + a*math.Log1p(float64(t.usesAll(doc)))/lm }

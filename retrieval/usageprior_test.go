@@ -34,6 +34,10 @@ func TestUsagePrior(t *testing.T) {
 	if hits[0].Name != "lemma_c" {
 		t.Errorf("with the prior: %v first, want lemma_c", hits[0].Name)
 	}
+	// The reranker's usage feature is the prior's share, by name.
+	if got, want := tb.UsageShare("Nat"), math.Log(3)/math.Log(7); math.Abs(got-want) > 1e-12 || tb.UsageShare("lemma_b") != 1 || tb.UsageShare("elsewhere") != 0 {
+		t.Errorf("UsageShare: Nat %v (want %v), lemma_b %v, elsewhere %v", got, want, tb.UsageShare("lemma_b"), tb.UsageShare("elsewhere"))
+	}
 	// No proof-use column (an older index): statement uses alone.
 	tb2 := NewTable(entries, used)
 	if got := tb2.usagePrior(1)(0); got != 2 {

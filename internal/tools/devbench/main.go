@@ -62,19 +62,20 @@ func main() {
 	ws := flag.String("ws", "", "workspace with declarations.parquet of that source")
 	hand := flag.String("hand", "", "hand-written items (JSON lines: id, style, query, gold)")
 	out := flag.String("out", "", "output JSONL")
+	notIn := flag.String("not-in", "", "JSONL items (devbench's output on an older release, say) whose queries mined items must not resemble: a library bump's second set keeps only text written since")
 	perStyle := flag.Int("per-style", 400, "at most this many mined items per style (by sha1 of the id), so that an evaluation stays minutes long")
 	flag.Parse()
 	if *src == "" || *ws == "" || *out == "" {
 		fmt.Fprintln(os.Stderr, "usage: devbench -src DIR -ws WS [-hand FILE] -out FILE")
 		os.Exit(2)
 	}
-	if err := run(*src, *ws, *hand, *out, *perStyle); err != nil {
+	if err := run(*src, *ws, *hand, *out, *notIn, *perStyle); err != nil {
 		fmt.Fprintln(os.Stderr, "devbench:", err)
 		os.Exit(1)
 	}
 }
 
-func run(src, ws, hand, out string, perStyle int) error {
+func run(src, ws, hand, out, notIn string, perStyle int) error {
 	d, err := loadDecls(filepath.Join(ws, "declarations.parquet"))
 	if err != nil {
 		return err
@@ -88,6 +89,15 @@ func run(src, ws, hand, out string, perStyle int) error {
 	mined, err := mine(src, d)
 	if err != nil {
 		return err
+	}
+	if notIn != "" {
+		old, err := readQueries(notIn)
+		if err != nil {
+			return err
+		}
+		n := len(mined)
+		mined = slices.DeleteFunc(mined, func(it item) bool { return resembles(it.Query, old) })
+		fmt.Printf("%d of %d mined items resemble a query of %s: dropped\n", n-len(mined), n, notIn)
 	}
 	items = append(items, sample(mined, perStyle)...)
 	seen := map[string]bool{}
@@ -132,6 +142,48 @@ func run(src, ws, hand, out string, perStyle int) error {
 	}
 	fmt.Printf("%d items\n", len(kept))
 	return os.Rename(f.Name(), out)
+}
+
+// readQueries reads the word sets of the queries of a JSONL item file.
+func readQueries(path string) ([]map[string]bool, error) {
+	var out []map[string]bool
+	err := eachItem(path, func(it item, _ string) error {
+		out = append(out, wordSet(it.Query))
+		return nil
+	})
+	return out, err
+}
+
+var nonWord = regexp.MustCompile(`[^\p{L}\p{N}]+`)
+
+// wordSet is a text's lower-cased words.
+func wordSet(text string) map[string]bool {
+	out := map[string]bool{}
+	for _, w := range nonWord.Split(strings.ToLower(text), -1) {
+		if w != "" {
+			out[w] = true
+		}
+	}
+	return out
+}
+
+// resembles reports whether query shares at least 70 % of the union of its
+// words with one of old's (Jaccard): a description reworded a little since
+// an older release is not new text.
+func resembles(query string, old []map[string]bool) bool {
+	q := wordSet(query)
+	for _, o := range old {
+		inter := 0
+		for w := range q {
+			if o[w] {
+				inter++
+			}
+		}
+		if union := len(q) + len(o) - inter; union > 0 && float64(inter) >= 0.7*float64(union) {
+			return true
+		}
+	}
+	return false
 }
 
 // sample keeps at most n items of each style, the ones whose id has the
@@ -218,21 +270,10 @@ func halfOf(module string) (group, half string) {
 }
 
 func readHand(path string, d *decls) ([]item, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
 	var out []item
-	for i, line := range strings.Split(string(b), "\n") {
-		if strings.TrimSpace(line) == "" {
-			continue
-		}
-		var it item
-		if err := json.Unmarshal([]byte(line), &it); err != nil {
-			return nil, fmt.Errorf("%s:%d: %v", path, i+1, err)
-		}
+	err := eachItem(path, func(it item, where string) error {
 		if it.ID == "" || it.Query == "" || len(it.Gold) == 0 || !styles[it.Style] {
-			return nil, fmt.Errorf("%s:%d: want id, query, gold and a style of %v", path, i+1, slices.Sorted(func(y func(string) bool) {
+			return fmt.Errorf("%s: want id, query, gold and a style of %v", where, slices.Sorted(func(y func(string) bool) {
 				for s := range styles {
 					if !y(s) {
 						return
@@ -242,13 +283,37 @@ func readHand(path string, d *decls) ([]item, error) {
 		}
 		for _, g := range it.Gold {
 			if _, ok := d.module[g]; !ok {
-				return nil, fmt.Errorf("%s:%d: gold %s is not a declaration of the workspace", path, i+1, g)
+				return fmt.Errorf("%s: gold %s is not a declaration of the workspace", where, g)
 			}
 		}
 		it.Topic, it.Half = halfOf(d.module[it.Gold[0]])
 		out = append(out, it)
+		return nil
+	})
+	return out, err
+}
+
+// eachItem calls f with each item of a JSON-lines file and its position
+// (FILE:LINE, for errors).
+func eachItem(path string, f func(it item, where string) error) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
 	}
-	return out, nil
+	for i, line := range strings.Split(string(b), "\n") {
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		where := fmt.Sprintf("%s:%d", path, i+1)
+		var it item
+		if err := json.Unmarshal([]byte(line), &it); err != nil {
+			return fmt.Errorf("%s: %v", where, err)
+		}
+		if err := f(it, where); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 var styles = map[string]bool{"lean": true, "latex": true, "natural": true, "slogan": true, "nickname": true, "special": true}

@@ -45,3 +45,13 @@ func TestBulletItems(t *testing.T) {
 		t.Errorf("self-naming description kept: %+v", its)
 	}
 }
+
+func TestResembles(t *testing.T) {
+	old := []map[string]bool{wordSet("A prime divides a product iff it divides one of the factors.")}
+	if !resembles("a prime divides a product iff it divides one of its factors", old) {
+		t.Error("a rewording of an old description counted as new")
+	}
+	if resembles("the product of two units is a unit", old) {
+		t.Error("a new description counted as old")
+	}
+}

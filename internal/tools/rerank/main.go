@@ -15,12 +15,15 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 
 	"github.com/driftkit/driftkit/app"
 	"github.com/driftkit/driftkit/index"
@@ -33,33 +36,47 @@ type item struct {
 	Half  string   `json:"half"`
 }
 
-// example is one query's candidates: features and labels.
+// example is one query's candidates: features and labels, and how many
+// gold names it has (nDCG's ideal).
 type example struct {
-	x [][]float64
-	y []float64
+	x     [][]float64
+	y     []float64
+	ngold int
 }
 
 func main() {
 	ws := flag.String("ws", "", "workspace with an index")
 	train := flag.String("train", "", "training items (JSON lines: query, gold, half)")
 	valid := flag.String("valid", "", "validation items (the tune half is read)")
+	test := flag.String("test", "", "comma-separated test sets FILE[:HALF] (HALF tune, held-out, or all; default held-out), reported only")
+	baseline := flag.String("baseline", "", "a model JSON to report beside the new one (features a prefix of today's: the rest weigh 0)")
+	drop := flag.String("drop", "", "comma-separated features held at weight 0; several variants separated by ';' are each trained and reported (the i-th, i > 0, written to OUT.i.json)")
+	model := flag.String("model", "", "evaluate these models (comma-separated JSON files) on -valid and -test instead of training one (no -train, no -out)")
 	out := flag.String("out", "", "model JSON to write")
 	depth := flag.Int("depth", 30, "fused hits rescored")
 	l2 := flag.Float64("l2", 1e-3, "L2 penalty per example")
 	flag.Parse()
-	if *ws == "" || *train == "" || *out == "" {
-		fmt.Fprintln(os.Stderr, "usage: rerank -ws WS -train FILE [-valid FILE] -out FILE")
+	if *ws == "" || (*model == "") == (*train == "" || *out == "") {
+		fmt.Fprintln(os.Stderr, "usage: rerank -ws WS -train FILE [-valid FILE] [-test FILE[:HALF],…] [-baseline MODEL] [-drop F,…] -out FILE | rerank -ws WS -model MODEL -test …")
 		os.Exit(2)
 	}
-	if err := run(*ws, *train, *valid, *out, *depth, *l2); err != nil {
+	o := options{ws: *ws, train: *train, valid: *valid, test: *test, baseline: *baseline, drop: *drop, model: *model, out: *out, depth: *depth, l2: *l2}
+	if err := run(o); err != nil {
 		fmt.Fprintln(os.Stderr, "rerank:", err)
 		os.Exit(1)
 	}
 }
 
-func run(ws, train, valid, out string, depth int, l2 float64) error {
+// options are the command's flags.
+type options struct {
+	ws, train, valid, test, baseline, drop, model, out string
+	depth                                              int
+	l2                                                 float64
+}
+
+func run(o options) error {
 	ctx := context.Background()
-	ix, closeIx, err := app.OpenIndexAt(ctx, ws, index.OpenOptions{}, "")
+	ix, closeIx, err := app.OpenIndexAt(ctx, o.ws, index.OpenOptions{}, "")
 	if err != nil {
 		return err
 	}
@@ -69,44 +86,154 @@ func run(ws, train, valid, out string, depth int, l2 float64) error {
 	g, release := ix.Pin()
 	defer release()
 	t := g.Table()
-	tr, err := examples(ctx, ix, t, train, w, depth)
+	sets, err := testSets(ctx, ix, t, o, w)
 	if err != nil {
 		return err
 	}
-	var va []example
-	if valid != "" {
-		if va, err = examples(ctx, ix, t, valid, w, depth); err != nil {
+	var base *retrieval.RerankModel
+	if o.baseline != "" {
+		if base, err = loadBaseline(o.baseline); err != nil {
 			return err
 		}
 	}
-	nf := len(retrieval.RerankFeatureNames())
+	if o.model != "" {
+		for _, path := range strings.Split(o.model, ",") {
+			m, err := loadBaseline(path)
+			if err != nil {
+				return err
+			}
+			fmt.Printf("-- model %s\n", path)
+			report(sets, m, base)
+		}
+		return nil
+	}
+	tr, err := examples(ctx, ix, t, o.train, "tune", w, o.depth)
+	if err != nil {
+		return err
+	}
+	sets = append([]labelled{{"train", tr}}, sets...)
+	for i, drop := range strings.Split(o.drop, ";") {
+		m, err := fit(tr, drop, o)
+		if err != nil {
+			return err
+		}
+		fmt.Printf("-- features held at 0: %q\n", drop)
+		report(sets, m, base)
+		for i, n := range m.Features {
+			fmt.Printf("  %-16s %+.3f\n", n, m.Weights[i])
+		}
+		b, err := json.MarshalIndent(m, "", " ")
+		if err != nil {
+			return err
+		}
+		out := o.out
+		if i > 0 {
+			out = strings.TrimSuffix(out, ".json") + fmt.Sprintf(".%d.json", i)
+		}
+		if err := os.WriteFile(out, append(b, '\n'), 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// fit trains a model on tr with the features named in drop (comma-
+// separated) held at weight 0.
+func fit(tr []example, drop string, o options) (*retrieval.RerankModel, error) {
+	names := retrieval.RerankFeatureNames()
+	nf := len(names)
+	mask := make([]bool, nf+1)
+	for _, f := range strings.Split(drop, ",") {
+		if f == "" {
+			continue
+		}
+		i := slices.Index(names, f)
+		if i < 0 {
+			return nil, fmt.Errorf("-drop: no feature %q (have %v)", f, names)
+		}
+		mask[i] = true
+	}
 	theta := make([]float64, nf+1)
 	theta[4] = 1 // start from the fused order
-	final := adam(theta, func(g, th []float64) float64 { return loss(th, tr, l2, g) }, 3000)
+	final := adam(theta, mask, func(g, th []float64) float64 { return loss(th, tr, o.l2, g) }, 3000)
 	fmt.Printf("loss %.5f\n", final)
-	m := retrieval.RerankModel{Features: retrieval.RerankFeatureNames(), Weights: theta[:nf], Bias: theta[nf], Depth: depth,
-		About: fmt.Sprintf("logistic regression (full-batch Adam, 3000 steps, L2 %g) on %d queries of %s (tune half), fused top %d of the theorem profile", l2, len(tr), filepath.Base(train), depth)}
+	about := fmt.Sprintf("logistic regression (full-batch Adam, 3000 steps, L2 %g) on %d queries of %s (tune half), fused top %d of the theorem profile (usage prior on)", o.l2, len(tr), filepath.Base(o.train), o.depth)
+	if drop != "" {
+		about += "; held at 0: " + drop
+	}
+	m := &retrieval.RerankModel{Features: names, Weights: theta[:nf], Bias: theta[nf], Depth: o.depth, About: about}
 	for i := range m.Weights {
 		m.Weights[i] = math.Round(m.Weights[i]*1e4) / 1e4
 	}
 	m.Bias = math.Round(m.Bias*1e4) / 1e4
-	fmt.Printf("train: %d queries, MRR@10 fused %.3f → reranked %.3f\n", len(tr), mrr(tr, nil), mrr(tr, &m))
-	if va != nil {
-		fmt.Printf("valid: %d queries, MRR@10 fused %.3f → reranked %.3f\n", len(va), mrr(va, nil), mrr(va, &m))
+	return m, nil
+}
+
+// labelled is one evaluation set's examples.
+type labelled struct {
+	label string
+	exs   []example
+}
+
+// testSets runs -valid's tune half and each -test set.
+func testSets(ctx context.Context, ix retrieval.Searcher, t *retrieval.Table, o options, w retrieval.Weights) ([]labelled, error) {
+	specs := []string{}
+	if o.valid != "" {
+		specs = append(specs, o.valid+":tune")
 	}
-	for i, n := range m.Features {
-		fmt.Printf("  %-16s %+.3f\n", n, m.Weights[i])
+	if o.test != "" {
+		specs = append(specs, strings.Split(o.test, ",")...)
 	}
-	b, err := json.MarshalIndent(m, "", " ")
+	var out []labelled
+	for _, spec := range specs {
+		file, half, _ := strings.Cut(spec, ":")
+		if half == "" {
+			half = "held-out"
+		}
+		exs, err := examples(ctx, ix, t, file, half, w, o.depth)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, labelled{filepath.Base(file) + " " + half, exs})
+	}
+	return out, nil
+}
+
+// report prints MRR@10 and nDCG@10 of each set in fused order, reranked by
+// m and, when given, by base.
+func report(sets []labelled, m, base *retrieval.RerankModel) {
+	for _, s := range sets {
+		fmt.Printf("%s: %d queries, MRR@10 / nDCG@10 fused %.3f / %.3f → reranked %.3f / %.3f", s.label, len(s.exs), mrr(s.exs, nil), ndcg(s.exs, nil), mrr(s.exs, m), ndcg(s.exs, m))
+		if base != nil {
+			fmt.Printf(" (baseline model %.3f / %.3f)", mrr(s.exs, base), ndcg(s.exs, base))
+		}
+		fmt.Println()
+	}
+}
+
+// loadBaseline reads a model trained on a prefix of today's features (an
+// older model), the features it lacks weighing 0.
+func loadBaseline(path string) (*retrieval.RerankModel, error) {
+	b, err := os.ReadFile(path)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return os.WriteFile(out, append(b, '\n'), 0o644)
+	var m retrieval.RerankModel
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, fmt.Errorf("%s: %v", path, err)
+	}
+	names := retrieval.RerankFeatureNames()
+	if len(m.Features) > len(names) || !slices.Equal(m.Features, names[:len(m.Features)]) || len(m.Weights) != len(m.Features) {
+		return nil, fmt.Errorf("%s: features %v are not a prefix of %v", path, m.Features, names)
+	}
+	m.Features = names
+	m.Weights = append(m.Weights, make([]float64, len(names)-len(m.Weights))...)
+	return &m, m.Check()
 }
 
 // adam minimises f (which writes its gradient into g) from theta, in place,
-// and returns the last value.
-func adam(theta []float64, f func(g, theta []float64) float64, steps int) float64 {
+// keeping the masked coordinates where they are, and returns the last value.
+func adam(theta []float64, mask []bool, f func(g, theta []float64) float64, steps int) float64 {
 	const lr, b1, b2, eps = 0.05, 0.9, 0.999, 1e-8
 	g := make([]float64, len(theta))
 	m1 := make([]float64, len(theta))
@@ -115,6 +242,9 @@ func adam(theta []float64, f func(g, theta []float64) float64, steps int) float6
 	for t := 1; t <= steps; t++ {
 		v = f(g, theta)
 		for i := range theta {
+			if mask[i] {
+				continue
+			}
 			m1[i] = b1*m1[i] + (1-b1)*g[i]
 			m2[i] = b2*m2[i] + (1-b2)*g[i]*g[i]
 			mh := m1[i] / (1 - math.Pow(b1, float64(t)))
@@ -125,14 +255,15 @@ func adam(theta []float64, f func(g, theta []float64) float64, steps int) float6
 	return v
 }
 
-// examples runs each tune-half item's query and keeps its candidates.
-func examples(ctx context.Context, s retrieval.Searcher, t *retrieval.Table, path string, w retrieval.Weights, depth int) ([]example, error) {
+// examples runs the query of each item of the half ("all": every item) and
+// keeps its candidates.
+func examples(ctx context.Context, s retrieval.Searcher, t *retrieval.Table, path, half string, w retrieval.Weights, depth int) ([]example, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	var out []example
+	var items []item
 	sc := bufio.NewScanner(f)
 	sc.Buffer(nil, 1<<20)
 	for sc.Scan() {
@@ -140,31 +271,51 @@ func examples(ctx context.Context, s retrieval.Searcher, t *retrieval.Table, pat
 		if err := json.Unmarshal(sc.Bytes(), &it); err != nil {
 			return nil, err
 		}
-		if it.Half != "tune" || strings.TrimSpace(it.Query) == "" {
-			continue
+		if (half == "all" || it.Half == half) && strings.TrimSpace(it.Query) != "" {
+			items = append(items, it)
 		}
-		q := retrieval.Query{Text: it.Query, K: depth, Mode: retrieval.ModeBest, Profile: retrieval.ProfileTheorem,
-			Filter: retrieval.Filter{AllKinds: true}, Weights: &w}
-		hits, err := s.Search(ctx, q)
-		if err != nil {
-			return nil, err
-		}
-		norm, extra := t.QueryView(it.Query, &w, nil)
-		gold := map[string]bool{}
-		for _, g := range it.Gold {
-			gold[g] = true
-		}
-		ex := example{x: retrieval.RerankFeatures(norm, extra, hits)}
-		for _, h := range hits {
-			y := 0.0
-			if gold[h.Name] {
-				y = 1
-			}
-			ex.y = append(ex.y, y)
-		}
-		out = append(out, ex)
 	}
-	return out, sc.Err()
+	if err := sc.Err(); err != nil {
+		return nil, err
+	}
+	out := make([]example, len(items))
+	errs := make([]error, len(items))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 4) // searches in flight
+	for i, it := range items {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			out[i], errs[i] = search(ctx, s, t, it, w, depth)
+		}()
+	}
+	wg.Wait()
+	return out, errors.Join(errs...)
+}
+
+// search runs one item's query and labels its candidates.
+func search(ctx context.Context, s retrieval.Searcher, t *retrieval.Table, it item, w retrieval.Weights, depth int) (example, error) {
+	q := retrieval.Query{Text: it.Query, K: depth, Mode: retrieval.ModeBest, Profile: retrieval.ProfileTheorem,
+		Filter: retrieval.Filter{AllKinds: true}, Weights: &w}
+	hits, err := s.Search(ctx, q)
+	if err != nil {
+		return example{}, err
+	}
+	norm, extra := t.QueryView(it.Query, &w, nil)
+	gold := map[string]bool{}
+	for _, g := range it.Gold {
+		gold[g] = true
+	}
+	ex := example{x: retrieval.RerankFeatures(norm, extra, hits, t.UsageShare), ngold: len(gold)}
+	for _, h := range hits {
+		y := 0.0
+		if gold[h.Name] {
+			y = 1
+		}
+		ex.y = append(ex.y, y)
+	}
+	return ex, nil
 }
 
 // loss is the mean logistic loss over queries (each query's candidates
@@ -219,27 +370,54 @@ func loss(theta []float64, exs []example, l2 float64, g []float64) float64 {
 	return total
 }
 
+// order is an example's candidates in fused order (m nil) or reranked.
+func order(ex example, m *retrieval.RerankModel) []int {
+	ord := make([]int, len(ex.y))
+	for i := range ord {
+		ord[i] = i
+	}
+	if m == nil {
+		return ord
+	}
+	sc := make([]float64, len(ex.y))
+	for i, x := range ex.x {
+		sc[i] = m.Score(x)
+	}
+	// stable insertion sort by score, best first
+	for i := 1; i < len(ord); i++ {
+		for j := i; j > 0 && sc[ord[j]] > sc[ord[j-1]]; j-- {
+			ord[j], ord[j-1] = ord[j-1], ord[j]
+		}
+	}
+	return ord
+}
+
+// ndcg is the mean binary nDCG@10 (retrieval.ScoreAt's) of the examples.
+func ndcg(exs []example, m *retrieval.RerankModel) float64 {
+	total := 0.0
+	for _, ex := range exs {
+		ranked := []string{}
+		gold := map[string]bool{}
+		for r, i := range order(ex, m) {
+			ranked = append(ranked, fmt.Sprint(r))
+			if ex.y[i] > 0 {
+				gold[fmt.Sprint(r)] = true
+			}
+		}
+		for g := len(gold); g < ex.ngold; g++ {
+			gold[fmt.Sprint("missing", g)] = true
+		}
+		total += retrieval.ScoreAt(ranked, gold, 10).NDCG
+	}
+	return total / float64(max(len(exs), 1))
+}
+
 // mrr is the MRR@10 of the examples in fused order (m nil) or reranked.
 func mrr(exs []example, m *retrieval.RerankModel) float64 {
 	total := 0.0
 	for _, ex := range exs {
-		order := make([]int, len(ex.y))
-		for i := range order {
-			order[i] = i
-		}
-		if m != nil {
-			sc := make([]float64, len(ex.y))
-			for i, x := range ex.x {
-				sc[i] = m.Score(x)
-			}
-			// stable insertion sort by score, best first
-			for i := 1; i < len(order); i++ {
-				for j := i; j > 0 && sc[order[j]] > sc[order[j-1]]; j-- {
-					order[j], order[j-1] = order[j-1], order[j]
-				}
-			}
-		}
-		for r, i := range order[:min(10, len(order))] {
+		ord := order(ex, m)
+		for r, i := range ord[:min(10, len(ord))] {
 			if ex.y[i] > 0 {
 				total += 1 / float64(r+1)
 				break
