@@ -88,10 +88,16 @@ type Result struct {
 	Errors       []error // the first MaxErrors errors, each naming file and line
 	Unresolved   int64
 	// DuplicatesDropped counts rows not written because another row has
-	// the same full name (approximated generated names that collide).
+	// the same full name (approximated generated names that collide);
+	// Duplicates lists them.
 	DuplicatesDropped int
-	Phases            map[string]time.Duration
-	Sources           []Source // with detected revisions and libraries
+	Duplicates        []Duplicate
+	// InstanceNameFallbacks counts anonymous instances named past a name
+	// their own environment does not hold, so that no two rows share a name
+	// (their base name, or another's, differs from Lean's: nameFile).
+	InstanceNameFallbacks int
+	Phases                map[string]time.Duration
+	Sources               []Source // with detected revisions and libraries
 	// Report classifies the unresolved identifiers (with Options.Report).
 	Report *UnresolvedReport
 }
@@ -272,8 +278,8 @@ func ModuleName(rel string) string {
 func ParseFile(src []byte, path string, lib string) ([]workspace.Declaration, workspace.Module, []error) {
 	s := &Source{Library: lib}
 	fr := parseFile(src, string(src), path, ModuleName(path), s, &Options{})
-	nameInstances([]*fileResult{fr}, mathlibNaming())
-	t := newTable([]*fileResult{fr})
+	nameInstances([]*fileResult{fr}, mathlibNaming(), nil, []int{0})
+	t := newTable([]*fileResult{fr}, nil)
 	t.prepare([]*fileResult{fr})
 	t.attributeTwins([]*fileResult{fr}, mathlibNaming())
 	t.inheritFields([]*fileResult{fr})
@@ -335,8 +341,9 @@ func Run(ctx context.Context, ws *workspace.Workspace, opts Options) (*Result, e
 		return nil, err
 	}
 	recordInputs(rec, opts.Sources, files, pr.hashes)
-	nameInstances(pr.results, opts.naming())
-	t, err := resolveAll(ctx, workers, pr.results, &opts, rec, res)
+	vis, order := importClosures(pr.results)
+	res.InstanceNameFallbacks = nameInstances(pr.results, opts.naming(), vis, order)
+	t, err := resolveAll(ctx, workers, pr.results, vis, &opts, rec, res)
 	if err != nil {
 		return nil, err
 	}
@@ -477,7 +484,7 @@ func recordInputs(rec *workspace.RunRecorder, sources []Source, files []srcFile,
 // resolves their identifiers against it (instance classes, then the
 // declarations, then the generated rows' fix-ups), in res.Phases resolve;
 // with opts.Report it builds the unresolved-identifier report.
-func resolveAll(ctx context.Context, workers int, results []*fileResult, opts *Options, rec *workspace.RunRecorder, res *Result) (*Table, error) {
+func resolveAll(ctx context.Context, workers int, results []*fileResult, vis []bitset, opts *Options, rec *workspace.RunRecorder, res *Result) (*Table, error) {
 	tRes := time.Now()
 	sub := func(name string, t0 time.Time) {
 		if opts.Debug != nil {
@@ -485,7 +492,7 @@ func resolveAll(ctx context.Context, workers int, results []*fileResult, opts *O
 		}
 	}
 	t0 := time.Now()
-	t := newTable(results)
+	t := newTable(results, vis)
 	if opts.Debug != nil {
 		t.unresolved = &counter{}
 	}
@@ -516,7 +523,8 @@ func resolveAll(ctx context.Context, workers int, results []*fileResult, opts *O
 	sub("decide", t0)
 	t0 = time.Now()
 	fixups(t, results)
-	res.DuplicatesDropped = dropDuplicates(t, results)
+	res.Duplicates = dropDuplicates(t, results)
+	res.DuplicatesDropped = len(res.Duplicates)
 	sub("fixups", t0)
 	if opts.Debug != nil {
 		t.unresolved.print(opts.Debug, 60)
@@ -602,6 +610,7 @@ func commitTables(ctx context.Context, ws *workspace.Workspace, rec *workspace.R
 	rec.Count("declarations", res.Declarations)
 	rec.Count("notations", notations)
 	rec.Count("duplicate_names_dropped", int64(res.DuplicatesDropped))
+	rec.Count("instance_name_fallbacks", int64(res.InstanceNameFallbacks))
 	rec.Count("modules", res.Modules)
 	rec.Count("parse_errors", int64(res.ErrorCount))
 	rec.Count("unresolved_identifiers", res.Unresolved)
@@ -888,27 +897,118 @@ func iffDirection(sig string, part int) (string, bool) {
 	return sig[:colon+1] + " " + lhs + " → " + rhs, true
 }
 
+// Duplicate is a row not written because another row has its full name.
+type Duplicate struct {
+	Name, Kind, Path string
+	Line             int32
+	// Origin and KeptOrigin tell how the dropped and the kept row were
+	// named (nameOrigin).
+	Origin, KeptOrigin string
+	// KeptPath and KeptLine are where the row that was written comes from.
+	KeptPath string
+	KeptLine int32
+}
+
 // dropDuplicates keeps one row per full name, as Lean has one declaration per
 // name: the row the name table chose (a written declaration over a generated
-// one), else the first. Generated names are approximations (anonymous
-// instances, simps lemmas) and can collide; a table with two rows for one name
-// would break every consumer that keys on the name.
-func dropDuplicates(t *Table, files []*fileResult) int {
-	seen := make(map[string]bool, len(t.names))
-	dropped := 0
+// one), else the first. Generated names are approximations (simps lemmas,
+// twins of a declaration whose other form is written) and can collide; a
+// table with two rows for one name would break every consumer that keys on
+// the name. Private declarations are first given Lean's private names where
+// another row has their name (privateNames). It returns the rows dropped.
+func dropDuplicates(t *Table, files []*fileResult) []Duplicate {
+	kept := make(map[string]*pdecl, len(t.names))
+	dups := map[string]bool{}
 	for _, fr := range files {
-		kept := fr.decls[:0]
+		for _, d := range fr.decls {
+			if kept[d.row.Name] != nil {
+				dups[d.row.Name] = true
+			}
+			kept[d.row.Name] = d
+		}
+	}
+	if len(dups) == 0 {
+		return nil
+	}
+	privateNames(files, dups)
+	clear(kept)
+	var dropped []Duplicate
+	for _, fr := range files {
+		out := fr.decls[:0]
 		for _, d := range fr.decls {
 			name := d.row.Name
-			if e := t.names[name]; (e != nil && e.decl != nil && e.decl != d) || seen[name] {
-				dropped++
+			k := kept[name]
+			if e := t.names[name]; k == nil && e != nil && e.decl != nil && e.decl != d && e.decl.row.Name == name {
+				k = e.decl
+			}
+			if k != nil {
+				dropped = append(dropped, Duplicate{Name: name, Kind: d.row.Kind, Path: d.row.Path, Line: d.row.LineStart,
+					Origin: nameOrigin(d), KeptOrigin: nameOrigin(k), KeptPath: k.row.Path, KeptLine: k.row.LineStart})
 				continue
 			}
-			seen[name] = true
-			kept = append(kept, d)
+			kept[name] = d
+			out = append(out, d)
 		}
-		clear(fr.decls[len(kept):])
-		fr.decls = kept
+		clear(fr.decls[len(out):])
+		fr.decls = out
 	}
 	return dropped
+}
+
+// privateNames renames the private declarations whose name another row
+// has (dups) to the name Lean gives them, _private.<module>.0.<name>: two
+// modules may each declare a private lbp, and both are Lean declarations.
+// References from their own module follow the rename (a private name is
+// not visible elsewhere).
+func privateNames(files []*fileResult, dups map[string]bool) {
+	for _, fr := range files {
+		var renamed map[string]string
+		for _, d := range fr.decls {
+			if dups[d.row.Name] && isPrivate(d) {
+				if renamed == nil {
+					renamed = map[string]string{}
+				}
+				p := privateName(fr.mod.Name, d.row.Name)
+				renamed[d.row.Name] = p
+				d.row.Name = p
+			}
+		}
+		if renamed == nil {
+			continue
+		}
+		for _, d := range fr.decls {
+			for _, deps := range [][]string{d.row.StatementDeps, d.row.ProofDeps} {
+				for i, dep := range deps {
+					if p, ok := renamed[dep]; ok {
+						deps[i] = p
+					}
+				}
+			}
+			if g := d.row.GeneratedFrom; g != nil && renamed[*g] != "" {
+				d.row.GeneratedFrom = strp(renamed[*g])
+			}
+		}
+	}
+}
+
+// privateName is Lean's name of a private declaration name of module mod
+// (Lean.mkPrivateName: _private.<module>.0.<name>, as Name.toString
+// prints it).
+func privateName(mod, name string) string {
+	return "_private." + mod + ".0." + name
+}
+
+// nameOrigin tells how a row was named: "written" in the source, an
+// anonymous "instance" (named by nameInstances), a to_additive/to_dual
+// "twin", or another "generated" row (projections, simps lemmas, …).
+func nameOrigin(d *pdecl) string {
+	switch {
+	case d.inst != nil:
+		return "instance"
+	case d.twinOf != nil:
+		return "twin"
+	case d.row.GeneratedFrom != nil:
+		return "generated"
+	}
+	return "written"
 }

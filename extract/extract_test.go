@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -556,6 +557,7 @@ structure E (A B : Type) extends A → B where
   extra : Nat
 structure F (A : Type) extends Inhabited A where
   more : Nat
+@[to_dual none] theorem le_bot : True := trivial
 end N
 `
 	rows, _, errs := ParseFile([]byte(src), "N.lean", "lib")
@@ -573,6 +575,9 @@ end N
 		if k > 1 {
 			t.Errorf("%s: %d rows", n, k)
 		}
+	}
+	if seen["N.none"] > 0 || seen["N.le_top"] > 0 {
+		t.Error("@[to_dual none] made a row (Lean names that translation like an auxiliary)")
 	}
 	if seen["N.E.toA"] > 0 {
 		t.Error("invented projection N.E.toA for a parent whose head is a parameter")
@@ -616,5 +621,31 @@ func TestUnknownRevision(t *testing.T) {
 		if len(decls) == 0 || decls[0].Revision != UnknownRevision {
 			t.Errorf(".revision %q: rows %+v, want revision %q", revFile, decls, UnknownRevision)
 		}
+	}
+}
+
+// TestPrivateNamesAndDuplicates: two modules may each declare a private
+// name; where they do, both rows are kept under Lean's private names (and
+// their module's references follow); two private anonymous instances of a
+// file get names of their own. A name written twice is a real duplicate:
+// one row, and the other reported.
+func TestPrivateNamesAndDuplicates(t *testing.T) {
+	res, rows := extractLib(t, map[string]string{
+		"Lib/A.lean": "namespace Nat\nprivate def lbp : Nat := 1\ntheorem useA : lbp = 1 := rfl\nprivate def onlyA : Nat := 1\ndef dup : Nat := 1\nend Nat\n",
+		"Lib/B.lean": "namespace Nat\nprivate def lbp : Nat := 2\ntheorem useB : lbp = 2 := rfl\ndef dup : Nat := 2\nend Nat\n",
+		"Lib/C.lean": "class Pointed (α : Type) where\nprivate instance : Pointed Nat := ⟨⟩\nprivate instance : Pointed Nat := ⟨⟩\n",
+	}, Source{Library: "Lib", Revision: "r"})
+	byName := rowsByName(rows)
+	for _, n := range []string{"_private.Lib.A.0.Nat.lbp", "_private.Lib.B.0.Nat.lbp", "Nat.onlyA", "Nat.dup", "instPointedNat", "instPointedNat_1"} {
+		if _, ok := byName[n]; !ok {
+			t.Errorf("no row %s in %v", n, slices.Sorted(maps.Keys(byName)))
+		}
+	}
+	if deps := byName["Nat.useB"].StatementDeps; !slices.Contains(deps, "_private.Lib.B.0.Nat.lbp") {
+		t.Errorf("Nat.useB's statement deps %v: want its module's private lbp", deps)
+	}
+	want := []Duplicate{{Name: "Nat.dup", Kind: "definition", Path: "Lib/B.lean", Line: 4, Origin: "written", KeptOrigin: "written", KeptPath: "Lib/A.lean", KeptLine: 5}}
+	if !slices.Equal(res.Duplicates, want) || res.DuplicatesDropped != 1 {
+		t.Errorf("duplicates %+v, want %+v", res.Duplicates, want)
 	}
 }

@@ -198,8 +198,9 @@ func exposedKind(kind string, def bool) bool {
 	return true
 }
 
-// declName is the declared name; an anonymous instance gets the name Lean
-// gives it, made unique in its namespace with _1, _2, … as Lean does. False:
+// declName is the declared name; an anonymous instance gets a name unique
+// in the file, which nameInstances replaces with Lean's (made unique in the
+// environment with _1, _2, … as Lean does). False:
 // a nameless declaration that is not an instance has no row.
 func (p *fileParser) declName(d *declSyntax) (string, bool) {
 	name := d.name
@@ -212,6 +213,9 @@ func (p *fileParser) declName(d *declSyntax) (string, bool) {
 	name = p.f.instanceName(d)
 	if p.src.InstanceNames == InstanceNamesV48 {
 		p.pendingInst = p.captureInstance(d)
+	} else {
+		// the name is made unique run-wide by nameInstances
+		p.pendingInst = &instSrc{v47: name, ns: p.ns, path: p.path}
 	}
 	if p.instNames == nil {
 		p.instNames = map[string]int{}
@@ -696,7 +700,8 @@ func (p *fileParser) toAdditive(d *declSyntax, pd *pdecl) *pdecl {
 }
 
 // twinSpec reads a to_additive/to_dual attribute: the explicit target name
-// ("" to guess it) and false for `existing`/`self` (no new declaration).
+// ("" to guess it) and false for `existing`/`self` (no new declaration)
+// and `none` (a translation named like an auxiliary declaration).
 func (f *file) twinSpec(a attrSyntax) (string, bool) {
 	for j := a.start + 1; j < a.end; j++ {
 		if f.is(j, "(") {
@@ -706,7 +711,7 @@ func (f *file) twinSpec(a attrSyntax) (string, bool) {
 		if f.toks[j].Kind == TokIdent {
 			s := f.text(j)
 			switch s {
-			case "existing", "self":
+			case "existing", "self", "none":
 				return "", false
 			case "to_additive", "to_dual", "reorder":
 				continue

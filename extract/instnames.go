@@ -46,6 +46,9 @@ func instanceNamesFor(minor int) string {
 // instSrc is what the instance namer keeps of an anonymous instance: its
 // signature's tokens and the names in force where it is declared.
 type instSrc struct {
+	// v47 is the base name under Lean ≤ 4.7 rules, read at parsing
+	// (instanceName; the fields below are then unset)
+	v47    string
 	sig    tokSeq
 	colon  int // index of the signature's top-level colon in sig (-1: none)
 	ns     string
@@ -107,12 +110,33 @@ type instNamer struct {
 	// classesFull: by full name (classes is by last component)
 	classesFull map[string]*classInfo
 	nots        *notationSet
+	// sites are where each name is declared (anonymous instances and
+	// their twins once named), for Lean's uniqueness rule (unused).
+	sites map[string][]declSite
+	vis   []bitset // per file: the files it imports, itself included
+	// fallbacks counts instances whose name is not the one Lean's rule
+	// gives in their own environment (nameFile)
+	fallbacks int
 }
 
-// nameInstances gives the anonymous instances of sources that use Lean ≥
-// 4.8 the names Lean gives them, renaming the rows made from them (where
-// auxiliaries; to_additive twins are renamed with naming).
-func nameInstances(files []*fileResult, naming *Naming) {
+// declSite is where a name is declared: a file and the index of the
+// declaration in the file's rows; private: Lean's name of the declaration
+// is _private.<module>.0.<name>.
+type declSite struct {
+	file, pos int32
+	private   bool
+}
+
+// nameInstances gives the anonymous instances the names Lean gives them
+// (under Lean ≥ 4.8 rules, or the Lean ≤ 4.7 base names read at parsing),
+// renaming the rows made from them (where
+// auxiliaries; to_additive twins are renamed with naming). Files are named
+// in an import order (order; vis are the import closures, importClosures),
+// so that a name is made unique against the names Lean's environment holds
+// at the instance: its module's imports and the declarations before it.
+// It returns how many instances were named past a name their environment
+// does not hold (instNamer.fallbacks).
+func nameInstances(files []*fileResult, naming *Naming, vis []bitset, order []int) int {
 	any := false
 	for _, fr := range files {
 		for _, d := range fr.decls {
@@ -122,44 +146,32 @@ func nameInstances(files []*fileResult, naming *Naming) {
 		}
 	}
 	if !any {
-		return
+		return 0
 	}
 	n := newInstNamer(files, naming)
-	for _, fr := range files {
-		n.nameFile(fr, naming)
+	n.vis = vis
+	for _, i := range order {
+		n.nameFile(files, i, naming)
 	}
+	return n.fallbacks
 }
 
 func newInstNamer(files []*fileResult, naming *Naming) *instNamer {
-	n := &instNamer{names: map[string]string{}, classes: map[string]*classInfo{}, classesFull: map[string]*classInfo{}, nots: newNotationSet()}
+	n := &instNamer{names: map[string]string{}, classes: map[string]*classInfo{}, classesFull: map[string]*classInfo{},
+		nots: newNotationSet(), sites: map[string][]declSite{}}
 	for _, c := range coreNames() {
 		n.names[c[0]] = ""
 	}
-	for _, fr := range files {
+	for fi, fr := range files {
 		root, _, _ := strings.Cut(fr.mod.Name, ".")
-		for _, d := range fr.decls {
-			if d.inst == nil {
+		for k, d := range fr.decls {
+			if d.inst == nil && (d.twinOf == nil || d.twinOf.inst == nil) {
+				// (a twin of an anonymous instance is named with it)
 				n.names[d.row.Name] = root
+				n.sites[d.row.Name] = append(n.sites[d.row.Name], declSite{int32(fi), int32(k), isPrivate(d)})
 			}
 			if d.row.Kind == "class" || d.row.Keyword == "class" {
-				// a to_additive twin (AddCommGroup) has its original's
-				// parents and parameters, translated
-				src, tr := d, func(s string) string { return s }
-				if d.twinOf != nil {
-					src, tr = d.twinOf, naming.GuessAdditive
-					if d.twinAttr == "to_dual" {
-						tr = naming.GuessDual
-					}
-				}
-				ci := &classInfo{sorts: src.paramSorts}
-				for _, h := range src.instHeads {
-					ci.instParams = append(ci.instParams, tr(lastComponent(h)))
-				}
-				for _, e := range src.extends {
-					ci.parents = append(ci.parents, tr(lastComponent(e)))
-				}
-				n.classes[lastComponent(d.row.Name)] = ci
-				n.classesFull[d.row.Name] = ci
+				n.addClass(d, naming)
 			}
 		}
 		for _, nd := range fr.notations {
@@ -170,6 +182,32 @@ func newInstNamer(files []*fileResult, naming *Naming) *instNamer {
 	}
 	return n
 }
+
+// addClass records what the namer needs of a class: a to_additive twin
+// (AddCommGroup) has its original's parents and parameters, translated.
+func (n *instNamer) addClass(d *pdecl, naming *Naming) {
+	src, tr := d, func(s string) string { return s }
+	if d.twinOf != nil {
+		src, tr = d.twinOf, naming.GuessAdditive
+		if d.twinAttr == "to_dual" {
+			tr = naming.GuessDual
+		}
+	}
+	ci := &classInfo{sorts: src.paramSorts}
+	for _, h := range src.instHeads {
+		ci.instParams = append(ci.instParams, tr(lastComponent(h)))
+	}
+	for _, e := range src.extends {
+		ci.parents = append(ci.parents, tr(lastComponent(e)))
+	}
+	n.classes[lastComponent(d.row.Name)] = ci
+	n.classesFull[d.row.Name] = ci
+}
+
+// isPrivate tells whether a row is a private declaration: Lean's name for
+// it is mangled (_private.<module>.0.<name>), so its written name does not
+// make a generated name unused.
+func isPrivate(d *pdecl) bool { return d.row.IsPrivate() }
 
 // forNamer turns a notation definition into the parser's form (nil for
 // macro_rules and notations without a plain pattern).
@@ -196,29 +234,87 @@ func (nd *notationDef) forNamer() *notn {
 	return nt
 }
 
-// nameFile names one file's anonymous instances, in order, unique in
-// their namespace.
-func (n *instNamer) nameFile(fr *fileResult, naming *Naming) {
-	used := map[string]bool{}
-	for _, d := range fr.decls {
+// nameFile names one file's anonymous instances, in order, as Lean's
+// mkUnusedBaseName does: the base name, else the first of base_1, base_2, …
+// that the environment does not contain.
+//
+// The names taken are those of the whole run, not only the instance's
+// environment (leanUsed): in a library that builds as a whole (Mathlib.lean
+// imports every module) no module declares a name that Lean gave in a module
+// it does not import, so both give Lean's name where the names around are
+// right. Where they are not (a base name approximated differently from
+// Lean's), the run-wide rule keeps every row under its own name instead of
+// two rows under one; such instances are counted in n.fallbacks.
+func (n *instNamer) nameFile(files []*fileResult, fi int, naming *Naming) {
+	fr := files[fi]
+	root, _, _ := strings.Cut(fr.mod.Name, ".")
+	for k, d := range fr.decls {
 		if d.inst == nil {
 			continue
 		}
-		root, _, _ := strings.Cut(fr.mod.Name, ".")
-		base := n.baseName(d.inst, root)
-		name := base
-		for i := 1; used[joinNs(d.inst.ns, name)] || n.hasWritten(joinNs(d.inst.ns, name)); i++ {
+		base := d.inst.v47
+		if base == "" {
+			base = n.baseName(d.inst, root)
+		}
+		name, lean := base, ""
+		for i := 1; ; i++ {
+			full := joinNs(d.inst.ns, name)
+			if lean == "" && !n.leanUsed(full, fi, k) {
+				lean = full
+			}
+			if !n.taken(full, fi) {
+				break
+			}
 			name = fmt.Sprintf("%s_%d", base, i)
 		}
 		full := joinNs(d.inst.ns, name)
-		used[full] = true
+		if full != lean {
+			n.fallbacks++
+		}
 		renameDecl(fr, d, full, naming)
+		n.sites[full] = append(n.sites[full], declSite{int32(fi), int32(k), isPrivate(d)})
+		for j, g := range fr.decls {
+			if g.twinOf == d {
+				n.sites[g.row.Name] = append(n.sites[g.row.Name], declSite{int32(fi), int32(j), isPrivate(g)})
+			}
+		}
 	}
 }
 
-func (n *instNamer) hasWritten(full string) bool {
-	_, ok := n.names[full]
-	return ok
+// taken tells whether a row of the run (or core Lean) already has full: a
+// private one only in file fi (elsewhere its name is another).
+func (n *instNamer) taken(full string, fi int) bool {
+	if root, ok := n.names[full]; ok && root == "" {
+		return true
+	}
+	for _, s := range n.sites[full] {
+		if !s.private || int(s.file) == fi {
+			return true
+		}
+	}
+	return false
+}
+
+// leanUsed tells whether Lean's environment at the k-th row of file fi
+// contains full: a core name, a name declared in a module the file imports
+// (transitively), or one declared earlier in the file.
+func (n *instNamer) leanUsed(full string, fi, k int) bool {
+	if root, ok := n.names[full]; ok && root == "" {
+		return true
+	}
+	for _, s := range n.sites[full] {
+		if s.private {
+			continue // env.contains does not see its mangled name
+		}
+		if int(s.file) == fi {
+			if int(s.pos) < k {
+				return true
+			}
+		} else if n.vis == nil || n.vis[fi].has(s.file) {
+			return true
+		}
+	}
+	return false
 }
 
 // renameDecl renames an anonymous instance's row and the rows made from it.

@@ -2,6 +2,8 @@ package extract
 
 import (
 	"context"
+	"fmt"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -119,15 +121,31 @@ func instWants() []string {
 
 func extractInstances(t *testing.T, leanVersion string) []string {
 	t.Helper()
+	_, rows := extractLib(t, instLib, Source{Library: "lib", Revision: "r", LeanVersion: leanVersion})
+	var got []string
+	for _, r := range rows {
+		if r.Kind == workspace.KindInstance {
+			got = append(got, r.Name)
+		}
+	}
+	slices.Sort(got)
+	return got
+}
+
+// extractLib writes files (path → source) to a folder, extracts it as
+// src (Dir set here) and returns the result and the rows written.
+func extractLib(t *testing.T, files map[string]string, src Source) (*Result, []workspace.Declaration) {
+	t.Helper()
 	dir := t.TempDir()
-	for p, s := range instLib {
+	for p, s := range files {
 		writeFile(t, filepath.Join(dir, "src", p), s)
 	}
 	ws, err := workspace.Open(filepath.Join(dir, "ws"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := Run(context.Background(), ws, Options{Sources: []Source{{Dir: filepath.Join(dir, "src"), Library: "lib", Revision: "r", LeanVersion: leanVersion}}})
+	src.Dir = filepath.Join(dir, "src")
+	res, err := Run(context.Background(), ws, Options{Sources: []Source{src}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,14 +156,7 @@ func extractInstances(t *testing.T, leanVersion string) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var got []string
-	for _, r := range rows {
-		if r.Kind == workspace.KindInstance {
-			got = append(got, r.Name)
-		}
-	}
-	slices.Sort(got)
-	return got
+	return res, rows
 }
 
 // TestInstanceNamesLean48: every anonymous instance gets the name Lean ≥
@@ -224,5 +235,33 @@ func TestDerivedInstanceNames(t *testing.T) {
 	want := []string{"Mathlib.Tactic.RingNF.instInhabitedConfig", "Mathlib.Tactic.RingNF.instBEqConfig", "Mathlib.Tactic.RingNF.instReprConfig", "instDecidableEqNum"}
 	if !slices.Equal(got, want) {
 		t.Errorf("derived instances %v, want %v", got, want)
+	}
+}
+
+// TestInstanceNamesImportOrder: an anonymous instance is made unique
+// against the names of the modules it imports, as Lean's mkUnusedBaseName
+// does, whatever the order of the files (Lib/A imports Lib/B: B's instance
+// is named first); a module that imports neither still gets a name of its
+// own (a fallback, counted) and no row is dropped.
+func TestInstanceNamesImportOrder(t *testing.T) {
+	res, rows := extractLib(t, map[string]string{
+		"Lib/Cls.lean": "universe u\nclass Pointed (α : Sort u) where\ndef Thing := Nat\n",
+		"Lib/A.lean":   "import Lib.B\ninstance : Pointed Thing := ⟨⟩\ninstance : Pointed Thing := ⟨⟩\n",
+		"Lib/B.lean":   "import Lib.Cls\ninstance : Pointed Thing := ⟨⟩\n",
+		"Lib/C.lean":   "import Lib.Cls\ninstance : Pointed Thing := ⟨⟩\n",
+	}, Source{Library: "Lib", Revision: "r", LeanVersion: "4.29.0"})
+	got := map[string]string{}
+	for _, r := range rows {
+		if r.Kind == workspace.KindInstance {
+			got[r.Name] = fmt.Sprintf("%s:%d", r.Module, r.LineStart)
+		}
+	}
+	want := map[string]string{"instPointedThing": "Lib.B:2", "instPointedThing_1": "Lib.A:2", "instPointedThing_2": "Lib.A:3",
+		"instPointedThing_3": "Lib.C:2"}
+	if !maps.Equal(got, want) {
+		t.Errorf("instances %v, want %v", got, want)
+	}
+	if res.DuplicatesDropped != 0 || res.InstanceNameFallbacks != 1 {
+		t.Errorf("%d rows dropped (%v), %d fallbacks; want 0 and 1 (Lib.C's)", res.DuplicatesDropped, res.Duplicates, res.InstanceNameFallbacks)
 	}
 }

@@ -96,7 +96,9 @@ type resolvedOpen struct {
 	scoped bool
 }
 
-func newTable(files []*fileResult) *Table {
+// newTable builds the name table of files; vis are their import closures
+// (importClosures; nil: computed here).
+func newTable(files []*fileResult, vis []bitset) *Table {
 	n := 0
 	for _, fr := range files {
 		n += len(fr.decls)
@@ -105,7 +107,10 @@ func newTable(files []*fileResult) *Table {
 		notations: map[string][]*notationDef{}, suffix: make(map[string][]string, n/2)}
 	visDone := make(chan struct{})
 	go func() {
-		t.buildVisibility(files)
+		if vis == nil {
+			vis, _ = importClosures(files)
+		}
+		t.vis = vis
 		close(visDone)
 	}()
 	add := func(name string, e *entry) {
@@ -160,9 +165,12 @@ func newTable(files []*fileResult) *Table {
 	return t
 }
 
-// buildVisibility computes, for every module, the modules it imports
-// transitively: a declaration is visible where its module is imported.
-func (t *Table) buildVisibility(files []*fileResult) {
+// importClosures computes, for every file, the files it imports
+// transitively, itself included (a declaration is visible where its module
+// is imported), and an import order of the files: each after the files it
+// imports (depth first, in file order; an import cycle is cut where it is
+// met).
+func importClosures(files []*fileResult) ([]bitset, []int) {
 	idx := make(map[string]int, len(files))
 	for i, fr := range files {
 		if _, dup := idx[fr.mod.Name]; !dup {
@@ -170,7 +178,8 @@ func (t *Table) buildVisibility(files []*fileResult) {
 		}
 	}
 	words := (len(files) + 63) / 64
-	t.vis = make([]bitset, len(files))
+	vis := make([]bitset, len(files))
+	order := make([]int, 0, len(files))
 	state := make([]byte, len(files)) // 0 new, 1 in progress, 2 done
 	var visit func(i int)
 	visit = func(i int) {
@@ -188,16 +197,18 @@ func (t *Table) buildVisibility(files []*fileResult) {
 			visit(j)
 			if state[j] == 2 {
 				for w := range b {
-					b[w] |= t.vis[j][w]
+					b[w] |= vis[j][w]
 				}
 			}
 		}
-		t.vis[i] = b
+		vis[i] = b
 		state[i] = 2
+		order = append(order, i)
 	}
 	for i := range files {
 		visit(i)
 	}
+	return vis, order
 }
 
 // opensOf resolves the namespaces opened in a context (cached per context).

@@ -4,7 +4,9 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"maps"
 	"os"
+	"slices"
 
 	"github.com/driftkit/driftkit/extract"
 	"github.com/driftkit/driftkit/workspace"
@@ -147,6 +149,12 @@ func printExtractWarnings(env *Env, res *extract.Result) {
 	if res.ErrorCount > len(res.Errors) {
 		fmt.Fprintf(env.Stderr, "warning: … %d more parse errors (see modules.parquet errors column)\n", res.ErrorCount-len(res.Errors))
 	}
+	for _, d := range res.Duplicates {
+		if d.Origin == "written" && d.KeptOrigin == "written" {
+			fmt.Fprintf(env.Stderr, "warning: %s:%d: %s is declared again (first at %s:%d); the row is not written\n",
+				d.Path, d.Line, d.Name, d.KeptPath, d.KeptLine)
+		}
+	}
 	for _, s := range res.Sources {
 		if s.RevisionUnknown() {
 			fmt.Fprintf(env.Stderr, "warning: source %s is not in a git checkout and has no .revision file: its revision is recorded as %q (give --revision)\n",
@@ -167,7 +175,7 @@ func extractReport(res *extract.Result, report string) map[string]any {
 	}
 	return map[string]any{"files": res.Files, "declarations": res.Declarations, "modules": res.Modules,
 		"parse_errors": res.ErrorCount, "unresolved": res.Unresolved, "duplicates_dropped": res.DuplicatesDropped,
-		"sources": sources, "phase_seconds": phases, "report": report}
+		"duplicates": res.Duplicates, "instance_name_fallbacks": res.InstanceNameFallbacks, "sources": sources, "phase_seconds": phases, "report": report}
 }
 
 // printExtractResult is extract's text report.
@@ -175,7 +183,18 @@ func printExtractResult(env *Env, res *extract.Result, report string) {
 	fmt.Fprintf(env.Stdout, "extract: %d files, %d declarations, %d parse errors, %d unresolved identifiers\n",
 		res.Files, res.Declarations, res.ErrorCount, res.Unresolved)
 	if res.DuplicatesDropped > 0 {
-		fmt.Fprintf(env.Stdout, "  %d generated rows dropped: their approximated names collide with another row\n", res.DuplicatesDropped)
+		by := map[string]int{}
+		for _, d := range res.Duplicates {
+			by[d.Origin+" (kept: "+d.KeptOrigin+")"]++
+		}
+		fmt.Fprintf(env.Stdout, "  %d rows dropped as duplicate names, by how they were named:", res.DuplicatesDropped)
+		for _, k := range slices.Sorted(maps.Keys(by)) {
+			fmt.Fprintf(env.Stdout, " %s %d;", k, by[k])
+		}
+		fmt.Fprintln(env.Stdout)
+	}
+	if res.InstanceNameFallbacks > 0 {
+		fmt.Fprintf(env.Stdout, "  %d anonymous instances named past a name their module does not see (their approximated names collide)\n", res.InstanceNameFallbacks)
 	}
 	for _, s := range res.Sources {
 		fmt.Fprintf(env.Stdout, "  source %s: library %s, revision %s\n", s.Dir, s.Library, s.Revision)
