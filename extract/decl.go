@@ -30,6 +30,7 @@ type auxSyntax struct {
 	valStart, valEnd   int
 	doc                *string
 	protected          bool
+	private            bool     // written `private`: Lean mangles its name (applyVisibility)
 	binderNames        []string // for fields declared in one group: all names
 	lineStart, lineEnd int32
 }
@@ -51,6 +52,7 @@ type declSyntax struct {
 	valEnd     int
 	extends    [][2]int // parent type token ranges (structure/class)
 	ctorName   string   // custom structure constructor (mk ::)
+	ctorPriv   bool     // the constructor is written `private mk ::`
 	fields     []auxSyntax
 	ctors      []auxSyntax
 	aux        []auxSyntax // where-auxiliaries
@@ -421,16 +423,17 @@ func (f *file) parseStructure(d *declSyntax, i int) {
 			break
 		}
 	}
-	k := bodyStart
-	// the constructor, `mk ::` after optional modifiers (Lean's structCtor:
-	// declModifiers ident " :: ", as in `private mk ::`)
-	c := k
-	for c < d.valEnd && (f.toks[c].Kind == TokDoc || f.toks[c].Kind == TokIdent && leantext.Is(f.text(c), leantext.Modifier)) {
-		c++
+	// the constructor: declModifiers ident " :: " (Lean's structCtor), e.g.
+	// `private mk ::`
+	k, priv := bodyStart, false
+	j := k
+	for j < d.valEnd && (f.toks[j].Kind == TokDoc || f.toks[j].Kind == TokIdent && leantext.Is(f.text(j), leantext.Modifier)) {
+		priv = priv || f.is(j, "private")
+		j++
 	}
-	if c+1 < d.valEnd && f.toks[c].Kind == TokIdent && f.is(c+1, "::") {
-		d.ctorName = f.text(c)
-		k = c + 2
+	if j+1 < d.valEnd && f.toks[j].Kind == TokIdent && f.is(j+1, "::") {
+		d.ctorName, d.ctorPriv = f.text(j), priv
+		k = j + 2
 	}
 	f.parseFields(d, k, d.valEnd)
 }
@@ -464,7 +467,7 @@ func (f *file) parseFields(d *declSyntax, i, end int) {
 			e = starts[n+1]
 		}
 		k := s
-		prot := false
+		prot, priv := false, false
 		for k < e {
 			if f.toks[k].Kind == TokDoc {
 				doc = f.docText(k)
@@ -473,6 +476,7 @@ func (f *file) parseFields(d *declSyntax, i, end int) {
 				k = f.matchBracket(k) + 1
 			} else if f.toks[k].Kind == TokIdent && leantext.Is(f.text(k), leantext.Modifier) {
 				prot = prot || f.is(k, "protected")
+				priv = priv || f.is(k, "private")
 				k++
 			} else {
 				break
@@ -485,7 +489,7 @@ func (f *file) parseFields(d *declSyntax, i, end int) {
 				if c >= e {
 					c = e - 1
 				}
-				f.fieldGroup(d, k+1, c, doc, prot, false)
+				f.fieldGroup(d, k+1, c, doc, prot, priv, false)
 				doc = nil
 				k = c + 1
 				continue
@@ -493,7 +497,7 @@ func (f *file) parseFields(d *declSyntax, i, end int) {
 			if f.toks[k].Kind == TokIdent {
 				// a field without brackets is one name; identifiers after it
 				// are its binders (Lean's structSimpleBinder: ident optDeclSig)
-				f.fieldGroup(d, k, e, doc, prot, true)
+				f.fieldGroup(d, k, e, doc, prot, priv, true)
 				doc = nil
 			}
 			break
@@ -504,7 +508,7 @@ func (f *file) parseFields(d *declSyntax, i, end int) {
 // fieldGroup parses `a b (x : α) : T := v` in [i, e) as fields a and b
 // (within brackets), or `a x y : T` as the field a with binders x y
 // (simple: written without brackets).
-func (f *file) fieldGroup(d *declSyntax, i, e int, doc *string, prot, simple bool) {
+func (f *file) fieldGroup(d *declSyntax, i, e int, doc *string, prot, priv, simple bool) {
 	var names []int
 	k := i
 	for k < e && f.toks[k].Kind == TokIdent && (!simple || len(names) == 0) {
@@ -541,7 +545,7 @@ func (f *file) fieldGroup(d *declSyntax, i, e int, doc *string, prot, simple boo
 	}
 	for _, ni := range names {
 		a := auxSyntax{name: f.text(ni), nameIdx: ni, sigStart: k, sigEnd: e, valStart: e, valEnd: e, doc: doc,
-			protected: prot, binderNames: all, lineStart: f.toks[ni].Line, lineEnd: f.toks[e-1].Line}
+			protected: prot, private: priv, binderNames: all, lineStart: f.toks[ni].Line, lineEnd: f.toks[e-1].Line}
 		if assign >= 0 {
 			a.sigEnd = assign
 			a.valStart = assign + 1
@@ -601,15 +605,16 @@ func (f *file) parseInductive(d *declSyntax, i int) {
 			continue
 		}
 		k := j + 1
-		prot := false
+		prot, priv := false, false
 		for k < end && f.toks[k].Kind == TokIdent && leantext.Is(f.text(k), leantext.Modifier) {
 			prot = prot || f.is(k, "protected")
+			priv = priv || f.is(k, "private")
 			k++
 		}
 		if k >= end || f.toks[k].Kind != TokIdent {
 			continue
 		}
-		a := auxSyntax{name: f.text(k), nameIdx: k, sigStart: k + 1, doc: doc, protected: prot, lineStart: f.toks[j].Line}
+		a := auxSyntax{name: f.text(k), nameIdx: k, sigStart: k + 1, doc: doc, protected: prot, private: priv, lineStart: f.toks[j].Line}
 		doc = nil
 		// ends at next | or doc at depth 0
 		dep := 0

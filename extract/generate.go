@@ -360,6 +360,7 @@ func (g *generated) structure() {
 	c := g.gen(g.full+"."+ctor, workspace.KindConstructor, f.span(d.valStart, d.valEnd), g.base.LineStart, g.base.LineEnd, nil,
 		append(append([]ref(nil), pd.sigRefs...), g.self...), false)
 	c.varRefs, c.condVars = pd.varRefs, append([]condVar(nil), pd.condVars...)
+	c.markPrivate(d.ctorPriv)
 	params := map[string]bool{}
 	for _, b := range f.parseBinders(d.sigStart, g.binEnd) {
 		for _, n := range b.names {
@@ -394,6 +395,7 @@ func (g *generated) structure() {
 		refs := g.withSelf(f.collectRefs(fl.sigStart, fl.sigEnd, floc, nil))
 		p := g.gen(g.full+"."+fl.name, workspace.KindProjection, f.span(fl.sigStart, fl.sigEnd), fl.lineStart, fl.lineEnd, fl.doc, refs, fl.protected)
 		p.row.Code = f.span(fl.nameIdx, fl.valEnd) // the field's own text, not the whole structure
+		p.markPrivate(fl.private)
 		p.resultHead = f.resultHead(fl.sigStart, fl.sigEnd)
 		p.propField = f.isPropType(fl.sigStart, fl.sigEnd)
 		if d.keyword == "class" {
@@ -412,6 +414,20 @@ func (g *generated) inductive() {
 		c := g.gen(g.full+"."+ct.name, workspace.KindConstructor, f.span(ct.sigStart, ct.sigEnd), ct.lineStart, ct.lineEnd, ct.doc, refs, ct.protected)
 		c.row.Code = f.span(ct.nameIdx, ct.sigEnd)
 		c.varRefs, c.condVars = pd.varRefs, append([]condVar(nil), pd.condVars...)
+		c.markPrivate(ct.private)
+	}
+}
+
+// markPrivate makes a generated row private when its own syntax is
+// written `private` (`private mk ::`, a `private` field, `| private c`):
+// Lean's expandCtor, expandFields and the inductive view call
+// applyVisibility with the constructor's or field's own modifiers
+// (src/Lean/Elab/Structure.lean; inductiveSyntaxToView), so the name is
+// mangled even when the type is public. Only the written modifier is
+// modelled; otherwise the row keeps the type's visibility.
+func (n *pdecl) markPrivate(written bool) {
+	if written {
+		n.row.Visibility = workspace.VisibilityPrivate
 	}
 }
 

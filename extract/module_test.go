@@ -12,7 +12,8 @@ import (
 // public inside `public section` or with `public`, `private` negating it;
 // def bodies exposed with @[expose] or in an @[expose] section unless
 // @[no_expose], abbrevs, instances and structures always, theorems and
-// opaques never; an alias as its target's kind.
+// opaques never; an alias as its target's kind; a constructor or field
+// written `private` is private in a public type.
 func TestModuleSystem(t *testing.T) {
 	rows, mod, errs := ParseFile(readSeed(t, "module.lean"), "Test/Module.lean", "test")
 	if len(errs) > 0 {
@@ -41,6 +42,12 @@ func TestModuleSystem(t *testing.T) {
 		"N.S":             {"public", true},
 		"N.S.mk":          {"public", true},
 		"N.S.x":           {"public", true},
+		"N.Cat":           {"public", true},
+		"N.Cat.mk":        {"private", true},
+		"N.Cat.carrier":   {"public", true},
+		"N.Cat.secret":    {"private", true},
+		"N.T.open":        {"public", true},
+		"N.T.closed":      {"private", true},
 		"plainDef":        {"public", false},
 		"plainAbbrev":     {"public", true},
 		"instInhabitedS'": {"public", true},
@@ -58,6 +65,16 @@ func TestModuleSystem(t *testing.T) {
 		if r.Visibility != w.vis || r.Exposed != w.exposed {
 			t.Errorf("%s: visibility %q exposed %v, want %q %v", name, r.Visibility, r.Exposed, w.vis, w.exposed)
 		}
+	}
+	// `private mk ::` names the constructor; it is not a field
+	var gen []string
+	for _, r := range rows {
+		if r.GeneratedFrom != nil && *r.GeneratedFrom == "N.Cat" {
+			gen = append(gen, r.Name+" "+r.Kind)
+		}
+	}
+	if want := []string{"N.Cat.mk constructor", "N.Cat.carrier projection", "N.Cat.secret projection"}; !slices.Equal(gen, want) {
+		t.Errorf("rows generated from N.Cat: %q, want %q", gen, want)
 	}
 }
 

@@ -28,6 +28,18 @@ namespace N
 structure S where
   x : Nat
 
+/-- A public type whose constructor and one field only this module can use. -/
+structure Cat where
+  /-- the constructor's doc -/
+  private mk ::
+  /-- The underlying type. -/
+  carrier : Type
+  private secret : Nat
+
+inductive T where
+  | open : T
+  | private closed : T
+
 end N
 
 end
