@@ -107,3 +107,20 @@ func ProfileWeights(p Profile) Weights {
 	}
 	return DefaultWeights()
 }
+
+// CandidateDepth is how many candidates each of q's signals ranks before
+// fusion: max(weights' Depth, K), the weights q resolves to. Asking for up to
+// that many hits lengthens the answer without changing the order of its
+// first K — what a caller that drops some hits afterwards (serve leaves out
+// module-private declarations) may ask for more, and no more.
+func CandidateDepth(q Query) int {
+	w := ProfileWeights(ResolveProfile(&q))
+	if q.Weights != nil {
+		w = *q.Weights
+	}
+	k := q.K
+	if k <= 0 {
+		k = 10
+	}
+	return max(w.Depth, k)
+}

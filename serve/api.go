@@ -469,18 +469,30 @@ func searchHits(ctx context.Context, ws *Workspace, v View, q retrieval.Query) (
 	if want <= 0 {
 		want = defaultEngineK
 	}
+	q.K = want
 	for _, more := range []int{2, 8} {
-		q.K = want*more + 8
+		ask := overAsk(q, more)
+		q.K = ask
 		hits, r, err := searchHitsOnce(ctx, ws, v, q)
 		if err != nil {
 			return nil, nil, err
 		}
 		kept := slices.DeleteFunc(hits, func(h retrieval.Hit) bool { return p.decls.Private(h.Name) })
-		if len(kept) >= want || len(hits) < q.K || more == 8 {
+		q.K = want
+		if len(kept) >= want || len(hits) < ask || more == 8 || overAsk(q, 8) == ask {
 			return kept[:min(len(kept), want)], r, nil
 		}
 	}
 	panic("unreachable")
+}
+
+// overAsk is how many hits to ask for so that q.K remain once private ones
+// are dropped: q.K·more + 8, capped at the engine's candidate depth — asking
+// deeper would rank deeper lists and reorder the public hits themselves
+// (retrieval.CandidateDepth). Near that depth an answer may come back
+// shorter than q.K rather than different.
+func overAsk(q retrieval.Query, more int) int {
+	return min(q.K*more+8, retrieval.CandidateDepth(q))
 }
 
 // defaultEngineK is the engine's number of hits for a query with no K

@@ -256,13 +256,14 @@ func searchAllPublic(ctx context.Context, ws *Workspace, v View, qs []retrieval.
 	if !ok || len(p.decls.private) == 0 {
 		return retrieval.SearchAll(ctx, v, qs)
 	}
+	qs = slices.Clone(qs) // the caller's queries keep their K
 	more := make([]retrieval.Query, len(qs))
 	for i, q := range qs {
 		if q.K <= 0 {
 			qs[i].K = defaultEngineK
 		}
 		more[i] = qs[i]
-		more[i].K = qs[i].K*2 + 8
+		more[i].K = overAsk(qs[i], 2)
 	}
 	all, err := retrieval.SearchAll(ctx, v, more)
 	if err != nil {
