@@ -603,9 +603,19 @@ func upsert(t *testing.T, c *weaviatetest.Cluster, objs ...*pb.BatchObject) {
 		t.Fatal(err)
 	}
 	defer conn.Close()
-	reply, err := pb.NewWeaviateClient(conn).BatchObjects(context.Background(),
-		&pb.BatchObjectsRequest{Objects: objs, ConsistencyLevel: pb.ConsistencyLevel_CONSISTENCY_LEVEL_ALL.Enum()})
-	if err != nil || len(reply.GetErrors()) > 0 {
-		t.Fatalf("upsert: %v %v", err, reply.GetErrors())
+	// A shard is read-only for a moment while it applies a collection
+	// update (Weaviate v1.35.2 adapters/repos/db/shard.go
+	// UpdateVectorIndexConfigs marks it so until the vector index took the
+	// new config): the build's last step turns on asynchronous replication,
+	// so a write right after it may be refused that way and is retried.
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		reply, err := pb.NewWeaviateClient(conn).BatchObjects(context.Background(),
+			&pb.BatchObjectsRequest{Objects: objs, ConsistencyLevel: pb.ConsistencyLevel_CONSISTENCY_LEVEL_ALL.Enum()})
+		if err == nil && len(reply.GetErrors()) == 0 {
+			return
+		}
+		if err != nil || time.Now().After(deadline) || !strings.Contains(fmt.Sprint(reply.GetErrors()), "read-only") {
+			t.Fatalf("upsert: %v %v", err, reply.GetErrors())
+		}
 	}
 }
