@@ -4,7 +4,6 @@ import (
 	"context"
 	"net/http"
 	"net/url"
-	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -477,7 +476,7 @@ func searchHits(ctx context.Context, ws *Workspace, v View, q retrieval.Query) (
 		if err != nil {
 			return nil, nil, err
 		}
-		kept := slices.DeleteFunc(hits, func(h retrieval.Hit) bool { return p.decls.Private(h.Name) })
+		kept := p.decls.Public(hits)
 		q.K = want
 		if len(kept) >= want || len(hits) < ask || more == 8 || overAsk(q, 8) == ask {
 			return kept[:min(len(kept), want)], r, nil

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -11,6 +12,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/driftkit/driftkit/internal/leanname"
+	"github.com/driftkit/driftkit/retrieval"
 	"github.com/driftkit/driftkit/workspace"
 )
 
@@ -60,6 +62,12 @@ func (d *Decls) Docstring(name string) string { return d.docs[name] }
 // Private reports whether Lean makes the declaration private to its module
 // (no other module can write its name).
 func (d *Decls) Private(name string) bool { return d.private[name] }
+
+// Public drops from hits, in place, the declarations Lean keeps private to
+// their module (the one filter searchHits and searchAllPublic share).
+func (d *Decls) Public(hits []retrieval.Hit) []retrieval.Hit {
+	return slices.DeleteFunc(hits, func(h retrieval.Hit) bool { return d.private[h.Name] })
+}
 
 // declNameCol is what OpenDecls reads of every row.
 type declNameCol struct {

@@ -270,7 +270,7 @@ func searchAllPublic(ctx context.Context, ws *Workspace, v View, qs []retrieval.
 		return nil, err
 	}
 	for i, hits := range all {
-		kept := slices.DeleteFunc(hits, func(h retrieval.Hit) bool { return p.decls.Private(h.Name) })
+		kept := p.decls.Public(hits)
 		if len(kept) >= qs[i].K || len(hits) < more[i].K {
 			all[i] = kept[:min(len(kept), qs[i].K)]
 			continue
