@@ -250,6 +250,7 @@ func appendOpens(a []openDecl, b ...openDecl) []openDecl {
 type fileScratch struct {
 	toks   []Token
 	groups []groupEnd
+	refs   []ref
 }
 
 var scratchPool sync.Pool // *fileScratch
@@ -271,7 +272,7 @@ func parseFile(src []byte, s string, path, module string, source *Source, opts *
 		sc = &fileScratch{}
 	}
 	toks, lerrs := lex(src, sc.toks)
-	f := &file{s: s, toks: toks, groupsBuf: sc.groups}
+	f := &file{s: s, toks: toks, groupsBuf: sc.groups, refsBuf: sc.refs}
 	defer func() {
 		// nothing of f outlives the parse (rows, references and instance
 		// signatures hold strings of s, never tokens)
@@ -279,6 +280,7 @@ func parseFile(src []byte, s string, path, module string, source *Source, opts *
 		if f.groups != nil {
 			sc.groups = f.groups[:0]
 		}
+		sc.refs = f.refsBuf[:0]
 		scratchPool.Put(sc)
 	}()
 	for _, e := range lerrs {

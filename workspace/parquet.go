@@ -176,6 +176,7 @@ type ParallelWriter[T any] struct {
 	pending []chan encodedPart // encoded or being encoded, in file order
 	sem     chan struct{}      // bounds the groups in flight
 	err     error
+	prepare func(*T) // applied to each row on the encoding goroutine (Map)
 }
 
 type encodedPart struct {
@@ -192,6 +193,14 @@ func (w *Writer[T]) Parallel(workers int) *ParallelWriter[T] {
 	if w.rows > 0 || w.pending > 0 || w.finished || w.closed {
 		p.err = &FileError{Path: w.path, Row: -1, Err: errors.New("dataset: ParallelWriter over a writer already used")}
 	}
+	return p
+}
+
+// Map makes f be applied to every row on the goroutine that encodes its
+// group, before it is encoded (a per-row transform off the caller's
+// goroutine: the file is that of writing f's rows). Call it before Write.
+func (p *ParallelWriter[T]) Map(f func(*T)) *ParallelWriter[T] {
+	p.prepare = f
 	return p
 }
 
@@ -228,6 +237,11 @@ func (p *ParallelWriter[T]) encode() {
 			done := make(chan encodedPart, 1)
 			p.pending = append(p.pending, done)
 			go func() {
+				if f := p.prepare; f != nil {
+					for i := range rows {
+						f(&rows[i])
+					}
+				}
 				var buf bytes.Buffer
 				pw := newParquetWriter[T](&buf)
 				_, err := pw.Write(rows)
