@@ -1,7 +1,9 @@
 package workspace
 
 import (
+	"runtime"
 	"strings"
+	"sync"
 )
 
 // RenderingVersion names the document rendering of Render. It is recorded in
@@ -99,29 +101,53 @@ type declDocCols struct {
 // informal.parquet exists) into retrieval documents, in declaration order.
 // Declarations with an empty name are skipped; a repeated name keeps its
 // first row.
+//
+// The informal rows are read while the declarations are, and the documents
+// rendered on every core (index builds wait for this before anything else,
+// #29).
 func LoadDocuments(ws *Workspace) ([]Document, error) {
-	inf := map[string]*Informal{}
+	var inf map[string]*Informal
+	var infErr error
+	var wg sync.WaitGroup
 	if ws.Has(InformalFile) {
-		rows, err := ReadTable[Informal](ws.Path(InformalFile))
-		if err != nil {
-			return nil, err
-		}
-		for i := range rows {
-			inf[rows[i].Name] = &rows[i]
-		}
+		wg.Go(func() {
+			rows, err := ReadTable[Informal](ws.Path(InformalFile))
+			if err != nil {
+				infErr = err
+				return
+			}
+			inf = make(map[string]*Informal, len(rows))
+			for i := range rows {
+				inf[rows[i].Name] = &rows[i]
+			}
+		})
 	}
 	if !ws.Has(DeclarationsFile) {
+		wg.Wait()
+		if infErr != nil {
+			return nil, infErr
+		}
 		return nil, ws.Missing(DeclarationsFile, "declarations")
 	}
-	var docs []Document
+	var decls []Declaration
 	seen := map[string]bool{}
+	// Library, kind and module repeat from row to row: one copy of each.
+	shared := map[string]string{}
+	share := func(s string) string {
+		if t, ok := shared[s]; ok {
+			return t
+		}
+		t := strings.Clone(s)
+		shared[t] = t
+		return t
+	}
 	err := EachRow(ws.Path(DeclarationsFile), func(c *declDocCols) error {
 		if c.Name == "" || seen[c.Name] {
 			return nil
 		}
 		// EachRow reuses its buffers: copy what we keep.
-		d := &Declaration{Library: strings.Clone(c.Library), Name: strings.Clone(c.Name), Kind: strings.Clone(c.Kind),
-			Module: strings.Clone(c.Module), Signature: strings.Clone(c.Signature), StatementDeps: make([]string, len(c.StatementDeps))}
+		d := Declaration{Library: share(c.Library), Name: strings.Clone(c.Name), Kind: share(c.Kind),
+			Module: share(c.Module), Signature: strings.Clone(c.Signature), StatementDeps: make([]string, len(c.StatementDeps))}
 		if c.Docstring != nil {
 			d.Docstring = new(strings.Clone(*c.Docstring))
 		}
@@ -129,10 +155,27 @@ func LoadDocuments(ws *Workspace) ([]Document, error) {
 			d.StatementDeps[i] = strings.Clone(p)
 		}
 		seen[d.Name] = true
-		docs = append(docs, RenderDocument(d, inf[d.Name]))
+		decls = append(decls, d)
 		return nil
 	})
-	return docs, err
+	wg.Wait()
+	if infErr != nil {
+		return nil, infErr
+	}
+	if err != nil {
+		return nil, err
+	}
+	docs := make([]Document, len(decls))
+	workers := max(1, min(runtime.GOMAXPROCS(0), len(decls)/1024))
+	for w := range workers {
+		wg.Go(func() {
+			for i := w * len(decls) / workers; i < (w+1)*len(decls)/workers; i++ {
+				docs[i] = RenderDocument(&decls[i], inf[decls[i].Name])
+			}
+		})
+	}
+	wg.Wait()
+	return docs, nil
 }
 
 // proofDepCols are the declaration columns ProofUses reads.
