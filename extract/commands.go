@@ -36,6 +36,8 @@ type file struct {
 	groups []groupEnd
 	// groupsBuf is a recycled buffer for groups (see fileScratch).
 	groupsBuf []groupEnd
+	// refsBuf is collectRefs' recycled buffer (see fileScratch).
+	refsBuf []ref
 }
 
 // text returns the text of token i ("" out of range) without allocating.

@@ -786,12 +786,29 @@ func write(ctx context.Context, tx *workspace.Txn, results []*fileResult, worker
 		dw.Abort()
 		return err
 	}
+	// canonical names are spelled on the encoding goroutines, and the
+	// modules table is written beside the declarations
+	pw := dw.Parallel(workers).Map(func(r *workspace.Declaration) { *r = canonicalRow(*r) })
+	modErr := make(chan error, 1)
+	go func() {
+		for _, fr := range results {
+			fr.mod.Declarations = int32(len(fr.decls))
+			if fr.mod.Imports == nil {
+				fr.mod.Imports = []string{}
+			}
+			if err := mw.Write(fr.mod); err != nil {
+				modErr <- err
+				return
+			}
+		}
+		modErr <- nil
+	}()
 	fail := func(err error) error {
+		<-modErr
 		dw.Abort()
 		mw.Abort()
 		return err
 	}
-	pw := dw.Parallel(workers)
 	buf := make([]workspace.Declaration, 0, 1024)
 	for _, fr := range results {
 		if err := ctx.Err(); err != nil {
@@ -799,7 +816,7 @@ func write(ctx context.Context, tx *workspace.Txn, results []*fileResult, worker
 			return fail(err)
 		}
 		for _, d := range fr.decls {
-			buf = append(buf, canonicalRow(d.row))
+			buf = append(buf, d.row)
 			if len(buf) == cap(buf) {
 				if err := pw.Write(buf...); err != nil {
 					pw.Close()
@@ -807,14 +824,6 @@ func write(ctx context.Context, tx *workspace.Txn, results []*fileResult, worker
 				}
 				buf = buf[:0]
 			}
-		}
-		fr.mod.Declarations = int32(len(fr.decls))
-		if fr.mod.Imports == nil {
-			fr.mod.Imports = []string{}
-		}
-		if err := mw.Write(fr.mod); err != nil {
-			pw.Close()
-			return fail(err)
 		}
 	}
 	if err := pw.Write(buf...); err != nil {
@@ -824,8 +833,15 @@ func write(ctx context.Context, tx *workspace.Txn, results []*fileResult, worker
 	if err := pw.Close(); err != nil {
 		return fail(err)
 	}
+	if err := <-modErr; err != nil {
+		dw.Abort()
+		mw.Abort()
+		return err
+	}
 	if err := ctx.Err(); err != nil {
-		return fail(err)
+		dw.Abort()
+		mw.Abort()
+		return err
 	}
 	res.Declarations, res.Modules = dw.Rows(), mw.Rows()
 	if err := dw.Close(); err != nil {

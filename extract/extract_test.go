@@ -342,14 +342,14 @@ func TestRun(t *testing.T) {
 		}
 	}
 	must(os.MkdirAll(filepath.Join(src, "Lib", "Sub"), 0o755))
-	must(os.WriteFile(filepath.Join(src, "Lib", "Sub", "A.lean"), []byte("namespace Lib\ndef a : Nat := 0\nend Lib\n"), 0o644))
-	must(os.WriteFile(filepath.Join(src, "Lib", "B.lean"), []byte("import Lib.Sub.A\nopen Lib\ntheorem b : a = 0 := rfl\n/- broken"), 0o644))
+	must(os.WriteFile(filepath.Join(src, "Lib", "Sub", "A.lean"), []byte("namespace Lib\ndef a : Nat := 0\ndef «structure» : Nat := 0\nend Lib\n"), 0o644))
+	must(os.WriteFile(filepath.Join(src, "Lib", "B.lean"), []byte("import Lib.Sub.A\nopen Lib\ntheorem b : a = 0 := rfl\ntheorem c : «structure» = 0 := rfl\n/- broken"), 0o644))
 	must(os.WriteFile(filepath.Join(src, ".revision"), []byte("abc123\n"), 0o644))
 	ws, err := workspace.Open(t.TempDir())
 	must(err)
 	res, err := Run(context.Background(), ws, Options{Sources: []Source{{Dir: src, Library: "lib"}}, Workers: 2})
 	must(err)
-	if res.Files != 2 || res.Declarations != 2 || res.ErrorCount != 1 {
+	if res.Files != 2 || res.Declarations != 4 || res.ErrorCount != 1 {
 		t.Fatalf("result %+v", res)
 	}
 	decls, err := workspace.ReadTable[workspace.Declaration](ws.Path(workspace.DeclarationsFile))
@@ -358,15 +358,20 @@ func TestRun(t *testing.T) {
 	if b := m["b"]; b.Module != "Lib.B" || b.Revision != "abc123" || b.Library != "lib" || !slices.Equal(b.StatementDeps, []string{"Lib.a"}) {
 		t.Fatalf("row b: %+v", b)
 	}
+	// names are written as Lean prints them (canonicalRow, on the writer's encoders)
+	if c := m["c"]; m["Lib.structure"].Kind != workspace.KindDefinition || !slices.Equal(c.StatementDeps, []string{"Lib.structure"}) {
+		t.Fatalf("row c: %+v; names %v", c, slices.Sorted(maps.Keys(m)))
+	}
 	mods, err := workspace.ReadTable[workspace.Module](ws.Path(workspace.ModulesFile))
 	must(err)
-	if len(mods) != 2 || mods[0].Name != "Lib.B" || mods[0].Errors != 1 || !slices.Equal(mods[0].Imports, []string{"Lib.Sub.A"}) {
+	if len(mods) != 2 || mods[0].Name != "Lib.B" || mods[0].Errors != 1 || !slices.Equal(mods[0].Imports, []string{"Lib.Sub.A"}) ||
+		mods[0].Declarations != 2 || mods[1].Declarations != 2 {
 		t.Fatalf("modules %+v", mods)
 	}
 	man, err := ws.ReadManifest()
 	must(err)
 	run := man.LastRun("extract")
-	if run == nil || run.RowCounts["declarations"] != 2 || len(run.Phases) != 4 {
+	if run == nil || run.RowCounts["declarations"] != 4 || len(run.Phases) != 4 {
 		t.Fatalf("manifest run %+v", run)
 	}
 	// a second run over a hand-edited output is refused

@@ -1,11 +1,17 @@
 package extract
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"reflect"
+	"sort"
 	"strings"
+	"sync"
 	"testing"
+
+	"github.com/driftkit/driftkit/workspace"
 )
 
 // groupColonScan is groupColon as it was: a scan from the opener. The table
@@ -39,7 +45,13 @@ func checkGroups(t *testing.T, name string, src []byte) {
 
 func checkGroupsAt(t *testing.T, name string, src []byte, ends func(k, n int) []int) {
 	toks, _ := Lex(src)
-	f := &file{s: string(src), toks: toks}
+	checkGroupsIn(t, name, &file{s: string(src), toks: toks}, ends)
+}
+
+// checkGroupsIn is checkGroupsAt for a file made by the caller.
+func checkGroupsIn(t *testing.T, name string, f *file, ends func(k, n int) []int) {
+	t.Helper()
+	toks := f.toks
 	for k := range toks {
 		if f.depthDelta(k) != 1 {
 			continue
@@ -84,6 +96,79 @@ func TestGroupColonMatchesScan(t *testing.T) {
 			b.WriteString(parts[rng.IntN(len(parts))])
 		}
 		checkGroups(t, "soup", []byte(b.String()))
+	}
+}
+
+// TestGroupTableRecycled: parseFile hands each file the group table buffer
+// of the file parsed before it (fileScratch), so every entry must be written
+// again: a file whose brackets do not close, parsed after one whose brackets
+// closed at the same tokens, answers as the scan does; and the stages after
+// a parse see rows that do not depend on the file parsed before.
+func TestGroupTableRecycled(t *testing.T) {
+	var srcs []string
+	for _, n := range []int{1, 3, 40} {
+		closed := "def a : Nat := " + strings.Repeat("(x : ", n) + "Nat" + strings.Repeat(")", n) + " + (b : Nat)\n"
+		unclosed := "def a : Nat := " + strings.Repeat("(x : ", n) + "Nat + (b : Nat\n"
+		srcs = append(srcs, closed, unclosed, closed)
+	}
+	parts := []string{"(", ")", "[", "]", "{", "}", "⟨", "⟩", ":", ":=", "x", " ", "\n"}
+	rng := rand.New(rand.NewPCG(3, 4))
+	for i := 0; i < 200; i++ {
+		var b strings.Builder
+		b.WriteString("def a : Nat := ")
+		for n := rng.IntN(120); n > 0; n-- {
+			b.WriteString(parts[rng.IntN(len(parts))])
+		}
+		srcs = append(srcs, b.String())
+	}
+	ends := func(k, n int) []int { return []int{n, k + 1, k + 2, k + 5, (k + n) / 2} }
+	var buf []groupEnd
+	for i, src := range srcs {
+		toks, _ := Lex([]byte(src))
+		f := &file{s: src, toks: toks, groupsBuf: buf}
+		checkGroupsIn(t, fmt.Sprintf("source %d (after %d) %q", i, i-1, src), f, ends)
+		if f.groups != nil {
+			buf = f.groups[:0]
+		}
+	}
+	// the same through parseFile's pool: each source alone, then after the
+	// one before it; a larger file first, whose table would cover a smaller
+	// one's tokens if it were kept
+	seeds, _ := filepath.Glob("testdata/seeds/*.lean")
+	var corpus []string
+	for _, p := range seeds {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		corpus = append(corpus, string(b))
+	}
+	sort.Slice(corpus, func(i, j int) bool { return len(corpus[i]) > len(corpus[j]) })
+	// rows that read the table: a receiver's type after `(e : T).f` and
+	// the ascriptions whose types are no statement dependency
+	recv := "namespace W\ntheorem u : (g 0 : Nat).succ = 1 := rfl\n" +
+		"theorem v (s : Set Nat) : ((s : Set Nat) : Type).Nonempty := sorry\nend W\n"
+	var interleaved []string
+	for _, c := range corpus {
+		interleaved = append(interleaved, c, recv)
+	}
+	srcs = append(interleaved, srcs...)
+	alone := make([][]workspace.Declaration, len(srcs))
+	for i, src := range srcs {
+		scratchPool = sync.Pool{}
+		alone[i], _, _ = ParseFile([]byte(src), "G.lean", "g")
+	}
+	scratchPool = sync.Pool{}
+	for i, src := range srcs {
+		rows, _, _ := ParseFile([]byte(src), "G.lean", "g")
+		if len(rows) != len(alone[i]) {
+			t.Fatalf("source %d parsed after source %d: %d rows, %d alone", i, i-1, len(rows), len(alone[i]))
+		}
+		for k := range rows {
+			if !reflect.DeepEqual(rows[k], alone[i][k]) {
+				t.Fatalf("source %d parsed after source %d: row %d\n%+v\nalone:\n%+v", i, i-1, k, rows[k], alone[i][k])
+			}
+		}
 	}
 }
 

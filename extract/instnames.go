@@ -161,8 +161,13 @@ func nameInstances(files []*fileResult, naming *Naming, vis []bitset, order []in
 }
 
 func newInstNamer(files []*fileResult, naming *Naming) *instNamer {
-	n := &instNamer{names: map[string]string{}, classes: map[string]*classInfo{}, classesFull: map[string]*classInfo{},
-		nots: newNotationSet(), sites: map[string][]declSite{}, decls: map[string]*pdecl{}, sigs: map[string]*csig{}}
+	total := 0
+	for _, fr := range files {
+		total += len(fr.decls)
+	}
+	// sized once: growing maps of Mathlib's 300k names rehashed them ~1 CPU-s
+	n := &instNamer{names: make(map[string]string, total+len(coreNames())), classes: map[string]*classInfo{}, classesFull: map[string]*classInfo{},
+		nots: newNotationSet(), sites: make(map[string][]declSite, total), decls: map[string]*pdecl{}, sigs: map[string]*csig{}}
 	for _, c := range coreNames() {
 		n.names[c[0]] = ""
 	}

@@ -163,7 +163,26 @@ func firstComponent(s string) (head, rest string) {
 // bound inside the range (fun, ∀, ∃, intro, have, match patterns, set-builder)
 // are added to loc and not reported; mentions of section variables are
 // recorded in loc.used.
+//
+// With out nil, the references are gathered in the file's recycled buffer
+// and returned in a slice of their exact length (nil if none): growing a
+// fresh slice by append for each of Mathlib's declarations allocated about
+// twice the references' size, and the spare capacity stayed live until
+// resolution.
 func (f *file) collectRefs(i, j int, loc *locals, out []ref) []ref {
+	if out == nil {
+		refs := f.scanRefs(i, j, loc, f.refsBuf[:0])
+		f.refsBuf = refs[:0]
+		if len(refs) == 0 {
+			return nil
+		}
+		return append(make([]ref, 0, len(refs)), refs...)
+	}
+	return f.scanRefs(i, j, loc, out)
+}
+
+// scanRefs is collectRefs appending to out.
+func (f *file) scanRefs(i, j int, loc *locals, out []ref) []ref {
 	if j > len(f.toks) {
 		j = len(f.toks)
 	}

@@ -254,6 +254,7 @@ func appendOpens(a []openDecl, b ...openDecl) []openDecl {
 type fileScratch struct {
 	toks   []Token
 	groups []groupEnd
+	refs   []ref
 }
 
 var scratchPool sync.Pool // *fileScratch
@@ -275,7 +276,7 @@ func parseFile(src []byte, s string, path, module string, source *Source, opts *
 		sc = &fileScratch{}
 	}
 	toks, lerrs := lex(src, sc.toks)
-	f := &file{s: s, toks: toks, groupsBuf: sc.groups}
+	f := &file{s: s, toks: toks, groupsBuf: sc.groups, refsBuf: sc.refs}
 	defer func() {
 		// nothing of f outlives the parse (rows, references and instance
 		// signatures hold strings of s, never tokens)
@@ -283,6 +284,7 @@ func parseFile(src []byte, s string, path, module string, source *Source, opts *
 		if f.groups != nil {
 			sc.groups = f.groups[:0]
 		}
+		sc.refs = f.refsBuf[:0]
 		scratchPool.Put(sc)
 	}()
 	for _, e := range lerrs {

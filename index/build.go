@@ -182,30 +182,36 @@ func (b *build) phase(name string, t0 time.Time) {
 // an error: an index of nothing answers every query with nothing.
 func (b *build) load() error {
 	t0 := time.Now()
+	// The proof-use counts and the notation table are read while the
+	// documents are (each is a pass over a Parquet file; the build waits
+	// for all three, #29).
+	var g errgroup.Group
+	g.Go(func() (err error) {
+		b.proofUses, err = workspace.ProofUses(b.ws)
+		return err
+	})
+	if b.ws.Has(workspace.NotationsFile) {
+		g.Go(func() (err error) {
+			b.notations, err = workspace.ReadTable[workspace.Notation](b.ws.Path(workspace.NotationsFile))
+			return err
+		})
+	}
 	docs, err := workspace.LoadDocuments(b.ws)
+	if gerr := g.Wait(); err == nil {
+		err = gerr
+	}
 	if err != nil {
 		return err
 	}
 	if len(docs) == 0 {
 		return fmt.Errorf("%s: no declarations to index", b.ws.Path(workspace.DeclarationsFile))
 	}
-	for _, n := range []string{workspace.DeclarationsFile, workspace.InformalFile} {
+	for _, n := range []string{workspace.DeclarationsFile, workspace.InformalFile, workspace.NotationsFile} {
 		if b.ws.Has(n) {
 			if err := b.run.Input(n); err != nil {
 				return err
 			}
 		}
-	}
-	if b.ws.Has(workspace.NotationsFile) {
-		if b.notations, err = workspace.ReadTable[workspace.Notation](b.ws.Path(workspace.NotationsFile)); err != nil {
-			return err
-		}
-		if err := b.run.Input(workspace.NotationsFile); err != nil {
-			return err
-		}
-	}
-	if b.proofUses, err = workspace.ProofUses(b.ws); err != nil {
-		return err
 	}
 	b.docs = docs
 	b.phase("load", t0)
@@ -237,12 +243,11 @@ func (b *build) prepare(ctx context.Context) error {
 		Rendering: workspace.RenderingVersion, Docs: len(b.docs), InformalSource: map[string]int{}, BM25Analyzer: IdentAnalyzer, Files: map[string]FileSum{}}
 	b.texts = make([]string, len(b.docs))
 	h := sha256.New()
+	var buf []byte // name, 0, text, 0: one write per document, no copy of each string
 	for i, d := range b.docs {
 		b.texts[i] = d.Text
-		h.Write([]byte(d.Name))
-		h.Write([]byte{0})
-		h.Write([]byte(d.Text))
-		h.Write([]byte{0})
+		buf = append(append(append(append(buf[:0], d.Name...), 0), d.Text...), 0)
+		h.Write(buf)
 		b.man.InformalSource[d.InformalSource]++
 		if workspace.IsPremiseKind(d.Kind) {
 			b.man.PremiseDocs++

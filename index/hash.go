@@ -38,6 +38,9 @@ type HashEncoder struct {
 	ngramWeight float32
 	// state is the sha256 of the serialised fitted state ("" unfitted).
 	state string
+	// idfPlus is idf(b)+0.1 per bucket, filled by Fit (nil: computed per
+	// feature, as a query does).
+	idfPlus []float32
 }
 
 func init() { RegisterEncoder(EncoderHash, newHashFromSpec) }
@@ -113,11 +116,18 @@ func hash64(prefix byte, s string) uint64 { return flat.Hash64(prefix, s) }
 func (h *HashEncoder) features(text string) []feature {
 	sc := featurePool.Get().(*featureScratch)
 	defer featurePool.Put(sc)
+	return slices.Clone(h.featuresScratch(text, sc))
+}
+
+// featuresScratch is features in sc's memory: the list is valid until sc's
+// next use (EncodeOne embeds hundreds of thousands of documents: a list
+// allocated per document was a fifth of the build's allocation, #29).
+func (h *HashEncoder) featuresScratch(text string, sc *featureScratch) []feature {
 	h.rawFeatures(text, sc)
 	ones, halves := sc.ones, sc.halves
 	slices.Sort(ones)
 	slices.Sort(halves)
-	out := make([]feature, 0, len(ones)+len(halves))
+	out := sc.out[:0]
 	add := func(x uint64, w float32) {
 		if k := len(out); k > 0 && out[k-1].h == x {
 			out[k-1].w += w
@@ -135,6 +145,7 @@ func (h *HashEncoder) features(text string) []feature {
 			j++
 		}
 	}
+	sc.out = out
 	return out
 }
 
@@ -165,10 +176,28 @@ func (h *HashEncoder) rawFeatures(text string, sc *featureScratch) {
 			}
 		})
 		if n > 1 {
-			ones = append(ones, hash64('i', strings.ToLower(w)))
+			ones = append(ones, hash64('i', lowerWord(w, &lower)))
 		}
 	})
 	sc.ones, sc.halves, sc.g, sc.lower, sc.offs = ones, halves, g, lower, offs
+}
+
+// lowerWord is strings.ToLower(w), for an ASCII word written into *buf
+// (valid until its next use) instead of a new string.
+func lowerWord(w string, buf *[]byte) string {
+	for i := 0; i < len(w); i++ {
+		if w[i] >= utf8.RuneSelf {
+			return strings.ToLower(w)
+		}
+	}
+	b := append((*buf)[:0], w...)
+	for i, c := range b {
+		if c >= 'A' && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	*buf = b
+	return unsafe.String(unsafe.SliceData(b), len(b))
 }
 
 // featureScratch is features' reusable working memory.
@@ -177,6 +206,7 @@ type featureScratch struct {
 	g, lower     []byte
 	offs         []int
 	set          []uint64 // countDistinct's hash set
+	out          []feature
 }
 
 // countDistinct adds 1 to df[x % dfBuckets] for every distinct hash x of
@@ -244,6 +274,12 @@ func (h *HashEncoder) Fit(texts []string) {
 		}
 	}
 	h.state = stateSHA(h.stateBytes())
+	// The build embeds the whole corpus next: one logarithm per bucket
+	// instead of one per feature of every document.
+	h.idfPlus = make([]float32, dfBuckets)
+	for b := range h.idfPlus {
+		h.idfPlus[b] = h.idf(uint64(b)) + 0.1
+	}
 }
 
 func stateSHA(b []byte) string {
@@ -256,14 +292,41 @@ func (h *HashEncoder) idf(f uint64) float32 {
 	return float32(math.Log((float64(h.n) + 1) / (df + 1)))
 }
 
+// tfWeights[k] is tfWeight(k/2) for the term frequencies features have
+// (sums of 1s and halves) up to 127.5.
+var tfWeights = func() (t [256]float32) {
+	for k := range t {
+		t[k] = 1 + float32(math.Log(float64(float32(k)/2)+1e-9))
+	}
+	return t
+}()
+
+// tfWeight is a term frequency's weight, 1 + log tf.
+func tfWeight(tf float32) float32 {
+	if k := int(tf * 2); k < len(tfWeights) && float32(k)/2 == tf {
+		return tfWeights[k]
+	}
+	return 1 + float32(math.Log(float64(tf)+1e-9))
+}
+
 // EncodeOne embeds one text into dst (len Dim), which it overwrites.
 func (h *HashEncoder) EncodeOne(text string, dst []float32) {
 	clear(dst)
-	for _, ft := range h.features(text) {
+	sc := featurePool.Get().(*featureScratch)
+	defer featurePool.Put(sc)
+	for _, ft := range h.featuresScratch(text, sc) {
 		f, tf := ft.h, ft.w
-		w := (1 + float32(math.Log(float64(tf)+1e-9))) * (h.idf(f) + 0.1)
+		var ip float32
+		if h.idfPlus != nil {
+			ip = h.idfPlus[f%dfBuckets]
+		} else {
+			ip = h.idf(f) + 0.1
+		}
+		var w float32
 		if tf < 1 {
-			w = tf * (h.idf(f) + 0.1)
+			w = tf * ip
+		} else {
+			w = tfWeight(tf) * ip
 		}
 		i := (f >> 1) % uint64(h.dim)
 		if f&1 == 1 {

@@ -141,6 +141,17 @@ func BuildTableColumns(entries []Entry, usedBy map[string][]string) *TableColumn
 		InformalSource: make([]uint16, n)}
 	var names, kinds, libs, mods, sig, iname, istmt, isrc flat.StringsBuilder
 	kindID, libID, modID, srcID := map[string]uint8{}, map[string]uint16{}, map[string]uint32{}, map[string]uint16{}
+	// The four long columns are sized first: grown by appending, they
+	// allocated twice their size (#29).
+	var nameBytes, sigBytes, inameBytes, istmtBytes int
+	for i := range entries {
+		e := &entries[i]
+		nameBytes, sigBytes, inameBytes, istmtBytes = nameBytes+len(e.Name), sigBytes+len(e.Signature), inameBytes+len(e.InformalName), istmtBytes+len(e.InformalStatement)
+	}
+	names.Grow(n, nameBytes)
+	sig.Grow(n, sigBytes)
+	iname.Grow(n, inameBytes)
+	istmt.Grow(n, istmtBytes)
 	for i := range entries {
 		e := &entries[i]
 		names.Add(e.Name)

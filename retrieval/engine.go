@@ -73,7 +73,8 @@ func (s *searchState) expansion() string {
 // is the text with LaTeX read as Lean's characters (with w.Symbols; else
 // the text), extra the words it adds: the vocabulary's (Expand; none
 // without one), then, with w.Symbols, the name words of its symbols
-// (SymbolWords), then, with w.Notations, the names of the constants behind
+// (SymbolWords), then, with w.WordNames, the name tokens the library's
+// docstrings give its words (WordNameTokens), then, with w.Notations, the names of the constants behind
 // its library notations (NotationHeads; none when t is nil or has no
 // notation table). LaTeX is read as Lean's characters before notations are
 // looked up only with w.Symbols.
@@ -85,6 +86,9 @@ func (t *Table) QueryView(text string, w *Weights, v *Vocabulary) (norm, extra s
 	words := []string{v.Expand(norm)}
 	if w.Symbols {
 		words = append(words, SymbolWords(norm))
+	}
+	if w.WordNames {
+		words = append(words, WordNameTokens(norm))
 	}
 	if w.Notations && t != nil {
 		words = append(words, t.NotationHeads(norm)...)

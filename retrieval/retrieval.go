@@ -178,6 +178,10 @@ type Weights struct {
 	// Mathlib's names use for it (SymbolWords), added for BM25 and the
 	// name signal.
 	Symbols bool `json:"symbols,omitempty"`
+	// WordNames adds the name tokens the library's docstrings associate
+	// with the query's words (wordnames.go: "divides" → dvd) to the name
+	// signal's words.
+	WordNames bool `json:"word_names,omitempty"`
 	// Notations reads the query's symbols through the library's notation
 	// table (notations.go; the index's, when it has one): the names of the
 	// constants behind them join the name signal's words.

@@ -3,6 +3,7 @@ package workspace
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -316,7 +317,7 @@ func TestInformalTextSHA256(t *testing.T) {
 // full groups and none, and with rows handed over in odd batches.
 func TestParallelWriterSameBytes(t *testing.T) {
 	dir := t.TempDir()
-	write := func(name string, rows []Declaration, workers int) []byte {
+	write := func(name string, rows []Declaration, workers int, mapf func(*Declaration)) []byte {
 		t.Helper()
 		path := filepath.Join(dir, name)
 		f, err := CreateAtomic(path)
@@ -329,6 +330,9 @@ func TestParallelWriterSameBytes(t *testing.T) {
 			err = w.Write(rows...)
 		} else {
 			p := w.Parallel(workers)
+			if mapf != nil {
+				p.Map(mapf)
+			}
 			for i := 0; i < len(rows) && err == nil; i += 37 {
 				err = p.Write(rows[i:min(i+37, len(rows))]...)
 			}
@@ -357,11 +361,29 @@ func TestParallelWriterSameBytes(t *testing.T) {
 			// distinct texts per group, so a group spliced out of order shows
 			rows[i].Signature = strings.Repeat("x", i%97) + rows[i].Signature
 		}
-		want := write("seq.parquet", rows, 0)
+		want := write("seq.parquet", rows, 0, nil)
 		for _, workers := range []int{1, 2, 3} {
-			if got := write("par.parquet", rows, workers); !bytes.Equal(got, want) {
+			if got := write("par.parquet", rows, workers, nil); !bytes.Equal(got, want) {
 				t.Errorf("%d rows, %d workers: %d bytes differ from Write's %d", n, workers, len(got), len(want))
 			}
+		}
+		// Map: the rows transformed on the encoders are the file of the
+		// transformed rows, and the caller's rows are left as they were
+		mapf := func(r *Declaration) { r.Name = "m." + r.Name; r.ProofDeps = append([]string{"d"}, r.ProofDeps...) }
+		mapped := make([]Declaration, len(rows))
+		for i := range rows {
+			mapped[i] = rows[i]
+			mapf(&mapped[i])
+		}
+		before := fmt.Sprint(rows)
+		want = write("seqmap.parquet", mapped, 0, nil)
+		for _, workers := range []int{1, 2, 3} {
+			if got := write("parmap.parquet", rows, workers, mapf); !bytes.Equal(got, want) {
+				t.Errorf("%d rows, %d workers, Map: %d bytes differ from Write's %d of the mapped rows", n, workers, len(got), len(want))
+			}
+		}
+		if fmt.Sprint(rows) != before {
+			t.Errorf("%d rows: Map changed the caller's rows", n)
 		}
 	}
 }

@@ -1,7 +1,9 @@
 package workspace
 
 import (
+	"runtime"
 	"strings"
+	"sync"
 )
 
 // RenderingVersion names the document rendering of Render. It is recorded in
@@ -50,14 +52,6 @@ func Render(d *Declaration, inf *Informal) (text, source string) {
 
 // render is Render returning the informal name and statement it used too.
 func render(d *Declaration, inf *Informal) (text, name, stmt, source string) {
-	var b strings.Builder
-	b.WriteString(d.Kind)
-	b.WriteByte(' ')
-	b.WriteString(d.Name)
-	if sig := strings.Join(strings.Fields(d.Signature), " "); sig != "" {
-		b.WriteByte(' ')
-		b.WriteString(sig)
-	}
 	switch {
 	case inf != nil && strings.TrimSpace(inf.InformalStatement) != "":
 		name, stmt, source = inf.InformalName, inf.InformalStatement, inf.Provider
@@ -65,6 +59,18 @@ func render(d *Declaration, inf *Informal) (text, name, stmt, source string) {
 		stmt, source = *d.Docstring, "docstring"
 	}
 	name, stmt = strings.TrimSpace(name), strings.TrimSpace(stmt)
+	// One allocation of at most the text's size (the signature's
+	// whitespace runs only shrink).
+	var b strings.Builder
+	b.Grow(len(d.Kind) + 1 + len(d.Name) + 1 + len(d.Signature) + 1 + len(name) + 2 + len(stmt))
+	b.WriteString(d.Kind)
+	b.WriteByte(' ')
+	b.WriteString(d.Name)
+	// The signature's fields joined by single spaces.
+	for f := range strings.FieldsSeq(d.Signature) {
+		b.WriteByte(' ')
+		b.WriteString(f)
+	}
 	if stmt != "" {
 		b.WriteByte('\n')
 		if name != "" {
@@ -99,29 +105,53 @@ type declDocCols struct {
 // informal.parquet exists) into retrieval documents, in declaration order.
 // Declarations with an empty name are skipped; a repeated name keeps its
 // first row.
+//
+// The informal rows are read while the declarations are, and the documents
+// rendered on every core (index builds wait for this before anything else,
+// #29).
 func LoadDocuments(ws *Workspace) ([]Document, error) {
-	inf := map[string]*Informal{}
+	var inf map[string]*Informal
+	var infErr error
+	var wg sync.WaitGroup
 	if ws.Has(InformalFile) {
-		rows, err := ReadTable[Informal](ws.Path(InformalFile))
-		if err != nil {
-			return nil, err
-		}
-		for i := range rows {
-			inf[rows[i].Name] = &rows[i]
-		}
+		wg.Go(func() {
+			rows, err := ReadTable[Informal](ws.Path(InformalFile))
+			if err != nil {
+				infErr = err
+				return
+			}
+			inf = make(map[string]*Informal, len(rows))
+			for i := range rows {
+				inf[rows[i].Name] = &rows[i]
+			}
+		})
 	}
 	if !ws.Has(DeclarationsFile) {
+		wg.Wait()
+		if infErr != nil {
+			return nil, infErr
+		}
 		return nil, ws.Missing(DeclarationsFile, "declarations")
 	}
-	var docs []Document
+	var decls []declDocCols
 	seen := map[string]bool{}
+	// Library, kind and module repeat from row to row: one copy of each.
+	shared := map[string]string{}
+	share := func(s string) string {
+		if t, ok := shared[s]; ok {
+			return t
+		}
+		t := strings.Clone(s)
+		shared[t] = t
+		return t
+	}
 	err := EachRow(ws.Path(DeclarationsFile), func(c *declDocCols) error {
 		if c.Name == "" || seen[c.Name] {
 			return nil
 		}
 		// EachRow reuses its buffers: copy what we keep.
-		d := &Declaration{Library: strings.Clone(c.Library), Name: strings.Clone(c.Name), Kind: strings.Clone(c.Kind),
-			Module: strings.Clone(c.Module), Signature: strings.Clone(c.Signature), StatementDeps: make([]string, len(c.StatementDeps))}
+		d := declDocCols{Library: share(c.Library), Name: strings.Clone(c.Name), Kind: share(c.Kind),
+			Module: share(c.Module), Signature: strings.Clone(c.Signature), StatementDeps: make([]string, len(c.StatementDeps))}
 		if c.Docstring != nil {
 			d.Docstring = new(strings.Clone(*c.Docstring))
 		}
@@ -129,10 +159,30 @@ func LoadDocuments(ws *Workspace) ([]Document, error) {
 			d.StatementDeps[i] = strings.Clone(p)
 		}
 		seen[d.Name] = true
-		docs = append(docs, RenderDocument(d, inf[d.Name]))
+		decls = append(decls, d)
 		return nil
 	})
-	return docs, err
+	wg.Wait()
+	if infErr != nil {
+		return nil, infErr
+	}
+	if err != nil {
+		return nil, err
+	}
+	docs := make([]Document, len(decls))
+	workers := max(1, min(runtime.GOMAXPROCS(0), len(decls)/1024))
+	for w := range workers {
+		wg.Go(func() {
+			for i := w * len(decls) / workers; i < (w+1)*len(decls)/workers; i++ {
+				c := &decls[i]
+				d := Declaration{Library: c.Library, Name: c.Name, Kind: c.Kind, Module: c.Module, Docstring: c.Docstring,
+					Signature: c.Signature, StatementDeps: c.StatementDeps}
+				docs[i] = RenderDocument(&d, inf[c.Name])
+			}
+		})
+	}
+	wg.Wait()
+	return docs, nil
 }
 
 // proofDepCols are the declaration columns ProofUses reads.

@@ -44,6 +44,8 @@ type indexOptions struct {
 	MaxChars int
 	LLM      llm.Config
 	NoCache  bool
+	// CPUProfile writes a CPU profile (pprof) of the build there.
+	CPUProfile string
 	// BM25Engine "bleve" also builds the bleve index (mem: postings only).
 	BM25Engine string
 	// Preset and the role flags give the encoder's prefixes.
@@ -82,6 +84,7 @@ func (o *indexOptions) AddFlags(fs *flag.FlagSet) {
 	fs.StringVar(&o.Roles.DocPrefix, "doc-prefix", "", "text before each document (overrides the preset's)")
 	fs.StringVar(&o.Roles.QueryInputType, "query-input-type", "", "input_type sent with queries (overrides the preset's)")
 	fs.StringVar(&o.Roles.DocInputType, "doc-input-type", "", "input_type sent with documents (overrides the preset's)")
+	fs.StringVar(&o.CPUProfile, "cpuprofile", "", "write a CPU profile (pprof) to this file")
 	fs.BoolVar(&o.NoCache, "no-cache", false, "embed every document: neither read nor write the embedding cache WS/embeddings/ (the hash encoder never uses it)")
 	fs.StringVar(&o.Backend, "backend", index.DenseMmap, "where the vectors are kept and searched: "+app.OrList(index.DenseKinds())+
 		" (mmap: vectors.npy in the generation, memory-mapped; recorded in the manifest, every reader opens it)")
@@ -180,6 +183,11 @@ func (o *indexOptions) encoderOptions() app.EncoderOptions {
 
 func runIndex(ctx context.Context, o *indexOptions, env *Env, args []string) error {
 	ctx = o.stage.context(ctx)
+	stop, err := cpuProfile(o.CPUProfile)
+	if err != nil {
+		return err
+	}
+	defer stop()
 	ws, err := workspace.OpenExisting(o.stage.WS)
 	if err != nil {
 		return err

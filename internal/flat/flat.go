@@ -28,6 +28,7 @@ import (
 	"errors"
 	"fmt"
 	"math/bits"
+	"slices"
 	"unsafe"
 )
 
@@ -181,6 +182,16 @@ func (b *StringsBuilder) Add(s string) int {
 	b.data = append(b.data, s...)
 	b.off = append(b.off, uint32(len(b.data)))
 	return len(b.off) - 2
+}
+
+// Grow makes room for n more strings of size bytes in all, so that adding
+// them does not reallocate.
+func (b *StringsBuilder) Grow(n, size int) {
+	if b.off == nil {
+		b.off = make([]uint32, 1, n+1)
+	}
+	b.off = slices.Grow(b.off, n)
+	b.data = slices.Grow(b.data, size)
 }
 
 // Len is the number of strings added.
