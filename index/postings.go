@@ -48,6 +48,7 @@ type Postings struct {
 	once   sync.Once
 	err    error
 	failed atomic.Pointer[error]
+	loaded atomic.Bool // load has run
 	an     analysis.Analyzer
 	pool   sync.Pool
 	// maxW[t] holds the bits of term t's largest posting weight, 0 until
@@ -260,6 +261,7 @@ func (p *Postings) lists() ([]uint32, []float32, error) {
 		if p.docs, p.wts, p.err = p.load(); p.err != nil {
 			p.failed.Store(&p.err)
 		}
+		p.loaded.Store(true)
 	})
 	return p.docs, p.wts, p.err
 }
