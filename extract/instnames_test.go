@@ -109,6 +109,23 @@ variable {M : Type u} (S : Submonoid M)
 instance : Mul' S := ⟨⟩ -- want Submonoid.instMul'SubtypeMem
 end Submonoid
 instance {M : Type u} [Fintype M] (S : Submonoid M) : Fintype S := ⟨⟩ -- want instFintypeSubtypeMemSubmonoid
+class IsNoethB (R M) [Semiring R] [AddCommMonoid M] : Prop where
+section
+variable {N₀ B : Type u}
+variable (N₀ B)
+class SMulWZ [Semiring N₀] extends SMul N₀ B where
+end
+namespace Submonoid
+variable {M : Type u} [Semiring M] [AddCommMonoid M]
+instance (S : Submonoid M) : IsNoethB M S := ⟨⟩ -- want Submonoid.instIsNoethBSubtypeMem
+instance (S : Submonoid M) : SMulWZ M S := ⟨⟩ -- want Submonoid.instSMulWZSubtypeMem
+end Submonoid
+class IsNoeth (R : Type*) (M : Type*) : Prop where
+class IsNoethU (R : Type u) (M : Type v) : Prop where
+namespace Submonoid
+instance {M : Type u} (S : Submonoid M) : IsNoeth M S := ⟨⟩ -- want Submonoid.instIsNoethSubtypeMem
+instance {M : Type u} (S : Submonoid M) : IsNoethU M S := ⟨⟩ -- want Submonoid.instIsNoethUSubtypeMem
+end Submonoid
 instance (n : ℕ) [NeZero n] : Pointed (Fin n) := ⟨⟩ -- want instPointedFinOfNeZero
 instance : Pointed (Fin 2) := ⟨⟩ -- want instPointedFinOfNatNat
 instance : Mul' (ℕ × ℕ) := ⟨⟩ -- want instMul'ProdNat

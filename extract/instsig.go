@@ -419,8 +419,11 @@ func (g *nameGen) winnowSig(t *tnode, name string, sig *csig, expected *tnode) *
 			if vals[i] == nil || g.propType(subst(b.ty, m)) {
 				continue
 			}
+			// a binder without a written type (auto-bound `(R M)`) is a
+			// type as far as Lean's namer sees it: its coercion to a
+			// type (↥S) is named
 			ty := subst(stripParam(b.ty), m)
-			w = g.app(w, g.winnowAt(vals[i], ty != nil && ty.op == 's', ty))
+			w = g.app(w, g.winnowAt(vals[i], ty == nil || ty.op == 's', ty))
 		case "[":
 		default:
 			if !typeFormer(b.ty) {

@@ -731,7 +731,12 @@ func (p *fileParser) variable(i, end int) {
 	vars := append([]*varBinder(nil), p.vars...)
 	for _, g := range groups {
 		if g.typeStart >= g.tyEnd && g.kind != '[' {
-			continue // variable (x): changes binder info of an existing variable
+			// variable (x): changes the binder info of an existing
+			// variable, which constants' signatures then show
+			// (varSig: `class C … ` after `variable {M : Type*}`
+			// and `variable (M)` takes M explicitly)
+			updateBinders(vars, g.names, g.kind)
+			continue
 		}
 		// the type is resolved in the context of later declarations
 		tmp := &fileParser{f: f, vars: vars, univs: p.univs}
@@ -753,6 +758,22 @@ func (p *fileParser) variable(i, end int) {
 		}
 	}
 	p.vars = vars
+}
+
+// updateBinders gives the latest variables of the given names the binder
+// kind of a `variable (x)` update, as copies: earlier declarations' scopes
+// share the old binders.
+func updateBinders(vars []*varBinder, names []string, kind byte) {
+	for _, n := range names {
+		for i := len(vars) - 1; i >= 0; i-- {
+			if vars[i].name == n {
+				v := *vars[i]
+				v.kind = kind
+				vars[i] = &v
+				break
+			}
+		}
+	}
 }
 
 // sectionHeader reads the modifiers of a `section` command [start, kw):
