@@ -116,9 +116,10 @@ func ParseWorkspaceSpecs(values []string) ([]WorkspaceSpec, error) {
 
 // ServeIndexOptions are the index options a server uses: every search
 // goes through the in-memory BM25 postings and, unless NoHead, the
-// workspace's projection head, as `driftkit search` does by default.
+// workspace's projection head, as `driftkit search` does by default; each
+// generation is warmed as it is loaded (index.OpenOptions.Warm).
 func ServeIndexOptions(noHead bool) index.OpenOptions {
-	return index.OpenOptions{NoHead: noHead}
+	return index.OpenOptions{NoHead: noHead, Warm: true}
 }
 
 // OpenChat makes the chat client of the model endpoint lc describes (runs

@@ -9,6 +9,7 @@ import (
 	"github.com/driftkit/driftkit/internal/leantext"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -286,10 +287,10 @@ func ParseFile(src []byte, path string, lib string) ([]workspace.Declaration, wo
 	r := &resolver{t: t, cache: map[cacheKey]string{}}
 	var rows []workspace.Declaration
 	for _, d := range fr.decls {
-		r.resolveInstClasses(d, nil)
+		r.resolveInstClasses(d, -1)
 	}
 	for _, d := range fr.decls {
-		r.resolveDecl(d, nil)
+		r.resolveDecl(d, -1)
 	}
 	decide(context.Background(), 1, t, []*fileResult{fr})
 	fixups(t, []*fileResult{fr})
@@ -505,7 +506,7 @@ func resolveAll(ctx context.Context, workers int, results []*fileResult, vis []b
 	t0 = time.Now()
 	parallel(ctx, workers, len(results), func(r *resolver, i int) {
 		for _, d := range results[i].decls {
-			r.resolveInstClasses(d, t.vis[i])
+			r.resolveInstClasses(d, i)
 		}
 	}, t)
 	sub("inst classes", t0)
@@ -558,7 +559,7 @@ func resolveDecls(ctx context.Context, workers int, t *Table, results []*fileRes
 		}()
 		r.unres = &fr.unres
 		for _, d := range fr.decls {
-			bad += r.resolveDecl(d, t.vis[i])
+			bad += r.resolveDecl(d, i)
 		}
 		r.unres = nil
 		fr.mod.Unresolved = int32(bad)
@@ -946,7 +947,7 @@ func dropDuplicates(t *Table, files []*fileResult) []Duplicate {
 	if len(dups) == 0 {
 		return nil
 	}
-	privateNames(files, dups)
+	privateNames(files, dups, t.priv)
 	clear(kept)
 	var dropped []Duplicate
 	for _, fr := range files {
@@ -976,8 +977,8 @@ func dropDuplicates(t *Table, files []*fileResult) []Duplicate {
 // modules may each declare a private lbp, and both are Lean declarations.
 // References from their own module follow the rename (a private name is
 // not visible elsewhere).
-func privateNames(files []*fileResult, dups map[string]bool) {
-	for _, fr := range files {
+func privateNames(files []*fileResult, dups map[string]bool, priv []bitset) {
+	for mi, fr := range files {
 		var renamed map[string]string
 		for _, d := range fr.decls {
 			if dups[d.row.Name] && isPrivate(d) {
@@ -992,17 +993,36 @@ func privateNames(files []*fileResult, dups map[string]bool) {
 		if renamed == nil {
 			continue
 		}
-		for _, d := range fr.decls {
-			for _, deps := range [][]string{d.row.StatementDeps, d.row.ProofDeps} {
-				for i, dep := range deps {
-					if p, ok := renamed[dep]; ok {
-						deps[i] = p
+		renameDeps(fr, renamed)
+		// modules that `import all` this one refer to its private rows too
+		for j, other := range files {
+			if j != mi && j < len(priv) && priv[j].has(int32(mi)) {
+				seen := maps.Clone(renamed)
+				for _, d := range other.decls { // its own private row of the name wins
+					for n := range renamed {
+						if d.row.Name == n || d.row.Name == privateName(other.mod.Name, n) {
+							delete(seen, n)
+						}
 					}
 				}
+				renameDeps(other, seen)
 			}
-			if g := d.row.GeneratedFrom; g != nil && renamed[*g] != "" {
-				d.row.GeneratedFrom = strp(renamed[*g])
+		}
+	}
+}
+
+// renameDeps rewrites a file's references to renamed rows.
+func renameDeps(fr *fileResult, renamed map[string]string) {
+	for _, d := range fr.decls {
+		for _, deps := range [][]string{d.row.StatementDeps, d.row.ProofDeps} {
+			for i, dep := range deps {
+				if p, ok := renamed[dep]; ok {
+					deps[i] = p
+				}
 			}
+		}
+		if g := d.row.GeneratedFrom; g != nil && renamed[*g] != "" {
+			d.row.GeneratedFrom = strp(renamed[*g])
 		}
 	}
 }

@@ -588,12 +588,17 @@ func (p *fileParser) includedVars(used []bool, pd *pdecl) (refs []ref, cond []co
 			}
 		}
 	}
+	sigVars := !p.oldRules && pd.row.Kind != workspace.KindTheorem && pd.row.Kind != workspace.KindInstance
+	var vs strings.Builder
 	seen := map[*varBinder]bool{}
 	for i, v := range p.vars {
 		if !inc[i] || seen[v] {
 			continue
 		}
 		seen[v] = true
+		if sigVars {
+			p.writeVarBinder(&vs, v)
+		}
 		if v.kind == '[' && v.head != "" && !isCond[i] {
 			pd.instHeads = append(pd.instHeads, v.head)
 		}
@@ -607,7 +612,31 @@ func (p *fileParser) includedVars(used []bool, pd *pdecl) (refs []ref, cond []co
 		}
 		refs = append(refs, v.refs...)
 	}
+	pd.varSig = vs.String()
 	return refs, cond
+}
+
+// writeVarBinder writes a section variable as a binder of the declarations
+// that include it ({R : Type*}, [CommRing R]): the instance namer reads
+// constants' signatures with them (varSig).
+func (p *fileParser) writeVarBinder(b *strings.Builder, v *varBinder) {
+	open, close := "(", ")"
+	switch v.kind {
+	case '{':
+		open, close = "{", "}"
+	case '[':
+		open, close = "[", "]"
+	}
+	b.WriteString(open)
+	if v.name != "" {
+		b.WriteString(v.name)
+		if v.tyEnd > v.tyStart {
+			b.WriteString(" : ")
+		}
+	}
+	b.WriteString(p.f.span(v.tyStart, v.tyEnd))
+	b.WriteString(close)
+	b.WriteByte(' ')
 }
 
 // aliases creates the rows of `alias`.

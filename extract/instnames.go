@@ -117,6 +117,10 @@ type instNamer struct {
 	// fallbacks counts instances whose name is not the one Lean's rule
 	// gives in their own environment (nameFile)
 	fallbacks int
+	// decls are the rows whose signatures the namer reads (sigDecl), sigs
+	// those read (csigOf)
+	decls map[string]*pdecl
+	sigs  map[string]*csig
 }
 
 // declSite is where a name is declared: a file and the index of the
@@ -163,7 +167,7 @@ func newInstNamer(files []*fileResult, naming *Naming) *instNamer {
 	}
 	// sized once: growing maps of Mathlib's 300k names rehashed them ~1 CPU-s
 	n := &instNamer{names: make(map[string]string, total+len(coreNames())), classes: map[string]*classInfo{}, classesFull: map[string]*classInfo{},
-		nots: newNotationSet(), sites: make(map[string][]declSite, total)}
+		nots: newNotationSet(), sites: make(map[string][]declSite, total), decls: map[string]*pdecl{}, sigs: map[string]*csig{}}
 	for _, c := range coreNames() {
 		n.names[c[0]] = ""
 	}
@@ -174,6 +178,9 @@ func newInstNamer(files []*fileResult, naming *Naming) *instNamer {
 				// (a twin of an anonymous instance is named with it)
 				n.names[d.row.Name] = root
 				n.sites[d.row.Name] = append(n.sites[d.row.Name], declSite{int32(fi), int32(k), isPrivate(d)})
+			}
+			if d.inst == nil && sigDecl(d) {
+				n.decls[d.row.Name] = d
 			}
 			if d.row.Kind == "class" || d.row.Keyword == "class" {
 				n.addClass(d, naming)
@@ -621,6 +628,9 @@ func (g *nameGen) winnowAt(t *tnode, isType bool, expected *tnode) *wnode {
 		if !ok {
 			return wAny
 		}
+		if sig := g.n.csigOf(name); sig != nil && sig.implicitTypes() {
+			return g.winnowSig(&tnode{op: 'a', fn: t, asc: t.asc}, name, sig, expected)
+		}
 		return wmk(&wnode{op: 'c', name: name})
 	case 's':
 		return wmk(&wnode{op: 's', name: t.name})
@@ -641,7 +651,7 @@ func (g *nameGen) winnowAt(t *tnode, isType bool, expected *tnode) *wnode {
 		}
 		return g.coerce(t.args[0], coll)
 	case 'a':
-		return g.winnowApp(t)
+		return g.winnowApp(t, expected)
 	case 'p':
 		dom := wAny
 		if !strings.HasPrefix(t.name, "\x00") && !(t.name != "" && t.name != "_" && mentions(t.body, t.name)) {
@@ -657,7 +667,14 @@ func (g *nameGen) winnowAt(t *tnode, isType bool, expected *tnode) *wnode {
 // winnowApp winnows an application: a class's arguments that are types
 // are coerced where set-like, a local function's numerals get its
 // domain's type.
-func (g *nameGen) winnowApp(t *tnode) *wnode {
+func (g *nameGen) winnowApp(t *tnode, expected *tnode) *wnode {
+	if t.fn.op == 'c' {
+		if name, ok := g.resolve(t.fn); ok {
+			if sig := g.n.csigOf(name); sig != nil {
+				return g.winnowSig(t, name, sig, expected)
+			}
+		}
+	}
 	w := g.winnow(t.fn)
 	var sorts []bool
 	var doms []*tnode
@@ -787,6 +804,23 @@ func (g *nameGen) coerce(t, coll *tnode) *wnode {
 // unknown names are kept as written.
 func (g *nameGen) resolve(t *tnode) (string, bool) {
 	id := t.name
+	if t.res {
+		return id, true
+	}
+	if t.recvTerm != nil {
+		h, _ := appHead(g.typeOf(t.recvTerm, 0))
+		if h == nil || h.op != 'c' {
+			return "", false
+		}
+		head, ok := g.resolve(h)
+		if !ok {
+			return "", false
+		}
+		if _, ok := g.n.names[head+"."+id]; ok {
+			return head + "." + id, true
+		}
+		return "", false
+	}
 	if t.recv != "" {
 		h := g.ltype[t.recv]
 		if h == "" {

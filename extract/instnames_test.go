@@ -67,7 +67,7 @@ class RelCW.Finite {X : Type u} (C : IntermediateField X X) (D : Nat) : Prop whe
 structure Ideal (R : Type u) where
   carrier : R → Prop
 class HasQuotient (A : outParam (Type u)) (B : Type v) where
-  quotient' : B → Type (max u v)
+  Quotient (A) : B → Type (max u v)
 notation:35 G " ⧸ " H:34 => HasQuotient.Quotient G H
 namespace IntermediateField
 variable (F E : Type u)
@@ -79,6 +79,22 @@ variable {ι σ R : Type u} [SetLike σ R] (A : ι → σ)
 instance : Pointed (A 0) := ⟨⟩ -- want GradeZero.instPointedSubtypeMemOfNat
 instance : Pointed (Fin (2 : ℕ)) := ⟨⟩ -- want GradeZero.instPointedFinOfNatNat
 end GradeZero
+`,
+	"Lib/Implicit.lean": `structure Kernel (α β : Type u) where
+  f : α → β
+namespace Kernel
+def swap (α β : Type u) : Kernel (α × β) (β × α) := ⟨fun p => (p.2, p.1)⟩
+class IsMarkov {α β : Type u} (κ : Kernel α β) : Prop where
+instance {α β : Type u} : IsMarkov (swap α β) := ⟨⟩ -- want Kernel.instIsMarkovProdSwap
+end Kernel
+instance {R : Type u} (I : Ideal R) : Pointed (R ⧸ I) := ⟨⟩ -- want instPointedQuotientIdeal
+def MulOpposite (α : Type u) := α
+postfix:max "ᵐᵒᵖ" => MulOpposite
+instance {α : Type u} : SMul αᵐᵒᵖ α := ⟨⟩ -- want instSMulMulOpposite
+structure Measure' (α : Type u) where
+class Measure'.IsInv {α : Type u} (μ : Measure' α) : Prop where
+def count (α : Type u) : Measure' α := ⟨⟩
+instance {G : Type u} : (count G : Measure' G).IsInv := ⟨⟩ -- want instIsInvCount
 `,
 	"Lib/Misc.lean": `instance {α : Type u} [Mul' α] : SMul α α := ⟨⟩ -- want instSMulOfMul'
 def Ore (R X : Type u) := X

@@ -25,6 +25,10 @@ type tnode struct {
 	inst      bool   // a ∀ over an instance binder [C α]
 	recv      string // a constant x.f: the local x whose type's namespace has f
 	asc       *tnode // the type ascribed to it ((e : T)), if any
+	res       bool   // a constant whose name is already resolved (a signature's)
+	// recvTerm: a constant (e).f, generalized field notation on a term:
+	// f in the namespace of e's type
+	recvTerm *tnode
 }
 
 // tokSeq is the text of a token range, kept after the file is parsed.
@@ -223,6 +227,17 @@ func (p *tparser) expr() *tnode {
 	if lhs == nil {
 		return nil
 	}
+	if t := p.at(p.pos); t == "<|" || t == "$" {
+		// f <| x: x is f's last argument
+		p.pos++
+		if rhs := p.expr(); rhs != nil {
+			if lhs.op == 'a' {
+				return &tnode{op: 'a', fn: lhs.fn, args: append(append([]*tnode(nil), lhs.args...), rhs)}
+			}
+			return &tnode{op: 'a', fn: lhs, args: []*tnode{rhs}}
+		}
+		return lhs
+	}
 	if p.at(p.pos) == "→" {
 		p.pos++
 		rhs := p.expr()
@@ -313,8 +328,18 @@ func (p *tparser) app() *tnode {
 	}
 	var args []*tnode
 	for p.pos < p.end && !stops[p.at(p.pos)] {
-		if n, _ := p.pick(p.nots.trailing[p.at(p.pos)], p.pos, 1); n != nil {
-			break
+		if n, k := p.pick(p.nots.trailing[p.at(p.pos)], p.pos, 1); n != nil {
+			if len(n.items) != 2 || p.s.space[p.pos] {
+				break
+			}
+			// a postfix notation (αᵐᵒᵖ) applies to the argument before it
+			p.pos += k
+			if len(args) == 0 {
+				fn = p.expand(n, map[string]*tnode{n.items[0].param: fn})
+			} else {
+				args[len(args)-1] = p.expand(n, map[string]*tnode{n.items[0].param: args[len(args)-1]})
+			}
+			continue
 		}
 		a := p.leading()
 		if a == nil {
@@ -389,6 +414,21 @@ func (p *tparser) leading() *tnode {
 	}
 	switch {
 	case t == "(":
+		e := p.paren()
+		// (e).f: generalized field notation
+		for p.pos+1 < p.end && p.at(p.pos) == "." && !p.s.space[p.pos] && !p.s.space[p.pos+1] && p.s.kinds[p.pos+1] == TokIdent {
+			field := p.at(p.pos + 1)
+			p.pos += 2
+			e = &tnode{op: 'a', fn: &tnode{op: 'c', name: field, recvTerm: e}, args: []*tnode{e}}
+		}
+		return e
+	}
+	return p.leading2(t, kind)
+}
+
+// paren parses a parenthesised term: (e), (e : T), (x := e).
+func (p *tparser) paren() *tnode {
+	{
 		c := p.closeOf(p.pos)
 		i := p.pos + 1
 		p.pos = c + 1
@@ -417,6 +457,12 @@ func (p *tparser) leading() *tnode {
 			return e
 		}
 		return &tnode{op: 'x'}
+	}
+}
+
+// leading2 is leading for terms other than parentheses.
+func (p *tparser) leading2(t string, kind TokKind) *tnode {
+	switch {
 	case t == "{":
 		return p.braces()
 	case t == "⟨" || t == "[" || t == "`(" || t == "⦃":
@@ -464,7 +510,7 @@ func (p *tparser) ident() *tnode {
 		}
 		if p.pos < p.end && !p.s.space[p.pos] && p.at(p.pos) == "*" {
 			p.pos++
-		} else if p.pos < p.end && (p.at(p.pos) == "_" || p.s.kinds[p.pos] == TokNumber || p.locals[p.at(p.pos)] && p.isUniverse(p.at(p.pos))) {
+		} else if p.pos < p.end && (p.at(p.pos) == "_" || p.s.kinds[p.pos] == TokNumber || p.s.kinds[p.pos] == TokIdent && p.isUniverse(p.at(p.pos)) && !strings.Contains(p.at(p.pos), ".") && p.subst[p.at(p.pos)] == nil) {
 			p.pos++
 		} else if p.at(p.pos) == "(" && name == "Sort" {
 			c := p.closeOf(p.pos)
@@ -563,6 +609,7 @@ type bnd struct {
 	name string
 	ty   *tnode
 	inst bool
+	kind string // the bracket: "(", "{", "[", "⦃" ("(" for a bare name)
 }
 
 // binderList parses binders up to a separator of sep (or the end).
@@ -573,7 +620,7 @@ func (p *tparser) binderList(sep map[string]bool) []bnd {
 		switch {
 		case t == "(" || t == "{" || t == "[" || t == "⦃" || t == "{{":
 			c := p.closeOf(p.pos)
-			bs = append(bs, p.group(p.pos+1, c, t == "[")...)
+			bs = append(bs, p.group(p.pos+1, c, t)...)
 			p.pos = c + 1
 		case t == ":":
 			e := p.nextSep(p.pos+1, sep)
@@ -585,7 +632,7 @@ func (p *tparser) binderList(sep map[string]bool) []bnd {
 			}
 			p.pos = e
 		case p.s.kinds[p.pos] == TokIdent || t == "_":
-			bs = append(bs, bnd{name: t})
+			bs = append(bs, bnd{name: t, kind: "("})
 			p.pos++
 		default:
 			p.pos++
@@ -654,7 +701,11 @@ func (p *tparser) nextSep(i int, sep map[string]bool) int {
 
 // group parses the inside of one binder bracket: names and a type, or an
 // anonymous instance binder's class.
-func (p *tparser) group(i, c int, inst bool) []bnd {
+func (p *tparser) group(i, c int, open string) []bnd {
+	inst := open == "["
+	if open == "{{" {
+		open = "⦃"
+	}
 	colon := -1
 	for k, depth := i, 0; k < c; k++ {
 		switch p.s.text[k] {
@@ -670,12 +721,12 @@ func (p *tparser) group(i, c int, inst bool) []bnd {
 	}
 	if colon < 0 {
 		if inst {
-			return []bnd{{ty: p.sub(i, c), inst: true}}
+			return []bnd{{ty: p.sub(i, c), inst: true, kind: open}}
 		}
 		var out []bnd
 		for k := i; k < c; k++ {
 			if p.s.kinds[k] == TokIdent {
-				out = append(out, bnd{name: p.s.text[k]})
+				out = append(out, bnd{name: p.s.text[k], kind: open})
 			}
 		}
 		return out
@@ -691,7 +742,7 @@ func (p *tparser) group(i, c int, inst bool) []bnd {
 	var out []bnd
 	for k := i; k < colon; k++ {
 		if p.s.kinds[k] == TokIdent || p.s.text[k] == "_" {
-			out = append(out, bnd{name: p.s.text[k], ty: ty, inst: inst})
+			out = append(out, bnd{name: p.s.text[k], ty: ty, inst: inst, kind: open})
 		}
 	}
 	return out

@@ -47,7 +47,7 @@ func TestPorting(t *testing.T) {
 		{"fun n => h n inside a tactic keeps no tactic", len(m["Porting.tac_fun_arrow"].ProofDeps) == 0},
 		{"open Porting Measure opens Porting.Measure", has(m["Porting.relative_open"].ProofDeps, "Porting.Measure.map_apply'")},
 		{"× in instance names", m["Porting.instFiniteishProd"].Kind == workspace.KindInstance},
-		{"∘ in instance names", m["Porting.instNiceComp"].Kind == workspace.KindInstance},
+		{"∘ in instance names (Function.comp visits its implicit type Nat)", m["Porting.instNiceCompNat"].Kind == workspace.KindInstance},
 		{"to_additive: mabs_of_lt_one → abs_of_neg", m["Porting.abs_of_neg"].GeneratedFrom != nil},
 		{"the twin is used", has(m["Porting.neg_twin_used"].ProofDeps, "Porting.abs_of_neg")},
 		{"a field's own binders are locals", !has(m["Porting.Uniformish.eq_of_mem"].StatementDeps, "Porting.x")},

@@ -19,6 +19,11 @@ type entry struct {
 	aliasOf   string   // export alias: the name it stands for
 	parents   []string // resolved parent structures (field notation looks there too)
 	decl      *pdecl
+	// private: a private declaration (Lean mangles its name): visible only
+	// in its module and those that `import all` it; privIn are the other
+	// modules that declare a private one of the same name
+	private bool
+	privIn  []int32
 }
 
 // Table is the global name table of every declaration of every source: full
@@ -31,6 +36,9 @@ type Table struct {
 	suffix     map[string][]string // last component → names in type namespaces
 	openCache  sync.Map            // *scopeCtx -> []resolvedOpen
 	vis        []bitset            // per module: the modules it (transitively) imports, itself included
+	// priv: per module, the modules whose private declarations it sees:
+	// itself and those it imports with `import all` (transitively)
+	priv []bitset
 	// providers maps a class to the classes an instance or a parent
 	// projection derives it from ([B] provides A when B extends A).
 	providers map[string][]string
@@ -115,6 +123,9 @@ func newTable(files []*fileResult, vis []bitset) *Table {
 	}()
 	add := func(name string, e *entry) {
 		if old, dup := t.names[name]; dup {
+			if old.private && e.private {
+				old.privIn = append(old.privIn, e.mod)
+			}
 			// Lean names are unique. When a generated row (a to_additive
 			// twin, a projection) collides with a written declaration, the
 			// written one is the declaration; otherwise the first wins.
@@ -136,7 +147,7 @@ func newTable(files []*fileResult, vis []bitset) *Table {
 	}
 	for mi, fr := range files {
 		for _, d := range fr.decls {
-			add(d.row.Name, &entry{kind: d.row.Kind, protected: d.protected, decl: d, mod: int32(mi)})
+			add(d.row.Name, &entry{kind: d.row.Kind, protected: d.protected, decl: d, mod: int32(mi), private: isPrivate(d)})
 		}
 		for _, nd := range fr.notations {
 			nd.mod = int32(mi)
@@ -149,6 +160,7 @@ func newTable(files []*fileResult, vis []bitset) *Table {
 		add(c[0], &entry{kind: c[1], mod: -1})
 	}
 	<-visDone
+	t.priv = importAllClosures(files)
 	// export X (a b): aliases in the exporting namespace
 	for mi, fr := range files {
 		for _, ex := range fr.exports {
@@ -211,6 +223,45 @@ func importClosures(files []*fileResult) ([]bitset, []int) {
 	return vis, order
 }
 
+// importAllClosures computes, for every file, the files whose private
+// declarations it sees: itself and the modules it imports with `import
+// all`, and theirs in turn (Lean's importModulesCore: `import all` makes
+// the imported module's private scope visible).
+func importAllClosures(files []*fileResult) []bitset {
+	idx := make(map[string]int, len(files))
+	for i, fr := range files {
+		if _, dup := idx[fr.mod.Name]; !dup {
+			idx[fr.mod.Name] = i
+		}
+	}
+	words := (len(files) + 63) / 64
+	out := make([]bitset, len(files))
+	var visit func(i int) bitset
+	visit = func(i int) bitset {
+		if out[i] != nil {
+			return out[i]
+		}
+		b := make(bitset, words)
+		b[i>>6] |= 1 << (uint(i) & 63)
+		out[i] = b // an import cycle stops here
+		for k, imp := range files[i].mod.Imports {
+			if k >= len(files[i].mod.ImportKinds) || !slices.Contains(strings.Fields(files[i].mod.ImportKinds[k]), "all") {
+				continue
+			}
+			if j, ok := idx[imp]; ok {
+				for w, x := range visit(j) {
+					b[w] |= x
+				}
+			}
+		}
+		return b
+	}
+	for i := range files {
+		visit(i)
+	}
+	return out
+}
+
 // opensOf resolves the namespaces opened in a context (cached per context).
 func (t *Table) opensOf(ctx *scopeCtx) []resolvedOpen {
 	if v, ok := t.openCache.Load(ctx); ok {
@@ -263,6 +314,7 @@ type rctx struct {
 	path  string
 	buf   []byte
 	vis   bitset // modules visible from the current file (nil: all)
+	priv  bitset // modules whose private rows the current file sees (nil: all)
 	any   bool   // ignore visibility (fallback pass)
 }
 
@@ -287,7 +339,7 @@ func (t *Table) lookup(rc *rctx, ns, id string) (string, *entry) {
 		return "", nil
 	}
 	rc.buf = append(append(append(rc.buf[:0], ns...), '.'), id...)
-	if e := t.names[string(rc.buf)]; e != nil && (rc.any || rc.vis == nil || rc.vis.has(e.mod)) {
+	if e := t.names[string(rc.buf)]; t.visible(rc, e) {
 		if e.aliasOf != "" {
 			return e.aliasOf, e
 		}
@@ -297,7 +349,23 @@ func (t *Table) lookup(rc *rctx, ns, id string) (string, *entry) {
 }
 
 func (t *Table) visible(rc *rctx, e *entry) bool {
-	return e != nil && (rc.any || rc.vis == nil || rc.vis.has(e.mod))
+	return e != nil && (rc.any || rc.vis == nil || rc.vis.has(e.mod)) && (!e.private || privVisible(rc.priv, e))
+}
+
+// privVisible tells whether a private row is visible from a file that
+// sees the private rows of priv: Lean forbids a reference to another
+// module's private declaration unless that module is imported with
+// `import all` (the fallback pass that ignores imports keeps this rule).
+func privVisible(priv bitset, e *entry) bool {
+	if priv == nil || priv.has(e.mod) {
+		return true
+	}
+	for _, m := range e.privIn {
+		if priv.has(m) {
+			return true
+		}
+	}
+	return false
 }
 
 // resolveExact resolves id (no trailing projections) with Lean's rules:
@@ -463,10 +531,14 @@ type cacheKey struct {
 	ns  string
 }
 
-func (r *resolver) setContext(d *pdecl, path string, vis bitset) {
+func (r *resolver) setContext(d *pdecl, path string, mi int) {
+	var vis, priv bitset
+	if mi >= 0 {
+		vis, priv = r.t.vis[mi], r.t.priv[mi]
+	}
 	if r.cctx != d.ctx || r.cns != d.resNs || r.rc.path != path {
 		r.cctx, r.cns = d.ctx, d.resNs
-		r.rc = rctx{ns: d.resNs, opens: r.t.opensOf(d.ctx), path: path, buf: r.rc.buf, vis: vis}
+		r.rc = rctx{ns: d.resNs, opens: r.t.opensOf(d.ctx), path: path, buf: r.rc.buf, vis: vis, priv: priv}
 		if len(r.cache) > 1<<16 {
 			clear(r.cache)
 		}
@@ -662,8 +734,8 @@ func (l *nameList) add(n string) {
 	}
 }
 
-func (r *resolver) resolveDecl(d *pdecl, vis bitset) int {
-	r.setContext(d, d.row.Path, vis)
+func (r *resolver) resolveDecl(d *pdecl, mi int) int {
+	r.setContext(d, d.row.Path, mi)
 	r.cur = d
 	var bad, b int
 	d.sigDeps, b = r.deps(d.row.Name, d.sigRefs, true)
@@ -827,11 +899,11 @@ func (t *Table) assemble(d *pdecl) {
 
 // resolveInstClasses resolves the classes of a declaration's instance
 // binders (and of its conditional ones, for the first round) and its result type.
-func (r *resolver) resolveInstClasses(d *pdecl, vis bitset) {
+func (r *resolver) resolveInstClasses(d *pdecl, mi int) {
 	if len(d.instHeads) == 0 && d.resultHead == "" && len(d.condVars) == 0 {
 		return
 	}
-	r.setContext(d, d.row.Path, vis)
+	r.setContext(d, d.row.Path, mi)
 	if d.resultHead != "" {
 		d.resultType, _ = r.one(ref{name: d.resultHead})
 	}
@@ -861,7 +933,7 @@ func (t *Table) prepare(files []*fileResult) {
 			if len(d.extends) == 0 {
 				continue
 			}
-			r.setContext(d, d.row.Path, t.vis[mi])
+			r.setContext(d, d.row.Path, mi)
 			// parents are resolved in the namespace the structure is declared in
 			r.rc.ns = d.row.Namespace
 			r.cns = ""

@@ -46,14 +46,14 @@ func resolveCorpus(rels []string, srcs [][]byte, shared bool) map[string][]works
 	for _, i := range idx {
 		r := get()
 		for _, d := range frs[i].decls {
-			r.resolveInstClasses(d, tb.vis[i])
+			r.resolveInstClasses(d, i)
 		}
 	}
 	for _, i := range idx {
 		r := get()
 		r.unres = &frs[i].unres
 		for _, d := range frs[i].decls {
-			r.resolveDecl(d, tb.vis[i])
+			r.resolveDecl(d, i)
 		}
 		r.unres = nil
 	}

@@ -78,6 +78,10 @@ type pdecl struct {
 	// the statement; instClasses their resolved names.
 	instHeads   []string
 	instClasses []string
+	// varSig is the section variables the declaration includes, written as
+	// binders (definitions, classes, structures: what the instance namer
+	// reads of a constant's signature; "" for theorems and instances)
+	varSig string
 	// paramSorts tells, for each explicit binder of the signature, whether
 	// its type is a sort (Type*, Sort u) or not written.
 	paramSorts []bool

@@ -59,7 +59,11 @@ func identTokens(text string, buf *[]byte, fn func(tok string, start, end int, w
 			fn(t, start, end, false)
 		})
 		if n > 1 {
-			fn(strings.ToLower(w), start, end, true)
+			if buf != nil {
+				fn(lowerWord(w, buf), start, end, true)
+			} else {
+				fn(strings.ToLower(w), start, end, true)
+			}
 		}
 	})
 }

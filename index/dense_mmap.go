@@ -104,6 +104,18 @@ func (s *mmapStore) SearchDenseMany(ctx context.Context, qs [][]float32, bs []*r
 	return retrieval.SearchDenseMany(ctx, s.inner, qs, bs)
 }
 
+// warm does the first searches' work ahead (OpenOptions.Warm): verifies
+// the vectors, makes their int8 copy, projects them through the head.
+// Failures are kept for the searches to report.
+func (s *mmapStore) warm() {
+	if s.raw.Verify() == nil {
+		s.raw.quantized()
+	}
+	if s.head != nil {
+		s.head.projected()
+	}
+}
+
 func (s *mmapStore) Vectors(context.Context) (*Store, error) {
 	if err := s.raw.Verify(); err != nil {
 		return nil, err

@@ -176,10 +176,28 @@ func (h *HashEncoder) rawFeatures(text string, sc *featureScratch) {
 			}
 		})
 		if n > 1 {
-			ones = append(ones, hash64('i', strings.ToLower(w)))
+			ones = append(ones, hash64('i', lowerWord(w, &lower)))
 		}
 	})
 	sc.ones, sc.halves, sc.g, sc.lower, sc.offs = ones, halves, g, lower, offs
+}
+
+// lowerWord is strings.ToLower(w), for an ASCII word written into *buf
+// (valid until its next use) instead of a new string.
+func lowerWord(w string, buf *[]byte) string {
+	for i := 0; i < len(w); i++ {
+		if w[i] >= utf8.RuneSelf {
+			return strings.ToLower(w)
+		}
+	}
+	b := append((*buf)[:0], w...)
+	for i, c := range b {
+		if c >= 'A' && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	*buf = b
+	return unsafe.String(unsafe.SliceData(b), len(b))
 }
 
 // featureScratch is features' reusable working memory.

@@ -48,8 +48,13 @@ type Postings struct {
 	once   sync.Once
 	err    error
 	failed atomic.Pointer[error]
+	loaded atomic.Bool // load has run
 	an     analysis.Analyzer
 	pool   sync.Pool
+	// maxW[t] holds the bits of term t's largest posting weight, 0 until
+	// a walk needs it (bm25walk.go).
+	maxOnce sync.Once
+	maxW    []atomic.Uint32
 }
 
 func identAnalyzer() (analysis.Analyzer, error) {
@@ -256,6 +261,7 @@ func (p *Postings) lists() ([]uint32, []float32, error) {
 		if p.docs, p.wts, p.err = p.load(); p.err != nil {
 			p.failed.Store(&p.err)
 		}
+		p.loaded.Store(true)
 	})
 	return p.docs, p.wts, p.err
 }
@@ -277,93 +283,10 @@ func (p *Postings) idf(t int) float32 {
 	return float32(math.Log(1 + (float64(p.n)-df+0.5)/(df+0.5)))
 }
 
-// scoreBuf is a per-query accumulator reused through a pool. A document's
-// sum and hit count sit side by side: the postings walk touches documents
-// at random, one cache line each instead of two.
-type scoreBuf struct {
-	acc     []docAcc
-	touched []uint32
-}
-
-type docAcc struct {
-	s    float32
-	hits uint16
-}
-
-// Score runs fn(doc, score) for every document matching a term of text:
-// textbook BM25 (k1 1.2, b 0.75, the true mean document length, raw term
-// frequency) in bleve's query form — each query token (repeats included)
-// adds idf²·tf-weight, and the sum is multiplied by the coordination factor
-// matched tokens / query tokens, which favours documents that match many of
-// the query's words. bleve's own BM25 differs in two places (√tf, and the
-// vocabulary size over the document count as mean length), so the two
-// engines rank differently: ConNF dev BM25 F1@5 25.78 here, 26.64 bleve.
-func (p *Postings) Score(text string, fn func(doc int, score float32)) error {
-	pdocs, pwts, err := p.lists()
-	if err != nil {
-		return err
-	}
-	buf, _ := p.pool.Get().(*scoreBuf)
-	if buf == nil || len(buf.acc) != p.n {
-		buf = &scoreBuf{acc: make([]docAcc, p.n)}
-	}
-	acc := buf.acc
-	terms := analyzeTerms(p.an, text)
-	total := 0
-	for _, c := range terms {
-		total += c
-	}
-	// Terms in sorted order: the float32 sums must not depend on map order
-	// (they did: two runs could differ in the last bit, and tied documents
-	// swap places).
-	for _, t := range slices.Sorted(maps.Keys(terms)) {
-		qtf := terms[t]
-		id := p.term(t)
-		if id < 0 {
-			continue
-		}
-		// bleve multiplies by the query weight too (idf again, Lucene style).
-		idf := p.idf(id)
-		w := idf * idf * float32(qtf)
-		docs, wts := pdocs[p.off[id]:p.off[id+1]], pwts[p.off[id]:p.off[id+1]]
-		for j, d := range docs {
-			a := &acc[d]
-			if a.hits == 0 {
-				buf.touched = append(buf.touched, d)
-			}
-			a.s += w * wts[j]
-			a.hits += uint16(qtf)
-		}
-	}
-	inv := 1 / float32(max(total, 1))
-	for _, d := range buf.touched {
-		a := &acc[d]
-		fn(int(d), a.s*float32(a.hits)*inv)
-		*a = docAcc{}
-	}
-	buf.touched = buf.touched[:0]
-	p.pool.Put(buf)
-	return nil
-}
-
 var (
 	_ retrieval.LexicalBackend = (*Postings)(nil)
 	_ retrieval.TermIndex      = (*Postings)(nil)
 )
-
-// SearchLexical implements retrieval.LexicalBackend: one pass over the
-// query terms' postings fills every request of b.
-func (p *Postings) SearchLexical(ctx context.Context, text string, b *retrieval.Batch) ([][]retrieval.Scored, error) {
-	tops := b.NewTops()
-	if err := p.Score(text, func(d int, s float32) {
-		if t := retrieval.Top(tops, b.Class, d); t != nil {
-			t.Add(d, s)
-		}
-	}); err != nil {
-		return nil, err
-	}
-	return retrieval.SortedAll(tops), ctx.Err()
-}
 
 // QueryTerms implements retrieval.TermIndex.
 func (p *Postings) QueryTerms(text string) []retrieval.TermPostings {

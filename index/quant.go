@@ -139,8 +139,12 @@ func quantizeRow(x []float32, codes []int8) (_ q8Row, ok bool) {
 	}
 	scale := amax / 127
 	var inv float32
-	if scale > 0 {
+	if scale >= 0x1p-126 {
 		inv = 1 / scale
+	} else {
+		// A subnormal scale (1/scale overflows): every code 0, the whole
+		// row its error.
+		scale = 0
 	}
 	var ss, es float64
 	var sum int32
@@ -435,6 +439,9 @@ func (s *Store) scanQuantized(q8 *q8Store, qs [][]float32, classes [][]uint8, sh
 				cl = classes[j][r0 : r0+n]
 			}
 			offer := func(i int) {
+				if cl[i] == 0 {
+					return // no request (an upper bound of +Inf passes +Inf)
+				}
 				r := r0 + i
 				lo, hi := qq[j].bounds(&q8.rows[r], q8Dot1(q8.codes[r*dim:(r+1)*dim:(r+1)*dim], qq[j].codes))
 				ps[cl[i]-1].offer(r, lo, hi)

@@ -409,3 +409,33 @@ func BenchmarkQuantizedScanMany(b *testing.B) {
 		})
 	}
 }
+
+// A row of subnormal values quantizes to zero codes with the row as its
+// error (1/scale would overflow), and its bounds hold; a query of the
+// wrong length is refused before any kernel reads it.
+func TestQ8SubnormalRowAndQueryLength(t *testing.T) {
+	x := make([]float32, 32)
+	for i := range x {
+		x[i] = float32(i%3-1) * 0x1p-140
+	}
+	codes := make([]int8, len(x))
+	row, ok := quantizeRow(x, codes)
+	if !ok || row.scale != 0 || row.sum != 0 || slices.ContainsFunc(codes, func(c int8) bool { return c != 0 }) {
+		t.Fatalf("subnormal row: %+v %v %v", row, codes, ok)
+	}
+	v := make([]float32, 32)
+	v[1] = 1
+	q, _ := quantizeQuery(v)
+	lo, hi := q.bounds(&row, q8Dot(codes, q.codes))
+	if exact := float64(vek32.Dot(x, v)); exact < lo || exact > hi {
+		t.Fatalf("exact %g outside [%g, %g]", exact, lo, hi)
+	}
+	s := NewStore(make([]float32, 4*32), 4, 32)
+	b := &retrieval.Batch{Requests: []retrieval.Request{{K: 2}}, Class: []uint8{1, 1, 1, 1}}
+	if _, err := s.SearchDense(context.Background(), make([]float32, 31), b); err == nil {
+		t.Fatal("SearchDense took a query of 31 values for 32")
+	}
+	if _, err := s.SearchDenseMany(context.Background(), [][]float32{make([]float32, 32), make([]float32, 8)}, []*retrieval.Batch{b, b}); err == nil {
+		t.Fatal("SearchDenseMany took a query of 8 values for 32")
+	}
+}

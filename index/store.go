@@ -97,6 +97,9 @@ func (s *Store) SearchDense(ctx context.Context, q []float32, b *retrieval.Batch
 	if err := s.Verify(); err != nil {
 		return nil, err
 	}
+	if len(q) != s.dim {
+		return nil, fmt.Errorf("a query vector of dimension %d, the store's is %d", len(q), s.dim)
+	}
 	tops := b.NewTops()
 	if q8 := s.q8.Load(); q8 != nil {
 		s.scanQuantized(q8, [][]float32{q}, [][]uint8{b.Class}, nil, nil, [][]*retrieval.TopK{tops})
@@ -116,6 +119,12 @@ func (s *Store) SearchDenseMany(ctx context.Context, qs [][]float32, bs []*retri
 	}
 	if err := s.Verify(); err != nil {
 		return nil, err
+	}
+	for _, q := range qs {
+		// The kernels read dim values of every query.
+		if len(q) != s.dim {
+			return nil, fmt.Errorf("a query vector of dimension %d, the store's is %d", len(q), s.dim)
+		}
 	}
 	classes := make([][]uint8, len(bs))
 	tops := make([][]*retrieval.TopK, len(bs))

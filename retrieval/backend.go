@@ -189,6 +189,12 @@ func NewTopK(k int) *TopK {
 // K is how many documents t keeps.
 func (t *TopK) K() int { return t.k }
 
+// Full reports whether t holds k documents, and the lowest score it keeps:
+// then Add drops every document scored below it.
+func (t *TopK) Full() (lowest float32, full bool) {
+	return t.worst.Score, len(t.h) == t.k
+}
+
 // Add offers a document. (The heap is container/heap's, without its
 // interface calls: Add is a scanning backend's inner loop, and its common
 // case — a full heap whose worst entry beats the document — is small enough

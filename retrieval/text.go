@@ -22,15 +22,15 @@ func isWordRune(r rune) bool {
 func Words(s string, fn func(word string, start, end int)) {
 	i := 0
 	for i < len(s) {
-		r, n := utf8.DecodeRuneInString(s[i:])
-		if !isWordRune(r) {
+		r, n := decodeRune(s, i)
+		if !isWordRuneAt(r) {
 			i += n
 			continue
 		}
 		j := i + n
 		for j < len(s) {
-			r2, n2 := utf8.DecodeRuneInString(s[j:])
-			if !isWordRune(r2) {
+			r2, n2 := decodeRune(s, j)
+			if !isWordRuneAt(r2) {
 				break
 			}
 			j += n2
@@ -47,6 +47,31 @@ func Words(s string, fn func(word string, start, end int)) {
 		}
 		i = j
 	}
+}
+
+// decodeRune is utf8.DecodeRuneInString(s[i:]) with a fast path for ASCII
+// (an index build tokenizes the corpus three times, #29).
+func decodeRune(s string, i int) (rune, int) {
+	if c := s[i]; c < utf8.RuneSelf {
+		return rune(c), 1
+	}
+	return utf8.DecodeRuneInString(s[i:])
+}
+
+// asciiWord[c] is isWordRune(c) for ASCII c.
+var asciiWord = func() (t [utf8.RuneSelf]bool) {
+	for c := range t {
+		t[c] = isWordRune(rune(c))
+	}
+	return t
+}()
+
+// isWordRuneAt is isWordRune with a table for ASCII.
+func isWordRuneAt(r rune) bool {
+	if r < utf8.RuneSelf {
+		return asciiWord[r]
+	}
+	return isWordRune(r)
 }
 
 // SubTokens splits an identifier on '.', '_', '\” and camelCase boundaries
@@ -87,17 +112,23 @@ func isASCII(s string) bool {
 }
 
 // asciiClass: 1 upper, 2 digit, 3 lower/other letter, 4 other.
-func asciiClass(c byte) int {
-	switch {
-	case c >= 'A' && c <= 'Z':
-		return 1
-	case c >= '0' && c <= '9':
-		return 2
-	case c >= 'a' && c <= 'z':
-		return 3
+func asciiClass(c byte) int { return int(asciiClasses[c]) }
+
+var asciiClasses = func() (t [256]uint8) {
+	for c := range t {
+		switch {
+		case c >= 'A' && c <= 'Z':
+			t[c] = 1
+		case c >= '0' && c <= '9':
+			t[c] = 2
+		case c >= 'a' && c <= 'z':
+			t[c] = 3
+		default:
+			t[c] = 4
+		}
 	}
-	return 4
-}
+	return t
+}()
 
 // splitCamelASCII is splitCamel without rune decoding or allocation beyond
 // the lower-cased parts (most Lean identifiers are ASCII); with buf, not
@@ -124,8 +155,13 @@ func splitCamelASCII(s string, buf *[]byte, fn func(string)) {
 		}
 		fn(part)
 	}
+	b := 0
+	if len(s) > 0 {
+		b = asciiClass(s[0])
+	}
 	for i := 1; i < len(s); i++ {
-		a, b := asciiClass(s[i-1]), asciiClass(s[i])
+		a := b
+		b = asciiClass(s[i])
 		cut := false
 		switch {
 		case a == 3 && b == 1:

@@ -113,6 +113,19 @@ row_mine() {
   cp "$ws/pairs.parquet" "$OUT/$tag-pairs.parquet"
 }
 
+# settle PID: waits until the process's CPU time stops growing (under
+# 0.03 s in a second; at most two minutes), whatever binary it is.
+settle() {
+  local prev now
+  prev=$(awk '{print $14 + $15}' "/proc/$1/stat")
+  for _ in $(seq 1 120); do
+    sleep 1
+    now=$(awk '{print $14 + $15}' "/proc/$1/stat")
+    [ $((now - prev)) -le 2 ] && return
+    prev=$now
+  done
+}
+
 row_serve() {
   local tag=$1 bin=$2 ws="$OUT/$1-ws"
   for distinct in 0 10; do
@@ -124,6 +137,9 @@ row_serve() {
     done
     # one request first: what a started server loads lazily is not the load's
     curl -fs "http://127.0.0.1:$PORT/api/search?q=warm+up" >/dev/null
+    # nor what it does in the background once started (warming the index,
+    # the premise server's proof graph: seconds of CPU for Mathlib)
+    settle "$pid"
     local l
     l=$(load)
     "$OUT/loadgen" -url "http://127.0.0.1:$PORT" -pid "$pid" -ws "$ws" -clients "$CLIENTS" -requests "$REQUESTS" -distinct "$distinct" \

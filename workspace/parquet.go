@@ -177,6 +177,9 @@ type ParallelWriter[T any] struct {
 	sem     chan struct{}      // bounds the groups in flight
 	err     error
 	prepare func(*T) // applied to each row on the encoding goroutine (Map)
+	// free holds group buffers whose encoding is done, for the next groups
+	// (a fresh one per group was most of what writing allocated)
+	free chan []T
 }
 
 type encodedPart struct {
@@ -189,7 +192,7 @@ type encodedPart struct {
 // being encoded at once. Rows must all go through it (w has none yet);
 // Close it before closing w.
 func (w *Writer[T]) Parallel(workers int) *ParallelWriter[T] {
-	p := &ParallelWriter[T]{w: w, sem: make(chan struct{}, max(workers, 1))}
+	p := &ParallelWriter[T]{w: w, sem: make(chan struct{}, max(workers, 1)), free: make(chan []T, 2*max(workers, 1)+1)}
 	if w.rows > 0 || w.pending > 0 || w.finished || w.closed {
 		p.err = &FileError{Path: w.path, Row: -1, Err: errors.New("dataset: ParallelWriter over a writer already used")}
 	}
@@ -209,7 +212,12 @@ func (p *ParallelWriter[T]) Map(f func(*T)) *ParallelWriter[T] {
 func (p *ParallelWriter[T]) Write(rows ...T) error {
 	for len(rows) > 0 && p.err == nil {
 		if p.rows == nil {
-			p.rows = make([]T, 0, p.w.groupN)
+			select {
+			case b := <-p.free:
+				p.rows = b
+			default:
+				p.rows = make([]T, 0, p.w.groupN)
+			}
 		}
 		n := min(len(rows), p.w.groupN-len(p.rows))
 		p.rows = append(p.rows, rows[:n]...)
@@ -247,6 +255,13 @@ func (p *ParallelWriter[T]) encode() {
 				_, err := pw.Write(rows)
 				if err == nil {
 					err = pw.Close()
+				}
+				if cap(rows) == p.w.groupN {
+					clear(rows) // the encoder keeps none of them
+					select {
+					case p.free <- rows[:0]:
+					default:
+					}
 				}
 				<-p.sem // before done: a spliced group's worker is free
 				done <- encodedPart{data: buf.Bytes(), n: len(rows), err: err}

@@ -52,14 +52,6 @@ func Render(d *Declaration, inf *Informal) (text, source string) {
 
 // render is Render returning the informal name and statement it used too.
 func render(d *Declaration, inf *Informal) (text, name, stmt, source string) {
-	var b strings.Builder
-	b.WriteString(d.Kind)
-	b.WriteByte(' ')
-	b.WriteString(d.Name)
-	if sig := strings.Join(strings.Fields(d.Signature), " "); sig != "" {
-		b.WriteByte(' ')
-		b.WriteString(sig)
-	}
 	switch {
 	case inf != nil && strings.TrimSpace(inf.InformalStatement) != "":
 		name, stmt, source = inf.InformalName, inf.InformalStatement, inf.Provider
@@ -67,6 +59,18 @@ func render(d *Declaration, inf *Informal) (text, name, stmt, source string) {
 		stmt, source = *d.Docstring, "docstring"
 	}
 	name, stmt = strings.TrimSpace(name), strings.TrimSpace(stmt)
+	// One allocation of at most the text's size (the signature's
+	// whitespace runs only shrink).
+	var b strings.Builder
+	b.Grow(len(d.Kind) + 1 + len(d.Name) + 1 + len(d.Signature) + 1 + len(name) + 2 + len(stmt))
+	b.WriteString(d.Kind)
+	b.WriteByte(' ')
+	b.WriteString(d.Name)
+	// The signature's fields joined by single spaces.
+	for f := range strings.FieldsSeq(d.Signature) {
+		b.WriteByte(' ')
+		b.WriteString(f)
+	}
 	if stmt != "" {
 		b.WriteByte('\n')
 		if name != "" {
@@ -129,7 +133,7 @@ func LoadDocuments(ws *Workspace) ([]Document, error) {
 		}
 		return nil, ws.Missing(DeclarationsFile, "declarations")
 	}
-	var decls []Declaration
+	var decls []declDocCols
 	seen := map[string]bool{}
 	// Library, kind and module repeat from row to row: one copy of each.
 	shared := map[string]string{}
@@ -146,7 +150,7 @@ func LoadDocuments(ws *Workspace) ([]Document, error) {
 			return nil
 		}
 		// EachRow reuses its buffers: copy what we keep.
-		d := Declaration{Library: share(c.Library), Name: strings.Clone(c.Name), Kind: share(c.Kind),
+		d := declDocCols{Library: share(c.Library), Name: strings.Clone(c.Name), Kind: share(c.Kind),
 			Module: share(c.Module), Signature: strings.Clone(c.Signature), StatementDeps: make([]string, len(c.StatementDeps))}
 		if c.Docstring != nil {
 			d.Docstring = new(strings.Clone(*c.Docstring))
@@ -170,7 +174,10 @@ func LoadDocuments(ws *Workspace) ([]Document, error) {
 	for w := range workers {
 		wg.Go(func() {
 			for i := w * len(decls) / workers; i < (w+1)*len(decls)/workers; i++ {
-				docs[i] = RenderDocument(&decls[i], inf[decls[i].Name])
+				c := &decls[i]
+				d := Declaration{Library: c.Library, Name: c.Name, Kind: c.Kind, Module: c.Module, Docstring: c.Docstring,
+					Signature: c.Signature, StatementDeps: c.StatementDeps}
+				docs[i] = RenderDocument(&d, inf[c.Name])
 			}
 		})
 	}

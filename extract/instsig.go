@@ -1,0 +1,576 @@
+package extract
+
+import (
+	"strings"
+
+	"github.com/driftkit/driftkit/workspace"
+)
+
+// Constants' signatures for the instance namer. Lean's DeclNameGen visits
+// the elaborated type: an application's explicit arguments and, of its
+// implicit ones, those that are types or type families (not sorts), never
+// instance arguments or proofs (winnowExpr). `R ⧸ I` is
+// `HasQuotient.Quotient R (B := Ideal R) I` (…QuotientIdeal…), `swap α β`
+// has the implicit type arguments `α × β` and `β × α` (…ProdSwap). A
+// source reader knows only the written arguments; csigOf reads the
+// constant's signature (its section variables, binders and result type,
+// resolved where it is declared) so that the implicit ones can be filled
+// by matching the binders' types against the arguments' types.
+
+// csig is a constant's signature: its binders in order and its type.
+type csig struct {
+	bs  []bnd
+	res *tnode // nil: not written
+}
+
+// coreSigs are the signatures of core Lean constants instance types use
+// (Lean's own text; the library's sources do not have them).
+var coreSigs = map[string]string{
+	"Prod":                            "(α : Type u) (β : Type v) : Type (max u v)",
+	"Sum":                             "(α : Type u) (β : Type v) : Type (max u v)",
+	"PProd":                           "(α : Sort u) (β : Sort v) : Sort (max 1 u v)",
+	"PSum":                            "(α : Sort u) (β : Sort v) : Sort (max 1 u v)",
+	"Function.comp":                   "{α : Sort u} {β : Sort v} {δ : Sort w} (f : β → δ) (g : α → β) : α → δ",
+	"HAdd.hAdd":                       "{α : Type u} {β : Type v} {γ : outParam (Type w)} [self : HAdd α β γ] : α → β → γ",
+	"HSub.hSub":                       "{α : Type u} {β : Type v} {γ : outParam (Type w)} [self : HSub α β γ] : α → β → γ",
+	"HMul.hMul":                       "{α : Type u} {β : Type v} {γ : outParam (Type w)} [self : HMul α β γ] : α → β → γ",
+	"HDiv.hDiv":                       "{α : Type u} {β : Type v} {γ : outParam (Type w)} [self : HDiv α β γ] : α → β → γ",
+	"HMod.hMod":                       "{α : Type u} {β : Type v} {γ : outParam (Type w)} [self : HMod α β γ] : α → β → γ",
+	"HPow.hPow":                       "{α : Type u} {β : Type v} {γ : outParam (Type w)} [self : HPow α β γ] : α → β → γ",
+	"HSMul.hSMul":                     "{α : Type u} {β : Type v} {γ : outParam (Type w)} [self : HSMul α β γ] : α → β → γ",
+	"Membership.mem":                  "{α : outParam (Type u)} {γ : Type v} [self : Membership α γ] : γ → α → Prop",
+	"Eq":                              "{α : Sort u} : α → α → Prop",
+	"Ne":                              "{α : Sort u} (a b : α) : Prop",
+	"LE.le":                           "{α : Type u} [self : LE α] : α → α → Prop",
+	"LT.lt":                           "{α : Type u} [self : LT α] : α → α → Prop",
+	"GE.ge":                           "{α : Type u} [LE α] (a b : α) : Prop",
+	"GT.gt":                           "{α : Type u} [LT α] (a b : α) : Prop",
+	"Dvd.dvd":                         "{α : Type u} [self : Dvd α] : α → α → Prop",
+	"Inv.inv":                         "{α : Type u} [self : Inv α] : α → α",
+	"Neg.neg":                         "{α : Type u} [self : Neg α] : α → α",
+	"OfNat.ofNat":                     "{α : Type u} (n : Nat) [self : OfNat α n] : α",
+	"Subtype":                         "{α : Sort u} (p : α → Prop) : Sort (max 1 u)",
+	"Fin":                             "(n : Nat) : Type",
+	"Option":                          "(α : Type u) : Type u",
+	"List":                            "(α : Type u) : Type u",
+	"Array":                           "(α : Type u) : Type u",
+	"Not":                             "(a : Prop) : Prop",
+	"And":                             "(a b : Prop) : Prop",
+	"Or":                              "(a b : Prop) : Prop",
+	"Iff":                             "(a b : Prop) : Prop",
+	"Exists":                          "{α : Sort u} (p : α → Prop) : Prop",
+	"Sigma":                           "{α : Type u} (β : α → Type v) : Type (max u v)",
+	"PSigma":                          "{α : Sort u} (β : α → Sort v) : Sort (max 1 u v)",
+	"Decidable":                       "(p : Prop) : Type",
+	"DecidableEq":                     "(α : Sort u) : Sort (max 1 u)",
+	"Inhabited":                       "(α : Sort u) : Sort (max 1 u)",
+	"Nonempty":                        "(α : Sort u) : Prop",
+	"Subsingleton":                    "(α : Sort u) : Prop",
+	"Setoid":                          "(α : Sort u) : Sort (max 1 u)",
+	"Quotient":                        "{α : Sort u} (s : Setoid α) : Sort u",
+	"Quot":                            "{α : Sort u} (r : α → α → Prop) : Sort u",
+	"Coe":                             "(α : Sort u) (β : Sort v) : Sort (max (max 1 u) v)",
+	"CoeSort":                         "(α : Sort u) (β : outParam (Sort v)) : Sort (max (max 1 u) (v + 1))",
+	"CoeFun":                          "(α : Sort u) (γ : outParam (α → Sort v)) : Sort (max (max 1 u) (v + 1))",
+	"Top.top":                         "{α : Type u} [self : Top α] : α",
+	"Bot.bot":                         "{α : Type u} [self : Bot α] : α",
+	"Zero.zero":                       "{α : Type u} [self : Zero α] : α",
+	"One.one":                         "{α : Type u} [self : One α] : α",
+	"Singleton.singleton":             "{α : outParam (Type u)} {β : Type v} [self : Singleton α β] : α → β",
+	"EmptyCollection.emptyCollection": "{α : Type u} [self : EmptyCollection α] : α",
+}
+
+// sigDecls are the rows whose signatures the namer may read (not theorems
+// or instances: they do not occur in instance types).
+func sigDecl(d *pdecl) bool {
+	switch d.row.Kind {
+	case workspace.KindTheorem, workspace.KindInstance:
+		return false
+	}
+	return true
+}
+
+// csigOf returns the signature of the constant full (nil: unknown).
+func (n *instNamer) csigOf(full string) *csig {
+	if s, ok := n.sigs[full]; ok {
+		return s
+	}
+	n.sigs[full] = nil // a signature that mentions itself
+	var s *csig
+	if d := n.decls[full]; d != nil {
+		s = n.declSig(d)
+	} else if text, ok := coreSigs[full]; ok {
+		s = n.parseSig(lexSeq(text), "", nil, false)
+	}
+	n.sigs[full] = s
+	return s
+}
+
+// declSig reads a row's signature: its section variables' binders, then
+// its own. A projection has its structure's parameters as implicit
+// binders (a binder written with the field, `Quotient (A) : …`, makes one
+// explicit) and the structure (instance-implicit for a class) before its
+// own binders.
+func (n *instNamer) declSig(d *pdecl) *csig {
+	var opened []string
+	for _, o := range d.ctx.opens {
+		opened = append(opened, o.name)
+	}
+	if d.row.Kind == workspace.KindProjection && d.row.GeneratedFrom != nil {
+		parent := n.decls[*d.row.GeneratedFrom]
+		if parent == nil {
+			return nil
+		}
+		ps := n.csigOf(parent.row.Name)
+		if ps == nil {
+			return nil
+		}
+		own := n.parseSig(lexSeq(d.row.Signature), d.resNs, opened, true)
+		out := &csig{res: own.res}
+		var self []*tnode
+		for _, b := range ps.bs {
+			if b.kind != "[" {
+				b.kind = "{"
+			}
+			out.bs = append(out.bs, b)
+			if b.name != "" && b.kind != "[" {
+				self = append(self, &tnode{op: 'v', name: b.name})
+			}
+		}
+		for _, b := range own.bs {
+			if b.ty == nil {
+				for k := range out.bs {
+					if out.bs[k].name == b.name {
+						out.bs[k].kind = "("
+					}
+				}
+			}
+		}
+		kind := "("
+		if parent.row.Kind == "class" || parent.row.Keyword == "class" {
+			kind = "["
+		}
+		var sty *tnode = &tnode{op: 'c', name: parent.row.Name, res: true}
+		if len(self) > 0 {
+			sty = &tnode{op: 'a', fn: sty, args: self}
+		}
+		out.bs = append(out.bs, bnd{name: "self", ty: sty, kind: kind})
+		for _, b := range own.bs {
+			if b.ty != nil {
+				out.bs = append(out.bs, b)
+			}
+		}
+		return out
+	}
+	text := d.row.Signature
+	if d.varSig != "" {
+		text = d.varSig + text
+	}
+	return n.parseSig(lexSeq(text), d.resNs, opened, false)
+}
+
+// parseSig parses binders and a type (after a top-level colon; a
+// projection's signature without one is its type), resolving constants in
+// namespace ns with opened open.
+func (n *instNamer) parseSig(ts tokSeq, ns string, opened []string, proj bool) *csig {
+	end, colon, depth := len(ts.text), -1, 0
+	for i, t := range ts.text {
+		switch t {
+		case "(", "[", "{", "⦃", "⟨":
+			depth++
+		case ")", "]", "}", "⦄", "⟩":
+			depth--
+		}
+		if depth != 0 {
+			continue
+		}
+		if t == ":" && colon < 0 {
+			colon = i
+		}
+		if t == "extends" || t == "where" || t == ":=" || t == "|" {
+			end = i
+			break
+		}
+	}
+	if colon < 0 && proj && (end == 0 || ts.text[0] != "(" && ts.text[0] != "{" && ts.text[0] != "[") {
+		colon = -2 // the whole text is the type
+	}
+	locals := map[string]bool{}
+	budget := 5000
+	visNs := func(s string) bool { return ns == s || strings.HasPrefix(ns, s+".") || containsStr(opened, s) }
+	bend := end
+	if colon >= 0 {
+		bend = colon
+	} else if colon == -2 {
+		bend = 0
+	}
+	var bs []bnd
+	for range 2 { // again, with every binder's name known
+		p := &tparser{s: ts, end: bend, locals: locals, nots: n.nots, visNs: visNs, budget: &budget}
+		bs = p.binderList(map[string]bool{})
+		for _, b := range bs {
+			if b.name != "" {
+				locals[b.name] = true
+			}
+		}
+	}
+	s := &csig{bs: bs}
+	if colon != -1 {
+		from := colon + 1
+		if colon == -2 {
+			from = 0
+		}
+		p := &tparser{s: ts, pos: from, end: end, locals: locals, nots: n.nots, visNs: visNs, budget: &budget}
+		s.res = p.expr()
+	}
+	r := func(t *tnode) { n.resolveConsts(t, ns, opened, locals) }
+	for i := range s.bs {
+		r(s.bs[i].ty)
+	}
+	r(s.res)
+	return s
+}
+
+func containsStr(xs []string, x string) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
+
+// resolveConsts resolves a signature's constants where it is declared.
+func (n *instNamer) resolveConsts(t *tnode, ns string, opened []string, locals map[string]bool) {
+	if t == nil {
+		return
+	}
+	if t.op == 'c' && !t.res && t.recv == "" {
+		if full, ok := n.resolveIn(t.name, ns, opened); ok {
+			t.name, t.res = full, true
+		} else if autoBound(t.name) {
+			t.op = 'v' // an auto-bound implicit
+		}
+	}
+	n.resolveConsts(t.fn, ns, opened, locals)
+	n.resolveConsts(t.dom, ns, opened, locals)
+	n.resolveConsts(t.body, ns, opened, locals)
+	n.resolveConsts(t.asc, ns, opened, locals)
+	for _, a := range t.args {
+		n.resolveConsts(a, ns, opened, locals)
+	}
+}
+
+// resolveIn finds the constant id names in namespace ns with opened open.
+func (n *instNamer) resolveIn(id, ns string, opened []string) (string, bool) {
+	id = strings.TrimPrefix(id, "_root_.")
+	for s := ns; ; s = parentNs(s) {
+		if _, ok := n.names[joinNs(s, id)]; ok {
+			return joinNs(s, id), true
+		}
+		if _, ok := coreSigs[joinNs(s, id)]; ok {
+			return joinNs(s, id), true
+		}
+		if s == "" {
+			break
+		}
+	}
+	for _, o := range opened {
+		if _, ok := n.names[joinNs(o, id)]; ok {
+			return joinNs(o, id), true
+		}
+	}
+	return "", false
+}
+
+// stripParam drops outParam/semiOutParam/optParam around a binder's type.
+func stripParam(t *tnode) *tnode {
+	for t != nil && t.op == 'a' && t.fn.op == 'c' && len(t.args) >= 1 {
+		switch lastComponent(t.fn.name) {
+		case "outParam", "semiOutParam", "optParam", "autoParam":
+			t = t.args[0]
+			continue
+		}
+		break
+	}
+	return t
+}
+
+// typeFormer reports whether a binder's type is a sort or a family of
+// sorts (α → Type): Lean's namer visits such implicit arguments.
+func typeFormer(t *tnode) bool {
+	t = stripParam(t)
+	for t != nil && t.op == 'p' {
+		t = t.body
+	}
+	return t != nil && t.op == 's'
+}
+
+// subst replaces the locals of m in t (a copy; t is not changed).
+func subst(t *tnode, m map[string]*tnode) *tnode {
+	if t == nil || len(m) == 0 {
+		return t
+	}
+	if t.op == 'v' {
+		if v, ok := m[t.name]; ok && v != nil {
+			return v
+		}
+		return t
+	}
+	c := *t
+	c.fn = subst(t.fn, m)
+	c.dom = subst(t.dom, m)
+	c.body = subst(t.body, m)
+	if len(t.args) > 0 {
+		c.args = make([]*tnode, len(t.args))
+		for i, a := range t.args {
+			c.args[i] = subst(a, m)
+		}
+	}
+	return &c
+}
+
+// sigArgs matches an application's written arguments with a signature:
+// vals are the binders' arguments (explicit ones written, implicit ones
+// found by matching binder types against the arguments' types; nil where
+// unknown), m the binders' names → their arguments, extra the arguments
+// past the binders and doms their types (the result's arrows). A
+// receiver of generalized field notation (x.f, recv) goes to the first
+// explicit binder whose type is in f's namespace.
+func (g *nameGen) sigArgs(sig *csig, name string, args []*tnode, recv bool, want *tnode, depth int) (vals []*tnode, m map[string]*tnode, extra, doms []*tnode) {
+	bs := sig.bs
+	vals = make([]*tnode, len(bs))
+	var recvArg *tnode
+	if recv && len(args) > 0 {
+		recvArg, args = args[0], args[1:]
+		ns := parentNs(name)
+		placed := false
+		for i, b := range bs {
+			if b.kind == "(" {
+				if h, _ := appHead(stripParam(b.ty)); h != nil && h.op == 'c' && h.name == ns {
+					vals[i], placed = recvArg, true
+					break
+				}
+			}
+		}
+		if !placed {
+			args = append([]*tnode{recvArg}, args...)
+		}
+	}
+	ai := 0
+	for i, b := range bs {
+		if b.kind == "(" && vals[i] == nil && ai < len(args) {
+			vals[i] = args[ai]
+			ai++
+		}
+	}
+	extra = args[ai:]
+	vars := map[string]bool{}
+	m = map[string]*tnode{}
+	for i, b := range bs {
+		if b.name != "" {
+			vars[b.name] = true
+			if vals[i] != nil {
+				m[b.name] = vals[i]
+			}
+		}
+	}
+	for i, b := range bs {
+		if b.kind == "(" && vals[i] != nil {
+			g.unify(b.ty, g.typeOf(vals[i], depth+1), vars, m)
+		}
+	}
+	for r := stripParam(sig.res); len(doms) < len(extra) && r != nil && r.op == 'p'; r = stripParam(r.body) {
+		doms = append(doms, r.dom)
+	}
+	for k, d := range doms {
+		g.unify(d, g.typeOf(extra[k], depth+1), vars, m)
+	}
+	if want != nil {
+		r := sig.res
+		for range extra {
+			if r = stripParam(r); r != nil && r.op == 'p' {
+				r = r.body
+			}
+		}
+		g.unify(r, want, vars, m)
+	}
+	for i, b := range bs {
+		if vals[i] == nil && b.name != "" {
+			vals[i] = m[b.name]
+		}
+	}
+	return vals, m, extra, doms
+}
+
+// winnowSig is winnowExpr's application case with the head's signature:
+// the explicit arguments that are not proofs, and the implicit ones that
+// are types or type families but not sorts.
+func (g *nameGen) winnowSig(t *tnode, name string, sig *csig, expected *tnode) *wnode {
+	want := t.asc
+	if want == nil {
+		want = expected
+	}
+	vals, m, extra, doms := g.sigArgs(sig, name, t.args, t.fn.recv != "" || t.fn.recvTerm != nil, want, 0)
+	w := wmk(&wnode{op: 'c', name: name})
+	for i, b := range sig.bs {
+		switch b.kind {
+		case "(":
+			if vals[i] == nil || g.propType(subst(b.ty, m)) {
+				continue
+			}
+			ty := subst(stripParam(b.ty), m)
+			w = g.app(w, g.winnowAt(vals[i], ty != nil && ty.op == 's', ty))
+		case "[":
+		default:
+			if !typeFormer(b.ty) {
+				continue
+			}
+			switch v := vals[i]; {
+			case v == nil:
+				w = g.app(w, wAny)
+			case v.op != 's':
+				w = g.app(w, g.winnowAt(v, false, nil))
+			}
+		}
+	}
+	for k, a := range extra {
+		var ty *tnode
+		if k < len(doms) {
+			ty = subst(stripParam(doms[k]), m)
+		}
+		if g.propType(ty) {
+			continue
+		}
+		w = g.app(w, g.winnowAt(a, ty != nil && ty.op == 's', ty))
+	}
+	return w
+}
+
+// typeOf infers a term's type from ascriptions, the locals' types and
+// constants' signatures (nil: unknown).
+func (g *nameGen) typeOf(t *tnode, depth int) *tnode {
+	if t == nil || depth > 6 {
+		return nil
+	}
+	if t.asc != nil {
+		return t.asc
+	}
+	switch t.op {
+	case 'v':
+		return g.ltypeT[t.name]
+	case 'o':
+		return &tnode{op: 's', name: "Type"}
+	case 'c', 'a':
+		h, args := appHead(t)
+		if h == nil {
+			return nil
+		}
+		if h.op == 'v' {
+			ty := g.ltypeT[h.name]
+			for range args {
+				if ty = stripParam(ty); ty == nil || ty.op != 'p' {
+					return nil
+				}
+				ty = ty.body
+			}
+			return ty
+		}
+		if h.op != 'c' {
+			return nil
+		}
+		name, ok := g.resolve(h)
+		if !ok {
+			return nil
+		}
+		sig := g.n.csigOf(name)
+		if sig == nil || sig.res == nil {
+			return nil
+		}
+		_, m, extra, _ := g.sigArgs(sig, name, args, h.recv != "" || h.recvTerm != nil, nil, depth)
+		r := sig.res
+		for range extra {
+			if r = stripParam(r); r == nil || r.op != 'p' {
+				return nil
+			}
+			r = r.body
+		}
+		return subst(r, m)
+	}
+	return nil
+}
+
+// unify matches a binder's type p (its binders vars) against an
+// argument's type a, recording the binders it fixes in m.
+func (g *nameGen) unify(p, a *tnode, vars map[string]bool, m map[string]*tnode) {
+	p, a = stripParam(p), stripParam(a)
+	if p == nil || a == nil {
+		return
+	}
+	switch p.op {
+	case 'v':
+		if vars[p.name] && m[p.name] == nil {
+			m[p.name] = a
+		}
+	case 'a':
+		if a.op != 'a' || len(p.args) != len(a.args) || p.fn.op != 'c' || a.fn.op != 'c' {
+			return
+		}
+		hp, ok1 := g.resolve(p.fn)
+		ha, ok2 := g.resolve(a.fn)
+		if !ok1 || !ok2 || hp != ha {
+			return
+		}
+		for i := range p.args {
+			g.unify(p.args[i], a.args[i], vars, m)
+		}
+	case 'p':
+		if a.op == 'p' {
+			g.unify(p.dom, a.dom, vars, m)
+			g.unify(p.body, a.body, vars, m)
+		}
+	}
+}
+
+// propType reports whether a type is a proposition (its head's signature
+// ends in Prop): an argument of that type is a proof, which Lean's namer
+// does not visit.
+func (g *nameGen) propType(t *tnode) bool {
+	for t != nil && t.op == 'p' {
+		t = t.body
+	}
+	h, args := appHead(t)
+	if h == nil || h.op != 'c' {
+		return false
+	}
+	name, ok := g.resolve(h)
+	if !ok {
+		return false
+	}
+	sig := g.n.csigOf(name)
+	if sig == nil {
+		return false
+	}
+	explicit := 0
+	for _, b := range sig.bs {
+		if b.kind == "(" {
+			explicit++
+		}
+	}
+	r := stripParam(sig.res)
+	for k := len(args) - explicit; k > 0 && r != nil && r.op == 'p'; k-- {
+		r = stripParam(r.body)
+	}
+	return r != nil && r.op == 's' && r.name == "Prop"
+}
+
+// implicitTypes reports whether a signature has implicit binders that are
+// types (a constant written alone, ⊤, still has those arguments).
+func (s *csig) implicitTypes() bool {
+	for _, b := range s.bs {
+		if b.kind != "(" && b.kind != "[" && typeFormer(b.ty) {
+			return true
+		}
+	}
+	return false
+}
