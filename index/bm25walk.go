@@ -46,7 +46,7 @@ import (
 // lacks adds 0 to it, and s + 0 = s), so each partial sum of the bound is
 // at least the document's, and so are the products by its hit count (at
 // least the document's) and by inv. A query of more than 65,535 tokens is
-// not pruned (hits, a uint16 as in Score, could wrap).
+// not pruned (kept from when hits was a uint16: float32(hits) stays exact).
 
 // scoreWindow is how many documents the walk sums at a time: their
 // accumulators take 16 KiB. A power of two.
@@ -67,14 +67,14 @@ type scoreBuf struct {
 
 type docAcc struct {
 	s    float32
-	hits uint16
+	hits uint32 // uint32, not uint16: 65,536 matched tokens wrapped to 0 (same 8 bytes)
 }
 
 // walkTerm is one query term of a walk: what it adds per posting, the
 // postings not walked yet, and its bound.
 type walkTerm struct {
 	w    float32
-	qtf  uint16
+	qtf  uint32
 	docs []uint32
 	wts  []float32
 	ub   float32
@@ -187,7 +187,7 @@ func (p *Postings) walk(text string, lowest func() float32, emit func(docs []uin
 		idf := p.idf(id)
 		w := idf * idf * float32(qtf)
 		lo, hi := p.off[id], p.off[id+1]
-		wt := walkTerm{w: w, qtf: uint16(qtf), docs: pdocs[lo:hi:hi], wts: pwts[lo:hi:hi]}
+		wt := walkTerm{w: w, qtf: uint32(qtf), docs: pdocs[lo:hi:hi], wts: pwts[lo:hi:hi]}
 		if lowest != nil {
 			wt.ub = math.Nextafter32(w*p.maxWeight(id, wt.wts), float32(math.Inf(1)))
 		}
@@ -321,7 +321,7 @@ func (buf *scoreBuf) bounds(terms []walkTerm, inv float32) []float32 {
 	bound := append(buf.bound[:0], make([]float32, m+1)...)
 	for q := 1; q <= m; q++ {
 		var s float32
-		var h uint16
+		var h uint32
 		for i := range terms {
 			if terms[i].rank < q {
 				s += terms[i].ub

@@ -85,7 +85,7 @@ func referenceScore(p *Postings, text string, fn func(doc int, score float32)) e
 				touched = append(touched, d)
 			}
 			a.s += w * wts[j]
-			a.hits += uint16(qtf)
+			a.hits += uint32(qtf)
 		}
 	}
 	inv := 1 / float32(max(total, 1))

@@ -175,8 +175,8 @@ type Weights struct {
 	NonTheorem float64 `json:"non_theorem,omitempty"`
 	// Symbols reads the query's notation (symbols.go): LaTeX commands as
 	// Lean's characters (NormalizeLaTeX), then each symbol as the words
-	// Mathlib's names use for it (SymbolWords), added for BM25 and the
-	// name signal.
+	// Mathlib's names use for it (SymbolWords), added to the name signal
+	// only (not BM25: see engine.go).
 	Symbols bool `json:"symbols,omitempty"`
 	// WordNames adds the name tokens the library's docstrings associate
 	// with the query's words (wordnames.go: "divides" → dvd) to the name

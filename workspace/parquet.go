@@ -202,6 +202,8 @@ func (w *Writer[T]) Parallel(workers int) *ParallelWriter[T] {
 // Map makes f be applied to every row on the goroutine that encodes its
 // group, before it is encoded (a per-row transform off the caller's
 // goroutine: the file is that of writing f's rows). Call it before Write.
+// f gets a shallow copy of the caller's row: it must not write into the
+// row's slices or maps (copy them first), or the caller's rows change too.
 func (p *ParallelWriter[T]) Map(f func(*T)) *ParallelWriter[T] {
 	p.prepare = f
 	return p
