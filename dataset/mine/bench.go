@@ -254,7 +254,9 @@ func (d *Decontaminator) Match(theorem, signature, query string) (file string, h
 	if d == nil {
 		return "", "", false
 	}
-	if i, ok := d.names[theorem]; ok {
+	// benchmark names are canonical; a table written before names were
+	// (Foo.«structure») is matched too
+	if i, ok := d.names[leanname.Canonical(theorem)]; ok {
 		return d.files[i], "name", true
 	}
 	if k := NormaliseStatement(signature); k != "" {

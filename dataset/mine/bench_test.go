@@ -109,3 +109,22 @@ func FuzzNormaliseStatement(f *testing.F) {
 		}
 	})
 }
+
+// TestDecontaminatorNameForms: a benchmark's name matches a theorem however
+// either spells a keyword component (a table written before names were
+// Lean's Name.toString has Foo.«structure»).
+func TestDecontaminatorNameForms(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "b.jsonl")
+	if err := os.WriteFile(p, []byte(`{"full_name": "FirstOrder.Ultraproduct.«structure»", "formal_stmt": "", "informal_stmt": "x"}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	d, err := NewDecontaminator([]string{p})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []string{"FirstOrder.Ultraproduct.structure", "FirstOrder.Ultraproduct.«structure»"} {
+		if _, how, ok := d.Match(n, "", ""); !ok || how != "name" {
+			t.Errorf("%s: matched %v (%q), want by name", n, ok, how)
+		}
+	}
+}
