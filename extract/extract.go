@@ -55,6 +55,10 @@ type Source struct {
 
 	root             string // module names are relative to this folder
 	oldVariableRules bool
+	// deltaDerivingOld: Lean < 4.23 names a definition's derived instances
+	// after the definition (Polynomial.instGalGroup), not by the
+	// instance-name generator (lean4#9800)
+	deltaDerivingOld bool
 }
 
 // Options configure an extraction.
@@ -175,6 +179,7 @@ func prepareSource(s *Source, first string) error {
 		s.InstanceNames = instanceNamesFor(minor)
 	}
 	s.oldVariableRules = rule == "body"
+	s.deltaDerivingOld = minor >= 0 && minor < 23
 	return nil
 }
 

@@ -88,40 +88,172 @@ func (p *fileParser) decl(d *declSyntax, c Command) {
 	}
 	g.auxiliaries()
 	g.fromAttributes()
-	if g.structural {
+	if g.structural || d.keyword == "def" || d.keyword == "abbrev" {
 		g.derived()
 	}
 }
 
-// derived generates the instances of a `deriving C₁, C₂` clause. Lean's
-// deriving handlers elaborate an anonymous `instance : C (T …)` in the
-// namespace the type is declared in, so both naming algorithms give
-// inst ++ C ++ T's last component (Mathlib.Tactic.RingNF.instReprConfig).
+// derived generates the instances of a `deriving C₁, C₂` clause, named as
+// Lean names them. Lean elaborates `structure A.B` (and `def A.f`) as
+// `namespace A … end A` (expandDeclNamespace?), so the clause runs in the
+// declaration's own namespace:
+//   - a structure or inductive: the class's deriving handler elaborates an
+//     anonymous `instance : C (T …)` there, so both instance-name rules give
+//     inst ++ C ++ T's last component (Mathlib.Tactic.AtomM.Recurse.instReprConfig);
+//   - a definition (delta deriving, Term.processDefDeriving): since Lean 4.23
+//     (lean4#9800) the instance type C … (f …) is named by the instance-name
+//     generator in the current namespace — inst ++ C ++ the constants written
+//     in the class's arguments ++ f, `_` standing for f (instNormalCommutator,
+//     instAlgebraZModGaloisField; arguments Lean fills in by unification,
+//     EquivLike (Gal p) ?E ?F, are not read); before, f's name with "inst"
+//     before its last component and C's last component after it
+//     (Polynomial.instGalGroup), for a class written as a name only.
 func (g *generated) derived() {
 	f, d := g.f, g.d
 	j := d.valEnd
-	if j >= len(f.toks) || !f.is(j, "deriving") || f.is(j+1, "instance") {
+	if !g.structural {
+		j = f.derivingClause(d)
+	}
+	if j < 0 || j >= len(f.toks) || !f.is(j, "deriving") || f.is(j+1, "instance") {
 		return
 	}
-	for k := j + 1; k < len(f.toks); k++ {
-		if f.toks[k].Flags&FlagLineStart != 0 && !f.is(k-1, ",") {
-			break
+	ns := parentNs(g.full)
+	last := lastComponent(g.full)
+	var loc *locals
+	for _, it := range f.derivingItems(j+1, f.derivingEnd(j)) {
+		cls := f.text(it[0])
+		if f.toks[it[0]].Kind != TokIdent || termKeywords[cls] {
+			continue
 		}
-		if f.toks[k].Kind != TokIdent {
-			if f.is(k, ",") {
-				continue
+		var name string
+		switch {
+		case g.structural:
+			if it[1] != it[0]+1 {
+				continue // handlers take a class name
 			}
-			break
+			name = "inst" + capitalize(lastComponent(cls)) + capitalize(last)
+		case g.p.src.deltaDerivingOld:
+			if it[1] != it[0]+1 {
+				continue // Lean < 4.23: `deriving` takes class names only
+			}
+			name = "inst" + last + lastComponent(cls)
+		default:
+			if loc == nil {
+				loc = g.paramLocals()
+			}
+			name = f.deltaInstName(it[0], it[1], last, loc)
 		}
-		if k > j+1 && !f.is(k-1, ",") {
-			break
-		}
-		cls := f.text(k)
-		name := fullName(g.p.ns, "inst"+capitalize(lastComponent(cls))+capitalize(lastComponent(g.full)))
-		x := g.gen(name, workspace.KindInstance, cls+" "+g.full, f.toks[k].Line, f.toks[k].Line, nil,
+		name = fullName(ns, name)
+		x := g.gen(name, workspace.KindInstance, f.span(it[0], it[1])+" "+g.full, f.toks[it[0]].Line, f.toks[it[1]-1].Line, nil,
 			append([]ref{{name: cls}}, g.self...), false)
-		x.row.Code = f.span(j, k+1)
+		x.row.Code = f.span(j, it[1])
 	}
+}
+
+// derivingClause returns the index of a definition's `deriving` (at the
+// start of a line, outside brackets), or -1.
+func (f *file) derivingClause(d *declSyntax) int {
+	depth := 0
+	for k := d.valStart; k < d.end && k < len(f.toks); k++ {
+		if dd := f.depthDelta(k); dd != 0 {
+			depth += dd
+			continue
+		}
+		if depth == 0 && f.is(k, "deriving") && f.toks[k].Flags&FlagLineStart != 0 {
+			return k
+		}
+	}
+	if d.end < len(f.toks) && f.is(d.end, "deriving") {
+		return d.end // the reader splits commands at a line-initial `deriving`
+	}
+	return -1
+}
+
+// derivingEnd is the end of the deriving clause at j (a command of its own
+// to the reader): the first token at the start of a line, outside brackets,
+// after one that is not a comma.
+func (f *file) derivingEnd(j int) int {
+	depth := 0
+	for k := j + 1; k < len(f.toks); k++ {
+		if depth == 0 && f.toks[k].Flags&FlagLineStart != 0 && !f.is(k-1, ",") {
+			return k
+		}
+		depth = max(depth+f.depthDelta(k), 0)
+	}
+	return len(f.toks)
+}
+
+// derivingItems splits the classes of a deriving clause [k, end) at its
+// top-level commas; a class written as a ∀ (`[DecidableEq α] → DecidableEq _`)
+// is read after its last top-level arrow.
+func (f *file) derivingItems(k, end int) [][2]int {
+	var out [][2]int
+	if end > len(f.toks) {
+		end = len(f.toks)
+	}
+	start, depth := k, 0
+	flush := func(e int) {
+		s := start
+		for m := start; m < e; m++ {
+			if dd := f.depthDelta(m); dd != 0 {
+				depth += dd
+			} else if depth == 0 && f.is(m, "→") {
+				s = m + 1
+			}
+		}
+		depth = 0
+		if s < e {
+			out = append(out, [2]int{s, e})
+		}
+	}
+	for m := k; m < end; m++ {
+		if dd := f.depthDelta(m); dd != 0 {
+			depth += dd
+			continue
+		}
+		if depth == 0 && f.is(m, ",") {
+			flush(m)
+			start = m + 1
+			depth = 0
+		}
+	}
+	flush(end)
+	return out
+}
+
+// deltaInstName approximates Lean's name (≥ 4.23) for the instance a
+// definition's `deriving C args` makes: inst ++ C ++ the constants of args
+// in order (locals skipped, each once) with `_` standing for the definition,
+// which comes last when no `_` is written.
+func (f *file) deltaInstName(i, e int, def string, loc *locals) string {
+	var b strings.Builder
+	b.WriteString("inst")
+	seen := map[string]bool{}
+	put := func(s string) {
+		if !seen[s] {
+			seen[s] = true
+			b.WriteString(capitalize(s))
+		}
+	}
+	put(lastComponent(f.text(i)))
+	hole := false
+	for m := i + 1; m < e; m++ {
+		s := f.text(m)
+		switch {
+		case s == "_":
+			put(def)
+			hole = true
+		case f.toks[m].Kind != TokIdent || termKeywords[s]:
+		default:
+			if _, ok := loc.get(s); !ok {
+				put(lastComponent(s))
+			}
+		}
+	}
+	if !hole {
+		put(def)
+	}
+	return b.String()
 }
 
 // declRow is the row every row of the declaration starts from: where it is,

@@ -318,8 +318,15 @@ func (rs *refScan) ident(k int, t Token, inAsc bool) {
 	if f.is(k+1, ":=") && (f.is(k-1, "(") || f.is(k-1, ",") || f.is(k-1, "{") || t.Flags&FlagLineStart != 0) {
 		return // named argument or structure-instance field
 	}
-	if (t.Flags&FlagLineStart != 0 || f.is(k-1, "{") || f.is(k-1, ",")) && f.fieldWithBinders(k+1, j) {
-		return // `map_add' x y := …`, `{ toFun p := …` in a structure instance
+	if t.Flags&FlagLineStart != 0 || f.is(k-1, "{") || f.is(k-1, ",") {
+		if names, ok := f.fieldBinders(k+1, j); ok {
+			// `map_add' x y := …`, `{ toFun p := …`, `map_rel_iff' {a b} :=` in
+			// a structure instance: the field, and binders of its value
+			for _, n := range names {
+				loc.add(n, "")
+			}
+			return
+		}
 	}
 	if tacticWords[s] && (t.Flags&FlagLineStart != 0 || f.is(k-1, "by") || f.is(k-1, "·") || f.is(k-1, ";") || f.is(k-1, "<;>") || f.is(k-1, "=>")) {
 		return
@@ -446,19 +453,60 @@ func isNameIntroStop(s string) bool {
 	return s == ":=" || s == "·" || s == "|" || s == "=>" || s == "}" || s == ")"
 }
 
-// fieldWithBinders reports whether tokens from k on the same line are
-// binder names followed by ':=' (a structure-instance field with arguments).
-func (f *file) fieldWithBinders(k, j int) bool {
-	if k >= j || f.toks[k].Kind != TokIdent {
-		return false
+// fieldBinders reads the binders of a structure-instance field written with
+// arguments: tokens from k on the same line that are binder names (or `_`)
+// and bracketed binder groups (`{a b}`, `(x : T)`, `⦃i⦄`, `[inst : C]`),
+// followed by ':='. It returns the names they bind (Lean's structInstField
+// binders: binderIdent or bracketedBinder).
+func (f *file) fieldBinders(k, j int) ([]string, bool) {
+	if k >= j {
+		return nil, false
 	}
+	var names []string
 	line := f.toks[k].Line
 	for m := k; m < j && f.toks[m].Line == line; m++ {
-		if f.is(m, ":=") {
-			return true
+		s := f.text(m)
+		switch {
+		case s == ":=":
+			return names, m > k
+		case s == "(" || s == "{" || s == "⦃" || s == "[":
+			c := f.matchBracket(m)
+			if c <= m || c >= j || f.toks[c].Line != line {
+				return nil, false
+			}
+			if s == "[" && !f.hasTopColon(m, c) {
+				m = c // [C α]: an anonymous instance binder
+				continue
+			}
+			for q := m + 1; q < c && !f.is(q, ":"); q++ {
+				if f.toks[q].Kind != TokIdent || strings.Contains(f.text(q), ".") || termKeywords[f.text(q)] && f.text(q) != "_" {
+					return nil, false
+				}
+				names = append(names, f.text(q))
+			}
+			m = c
+		case s == "_":
+		case f.toks[m].Kind != TokIdent || strings.Contains(s, ".") || termKeywords[s]:
+			return nil, false
+		default:
+			names = append(names, s)
 		}
-		if f.toks[m].Kind != TokIdent || strings.Contains(f.text(m), ".") || termKeywords[f.text(m)] {
-			return false
+	}
+	return nil, false
+}
+
+// hasTopColon reports whether the group (o, c) has a ':' at its top level.
+func (f *file) hasTopColon(o, c int) bool {
+	depth := 0
+	for m := o + 1; m < c; m++ {
+		switch s := f.text(m); {
+		case f.toks[m].Kind != TokSymbol:
+		case isOpener(s):
+			depth++
+		case isCloser(s):
+			depth--
+		case depth == 0 && s == ":":
+			return true
 		}
 	}
 	return false
@@ -733,13 +781,15 @@ func (f *file) scanIntroIn(k, j int, loc *locals, pattern bool) {
 			return
 		}
 		switch kw {
-		case "rcases", "set", "by_cases", "generalize", "lift", "case", "next":
-			// rcases h with pat: handled at `with`; set x := e with h: x is bound
-			if kw == "rcases" {
+		case "rcases", "cases'", "induction'", "set", "by_cases", "generalize", "lift", "case", "next":
+			// rcases h with pat, cases' e with x y: the names come after
+			// `with` (handled there), e is a term; set x := e with h: x is bound
+			if kw == "rcases" || kw == "cases'" || kw == "induction'" {
 				continue
 			}
 			if kw == "case" && m == k+1 {
-				continue // the tag
+				loc.skipTok(m) // the tag: not a reference
+				continue
 			}
 			if kw == "by_cases" || kw == "set" || kw == "generalize" {
 				if !colon && !strings.Contains(s, ".") {

@@ -845,8 +845,8 @@ func (t *Table) decideRound(d *pdecl) {
 	d.instNext = next
 }
 
-// buildProviders records which classes instances and parent structures
-// derive each class from.
+// buildProviders records which classes instances, parent structures and
+// abbreviations of a class derive each class from.
 func (t *Table) buildProviders(files []*fileResult) {
 	t.providers = map[string][]string{}
 	t.derives = map[string][]string{}
@@ -864,6 +864,13 @@ func (t *Table) buildProviders(files []*fileResult) {
 					if c != d.resultType {
 						t.providers[d.resultType] = append(t.providers[d.resultType], c)
 					}
+				}
+			}
+			if d.row.Kind == "abbrev" && len(d.bodyDeps) > 0 {
+				// abbrev IsFractionRing … := IsLocalization (nonZeroDivisors R) K:
+				// reducible, so an instance of it is one of the class it unfolds to
+				if e := t.names[d.bodyDeps[0]]; e != nil && e.kind == "class" && d.bodyDeps[0] != d.row.Name {
+					t.providers[d.bodyDeps[0]] = append(t.providers[d.bodyDeps[0]], d.row.Name)
 				}
 			}
 			if d.row.Kind == "class" {

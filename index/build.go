@@ -124,7 +124,7 @@ func Build(ctx context.Context, ws *workspace.Workspace, opts BuildOptions) (*Bu
 	}
 	serving := startServing(ctx, stage, b.man.Generation, b.docs, b.texts, b.notations, b.proofUses, opts.Bleve)
 	defer serving.stop()
-	files, err := b.vectors(ctx, stage)
+	files, err := b.vectors(ctx, stage, serving)
 	if err != nil {
 		return nil, err
 	}
@@ -266,12 +266,31 @@ func (b *build) prepare(ctx context.Context) error {
 // its spec (a fallback encoder is labelled so), embeds the documents
 // through the embedding cache, and has the dense backend keep the vectors
 // with the trained head's. It returns the generation's files it wrote.
-func (b *build) vectors(ctx context.Context, stage string) ([]string, error) {
+func (b *build) vectors(ctx context.Context, stage string, s *servingBuild) ([]string, error) {
 	enc, man, run := b.enc, &b.man, b.run
-	if f, ok := enc.(Fitter); ok {
+	embedder := enc
+	var ct *corpusTokens
+	if h, ok := enc.(*HashEncoder); ok {
+		// One tokenizing pass for the fit, the vectors and the postings.
 		t0 := time.Now()
-		f.Fit(b.texts)
+		a, err := identAnalyzer()
+		if err != nil {
+			return nil, err
+		}
+		if ct, err = tokenizeCorpus(ctx, a, b.texts, true); err != nil {
+			return nil, err
+		}
+		s.tokens <- ct
+		h.fitTokens(ct)
+		embedder = tokenEncoder{h, ct}
 		b.phase("fit_"+enc.Spec().Kind, t0)
+	} else {
+		s.tokens <- nil
+		if f, ok := enc.(Fitter); ok {
+			t0 := time.Now()
+			f.Fit(b.texts)
+			b.phase("fit_"+enc.Spec().Kind, t0)
+		}
 	}
 	spec := enc.Spec()
 	spec.Rendering = cmp.Or(b.opts.rendering, workspace.RenderingVersion)
@@ -284,9 +303,12 @@ func (b *build) vectors(ctx context.Context, stage string) ([]string, error) {
 
 	// Dense vectors, from the embedding cache where it has them.
 	t0 := time.Now()
-	vecs, crep, err := embedDocuments(ctx, b.ws, enc, spec, b.texts, b.opts)
+	vecs, crep, err := embedDocuments(ctx, b.ws, embedder, spec, b.texts, b.opts)
 	if err != nil {
 		return nil, err
+	}
+	if ct != nil {
+		ct.release() // the postings keep only their pairs
 	}
 	b.crep = crep
 	man.EmbeddingCache = crep

@@ -214,6 +214,11 @@ func embedDocuments(ctx context.Context, ws *workspace.Workspace, enc Encoder, s
 // cores for an in-process RowEncoder, else by batches (encodeRows).
 func encodeAll(ctx context.Context, enc Encoder, texts []string, bs, par int, vecs []float32, bar *progress.Bar) error {
 	dim := enc.Dim()
+	if te, ok := enc.(tokenEncoder); ok {
+		return parallelRows(ctx, len(texts), func(i int) {
+			te.encodeTokens(te.ct, i, vecs[i*dim:(i+1)*dim])
+		}, bar)
+	}
 	if re, ok := enc.(RowEncoder); ok {
 		return parallelRows(ctx, len(texts), func(i int) {
 			re.EncodeOne(texts[i], vecs[i*dim:(i+1)*dim])
@@ -224,6 +229,14 @@ func encodeAll(ctx context.Context, enc Encoder, texts []string, bs, par int, ve
 		idx[i] = i
 	}
 	return encodeRows(ctx, enc, texts, idx, bs, par, vecs, bar, nil)
+}
+
+// tokenEncoder is the hash encoder embedding the build's tokenized corpus
+// (tokenizeCorpus): the same vectors as EncodeOne of the texts, without
+// tokenizing them again.
+type tokenEncoder struct {
+	*HashEncoder
+	ct *corpusTokens
 }
 
 // encodeRows embeds texts[idx[…]] in batches of bs, keeping par batches in

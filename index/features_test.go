@@ -3,7 +3,9 @@ package index
 import (
 	"cmp"
 	"maps"
+	"math"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -101,37 +103,82 @@ func BenchmarkFeaturesReference(b *testing.B) {
 	}
 }
 
-// BuildPostings analyses with the tokenizer's walk and memoized filters;
-// it must count the terms Analyze (what queries use) gives.
-func TestAnalyzeChunkMatchesAnalyze(t *testing.T) {
+// tokenTestTexts are random texts over identifier-like words, enough for
+// tokenizeCorpus to use several workers (and chunks per worker).
+func tokenTestTexts(seed uint64, n int) []string {
+	texts := []string{"", "The groups are running; the group RUNS and runs.", "theorem Nat.Prime.two_le (p : ℕ) [Fact p.Prime] : 2 ≤ p",
+		"HTTPServer x2y ConNF.toNearLitter_mem ℝ≥0∞ «term_!» İstanbul ΣΑΣ", "\xff\xfe bad utf8 \xc3 and a an the of",
+		"group group group Group GROUP groups", strings.Repeat("LongIdentifierWithManyParts ", 40)}
+	r := rand.New(rand.NewPCG(seed, 4))
+	words := []string{"group", "Groups", "is", "the", "ConNF", "litter_set", "İ", "running", "ℝ", "x2", "a.b", "ΣΑΣ", "caresses", "ponies",
+		"ConNF.litter_set", "ℝ≥0∞", "HTTPServer", "Nat.Prime", "\x00", "αβγ_δ", "Finset.sum_range_succ_comm'"}
+	for len(texts) < n {
+		var b strings.Builder
+		for range r.IntN(40) {
+			b.WriteString(words[r.IntN(len(words))])
+			b.WriteByte(" .,_("[r.IntN(5)])
+		}
+		texts = append(texts, b.String())
+	}
+	return texts
+}
+
+// BuildPostings analyses with the tokenizer's walk and the filters applied
+// per distinct token; it must count the terms Analyze (what queries use)
+// gives.
+func TestTokenizeCorpusMatchesAnalyze(t *testing.T) {
 	a, err := identAnalyzer()
 	if err != nil {
 		t.Fatal(err)
 	}
-	texts := []string{"", "The groups are running; the group RUNS and runs.", "theorem Nat.Prime.two_le (p : ℕ) [Fact p.Prime] : 2 ≤ p",
-		"HTTPServer x2y ConNF.toNearLitter_mem ℝ≥0∞ «term_!» İstanbul ΣΑΣ", "\xff\xfe bad utf8 \xc3 and a an the of"}
-	r := rand.New(rand.NewPCG(3, 4))
-	words := []string{"group", "Groups", "is", "the", "ConNF", "litter_set", "İ", "running", "ℝ", "x2", "a.b", "ΣΑΣ", "caresses", "ponies"}
-	for range 500 {
-		var b strings.Builder
-		for range r.IntN(30) {
-			b.WriteString(words[r.IntN(len(words))])
-			b.WriteByte(" .,_"[r.IntN(4)])
-		}
-		texts = append(texts, b.String())
-	}
-	c, err := analyzeChunk(t.Context(), a, texts, 0, len(texts))
+	texts := tokenTestTexts(3, 5000)
+	ct, err := tokenizeCorpus(t.Context(), a, texts, false)
 	if err != nil {
 		t.Fatal(err)
 	}
+	if runtime.GOMAXPROCS(0) > 1 && len(ct.dicts) < 2 {
+		t.Fatalf("%d workers", len(ct.dicts))
+	}
 	for i, text := range texts {
+		c := ct.chunkOf(i)
+		j := i - c.start
 		got := map[string]int{}
-		for _, p := range c.pairs[c.docOff[i]:c.docOff[i+1]] {
-			got[c.terms[p.term]] += int(p.tf)
+		for _, p := range c.pairs[c.pairOff[j]:c.pairOff[j+1]] {
+			got[c.dict.terms[p.term]] += int(p.tf)
 		}
 		want := analyzeTerms(a, text)
-		if !maps.Equal(got, want) || int(c.length[i]) != len(a.Analyze([]byte(text))) {
-			t.Fatalf("%q: chunk %v (%d tokens), Analyze %v (%d)", text, got, c.length[i], want, len(a.Analyze([]byte(text))))
+		if !maps.Equal(got, want) || int(c.length[j]) != len(a.Analyze([]byte(text))) {
+			t.Fatalf("%q: chunk %v (%d tokens), Analyze %v (%d)", text, got, c.length[j], want, len(a.Analyze([]byte(text))))
+		}
+	}
+}
+
+// The build fits and embeds from the tokenized corpus: the same document
+// frequencies as Fit and, bit for bit, the vectors EncodeOne gives.
+func TestTokensFitAndEncodeMatchTexts(t *testing.T) {
+	a, err := identAnalyzer()
+	if err != nil {
+		t.Fatal(err)
+	}
+	texts := tokenTestTexts(7, 5000)
+	ct, err := tokenizeCorpus(t.Context(), a, texts, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, ref := NewHashEncoder(64), NewHashEncoder(64)
+	h.fitTokens(ct)
+	ref.Fit(texts)
+	if !slices.Equal(h.df, ref.df) || h.n != ref.n || h.state != ref.state {
+		t.Fatal("fitTokens' document frequencies differ from Fit's")
+	}
+	got, want := make([]float32, 64), make([]float32, 64)
+	for i, text := range texts {
+		h.encodeTokens(ct, i, got)
+		ref.EncodeOne(text, want)
+		for k := range got {
+			if math.Float32bits(got[k]) != math.Float32bits(want[k]) {
+				t.Fatalf("document %d %q: encodeTokens %v, EncodeOne %v", i, text, got, want)
+			}
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package index
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/binary"
@@ -207,6 +208,7 @@ type featureScratch struct {
 	offs         []int
 	set          []uint64 // countDistinct's hash set
 	out          []feature
+	toks         []uint32 // encodeTokens' token ids
 }
 
 // countDistinct adds 1 to df[x % dfBuckets] for every distinct hash x of
@@ -268,6 +270,24 @@ func (h *HashEncoder) Fit(texts []string) {
 		}()
 	}
 	wg.Wait()
+	h.fitCounts(parts)
+}
+
+// fitTokens is Fit from the tokenized corpus, whose workers counted the
+// features' document frequencies (tokenizeCorpus with fit).
+func (h *HashEncoder) fitTokens(ct *corpusTokens) {
+	clear(h.df)
+	h.n = ct.n
+	parts := make([][]uint32, len(ct.dicts))
+	for i, d := range ct.dicts {
+		parts[i] = d.df
+	}
+	h.fitCounts(parts)
+}
+
+// fitCounts sums the workers' document frequencies and fills what
+// encoding the corpus next needs.
+func (h *HashEncoder) fitCounts(parts [][]uint32) {
 	for _, df := range parts {
 		for i, c := range df {
 			h.df[i] += c
@@ -314,7 +334,53 @@ func (h *HashEncoder) EncodeOne(text string, dst []float32) {
 	clear(dst)
 	sc := featurePool.Get().(*featureScratch)
 	defer featurePool.Put(sc)
-	for _, ft := range h.featuresScratch(text, sc) {
+	h.embed(h.featuresScratch(text, sc), dst)
+}
+
+// encodeTokens embeds document i of the tokenized corpus into dst (len
+// Dim), which it overwrites: the same vector as EncodeOne of its text.
+// The features are gathered per distinct token with its count (a
+// feature's term frequency is a sum of 1s and halves, exact in float32
+// in any order), sorted by hash.
+func (h *HashEncoder) encodeTokens(ct *corpusTokens, i int, dst []float32) {
+	clear(dst)
+	c := ct.chunkOf(i)
+	d := c.dict
+	sc := featurePool.Get().(*featureScratch)
+	defer featurePool.Put(sc)
+	toks := append(sc.toks[:0], c.toks[c.docOff[i-c.start]:c.docOff[i-c.start+1]]...)
+	slices.Sort(toks)
+	out := sc.out[:0]
+	for j := 0; j < len(toks); {
+		k := j + 1
+		for k < len(toks) && toks[k] == toks[j] {
+			k++
+		}
+		tf := float32(k - j)
+		f := d.feat[d.featOff[toks[j]]:d.featOff[toks[j]+1]]
+		out = append(out, feature{f[0], tf})
+		for _, x := range f[1:] {
+			out = append(out, feature{x, tf * h.ngramWeight})
+		}
+		j = k
+	}
+	slices.SortFunc(out, func(a, b feature) int { return cmp.Compare(a.h, b.h) })
+	merged := out[:0]
+	for _, f := range out {
+		if k := len(merged); k > 0 && merged[k-1].h == f.h {
+			merged[k-1].w += f.w
+			continue
+		}
+		merged = append(merged, f)
+	}
+	sc.toks, sc.out = toks, out
+	h.embed(merged, dst)
+}
+
+// embed adds the weighted features, in order, into dst (cleared) and
+// normalises it.
+func (h *HashEncoder) embed(features []feature, dst []float32) {
+	for _, ft := range features {
 		f, tf := ft.h, ft.w
 		var ip float32
 		if h.idfPlus != nil {

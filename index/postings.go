@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"maps"
 	"math"
-	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -14,7 +13,6 @@ import (
 
 	"github.com/blevesearch/bleve/v2/analysis"
 	"github.com/blevesearch/bleve/v2/registry"
-	"golang.org/x/sync/errgroup"
 
 	"github.com/driftkit/driftkit/internal/flat"
 	"github.com/driftkit/driftkit/retrieval"
@@ -80,33 +78,14 @@ func analyzeTerms(a analysis.Analyzer, text string) map[string]int {
 	return out
 }
 
-// chunkTerms is what one worker of BuildPostings makes of a range of
-// documents: its own term dictionary, and per document (localID, tf)
-// pairs.
-type chunkTerms struct {
-	start  int
-	terms  []string
-	id     map[string]int32
-	docOff []int // pairs of document start+i: pairs[docOff[i]:docOff[i+1]]
-	pairs  []termTF
-	length []int32 // tokens per document (repeats included)
-}
-
 type termTF struct{ term, tf int32 }
 
 // termFilter applies an analyzer's token filters (lower case, stop words,
-// Porter) to one token at a time, remembering each token's result: the
-// filters are token-local, so the memo gives exactly what Analyze gives,
-// at a map lookup per token instead of a stemming. Not safe for concurrent
-// use (one per worker).
+// Porter) to one token at a time: the filters are token-local, so they
+// give exactly what Analyze gives (tokenizeCorpus calls it once per
+// distinct token).
 type termFilter struct {
 	filters []analysis.TokenFilter
-	memo    map[string]filtered
-}
-
-type filtered struct {
-	term string
-	keep bool
 }
 
 func newTermFilter(a analysis.Analyzer) (*termFilter, error) {
@@ -114,92 +93,43 @@ func newTermFilter(a analysis.Analyzer) (*termFilter, error) {
 	if !ok || da.CharFilters != nil {
 		return nil, fmt.Errorf("index: the BM25 analyzer is a %T, not a plain token filter chain", a)
 	}
-	return &termFilter{filters: da.TokenFilters, memo: map[string]filtered{}}, nil
+	return &termFilter{filters: da.TokenFilters}, nil
 }
 
-// term is what the filters make of one token (keep false: dropped).
-func (f *termFilter) term(tok string) (string, bool) {
-	if r, ok := f.memo[tok]; ok {
-		return r.term, r.keep
-	}
+// apply is what the filters make of one token (keep false: dropped).
+func (f *termFilter) apply(tok string) (string, bool) {
 	ts := analysis.TokenStream{&analysis.Token{Term: []byte(tok), Position: 1, Type: analysis.AlphaNumeric}}
 	for _, tf := range f.filters {
 		ts = tf.Filter(ts)
 	}
-	r := filtered{}
 	if len(ts) == 1 {
-		r = filtered{string(ts[0].Term), true}
+		return string(ts[0].Term), true
 	} else if len(ts) > 1 {
 		panic("index: a BM25 token filter split a token")
 	}
-	f.memo[strings.Clone(tok)] = r
-	return r.term, r.keep
+	return "", false
 }
 
-// analyzeChunk analyses documents [start, end): the tokenizer's walk and
-// the memoized filters, the same terms as Analyze without its per-token
-// allocations.
-func analyzeChunk(ctx context.Context, a analysis.Analyzer, texts []string, start, end int) (*chunkTerms, error) {
-	f, err := newTermFilter(a)
-	if err != nil {
-		return nil, err
-	}
-	c := &chunkTerms{start: start, id: map[string]int32{}, docOff: []int{0}}
-	tf := map[int32]int32{}
-	var buf []byte
-	for i := start; i < end; i++ {
-		if (i-start)%1024 == 0 && ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		clear(tf)
-		n := int32(0)
-		identTokens(texts[i], &buf, func(tok string, _, _ int, _ bool) {
-			t, keep := f.term(tok)
-			if !keep {
-				return
-			}
-			n++
-			id, ok := c.id[t]
-			if !ok {
-				id = int32(len(c.terms))
-				c.terms = append(c.terms, t)
-				c.id[t] = id
-			}
-			tf[id]++
-		})
-		for id, k := range tf {
-			c.pairs = append(c.pairs, termTF{id, k})
-		}
-		c.docOff = append(c.docOff, len(c.pairs))
-		c.length = append(c.length, n)
-	}
-	return c, nil
-}
-
-// BuildPostings analyses every document (one contiguous range per core)
-// and builds the index: terms sorted, each term's postings in document
-// order.
+// BuildPostings analyses every document and builds the index: terms
+// sorted, each term's postings in document order.
 func BuildPostings(ctx context.Context, texts []string) (*Postings, error) {
 	a, err := identAnalyzer()
 	if err != nil {
 		return nil, err
 	}
-	workers := max(1, min(runtime.GOMAXPROCS(0), len(texts)/1024))
-	chunks := make([]*chunkTerms, workers)
-	g, gctx := errgroup.WithContext(ctx)
-	for w := range workers {
-		g.Go(func() (err error) {
-			chunks[w], err = analyzeChunk(gctx, a, texts, w*len(texts)/workers, (w+1)*len(texts)/workers)
-			return err
-		})
-	}
-	if err := g.Wait(); err != nil {
+	ct, err := tokenizeCorpus(ctx, a, texts, false)
+	if err != nil {
 		return nil, err
 	}
-	// One dictionary, sorted; each chunk's ids mapped into it.
+	return postingsFromTokens(ct, a), nil
+}
+
+// postingsFromTokens builds the postings from the tokenized corpus: one
+// dictionary, sorted, each worker's term ids mapped into it.
+func postingsFromTokens(ct *corpusTokens, a analysis.Analyzer) *Postings {
 	all := map[string]bool{}
-	for _, c := range chunks {
-		for _, t := range c.terms {
+	for _, d := range ct.dicts {
+		for _, t := range d.terms {
 			all[t] = true
 		}
 	}
@@ -208,29 +138,33 @@ func BuildPostings(ctx context.Context, texts []string) (*Postings, error) {
 	for i, t := range sorted {
 		global[t] = int32(i)
 	}
-	p := &Postings{n: len(texts), terms: flat.NewKeys(flat.NewStrings(sorted)), an: a}
-	df := make([]uint32, len(sorted))
-	remap := make([][]int32, len(chunks))
-	var total float64
-	for ci, c := range chunks {
-		remap[ci] = make([]int32, len(c.terms))
-		for i, t := range c.terms {
-			remap[ci][i] = global[t]
+	p := &Postings{n: ct.n, terms: flat.NewKeys(flat.NewStrings(sorted)), an: a}
+	remap := map[*tokenDict][]int32{}
+	for _, d := range ct.dicts {
+		r := make([]int32, len(d.terms))
+		for i, t := range d.terms {
+			r[i] = global[t]
 		}
+		remap[d] = r
+	}
+	df := make([]uint32, len(sorted))
+	var total float64
+	for _, c := range ct.chunks {
+		r := remap[c.dict]
 		for _, pr := range c.pairs {
-			df[remap[ci][pr.term]]++
+			df[r[pr.term]]++
 		}
 		for _, l := range c.length {
 			total += float64(l)
 		}
 	}
-	p.fill(chunks, remap, df, total/math.Max(1, float64(len(texts))))
-	return p, nil
+	p.fill(ct.chunks, remap, df, total/math.Max(1, float64(ct.n)))
+	return p
 }
 
 // fill lays the postings out: offsets from the document frequencies, then
 // every document's pairs in document order, with their BM25 weights.
-func (p *Postings) fill(chunks []*chunkTerms, remap [][]int32, df []uint32, avg float64) {
+func (p *Postings) fill(chunks []*tokenChunk, remap map[*tokenDict][]int32, df []uint32, avg float64) {
 	p.off = make([]uint32, len(df)+1)
 	for i, d := range df {
 		p.off[i+1] = p.off[i] + d
@@ -238,11 +172,12 @@ func (p *Postings) fill(chunks []*chunkTerms, remap [][]int32, df []uint32, avg 
 	p.docs = make([]uint32, p.off[len(df)])
 	p.wts = make([]float32, len(p.docs))
 	next := slices.Clone(p.off[:len(df)])
-	for ci, c := range chunks {
+	for _, c := range chunks {
+		r := remap[c.dict]
 		for i := range c.length {
 			norm := bm25K1 * (1 - bm25B + bm25B*float64(c.length[i])/avg)
-			for _, pr := range c.pairs[c.docOff[i]:c.docOff[i+1]] {
-				t := remap[ci][pr.term]
+			for _, pr := range c.pairs[c.pairOff[i]:c.pairOff[i+1]] {
+				t := r[pr.term]
 				j := next[t]
 				next[t]++
 				p.docs[j] = uint32(c.start + i)

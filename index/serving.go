@@ -25,6 +25,9 @@ type servingBuild struct {
 	mu     sync.Mutex
 	phases map[string]time.Duration
 	usage  int // rows of usage.parquet
+	// tokens takes the tokenized corpus for the postings (nil: tokenize
+	// it), once.
+	tokens chan *corpusTokens
 	// notations is the number of notation symbols the table holds.
 	notations int
 }
@@ -36,12 +39,33 @@ func startServing(ctx context.Context, stage, gen string, docs []Doc, texts []st
 	s := &servingBuild{g: g, cancel: cancel, phases: map[string]time.Duration{}}
 	usage := BuildUsage(docs)
 	s.usage = len(usage)
-	s.run(ctx, "bm25_postings", func() error {
-		post, err := BuildPostings(ctx, texts)
+	// The postings are built from the corpus Build tokenized for the hash
+	// encoder (one tokenizing pass for both, #29), or, with another
+	// encoder (nil sent), tokenized here. The phase starts when the
+	// tokens arrive.
+	s.tokens = make(chan *corpusTokens, 1)
+	s.g.Go(func() error {
+		var ct *corpusTokens
+		select {
+		case ct = <-s.tokens:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		t0 := time.Now()
+		a, err := identAnalyzer()
 		if err != nil {
 			return err
 		}
-		return post.save(filepath.Join(stage, PostingsName), gen)
+		if ct == nil {
+			if ct, err = tokenizeCorpus(ctx, a, texts, false); err != nil {
+				return err
+			}
+		}
+		err = postingsFromTokens(ct, a).save(filepath.Join(stage, PostingsName), gen)
+		s.mu.Lock()
+		s.phases["bm25_postings"] = time.Since(t0)
+		s.mu.Unlock()
+		return err
 	})
 	s.run(ctx, "write_table", func() error {
 		c := retrieval.BuildTableColumns(tableEntries(docs), usedByMap(usage))

@@ -388,7 +388,7 @@ func (e *Engine) finish(ctx context.Context, p *plan) ([]Hit, error) {
 	}
 	scale := e.Table.scale(w)
 	if m := theoremReranker(); w.Rerank && m != nil {
-		return m.Rerank(s.norm, s.expansion(), e.Table.FuseScaled(lists, w.RRFK, max(q.K, m.Depth), scale), e.Table.UsageShare, q.K), nil
+		return m.Rerank(s.norm, s.expansion(), e.Table.FuseScaled(lists, w.RRFK, max(q.K, m.Depth), scale), e.Table, q.K), nil
 	}
 	return e.Table.FuseScaled(lists, w.RRFK, q.K, scale), nil
 }

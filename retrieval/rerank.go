@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"unicode"
 )
 
 // Theorem search's second stage: the fused top RerankModel.Depth hits are
@@ -25,6 +26,7 @@ var rerankFeatureNames = []string{
 	"bm25", "dense", "name", "mention", "fused",
 	"kind_theorem", "kind_definition", "kind_structure", "kind_class", "kind_instance", "kind_other",
 	"name_cover", "query_cover", "name_tokens", "name_depth", "usage",
+	"sym_cover", "sym_jaccard", "text_cover", "sig_cover",
 }
 
 // RerankFeatureNames returns the feature names, in order.
@@ -62,14 +64,30 @@ func (m *RerankModel) Check() error {
 	return nil
 }
 
+// RerankDocs is what the reranker reads of a hit besides its ranks:
+// Table implements it. UsageShare is a name's log-normalised usage in
+// [0, 1]; RerankText its formal statement and informal text (name and
+// statement), "" for a name the table lacks.
+type RerankDocs interface {
+	UsageShare(name string) float64
+	RerankText(name string) (signature, informal string)
+}
+
 // RerankFeatures computes each hit's features for a query: text is what
 // the name signal reads (the query, LaTeX read as Lean's characters), extra
 // the added words (symbol words, vocabulary). hits are in fused order.
-// usage gives a name's log-normalised usage in [0, 1] (Table.UsageShare;
-// nil: 0), so that the model weighs popularity itself: the fused order
-// already carries the soft usage prior, the per-signal ranks do not.
-func RerankFeatures(text, extra string, hits []Hit, usage func(name string) float64) [][]float64 {
+// docs (nil: every such feature 0) gives each hit's usage, so that the
+// model weighs popularity itself (the fused order already carries the soft
+// usage prior, the per-signal ranks do not), and its texts: how much of the
+// query's notation its statement writes (sym_cover, sym_jaccard: symbols
+// as statementSymbols reads them, 0 for a query without any), and which
+// share of the query's word tokens its informal text (text_cover) and its
+// statement's identifiers (sig_cover) hold — per field what BM25 scores
+// over the whole document.
+func RerankFeatures(text, extra string, hits []Hit, docs RerankDocs) [][]float64 {
 	q := queryTokens(text, extra)
+	qw := queryTokens(text, "")
+	qs := statementSymbols(text)
 	out := make([][]float64, len(hits))
 	for i, h := range hits {
 		f := make([]float64, len(rerankFeatureNames))
@@ -116,10 +134,67 @@ func RerankFeatures(text, extra string, hits []Hit, usage func(name string) floa
 		}
 		f[13] = math.Log1p(float64(nameToks))
 		f[14] = float64(strings.Count(h.Name, "."))
-		if usage != nil {
-			f[15] = usage(h.Name)
+		if docs != nil {
+			f[15] = docs.UsageShare(h.Name)
+			sig, inf := docs.RerankText(h.Name)
+			if len(qs) > 0 {
+				ss := statementSymbols(sig)
+				both := 0
+				for r := range qs {
+					if ss[r] {
+						both++
+					}
+				}
+				f[16] = float64(both) / float64(len(qs))
+				f[17] = float64(both) / float64(len(qs)+len(ss)-both)
+			}
+			if len(qw) > 0 {
+				f[18] = tokenShare(qw, inf)
+				f[19] = tokenShare(qw, sig)
+			}
 		}
 		out[i] = f
+	}
+	return out
+}
+
+// tokenShare is the share of the tokens q that text's name tokens hold.
+// It keeps no set of text's tokens (long statements, 30 hits a query):
+// only the few of q found, in a slice.
+func tokenShare(q map[string]bool, text string) float64 {
+	var found []string
+	Words(text, func(w string, _, _ int) {
+		SubTokens(w, func(t string) {
+			if t = nameToken(t); q[t] && !slices.Contains(found, t) {
+				found = append(found, t)
+			}
+		})
+	})
+	return float64(len(found)) / float64(len(q))
+}
+
+// statementSymbols is the notation of a text: its non-ASCII symbols (∣, ≤,
+// ⁻¹'s two characters, ℝ, ∑; not Greek letters, which are variables, nor
+// brackets, quotes and dashes) and the ASCII operators + * / ^ < > = |
+// (not '-', which hyphenates words).
+func statementSymbols(s string) map[rune]bool {
+	var out map[rune]bool
+	for _, r := range s {
+		var sym bool
+		switch {
+		case r < 128:
+			sym = strings.ContainsRune("+*/^<>=|", r)
+		case r >= 0x370 && r <= 0x3ff, unicode.IsMark(r), unicode.IsSpace(r):
+		case unicode.In(r, unicode.Pd, unicode.Ps, unicode.Pe, unicode.Pi, unicode.Pf):
+		default:
+			sym = !unicode.IsLetter(r) || r >= 0x2100 // ℝ ℕ ℂ are letterlike symbols
+		}
+		if sym {
+			if out == nil {
+				out = map[rune]bool{}
+			}
+			out[r] = true
+		}
 	}
 	return out
 }
@@ -149,10 +224,10 @@ func (m *RerankModel) Score(f []float64) float64 {
 // Rerank reorders the first Depth hits by the model's score (ties keep the
 // fused order), renumbers ranks, records each hit's fused rank as the
 // "fused" signal and returns the first k.
-func (m *RerankModel) Rerank(text, extra string, hits []Hit, usage func(name string) float64, k int) []Hit {
+func (m *RerankModel) Rerank(text, extra string, hits []Hit, docs RerankDocs, k int) []Hit {
 	n := min(len(hits), m.Depth)
 	head := hits[:n]
-	feats := RerankFeatures(text, extra, head, usage)
+	feats := RerankFeatures(text, extra, head, docs)
 	type scored struct {
 		h     Hit
 		score float64
@@ -189,4 +264,17 @@ func (m *RerankModel) Rerank(text, extra string, hits []Hit, usage func(name str
 		out = append(out, h)
 	}
 	return out
+}
+
+// RerankText implements RerankDocs: a declaration's formal statement and
+// its informal name and statement ("" for a name not in the table or
+// damaged entry columns). The strings are views of the table's columns,
+// valid while the caller holds the table's generation.
+func (t *Table) RerankText(name string) (signature, informal string) {
+	doc, ok := t.docOf(name)
+	if !ok || t.group(GroupEntries) != nil {
+		return "", ""
+	}
+	c := &t.c
+	return c.Signature.At(doc), c.InformalName.At(doc) + " " + c.InformalStatement.At(doc)
 }

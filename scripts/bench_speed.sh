@@ -113,8 +113,9 @@ row_mine() {
   cp "$ws/pairs.parquet" "$OUT/$tag-pairs.parquet"
 }
 
-# settle PID: waits until the process's CPU time stops growing (under
-# 0.03 s in a second; at most two minutes), whatever binary it is.
+# settle PID: waits until the process's CPU time stops growing (at most 2
+# clock ticks, 0.02 s at USER_HZ 100, in a second; at most two minutes),
+# whatever binary it is.
 settle() {
   local prev now
   prev=$(awk '{print $14 + $15}' "/proc/$1/stat")

@@ -216,7 +216,10 @@ func (p *ParallelWriter[T]) Write(rows ...T) error {
 		if p.rows == nil {
 			select {
 			case b := <-p.free:
-				p.rows = b
+				// Truncated here too, not only by the encoder that handed it
+				// back: a buffer arriving full would make every group full at
+				// once and Write would never return.
+				p.rows = b[:0]
 			default:
 				p.rows = make([]T, 0, p.w.groupN)
 			}

@@ -22,7 +22,15 @@ func init() {
 			"provider only with --allow-template) and docstrings of theorems; positives are the premise candidates\n" +
 			"their statements use; hard negatives are sampled from ranks --range of the workspace index with the\n" +
 			"theorem and its positives removed (as FlagEmbedding's hn_mine). Splits by module hash. --exclude drops\n" +
-			"pairs matching benchmark items (theorem name, normalised formal statement or informal text)."}, runMine))
+			"pairs matching benchmark items (theorem name, normalised formal statement or informal text)."}, runMine).
+		// Ranking makes much short-lived garbage (per query: plans, score
+		// lists, fusion maps) beside a small live heap (the corpus, the
+		// index is mapped): collect half as often (#29, Mathlib --limit
+		// 10000 at load 10: GOGC 100 41.3 s wall, 66.4 CPU-s, 1.06 GB RSS;
+		// 200: 33.6 s, 53.6 CPU-s, 1.37 GB; 400 gained nothing more at
+		// 1.92 GB; at load 2: 27.5 s, 46.4 CPU-s vs 25.8–26.4 s, 40.3–43.3
+		// CPU-s, 1.27–1.31 GB), and never past 1.2 GB of heap.
+		withGC(gcSetting{percent: 200, limit: 1200 << 20}))
 }
 
 // mineOptions are the flags of `driftkit mine`.

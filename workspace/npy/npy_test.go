@@ -9,7 +9,7 @@ import (
 )
 
 func TestWriteReadDecodeAgree(t *testing.T) {
-	for _, shape := range [][2]int{{0, 0}, {1, 1}, {3, 5}, {5000, 3}} {
+	for _, shape := range [][2]int{{0, 0}, {1, 1}, {3, 5}, {5000, 3}, {70001, 3}} {
 		data := make([]float32, shape[0]*shape[1])
 		for i := range data {
 			data[i] = float32(i)*0.5 - 7

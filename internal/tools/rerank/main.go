@@ -307,7 +307,7 @@ func search(ctx context.Context, s retrieval.Searcher, t *retrieval.Table, it it
 	for _, g := range it.Gold {
 		gold[g] = true
 	}
-	ex := example{x: retrieval.RerankFeatures(norm, extra, hits, t.UsageShare), ngold: len(gold)}
+	ex := example{x: retrieval.RerankFeatures(norm, extra, hits, t), ngold: len(gold)}
 	for _, h := range hits {
 		y := 0.0
 		if gold[h.Name] {
