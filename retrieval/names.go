@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"unicode"
 )
 
 // Theorem search's name index maps the normalised components of
@@ -187,4 +188,82 @@ func powShare(share, beta float64) float64 {
 		return share * share
 	}
 	return math.Pow(share, beta)
+}
+
+// nameSeq is the normalised components of a name or identifier in order,
+// repeats kept (nameTokens' tokens are distinct).
+func nameSeq(s string) []string {
+	var out []string
+	Words(s, func(w string, _, _ int) {
+		SubTokens(w, func(t string) {
+			if t = nameToken(t); t != "" {
+				out = append(out, t)
+			}
+		})
+	})
+	return out
+}
+
+// FuzzyName is the full-name list's fallback for a query that is one
+// identifier naming no declaration exactly or by suffix (Mentions): the
+// declarations whose name, or the part of it after one of its dots, has
+// the identifier's components in its order however they are joined — snake
+// or camel case, '.' or '_' (is_compact_image, isCompact_image →
+// IsCompact.image; prime_dvd_mul → Nat.Prime.dvd_mul), plurals read as
+// NameMatch reads them. Two components at least; at most 3 declarations,
+// shortest names first, and none when more match (too vague to be a name).
+func (t *Table) FuzzyName(ident string, cand func(int) bool) []int {
+	if !isIdent(ident) {
+		return nil // "Schroeder-Bernstein" is a nickname, not a name
+	}
+	q := nameSeq(ident)
+	if len(q) < 2 || t.group(GroupNames) != nil {
+		return nil
+	}
+	c := &t.c
+	// The documents holding the query's rarest component.
+	var docs []int32
+	for _, tok := range q {
+		id := c.NameTokens.Find(tok)
+		if id < 0 {
+			return nil
+		}
+		if l := c.NameDocs.At(id); docs == nil || len(l) < len(docs) {
+			docs = l
+		}
+	}
+	var out []int
+	for _, d := range docs {
+		if !cand(int(d)) {
+			continue
+		}
+		name := t.name(int(d))
+		for i := 0; i >= 0; {
+			if slices.Equal(nameSeq(name[i:]), q) {
+				if len(out) == 3 {
+					return nil
+				}
+				out = append(out, int(d))
+				break
+			}
+			j := strings.IndexByte(name[i:], '.')
+			if j < 0 {
+				break
+			}
+			i += j + 1
+		}
+	}
+	slices.SortStableFunc(out, func(a, b int) int { return len(t.name(a)) - len(t.name(b)) })
+	return out
+}
+
+// isIdent says whether s could be a Lean name: letters (Greek and
+// letterlike included), digits and subscripts, and . _ ' ! ?.
+func isIdent(s string) bool {
+	for _, r := range s {
+		if !unicode.IsLetter(r) && !unicode.IsNumber(r) && !strings.ContainsRune("._'!?", r) {
+			return false
+		}
+	}
+	return s != ""
 }

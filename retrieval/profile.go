@@ -70,14 +70,17 @@ func (s *searchState) fullName() []int {
 	if text == "" || strings.ContainsAny(text, " \t\n") || s.q.Formal != "" {
 		return nil
 	}
-	return s.t.Mentions("`"+text+"`", s.cand)
+	if found := s.t.Mentions("`"+text+"`", s.cand); len(found) > 0 || !s.w.FuzzyName {
+		return found
+	}
+	return s.t.FuzzyName(text, s.cand)
 }
 
 // TheoremWeights are the defaults of theorem search (see README.md, "theorem
 // search", for how they were tuned; UsagePrior 1: dev benchmark tune half
 // 0.554 → 0.559, held-out 0.600 → 0.610). It returns a fresh value.
 func TheoremWeights() Weights {
-	return Weights{BM25: 2, Dense: 0.5, Mention: 2, Name: 0.3, NameBeta: 2, ExpandLexical: true, Symbols: true, Rerank: true, UsagePrior: 1, RRFK: 20, Depth: 200}
+	return Weights{BM25: 2, Dense: 0.5, Mention: 2, Name: 0.3, NameBeta: 2, ExpandLexical: true, Symbols: true, Rerank: true, UsagePrior: 1, FuzzyName: true, RRFK: 20, Depth: 200}
 }
 
 // profiles maps each profile to its signals and default weights.

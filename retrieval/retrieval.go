@@ -194,6 +194,10 @@ type Weights struct {
 	// Rerank rescores the fused top hits with the embedded second-stage
 	// model (rerank.go).
 	Rerank bool `json:"rerank,omitempty"`
+	// FuzzyName lets a one-identifier query that names no declaration
+	// exactly or by suffix name the ones whose components it spells in
+	// another joining (Table.FuzzyName: is_compact_image → IsCompact.image).
+	FuzzyName bool `json:"fuzzy_name,omitempty"`
 }
 
 // DefaultWeights are the tuned offline defaults of premise retrieval (see
