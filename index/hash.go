@@ -1,7 +1,6 @@
 package index
 
 import (
-	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/binary"
@@ -208,7 +207,9 @@ type featureScratch struct {
 	offs         []int
 	set          []uint64 // countDistinct's hash set
 	out          []feature
-	toks         []uint32 // encodeTokens' token ids
+	toks         []uint32  // encodeTokens' token ids
+	count        []int32   // encodeTokens' bucket offsets by dimension
+	byDim        []feature // encodeTokens' features bucketed by dimension
 }
 
 // countDistinct adds 1 to df[x % dfBuckets] for every distinct hash x of
@@ -364,43 +365,85 @@ func (h *HashEncoder) encodeTokens(ct *corpusTokens, i int, dst []float32) {
 		}
 		j = k
 	}
-	slices.SortFunc(out, func(a, b feature) int { return cmp.Compare(a.h, b.h) })
-	merged := out[:0]
-	for _, f := range out {
-		if k := len(merged); k > 0 && merged[k-1].h == f.h {
-			merged[k-1].w += f.w
-			continue
-		}
-		merged = append(merged, f)
+	// Each feature adds into one dimension, and only the order of the
+	// additions into one dimension can change a vector's bits: the
+	// features are bucketed by dimension (a counting sort) and each bucket
+	// sorted by hash, the order in which embed adds them, instead of
+	// sorting the whole list (#29).
+	dim := h.dim
+	if cap(sc.count) < dim+1 {
+		sc.count = make([]int32, dim+1)
 	}
-	sc.toks, sc.out = toks, out
-	h.embed(merged, dst)
+	count := sc.count[:dim+1]
+	clear(count)
+	for _, f := range out {
+		count[(f.h>>1)%uint64(dim)+1]++
+	}
+	for k := 1; k <= dim; k++ {
+		count[k] += count[k-1]
+	}
+	if cap(sc.byDim) < len(out) {
+		sc.byDim = make([]feature, len(out), 2*len(out))
+	}
+	byDim := sc.byDim[:len(out)]
+	for _, f := range out {
+		k := (f.h >> 1) % uint64(dim)
+		byDim[count[k]] = f
+		count[k]++
+	}
+	// count[k] is now the end of bucket k (the start of bucket k+1).
+	start := 0
+	for k := range dim {
+		end := int(count[k])
+		b := byDim[start:end]
+		for x := 1; x < len(b); x++ { // insertion sort: buckets hold a few features
+			for y := x; y > 0 && b[y].h < b[y-1].h; y-- {
+				b[y], b[y-1] = b[y-1], b[y]
+			}
+		}
+		for x := 0; x < len(b); {
+			f, tf := b[x].h, b[x].w
+			x++
+			for x < len(b) && b[x].h == f {
+				tf += b[x].w
+				x++
+			}
+			dst[k] += h.weight(f, tf)
+		}
+		start = end
+	}
+	sc.toks, sc.out, sc.byDim = toks, out, byDim
+	normalize(dst)
 }
 
 // embed adds the weighted features, in order, into dst (cleared) and
 // normalises it.
 func (h *HashEncoder) embed(features []feature, dst []float32) {
 	for _, ft := range features {
-		f, tf := ft.h, ft.w
-		var ip float32
-		if h.idfPlus != nil {
-			ip = h.idfPlus[f%dfBuckets]
-		} else {
-			ip = h.idf(f) + 0.1
-		}
-		var w float32
-		if tf < 1 {
-			w = tf * ip
-		} else {
-			w = tfWeight(tf) * ip
-		}
-		i := (f >> 1) % uint64(h.dim)
-		if f&1 == 1 {
-			w = -w
-		}
-		dst[i] += w
+		dst[(ft.h>>1)%uint64(h.dim)] += h.weight(ft.h, ft.w)
 	}
 	normalize(dst)
+}
+
+// weight is a feature's signed weight: its term frequency's weight times
+// its idf (+0.1), negative for an odd hash.
+func (h *HashEncoder) weight(f uint64, tf float32) float32 {
+	var ip float32
+	if h.idfPlus != nil {
+		ip = h.idfPlus[f%dfBuckets]
+	} else {
+		ip = h.idf(f) + 0.1
+	}
+	var w float32
+	if tf < 1 {
+		w = tf * ip
+	} else {
+		w = tfWeight(tf) * ip
+	}
+	if f&1 == 1 {
+		w = -w
+	}
+	return w
 }
 
 // Encode implements Encoder.
