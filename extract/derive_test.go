@@ -72,3 +72,32 @@ func TestDerivedInstanceNamesByVersion(t *testing.T) {
 		}
 	}
 }
+
+// TestSimpsSharedField: @[simps] on a structure whose parents share a field
+// makes one lemma per projection (it made `_carrier` twice, and one was
+// dropped as a duplicate: 61 rows on Mathlib v4.29.0).
+func TestSimpsSharedField(t *testing.T) {
+	res, rows := extractLib(t, map[string]string{"Lib/S.lean": `
+structure Sub (α : Type) where
+  carrier : Nat
+structure AddSub (α : Type) where
+  carrier : Nat
+structure Both (α : Type) extends Sub α, AddSub α where
+  extra : Nat
+
+@[simps]
+def b : Both Nat where
+  carrier := 1
+  extra := 2
+`}, Source{Library: "Lib", Revision: "r", LeanVersion: "v4.29.0"})
+	var got []string
+	for _, r := range rows {
+		if strings.HasPrefix(r.Name, "b_") {
+			got = append(got, r.Name)
+		}
+	}
+	slices.Sort(got)
+	if want := []string{"b_carrier", "b_extra"}; !slices.Equal(got, want) || res.DuplicatesDropped != 0 {
+		t.Errorf("simps lemmas %v (%d dropped as duplicates: %v), want %v and none", got, res.DuplicatesDropped, res.Duplicates, want)
+	}
+}

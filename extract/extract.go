@@ -284,8 +284,10 @@ func ModuleName(rel string) string {
 func ParseFile(src []byte, path string, lib string) ([]workspace.Declaration, workspace.Module, []error) {
 	s := &Source{Library: lib}
 	fr := parseFile(src, string(src), path, ModuleName(path), s, &Options{})
+	twins := nameTwins([]*fileResult{fr}, mathlibNaming())
 	nameInstances([]*fileResult{fr}, mathlibNaming(), nil, []int{0})
 	t := newTable([]*fileResult{fr}, nil)
+	t.twins = twins
 	t.prepare([]*fileResult{fr})
 	t.attributeTwins([]*fileResult{fr}, mathlibNaming())
 	t.inheritFields([]*fileResult{fr})
@@ -348,8 +350,9 @@ func Run(ctx context.Context, ws *workspace.Workspace, opts Options) (*Result, e
 	}
 	recordInputs(rec, opts.Sources, files, pr.hashes)
 	vis, order := importClosures(pr.results)
+	twins := nameTwins(pr.results, opts.naming())
 	res.InstanceNameFallbacks = nameInstances(pr.results, opts.naming(), vis, order)
-	t, err := resolveAll(ctx, workers, pr.results, vis, &opts, rec, res)
+	t, err := resolveAll(ctx, workers, pr.results, vis, twins, &opts, rec, res)
 	if err != nil {
 		return nil, err
 	}
@@ -490,7 +493,7 @@ func recordInputs(rec *workspace.RunRecorder, sources []Source, files []srcFile,
 // resolves their identifiers against it (instance classes, then the
 // declarations, then the generated rows' fix-ups), in res.Phases resolve;
 // with opts.Report it builds the unresolved-identifier report.
-func resolveAll(ctx context.Context, workers int, results []*fileResult, vis []bitset, opts *Options, rec *workspace.RunRecorder, res *Result) (*Table, error) {
+func resolveAll(ctx context.Context, workers int, results []*fileResult, vis []bitset, twins *twinNamespaces, opts *Options, rec *workspace.RunRecorder, res *Result) (*Table, error) {
 	tRes := time.Now()
 	sub := func(name string, t0 time.Time) {
 		if opts.Debug != nil {
@@ -499,6 +502,7 @@ func resolveAll(ctx context.Context, workers int, results []*fileResult, vis []b
 	}
 	t0 := time.Now()
 	t := newTable(results, vis)
+	t.twins = twins
 	if opts.Debug != nil {
 		t.unresolved = &counter{}
 	}

@@ -2,6 +2,7 @@ package extract
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -865,6 +866,12 @@ func (p *fileParser) toAdditive(d *declSyntax, pd *pdecl) *pdecl {
 		}
 		explicit, ok := p.f.twinSpec(a)
 		if !ok {
+			if explicit, ok := p.f.twinExisting(a); ok {
+				// a translation to a declaration written elsewhere: no row,
+				// but twins under this name's namespace follow it
+				p.res.attrCmds = append(p.res.attrCmds, &attrCmd{ctx: pd.ctx, attr: a.name, name: explicit,
+					names: []string{"_root_." + pd.row.Name}, existing: true})
+			}
 			continue
 		}
 		if tw := makeTwin(pd, p.opts.naming().twinName(a.name, explicit, pd.row.Name)); tw != nil {
@@ -903,6 +910,34 @@ func (f *file) twinSpec(a attrSyntax) (string, bool) {
 		}
 	}
 	return "", true
+}
+
+// twinExisting reads `[to_additive existing Name]`: the explicit name
+// ("" to guess it) and whether the attribute says `existing`.
+func (f *file) twinExisting(a attrSyntax) (string, bool) {
+	existing := false
+	for j := a.start + 1; j < a.end; j++ {
+		if f.is(j, "(") {
+			j = f.matchBracket(j)
+			continue
+		}
+		if f.toks[j].Kind == TokString || f.toks[j].Kind == TokDoc {
+			break
+		}
+		if f.toks[j].Kind != TokIdent {
+			continue
+		}
+		switch s := f.text(j); s {
+		case "existing":
+			existing = true
+		case "to_additive", "to_dual", "reorder", "self", "none":
+		default:
+			if existing {
+				return s, true
+			}
+		}
+	}
+	return "", existing
 }
 
 // twinName is the name of the to_additive/to_dual twin of src: the explicit
@@ -1129,6 +1164,9 @@ func simpsLemmas(t *Table, d *pdecl, fields map[string][]*pdecl) []*pdecl {
 					}
 					if fd.propField {
 						continue
+					}
+					if slices.Contains(projs, lastComponent(fd.row.Name)) {
+						continue // a field two parents share (Subsemiring: Submonoid's and AddSubmonoid's carrier): one projection
 					}
 					projs = append(projs, lastComponent(fd.row.Name))
 					projNames = append(projNames, fd.row.Name)

@@ -33,6 +33,7 @@ type Table struct {
 	names      map[string]*entry
 	namespaces map[string]bool
 	notations  map[string][]*notationDef
+	twins      *twinNamespaces     // to_additive/to_dual namespace translations (nil: guessed by words)
 	suffix     map[string][]string // last component → names in type namespaces
 	openCache  sync.Map            // *scopeCtx -> []resolvedOpen
 	vis        []bitset            // per module: the modules it (transitively) imports, itself included
@@ -1103,11 +1104,14 @@ func (t *Table) attributeTwins(files []*fileResult, naming *Naming) {
 				if len(ac.names) > 1 {
 					explicit = ""
 				}
-				tw := makeTwin(e.decl, naming.twinName(ac.attr, explicit, full))
-				if tw == nil || t.names[tw.row.Name] != nil {
+				tw := makeTwin(e.decl, t.twins.name(naming, ac.attr, explicit, full))
+				if tw == nil || ac.existing || t.names[tw.row.Name] != nil {
 					continue
 				}
 				t.names[tw.row.Name] = &entry{kind: tw.row.Kind, protected: tw.protected, decl: tw, mod: e.mod}
+				if t.twins != nil && t.twins.tr[ac.attr] != nil {
+					t.twins.add(ac.attr, full, tw.row.Name)
+				}
 				files[e.mod].decls = append(files[e.mod].decls, tw)
 			}
 		}

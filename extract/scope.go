@@ -123,6 +123,10 @@ type attrCmd struct {
 	attr  string // to_additive or to_dual
 	name  string // explicit twin name or ""
 	names []string
+	// existing: `[to_additive existing]` — a translation to a declaration
+	// written elsewhere, no new row (names are full, `_root_.`-prefixed,
+	// when it comes from a declaration's own attribute)
+	existing bool
 }
 
 // exportDef is `export X (a b)`: aliases ns.a → X.a.
@@ -405,6 +409,8 @@ func (p *fileParser) command(c Command) {
 				}
 				if explicit, ok := f.twinSpec(a); ok && len(names) > 0 {
 					p.res.attrCmds = append(p.res.attrCmds, &attrCmd{ctx: p.context(), attr: a.name, name: explicit, names: names})
+				} else if explicit, ok := f.twinExisting(a); ok && len(names) > 0 {
+					p.res.attrCmds = append(p.res.attrCmds, &attrCmd{ctx: p.context(), attr: a.name, name: explicit, names: names, existing: true})
 				}
 			}
 		}
