@@ -5,6 +5,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/driftkit/driftkit/workspace"
 )
 
 // Anonymous instance names. Lean names `instance : C T` itself, and how
@@ -121,6 +123,12 @@ type instNamer struct {
 	// those read (csigOf)
 	decls map[string]*pdecl
 	sigs  map[string]*csig
+	// instEdges: a class → the classes of the instances taking it as
+	// their only instance argument (last components)
+	instEdges map[string][]string
+	// setLikes are the types the run has a SetLike instance for (last
+	// components): their terms are coerced to subtypes (↥K, {x // x ∈ K})
+	setLikes map[string]bool
 }
 
 // declSite is where a name is declared: a file and the index of the
@@ -167,7 +175,7 @@ func newInstNamer(files []*fileResult, naming *Naming) *instNamer {
 	}
 	// sized once: growing maps of Mathlib's 300k names rehashed them ~1 CPU-s
 	n := &instNamer{names: make(map[string]string, total+len(coreNames())), classes: map[string]*classInfo{}, classesFull: map[string]*classInfo{},
-		nots: newNotationSet(), sites: make(map[string][]declSite, total), decls: map[string]*pdecl{}, sigs: map[string]*csig{}}
+		nots: newNotationSet(), sites: make(map[string][]declSite, total), decls: map[string]*pdecl{}, sigs: map[string]*csig{}, instEdges: map[string][]string{}, setLikes: map[string]bool{}}
 	for _, c := range coreNames() {
 		n.names[c[0]] = ""
 	}
@@ -184,6 +192,9 @@ func newInstNamer(files []*fileResult, naming *Naming) *instNamer {
 			}
 			if d.row.Kind == "class" || d.row.Keyword == "class" {
 				n.addClass(d, naming)
+			}
+			if d.row.Kind == workspace.KindInstance {
+				n.addInstEdge(d, naming)
 			}
 		}
 		for _, nd := range fr.notations {
@@ -214,6 +225,50 @@ func (n *instNamer) addClass(d *pdecl, naming *Naming) {
 	}
 	n.classes[lastComponent(d.row.Name)] = ci
 	n.classesFull[d.row.Name] = ci
+}
+
+// addInstEdge records an instance with one instance argument: the class
+// it gives from the class it takes (a to_additive twin's translated).
+func (n *instNamer) addInstEdge(d *pdecl, naming *Naming) {
+	src, tr := d, func(s string) string { return s }
+	if d.twinOf != nil {
+		src, tr = d.twinOf, naming.GuessAdditive
+		if d.twinAttr == "to_dual" {
+			tr = naming.GuessDual
+		}
+	}
+	if d.twinOf == nil && lastComponent(d.resultHead) == "SetLike" {
+		if h := setLikeArg(d.row.Signature); h != "" {
+			n.setLikes[h] = true
+		}
+	}
+	if len(src.instHeads) != 1 || src.resultHead == "" {
+		return
+	}
+	from, to := tr(lastComponent(src.instHeads[0])), tr(lastComponent(src.resultHead))
+	if from != to && !containsStr(n.instEdges[from], to) {
+		n.instEdges[from] = append(n.instEdges[from], to)
+	}
+}
+
+// setLikeArg returns the head (last component) of the type an instance
+// signature `… : SetLike (T …) α` makes set-like ("" if none).
+func setLikeArg(sig string) string {
+	ts := lexSeq(sig)
+	for i := len(ts.text) - 1; i >= 0; i-- {
+		if lastComponent(ts.text[i]) != "SetLike" {
+			continue
+		}
+		j := i + 1
+		for j < len(ts.text) && ts.text[j] == "(" {
+			j++
+		}
+		if j < len(ts.text) && ts.kinds[j] == TokIdent {
+			return lastComponent(ts.text[j])
+		}
+		return ""
+	}
+	return ""
 }
 
 // isPrivate tells whether a row is a private declaration: Lean's name for
@@ -424,7 +479,7 @@ func (n *instNamer) baseName(src *instSrc, root string) string {
 	for g.top != nil && g.top.op == 'p' {
 		g.top = g.top.body
 	}
-	w := g.winnow(n.markDeps(bs, typ))
+	w := g.winnow(g.markDeps(bs, typ))
 	for ns := src.ns; ns != ""; ns = parentNs(ns) {
 		if _, ok := n.names[ns]; ok {
 			g.seen["c:"+ns] = true
@@ -461,11 +516,13 @@ func capitalize(s string) string {
 }
 
 // markDeps builds the instance's type ∀ binders, type and marks binders
-// the rest depends on (their domain is not named).
-func (n *instNamer) markDeps(bs []bnd, typ *tnode) *tnode {
+// the rest depends on (their domain is not named: winnowExpr's dependent
+// ∀, whose body mentions the bound variable — for an instance binder,
+// through the instances elaboration fills in).
+func (g *nameGen) markDeps(bs []bnd, typ *tnode) *tnode {
 	t := pis(bs, typ)
 	for p := t; p != nil && p.op == 'p'; p = p.body {
-		if p.inst && (p.name == "" || !mentions(p.body, p.name)) && n.instUsed(p.dom, p.body) {
+		if p.inst && (p.name == "" || !mentions(p.body, p.name)) && g.instUsed(p.dom, p.body, bs) {
 			p.name = "\x00dep"
 		}
 	}
@@ -492,15 +549,49 @@ func mentions(t *tnode, x string) bool {
 }
 
 // instUsed guesses whether the instance binder [C a …] is used by
-// instance resolution in rest: rest applies a class or structure one of
-// whose instance parameters C provides (C or one of its ancestors), to a
-// term mentioning C's first local argument.
-func (n *instNamer) instUsed(dom, rest *tnode) bool {
+// instance resolution in rest: rest applies a constant one of whose
+// instance parameters C provides — C itself or one of its ancestors (a
+// parent projection), or the class of an instance that takes one of them
+// as its only instance argument (Mul.toSMulMulOpposite: [Mul α] gives
+// SMul αᵐᵒᵖ α; EquivLike.toFunLike) when no other binder of the instance
+// (bs) has that class among its ancestors — and the parameter's
+// arguments (the constant's signature with the application's arguments
+// put in) mention C's first local argument. When the parameter's class is
+// C the arguments must agree: [RingHomInvPair σ' σ] is used by
+// SemilinearEquivClass F σ M M₂ (whose σ' is implicit, filled by
+// unification); [AddMonoid M] is not used by MulAction ℕ M (whose
+// [Monoid ℕ] is about ℕ).
+func (g *nameGen) instUsed(dom, rest *tnode, bs []bnd) bool {
+	n := g.n
 	head, args := appHead(dom)
 	if head == nil || head.op != 'c' {
 		return false
 	}
-	provides := n.ancestors(lastComponent(head.name))
+	cls := lastComponent(head.name)
+	provides := n.ancestors(cls)
+	via := map[string]bool{} // classes reached through an instance
+	for a := range provides {
+		for _, r := range n.instEdges[a] {
+			for b := range n.ancestors(r) {
+				if !provides[b] {
+					via[b] = true
+				}
+			}
+		}
+	}
+	if len(via) > 0 {
+		// a class another binder gives directly is not searched through C
+		for _, b := range bs {
+			if !b.inst || b.ty == dom {
+				continue
+			}
+			if h, _ := appHead(b.ty); h != nil && h.op == 'c' {
+				for a := range n.ancestors(lastComponent(h.name)) {
+					delete(via, a)
+				}
+			}
+		}
+	}
 	var first string
 	for _, a := range args {
 		if a.op == 'v' {
@@ -515,17 +606,7 @@ func (n *instNamer) instUsed(dom, rest *tnode) bool {
 			return
 		}
 		if h, as := appHead(t); h != nil && h.op == 'c' && t.op == 'a' {
-			if ci := n.classes[lastComponent(h.name)]; ci != nil {
-				for _, ip := range ci.instParams {
-					if provides[ip] {
-						for _, a := range as {
-							if first == "" || mentions(a, first) {
-								used = true
-							}
-						}
-					}
-				}
-			}
+			used = g.appUses(h, as, cls, args, first, provides, via)
 		}
 		walk(t.fn)
 		walk(t.dom)
@@ -536,6 +617,110 @@ func (n *instNamer) instUsed(dom, rest *tnode) bool {
 	}
 	walk(rest)
 	return used
+}
+
+// appUses tells whether the application h as has an instance parameter
+// the binder [cls args…] (first: its first local argument) fills.
+func (g *nameGen) appUses(h *tnode, as []*tnode, cls string, args []*tnode, first string, provides, via map[string]bool) bool {
+	name, ok := g.resolve(h)
+	var sig *csig
+	if ok {
+		sig = g.n.csigOf(name)
+	}
+	if sig == nil {
+		// no signature: the class's recorded instance parameters, any
+		// argument mentioning the binder's local
+		ci := g.n.classesFull[name]
+		if ci == nil {
+			ci = g.n.classes[lastComponent(h.name)]
+		}
+		if ci == nil {
+			return false
+		}
+		for _, ip := range ci.instParams {
+			if !provides[ip] {
+				continue
+			}
+			for _, a := range as {
+				if first == "" || mentions(a, first) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	vals, _, _, _ := g.sigArgs(sig, name, as, h.recv != "" || h.recvTerm != nil, nil, 0)
+	param := map[string]int{}
+	for i, b := range sig.bs {
+		if b.name != "" {
+			param[b.name] = i
+		}
+	}
+	// val is a parameter type's argument with the application's put in
+	// (nil: unknown, unification would fill it)
+	val := func(x *tnode) *tnode {
+		if x.op == 'v' {
+			if k, isParam := param[x.name]; isParam {
+				return vals[k]
+			}
+			return nil
+		}
+		m := map[string]*tnode{}
+		for nm, k := range param {
+			if vals[k] != nil {
+				m[nm] = vals[k]
+			}
+		}
+		return subst(x, m)
+	}
+	for _, b := range sig.bs {
+		if b.kind != "[" {
+			continue
+		}
+		bh, bargs := appHead(stripParam(b.ty))
+		if bh == nil || bh.op != 'c' {
+			continue
+		}
+		d := lastComponent(bh.name)
+		if !provides[d] && !via[d] {
+			continue
+		}
+		if d == cls && len(bargs) == len(args) {
+			agree := true
+			for i, x := range bargs {
+				if v := val(x); v != nil && v.op == 'v' && args[i].op == 'v' && v.name != args[i].name {
+					agree = false
+				}
+			}
+			if agree {
+				return true
+			}
+			continue
+		}
+		if first == "" {
+			if provides[d] {
+				return true
+			}
+			continue
+		}
+		unknown := false
+		for _, x := range bargs {
+			v := val(x)
+			if v == nil {
+				unknown = true
+			} else if mentions(v, first) {
+				return true
+			}
+		}
+		if unknown && provides[d] {
+			for _, a := range as {
+				if mentions(a, first) {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 func appHead(t *tnode) (*tnode, []*tnode) {
@@ -762,7 +947,7 @@ func (g *nameGen) setLikeType(t *tnode) *tnode {
 		}
 	}
 	h, _ := appHead(ty)
-	if h != nil && h.op == 'c' && setLike(h.name) {
+	if h != nil && h.op == 'c' && (setLike(h.name) || g.n.setLikes[lastComponent(h.name)]) {
 		return ty
 	}
 	if h != nil && (h.op == 'v' || h.op == 'c') && g.setVar[h.name] != nil {

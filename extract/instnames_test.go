@@ -136,6 +136,77 @@ instance {R : Type u} [Semiring R] {M : Type u} [AddCommGroup M] [Module R M] [F
 instance : Pointed (Type u) := ⟨⟩ -- want instPointedType
 instance : Pointed (Sort u) := ⟨⟩ -- want instPointedSort
 `,
+	// instance binders used through elaboration: Lean's winnowExpr drops
+	// the domain of a ∀ its body depends on (Mathlib's own names)
+	"Lib/Used.lean": `structure RingHom (R S : Type u) [Semiring R] [Semiring S] where
+infixr:25 " →+* " => RingHom
+class RingHomInvPair {R S : Type u} [Semiring R] [Semiring S] (σ : R →+* S) (σ' : outParam (S →+* R)) : Prop where
+class EquivLike (E : Type u) (α β : outParam (Type u)) where
+class SemilinearMapClass (F : Type u) {R S : outParam (Type u)} [Semiring R] [Semiring S] (σ : outParam (R →+* S)) (M M₂ : outParam (Type u)) : Prop where
+class SemilinearEquivClass (F : Type*) {R S : outParam Type*} [Semiring R] [Semiring S]
+  (σ : outParam <| R →+* S) {σ' : outParam <| S →+* R} [RingHomInvPair σ σ'] [RingHomInvPair σ' σ]
+  (M M₂ : outParam Type*) [EquivLike F M M₂] : Prop where
+namespace SemilinearEquivClass
+variable {R S M M₂ : Type*} (F : Type*) [Semiring R] [Semiring S] {σ : R →+* S} {σ' : S →+* R}
+instance (priority := 100) [RingHomInvPair σ σ'] [RingHomInvPair σ' σ]
+    [EquivLike F M M₂] [s : SemilinearEquivClass F σ M M₂] : SemilinearMapClass F σ M M₂ := ⟨⟩ -- want SemilinearEquivClass.instSemilinearMapClass
+end SemilinearEquivClass
+class TopologicalSpace (α : Type u) where
+class CompactSpace (α : Type u) [TopologicalSpace α] : Prop where
+namespace TopologicalSpace
+structure Compacts (α : Type*) [TopologicalSpace α] where
+  carrier : α → Prop
+namespace Compacts
+variable {α : Type*} [TopologicalSpace α]
+instance : SetLike (Compacts α) α where -- want TopologicalSpace.Compacts.instSetLike
+instance (K : Compacts α) : CompactSpace K := ⟨⟩ -- want TopologicalSpace.Compacts.instCompactSpaceSubtypeMem
+end Compacts
+end TopologicalSpace
+class Monoid (α : Type u) where
+class AddMonoid (α : Type u) where
+class MulAction (α : Type u) (β : Type u) [Monoid α] extends SMul α β where
+def Multiplicative (α : Type u) := α
+instance [AddMonoid α] : Monoid (Multiplicative α) := ⟨⟩ -- want instMonoidMultiplicativeOfAddMonoid
+instance : Monoid Nat := ⟨⟩ -- want instMonoidNat
+instance [AddMonoid M] : MulAction Nat M := ⟨⟩ -- want instMulActionNatOfAddMonoid
+class Fact (p : Prop) : Prop where
+def Splits (n : Nat) : Prop := True
+instance [h : Fact (Splits 3)] : MulAction Nat Nat := ⟨⟩ -- want instMulActionNatOfFactSplitsOfNat
+class MulOneClass (α : Type u) extends Mul' α where
+class FaithfulSMul (M : Type u) (α : Type u) [SMul M α] : Prop where
+instance Mul'.toSMulMulOpposite (α : Type u) [Mul' α] : SMul αᵐᵒᵖ α := ⟨⟩ -- want Mul'.toSMulMulOpposite
+instance (R : Type u) [MulOneClass R] : FaithfulSMul Rᵐᵒᵖ R := ⟨⟩ -- want instFaithfulSMulMulOpposite
+class CommRing (α : Type u) extends Semiring α where
+structure SIdeal (R : Type u) [Semiring R] where
+instance {R} [CommRing R] : HasQuotient R (SIdeal R) := ⟨⟩ -- want instHasQuotientSIdeal
+`,
+	// names real Lean gave: the jixia sample (../shared/samples/extractors,
+	// Option.instDecidablePredIsSome, Demo.instBEqMyType), Batteries'
+	// #instances test (Testing.instA…), the reference manual's example
+	// (instBEqNatWrapper)
+	"Lib/Real.lean": `namespace Option
+variable {α : Type u}
+inductive IsSome : Option α → Prop where
+  | of_some {a : α} : IsSome (some a)
+instance : DecidablePred (IsSome (α := α)) := fun a => by cases a <;> exact inferInstance -- want Option.instDecidablePredIsSome
+end Option
+structure MyType where
+  x : Nat
+namespace Demo
+scoped instance : BEq MyType where beq _ _ := true -- want Demo.instBEqMyType
+end Demo
+namespace Testing
+class A (α : Type)
+instance (priority := high) : A Nat := ⟨⟩ -- want Testing.instANat
+instance : A Int := ⟨⟩ -- want Testing.instAInt
+instance : A Bool := ⟨⟩ -- want Testing.instABool
+instance : A α := ⟨⟩ -- want Testing.instA
+end Testing
+structure NatWrapper where
+  val : Nat
+instance : BEq NatWrapper where -- want instBEqNatWrapper
+  beq | ⟨x⟩, ⟨y⟩ => x == y
+`,
 }
 
 // instWants returns the names the -- want comments expect.
