@@ -3,6 +3,9 @@ package eval
 import (
 	"crypto/sha1"
 	"fmt"
+	"strings"
+
+	"github.com/driftkit/driftkit/internal/leanname"
 )
 
 // The shared benchmarks are split once, by a rule of the item's name alone,
@@ -20,8 +23,16 @@ const (
 const SplitRule = "sha1(full_name) even → tune, odd → held-out"
 
 // HalfOf is the half of the benchmark an item belongs to: the parity of
-// the SHA-1 of its full_name read as a big-endian number.
+// the SHA-1 of its full_name read as a big-endian number. The name is
+// hashed as its plain dotted components (`Dummit-Foote.exercise_1_1_18`,
+// never `«Dummit-Foote».exercise_1_1_18`): the split was frozen on the
+// benchmark files' spelling, and the loader now canonicalises names to
+// Lean's Name.toString (#26), which had moved ProofNet items whose
+// source component needs «» from one half to the other.
 func HalfOf(fullName string) string {
+	if strings.ContainsAny(fullName, "«»") {
+		fullName = strings.Join(leanname.Components(fullName), ".")
+	}
 	if sha1.Sum([]byte(fullName))[sha1.Size-1]&1 == 0 {
 		return SplitTune
 	}
