@@ -89,3 +89,56 @@ end IsFrac
 		t.Errorf("IsFrac.injective statement deps %v lack IsFrac (IsLoc.injective: %v)", d, m["IsLoc.injective"].StatementDeps)
 	}
 }
+
+// TestFieldBindersOnlyInFieldPosition: `C (f x) y :=` after a binder comma or
+// continuing a type after `:` is a term followed by a default value or a
+// `have`'s proof, not a structure-instance field with binders: C is a
+// reference and f, y stay free (Mathlib v4.29.0: `have h1 : ∀ᶠ n in φ,
+// ContinuousOn (F n) (cthickening δ K) := by` had bound cthickening as a
+// local; `(hf : ∀ i ∈ s, ContinuousOn (f i) (σₙ R a) := by cfc_cont_tac)`;
+// HasLimitsOfShape's `has_limit : ∀ F : J ⥤ C, HasLimit F := by
+// infer_instance`).
+func TestFieldBindersOnlyInFieldPosition(t *testing.T) {
+	src := `
+def Cont (f : Nat → Nat) (s : Nat) : Prop := True
+def cthick (n : Nat) : Nat := n
+def g (n : Nat) : Nat := n
+class HasL (n : Nat) : Prop where
+  h : True
+class HasAll : Prop where
+  has : ∀ n : Nat, HasL n := by infer_instance
+theorem t3 (F : Nat → Nat → Nat) : True := by
+  have h1 : ∀ n : Nat, Cont (F n) (cthick n) := fun _ => trivial
+  have h2 : Cont (g 0) (cthick 1) := trivial
+  trivial
+theorem t4 (hf : ∀ i : Nat, Cont (g i) (cthick i) := fun _ => trivial) : True := trivial
+structure P where
+  a : Nat
+  b : Nat → Nat
+def t6 : P := { a := 1, b x := g x }
+`
+	m := parse(t, src)
+	for _, tc := range []struct {
+		name string
+		kind string
+		want []string
+	}{
+		{"t3", "proof", []string{"Cont", "cthick"}},
+		{"t4", "statement", []string{"Cont", "g", "cthick"}},
+		{"HasAll", "statement", []string{"HasL"}},
+		{"t6", "proof", []string{"g"}},
+	} {
+		deps := m[tc.name].ProofDeps
+		if tc.kind == "statement" {
+			deps = m[tc.name].StatementDeps
+		}
+		for _, w := range tc.want {
+			if !slices.Contains(deps, w) {
+				t.Errorf("%s: %s deps %v lack %s", tc.name, tc.kind, deps, w)
+			}
+		}
+	}
+	if d := m["t6"].ProofDeps; slices.Contains(d, "x") {
+		t.Errorf("t6: proof deps %v have the field binder x", d)
+	}
+}

@@ -1,0 +1,37 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/driftkit/driftkit/workspace"
+)
+
+// TestTwinsOfAnonymousInstancesAreGenerated: the to_additive twin of an
+// anonymous instance (AddUnits.instOrd from Units.instOrd) has a generated
+// name; counted as explicitly named, it removed every reference ending in
+// instOrd (OrderDual.instOrd) from the score, so the score's denominator
+// moved with the names extract gave (Mathlib v4.29.0, d22483f: 84 -> 83).
+func TestTwinsOfAnonymousInstancesAreGenerated(t *testing.T) {
+	ws, src := t.TempDir(), t.TempDir()
+	units := "Units.instOrd"
+	rows := []workspace.Declaration{
+		{Name: "OrderDual.instOrd", Kind: "instance", Keyword: "instance", Code: "instance (α : Type*) [h : Ord α] : Ord αᵒᵈ := ⟨⟩"},
+		{Name: units, Kind: "instance", Keyword: "instance", Code: "@[to_additive]\ninstance [Monoid α] [Ord α] : Ord αˣ where"},
+		{Name: "AddUnits.instOrd", Kind: "instance", Keyword: "instance", Code: "@[to_additive]\ninstance [Monoid α] [Ord α] : Ord αˣ where", GeneratedFrom: &units},
+	}
+	if err := workspace.WriteTable(filepath.Join(ws, workspace.DeclarationsFile), rows); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(src, "A.lean"), []byte("theorem t : OrderDual.instOrd αᵒᵈ = H := rfl\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := run(ws, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Code.References != 1 || rep.Code.Found != 1 {
+		t.Errorf("code references %d, found %d; want 1, 1 (OrderDual.instOrd)", rep.Code.References, rep.Code.Found)
+	}
+}
