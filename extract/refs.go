@@ -318,8 +318,10 @@ func (rs *refScan) ident(k int, t Token, inAsc bool) {
 	if f.is(k+1, ":=") && (f.is(k-1, "(") || f.is(k-1, ",") || f.is(k-1, "{") || t.Flags&FlagLineStart != 0) {
 		return // named argument or structure-instance field
 	}
-	if (t.Flags&FlagLineStart != 0 || f.is(k-1, "{") || f.is(k-1, ",")) && f.fieldPosition(i, k) {
-		if names, ok := f.fieldBinders(k+1, j); ok {
+	if t.Flags&FlagLineStart != 0 || f.is(k-1, "{") || f.is(k-1, ",") {
+		// fieldBinders first: fieldPosition scans back through the
+		// declaration, so it runs only for a `C args :=` shape.
+		if names, ok := f.fieldBinders(k+1, j); ok && f.fieldPosition(i, k) {
 			// `map_add' x y := …`, `{ toFun p := …`, `map_rel_iff' {a b} :=` in
 			// a structure instance: the field, and binders of its value
 			for _, n := range names {
