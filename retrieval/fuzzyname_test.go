@@ -2,7 +2,11 @@ package retrieval
 
 import (
 	"context"
+	"encoding/json"
+	"maps"
+	"os"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -13,6 +17,8 @@ func TestFuzzyName(t *testing.T) {
 		{Name: "Prime.dvd_mul", Kind: "theorem"}, {Name: "Finset.sum_comm", Kind: "theorem"},
 		{Name: "Finset.prod_comm", Kind: "theorem"}, {Name: "mul_comm", Kind: "theorem"},
 		{Name: "A.mul_comm", Kind: "theorem"}, {Name: "B.mul_comm", Kind: "theorem"}, {Name: "C.mul_comm", Kind: "theorem"},
+		{Name: "Unitary.star_eq_inv", Kind: "theorem"}, {Name: "Unitary.star_eq_inv'", Kind: "theorem"},
+		{Name: "AddCommGroup", Kind: "structure"}, {Name: "AddCommGroup.modEq_iff_intModEq", Kind: "theorem"},
 	}
 	tb := NewTable(entries, nil)
 	all := func(int) bool { return true }
@@ -37,6 +43,8 @@ func TestFuzzyName(t *testing.T) {
 		{"compact_is_image", nil}, // order matters
 		{"image", nil},            // one component is a word, not a name
 		{"Finset-sum-comm", nil},  // a hyphen: a nickname, not a name
+		// The one spelt alike (prime and all) first, then the shorter.
+		{"unitary.star_eq_inv'", []string{"Unitary.star_eq_inv'", "Unitary.star_eq_inv"}},
 	} {
 		if got := names(tb.FuzzyName(c.q, all)); !slices.Equal(got, c.want) {
 			t.Errorf("FuzzyName(%q) = %q, want %q", c.q, got, c.want)
@@ -64,5 +72,80 @@ func TestFuzzyName(t *testing.T) {
 	}
 	if got := search(true, "IsCompact"); !slices.Equal(got, []string{"IsCompact"}) {
 		t.Errorf("exact name: %q", got)
+	}
+	// A namespace that matches as a prefix names nothing: the fallback
+	// still runs, its match first (a renamed lemma, Mathlib 2025).
+	if got := search(true, "AddCommGroup.modEq_iff_int_modEq"); !slices.Equal(got, []string{"AddCommGroup.modEq_iff_intModEq", "AddCommGroup"}) {
+		t.Errorf("prefix only, fuzzy on: %q", got)
+	}
+	if got := search(false, "AddCommGroup.modEq_iff_int_modEq"); !slices.Equal(got, []string{"AddCommGroup"}) {
+		t.Errorf("prefix only, fuzzy off: %q", got)
+	}
+}
+
+// TestFuzzyNameRenames runs theorem search's full-name list, with the
+// default weights, on Mathlib's own renames (testdata/search, held-out half:
+// v4.29.0's deprecated aliases, old name → new name; written by Mathlib's
+// authors, not by us). The table holds the new names and, as declarations,
+// every prefix of an old or new name — namespaces like AddCommGroup match
+// the old name as a prefix and must not stop the fallback — but no old name,
+// as in a library where the alias is gone. Off, only renames that keep a
+// suffix of the old name are found; on, those whose old name has the new
+// one's components joined otherwise (modEq_iff_int_modEq →
+// modEq_iff_intModEq) are found too.
+func TestFuzzyNameRenames(t *testing.T) {
+	f, err := os.Open("../testdata/search/renames-mathlib-v4.29.0.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	type item struct {
+		Query string   `json:"query"`
+		Gold  []string `json:"gold"`
+	}
+	var items []item
+	names := map[string]bool{}
+	dec := json.NewDecoder(f)
+	for dec.More() {
+		var it item
+		if err := dec.Decode(&it); err != nil {
+			t.Fatal(err)
+		}
+		items = append(items, it)
+		for _, n := range []string{it.Query, it.Gold[0]} {
+			for i := strings.LastIndexByte(n, '.'); i > 0; i = strings.LastIndexByte(n[:i], '.') {
+				names[n[:i]] = true
+			}
+		}
+		names[it.Gold[0]] = true
+	}
+	for _, it := range items {
+		if names[it.Query] {
+			delete(names, it.Query) // an old name that is some other name's prefix
+		}
+	}
+	var entries []Entry
+	for _, n := range slices.Sorted(maps.Keys(names)) {
+		entries = append(entries, Entry{Name: n, Kind: "theorem"})
+	}
+	e := &Engine{Table: NewTable(entries, nil)}
+	firsts := func(fuzzy bool) int {
+		n := 0
+		for _, it := range items {
+			w := Weights{Mention: 1, FuzzyName: fuzzy, RRFK: 20, Depth: 10}
+			hits, err := e.Search(context.Background(), Query{Text: it.Query, Mode: ModeBest, Profile: ProfileTheorem, Filter: Filter{AllKinds: true}, Weights: &w, K: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(hits) > 0 && hits[0].Name == it.Gold[0] {
+				n++
+			}
+		}
+		return n
+	}
+	on, off := firsts(TheoremWeights().FuzzyName), firsts(false)
+	t.Logf("%d renames: new name first %d with the default weights, %d without the fallback", len(items), on, off)
+	if on < off+100 {
+		t.Errorf("the default full-name list puts %d new names first, %d without the fallback: want the fallback on and ≥ 100 more", on, off)
 	}
 }

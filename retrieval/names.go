@@ -233,6 +233,7 @@ func (t *Table) FuzzyName(ident string, cand func(int) bool) []int {
 		}
 	}
 	var out []int
+	spelt := map[int]bool{} // the name's tail is the identifier, primes and all
 	for _, d := range docs {
 		if !cand(int(d)) {
 			continue
@@ -244,6 +245,7 @@ func (t *Table) FuzzyName(ident string, cand func(int) bool) []int {
 					return nil
 				}
 				out = append(out, int(d))
+				spelt[int(d)] = spelling(name[i:]) == spelling(ident)
 				break
 			}
 			j := strings.IndexByte(name[i:], '.')
@@ -253,8 +255,29 @@ func (t *Table) FuzzyName(ident string, cand func(int) bool) []int {
 			i += j + 1
 		}
 	}
-	slices.SortStableFunc(out, func(a, b int) int { return len(t.name(a)) - len(t.name(b)) })
+	// unitary.star_eq_inv' spells Unitary.star_eq_inv' and, primes aside,
+	// Unitary.star_eq_inv: the one spelt alike first, then the shortest.
+	slices.SortStableFunc(out, func(a, b int) int {
+		if spelt[a] != spelt[b] {
+			if spelt[a] {
+				return -1
+			}
+			return 1
+		}
+		return len(t.name(a)) - len(t.name(b))
+	})
 	return out
+}
+
+// spelling is a name's letters as written, case and the joins ('.', '_')
+// aside.
+func spelling(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '.' || r == '_' {
+			return -1
+		}
+		return unicode.ToLower(r)
+	}, s)
 }
 
 // isIdent says whether s could be a Lean name: letters (Greek and

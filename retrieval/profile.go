@@ -70,10 +70,20 @@ func (s *searchState) fullName() []int {
 	if text == "" || strings.ContainsAny(text, " \t\n") || s.q.Formal != "" {
 		return nil
 	}
-	if found := s.t.Mentions("`"+text+"`", s.cand); len(found) > 0 || !s.w.FuzzyName {
-		return found
+	named, prefix := s.t.mentions("`"+text+"`", s.cand)
+	if len(named) > 0 || !s.w.FuzzyName {
+		return append(named, prefix...)
 	}
-	return s.t.FuzzyName(text, s.cand)
+	// A name that matches only as a prefix (the namespace of a renamed
+	// AddCommGroup.modEq_iff_int_modEq) names nothing: the fuzzy matches
+	// come first, the prefixes after them.
+	fuzzy := s.t.FuzzyName(text, s.cand)
+	for _, p := range prefix {
+		if !slices.Contains(fuzzy, p) {
+			fuzzy = append(fuzzy, p)
+		}
+	}
+	return fuzzy
 }
 
 // TheoremWeights are the defaults of theorem search (see README.md, "theorem

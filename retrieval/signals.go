@@ -45,6 +45,15 @@ func (t *Table) NeighborVotes(voters []Voters, cand func(int) bool, decay float6
 // Only words that look like identifiers count (backquoted, or containing '.',
 // '_' or an upper-case letter).
 func (t *Table) Mentions(text string, cand func(int) bool) []int {
+	named, prefix := t.mentions(text, cand)
+	return append(named, prefix...)
+}
+
+// mentions is Mentions in two parts: the declarations the query names
+// (exact full names, then suffixes) and the prefixes of mentioned names.
+// A name whose only match is a prefix (AddCommGroup of
+// AddCommGroup.modEq_iff_int_modEq) names nothing itself.
+func (t *Table) mentions(text string, cand func(int) bool) (named, prefixes []int) {
 	var exact, suffix, prefix []int
 	seen := map[int]bool{}
 	add := func(dst *[]int, r int) {
@@ -72,7 +81,7 @@ func (t *Table) Mentions(text string, cand func(int) bool) []int {
 			}
 		}
 	})
-	return append(append(exact, suffix...), prefix...)
+	return append(exact, suffix...), prefix
 }
 
 // UsageCount is how many declarations' statements use premise, not counting
