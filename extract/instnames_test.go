@@ -180,6 +180,21 @@ class CommRing (α : Type u) extends Semiring α where
 structure SIdeal (R : Type u) [Semiring R] where
 instance {R} [CommRing R] : HasQuotient R (SIdeal R) := ⟨⟩ -- want instHasQuotientSIdeal
 `,
+	// universe levels are no terms: Type max u v, Type (max v uA uB) name
+	// "Type" (Mathlib's Data/PFunctor/Univariate/Basic)
+	"Lib/Levels.lean": `universe uA uB v
+structure PFunctor where
+  A : Type uA
+  B : A → Type uB
+namespace PFunctor
+variable (P : PFunctor.{uA, uB})
+def Obj (α : Type v) : Type (max v uA uB) :=
+  Σ x : P.A, P.B x → α
+instance : CoeFun PFunctor.{uA, uB} (fun _ => Type v → Type (max v uA uB)) where -- want PFunctor.instCoeFunForallType
+  coe := Obj
+instance : Pointed (Type max v uA → Type v) := ⟨⟩ -- want PFunctor.instPointedForallType
+end PFunctor
+`,
 	// names real Lean gave: the jixia sample (../shared/samples/extractors,
 	// Option.instDecidablePredIsSome, Demo.instBEqMyType), Batteries'
 	// #instances test (Testing.instA…), the reference manual's example

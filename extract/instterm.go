@@ -510,11 +510,19 @@ func (p *tparser) ident() *tnode {
 		}
 		if p.pos < p.end && !p.s.space[p.pos] && p.at(p.pos) == "*" {
 			p.pos++
+		} else if p.at(p.pos) == "max" || p.at(p.pos) == "imax" {
+			// Type max u v: Lean's level parser takes `max` and the level
+			// atoms after it (a universe expression, never a term: read
+			// as one it named `Type max u v` …TypeMax…)
+			p.pos++
+			for p.pos < p.end && p.levelAtom() {
+			}
 		} else if p.pos < p.end && (p.at(p.pos) == "_" || p.s.kinds[p.pos] == TokNumber || p.s.kinds[p.pos] == TokIdent && p.isUniverse(p.at(p.pos)) && !strings.Contains(p.at(p.pos), ".") && p.subst[p.at(p.pos)] == nil) {
 			p.pos++
-		} else if p.at(p.pos) == "(" && name == "Sort" {
+		} else if p.at(p.pos) == "(" && p.s.space[p.pos] {
+			// Type (max u v), Sort (u + 1): a level in parentheses
 			c := p.closeOf(p.pos)
-			if c > p.pos+2 && strings.Contains(strings.Join(p.s.text[p.pos:c], " "), "+") {
+			if name == "Sort" && c > p.pos+2 && strings.Contains(strings.Join(p.s.text[p.pos:c], " "), "+") {
 				name = "Type" // Sort (u + 1)
 			}
 			p.pos = c + 1
@@ -536,6 +544,22 @@ func (p *tparser) ident() *tnode {
 		return &tnode{op: 'v', name: t}
 	}
 	return &tnode{op: 'c', name: strings.TrimPrefix(t, "_root_.")}
+}
+
+// levelAtom consumes one argument of a level's max/imax (a universe
+// name, a number, _ or a parenthesised level); false at anything else.
+func (p *tparser) levelAtom() bool {
+	switch t := p.at(p.pos); {
+	case t == "(":
+		p.pos = p.closeOf(p.pos) + 1
+	case t == "_" || p.s.kinds[p.pos] == TokNumber:
+		p.pos++
+	case p.s.kinds[p.pos] == TokIdent && !strings.Contains(t, ".") && !p.locals[t] && p.subst[t] == nil:
+		p.pos++
+	default:
+		return false
+	}
+	return true
 }
 
 // isUniverse is set by the namer: universe names are locals too.
