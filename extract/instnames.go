@@ -563,6 +563,14 @@ func mentions(t *tnode, x string) bool {
 // [Monoid ℕ] is about ℕ).
 func (g *nameGen) instUsed(dom, rest *tnode, bs []bnd) bool {
 	n := g.n
+	// [∀ i, C (γ i)] gives C (∀ i, γ i) (Pi instances: Pi.topologicalSpace
+	// takes [∀ i, TopologicalSpace (π i)]) and C (γ j) for each j: it
+	// provides C about γ
+	bound := map[string]bool{}
+	for dom != nil && dom.op == 'p' {
+		bound[dom.name] = true
+		dom = dom.body
+	}
 	head, args := appHead(dom)
 	if head == nil || head.op != 'c' {
 		return false
@@ -594,9 +602,14 @@ func (g *nameGen) instUsed(dom, rest *tnode, bs []bnd) bool {
 	}
 	var first string
 	for _, a := range args {
-		if a.op == 'v' {
+		if a.op == 'v' && !bound[a.name] {
 			first = a.name
 			break
+		}
+	}
+	for _, a := range args {
+		if first == "" && a.op == 'a' && a.fn.op == 'v' && !bound[a.fn.name] {
+			first = a.fn.name // γ i
 		}
 	}
 	used := false

@@ -179,6 +179,12 @@ instance (R : Type u) [MulOneClass R] : FaithfulSMul Rᵐᵒᵖ R := ⟨⟩ -- w
 class CommRing (α : Type u) extends Semiring α where
 structure SIdeal (R : Type u) [Semiring R] where
 instance {R} [CommRing R] : HasQuotient R (SIdeal R) := ⟨⟩ -- want instHasQuotientSIdeal
+class ContinuousSMul (M X : Type*) [SMul M X] [TopologicalSpace M] [TopologicalSpace X] : Prop where
+section Main
+variable {M X Y α : Type*} [TopologicalSpace M] [TopologicalSpace X] [TopologicalSpace Y]
+instance {ι : Type*} {γ : ι → Type*} [∀ i, TopologicalSpace (γ i)] [∀ i, SMul M (γ i)]
+    [∀ i, ContinuousSMul M (γ i)] : ContinuousSMul M (∀ i, γ i) := ⟨⟩ -- want instContinuousSMulForall
+end Main
 `,
 	// universe levels are no terms: Type max u v, Type (max v uA uB) name
 	// "Type" (Mathlib's Data/PFunctor/Univariate/Basic)
