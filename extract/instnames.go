@@ -282,7 +282,7 @@ func (nd *notationDef) forNamer() *notn {
 	if len(nd.pattern) == 0 || nd.expansion == "" {
 		return nil
 	}
-	nt := &notn{items: nd.pattern, expansion: lexSeq(nd.expansion), scopedNs: nd.scopedNs}
+	nt := &notn{items: nd.pattern, expansion: lexSeq(nd.expansion), scopedNs: nd.scopedNs, ctx: nd.ctx}
 	if nd.local {
 		nt.localPath = nd.path
 	}
@@ -563,6 +563,14 @@ func mentions(t *tnode, x string) bool {
 // [Monoid ℕ] is about ℕ).
 func (g *nameGen) instUsed(dom, rest *tnode, bs []bnd) bool {
 	n := g.n
+	// [∀ i, C (γ i)] gives C (∀ i, γ i) (Pi instances: Pi.topologicalSpace
+	// takes [∀ i, TopologicalSpace (π i)]) and C (γ j) for each j: it
+	// provides C about γ
+	bound := map[string]bool{}
+	for dom != nil && dom.op == 'p' {
+		bound[dom.name] = true
+		dom = dom.body
+	}
 	head, args := appHead(dom)
 	if head == nil || head.op != 'c' {
 		return false
@@ -594,9 +602,14 @@ func (g *nameGen) instUsed(dom, rest *tnode, bs []bnd) bool {
 	}
 	var first string
 	for _, a := range args {
-		if a.op == 'v' {
+		if a.op == 'v' && !bound[a.name] {
 			first = a.name
 			break
+		}
+	}
+	for _, a := range args {
+		if first == "" && a.op == 'a' && a.fn.op == 'v' && !bound[a.fn.name] {
+			first = a.fn.name // γ i
 		}
 	}
 	used := false
@@ -649,7 +662,7 @@ func (g *nameGen) appUses(h *tnode, as []*tnode, cls string, args []*tnode, firs
 		}
 		return false
 	}
-	vals, _, _, _ := g.sigArgs(sig, name, as, h.recv != "" || h.recvTerm != nil, nil, 0)
+	vals, _, _, _ := g.sigArgs(sig, name, recvArgs(h, as), h.recv != "" || h.recvTerm != nil, nil, 0)
 	param := map[string]int{}
 	for i, b := range sig.bs {
 		if b.name != "" {
@@ -790,6 +803,9 @@ type nameGen struct {
 	setVar map[string]*tnode // σ of [SetLike σ R] → R
 	seen   map[string]bool
 	consts map[string]bool
+	types  map[*tnode]*tnode // typeOf's results
+	// nesting counts typeOf calls under way, wdepth winnowAt's
+	nesting, wdepth int
 }
 
 func (g *nameGen) winnow(t *tnode) *wnode {
@@ -799,9 +815,13 @@ func (g *nameGen) winnow(t *tnode) *wnode {
 // winnowAt winnows t where a type is expected (isType: a set-like term
 // there is coerced, ↥S) or a term of type expected (a numeral's type).
 func (g *nameGen) winnowAt(t *tnode, isType bool, expected *tnode) *wnode {
-	if t == nil {
+	if t == nil || g.wdepth > 40 {
+		// (a type filled in by unification names its own implicit
+		// types: bounded)
 		return wAny
 	}
+	g.wdepth++
+	defer func() { g.wdepth-- }()
 	if isType && t.op != 'o' {
 		if coll := g.setLikeType(t); coll != nil {
 			return g.coerce(t, coll)
@@ -853,6 +873,14 @@ func (g *nameGen) winnowAt(t *tnode, isType bool, expected *tnode) *wnode {
 // are coerced where set-like, a local function's numerals get its
 // domain's type.
 func (g *nameGen) winnowApp(t *tnode, expected *tnode) *wnode {
+	if t.parentProj && len(t.args) == 1 {
+		return g.winnow(t.args[0])
+	}
+	if t.fn.op == 'c' && t.fn.written != "" {
+		if name, _ := g.resolve(t.fn); name == t.fn.written {
+			return wmk(&wnode{op: 'c', name: name})
+		}
+	}
 	if t.fn.op == 'c' {
 		if name, ok := g.resolve(t.fn); ok {
 			if sig := g.n.csigOf(name); sig != nil {
@@ -995,16 +1023,26 @@ func (g *nameGen) resolve(t *tnode) (string, bool) {
 	if t.recvTerm != nil {
 		h, _ := appHead(g.typeOf(t.recvTerm, 0))
 		if h == nil || h.op != 'c' {
-			return "", false
+			return g.writtenField(t)
 		}
 		head, ok := g.resolve(h)
 		if !ok {
-			return "", false
+			return g.writtenField(t)
 		}
-		if _, ok := g.n.names[head+"."+id]; ok {
-			return head + "." + id, true
+		if full, via, ok := g.n.field(head, id); ok {
+			t.via = via
+			return full, true
 		}
-		return "", false
+		return g.writtenField(t)
+	}
+	if t.scope != nil {
+		var opened []string
+		for _, o := range t.scope.opens {
+			opened = append(opened, o.name)
+		}
+		if full, ok := g.n.resolveIn(id, t.scope.ns, opened); ok {
+			return full, true
+		}
 	}
 	if t.recv != "" {
 		h := g.ltype[t.recv]
@@ -1014,6 +1052,10 @@ func (g *nameGen) resolve(t *tnode) (string, bool) {
 		head, ok := g.resolve(&tnode{op: 'c', name: h})
 		if !ok {
 			return "", false
+		}
+		if full, via, ok := g.n.field(head, id); ok {
+			t.via = via
+			return full, true
 		}
 		return head + "." + id, true
 	}
@@ -1034,6 +1076,70 @@ func (g *nameGen) resolve(t *tnode) (string, bool) {
 		return "", false
 	}
 	return id, true
+}
+
+// writtenField is an unresolved x.f.g: named as written (its last
+// component), "" if it was (e).g.
+func (g *nameGen) writtenField(t *tnode) (string, bool) {
+	if t.written != "" {
+		return t.written, true
+	}
+	return "", false
+}
+
+// field finds the constant generalized field notation x.id names for x of
+// type head: head.id, else id in a parent structure of head (Lean's
+// resolveLValLoop looks through the parents: Functor.map is Prefunctor.map),
+// with the parent projections leading there.
+func (n *instNamer) field(head, id string) (string, []string, bool) {
+	if _, ok := n.names[head+"."+id]; ok {
+		return head + "." + id, nil, true
+	}
+	type step struct {
+		s   string
+		via []string
+	}
+	queue := []step{{head, nil}}
+	seen := map[string]bool{head: true}
+	for len(queue) > 0 && len(seen) < 20 {
+		st := queue[0]
+		queue = queue[1:]
+		d := n.decls[st.s]
+		if d == nil {
+			continue
+		}
+		for _, e := range d.extends {
+			proj := st.s + ".to" + lastComponent(e)
+			sig := n.csigOf(proj)
+			if sig == nil || sig.res == nil {
+				continue
+			}
+			h, _ := appHead(stripParam(sig.res))
+			if h == nil || h.op != 'c' || !h.res || seen[h.name] {
+				continue
+			}
+			seen[h.name] = true
+			via := append(append([]string(nil), st.via...), proj)
+			if _, ok := n.names[h.name+"."+id]; ok {
+				return h.name + "." + id, via, true
+			}
+			queue = append(queue, step{h.name, via})
+		}
+	}
+	return "", nil, false
+}
+
+// recvArgs returns an application's arguments with the receiver of field
+// notation found in a parent (h.via) put through the parent projections.
+func recvArgs(h *tnode, args []*tnode) []*tnode {
+	if len(h.via) == 0 || len(args) == 0 || h.recv == "" && h.recvTerm == nil {
+		return args
+	}
+	x := args[0]
+	for _, proj := range h.via {
+		x = &tnode{op: 'a', fn: &tnode{op: 'c', name: proj, res: true}, args: []*tnode{x}, parentProj: true}
+	}
+	return append([]*tnode{x}, args[1:]...)
 }
 
 // autoBound reports whether an unknown identifier looks like a variable

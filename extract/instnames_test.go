@@ -179,6 +179,84 @@ instance (R : Type u) [MulOneClass R] : FaithfulSMul Rᵐᵒᵖ R := ⟨⟩ -- w
 class CommRing (α : Type u) extends Semiring α where
 structure SIdeal (R : Type u) [Semiring R] where
 instance {R} [CommRing R] : HasQuotient R (SIdeal R) := ⟨⟩ -- want instHasQuotientSIdeal
+class ContinuousSMul (M X : Type*) [SMul M X] [TopologicalSpace M] [TopologicalSpace X] : Prop where
+section Main
+variable {M X Y α : Type*} [TopologicalSpace M] [TopologicalSpace X] [TopologicalSpace Y]
+instance {ι : Type*} {γ : ι → Type*} [∀ i, TopologicalSpace (γ i)] [∀ i, SMul M (γ i)]
+    [∀ i, ContinuousSMul M (γ i)] : ContinuousSMul M (∀ i, γ i) := ⟨⟩ -- want instContinuousSMulForall
+end Main
+`,
+	// universe levels are no terms: Type max u v, Type (max v uA uB) name
+	// "Type" (Mathlib's Data/PFunctor/Univariate/Basic)
+	"Lib/Levels.lean": `universe uA uB v
+structure PFunctor where
+  A : Type uA
+  B : A → Type uB
+namespace PFunctor
+variable (P : PFunctor.{uA, uB})
+def Obj (α : Type v) : Type (max v uA uB) :=
+  Σ x : P.A, P.B x → α
+instance : CoeFun PFunctor.{uA, uB} (fun _ => Type v → Type (max v uA uB)) where -- want PFunctor.instCoeFunForallType
+  coe := Obj
+instance : Pointed (Type max v uA → Type v) := ⟨⟩ -- want PFunctor.instPointedForallType
+end PFunctor
+`,
+	// notation resolved where it is declared (⥤ is CategoryTheory.Functor
+	// though the root Functor is visible), field notation through a parent
+	// structure (F.map is Prefunctor.map F.toPrefunctor: its implicit V is
+	// named), x.f.g, and implicit arguments from the types of the terms
+	// they are the types of (Mathlib's AlgebraicGeometry/RelativeGluing,
+	// its names referred to by Sites/SmallAffineZariski and Normalization;
+	// CategoryStruct.comp's obj from X : Scheme, Morphisms/UniversallyOpen,
+	// by the rule: no reference)
+	"Lib/Gluing.lean": `universe v u
+class Quiver (V : Type u) where
+  Hom : V → V → Sort v
+infixr:10 " ⟶ " => Quiver.Hom
+class Category (obj : Type u) extends Quiver obj where
+class Quiver.IsThin (V : Type u) [Quiver V] : Prop where
+namespace CategoryTheory
+structure Prefunctor (V : Type u) [Quiver.{v} V] (W : Type u) [Quiver.{v} W] where
+  obj : V → W
+  map : ∀ {X Y : V}, (X ⟶ Y) → (obj X ⟶ obj Y)
+structure Functor (C : Type u) [Category.{v} C] (D : Type u) [Category.{v} D] extends Prefunctor C D where
+scoped infixr:26 " ⥤ " => Functor
+namespace Functor
+variable {C : Type u} [Category.{v} C] {D : Type u} [Category.{v} D] {E : Type u} [Category.{v} E]
+def comp (F : C ⥤ D) (G : D ⥤ E) : C ⥤ E := ⟨⟩
+end Functor
+scoped infixr:80 " ⋙ " => Functor.comp
+class Functor.IsLocallyDirected {J : Type u} [Category J] (F : J ⥤ Type u) : Prop where
+class CategoryStruct (obj : Type u) extends Quiver.{v} obj where
+  comp : ∀ {X Y Z : obj}, (X ⟶ Y) → (Y ⟶ Z) → (X ⟶ Z)
+scoped infixr:80 " ≫ " => CategoryStruct.comp
+end CategoryTheory
+open CategoryTheory
+namespace AlgebraicGeometry
+structure Scheme where
+  carrier : Type u
+instance : Category Scheme := ⟨⟩ -- want AlgebraicGeometry.instCategoryScheme
+class IsOpenImmersion {X Y : Scheme} (f : X ⟶ Y) : Prop where
+def Scheme.forget : Scheme ⥤ Type u := ⟨⟩
+structure Scheme.OpenCover (X : Scheme) where
+  I₀ : Type v
+namespace Scheme.Cover
+variable {S : Scheme.{u}} (𝒰 : S.OpenCover) [Category 𝒰.I₀]
+structure RelativeGluingData where
+  functor : 𝒰.I₀ ⥤ Scheme.{u}
+variable {𝒰} (d : RelativeGluingData 𝒰)
+namespace RelativeGluingData
+instance {i j : 𝒰.I₀} (hij : i ⟶ j) : IsOpenImmersion (d.functor.map hij) := ⟨⟩ -- want AlgebraicGeometry.Scheme.Cover.RelativeGluingData.instIsOpenImmersionMapI₀Functor
+instance [Quiver.IsThin 𝒰.I₀] : (d.functor ⋙ Scheme.forget).IsLocallyDirected := ⟨⟩ -- want AlgebraicGeometry.Scheme.Cover.RelativeGluingData.instIsLocallyDirectedI₀CompFunctorForgetOfIsThin
+end RelativeGluingData
+end Scheme.Cover
+instance : CategoryStruct Scheme := ⟨⟩ -- want AlgebraicGeometry.instCategoryStructScheme
+class UniversallyOpen {X Y : Scheme} (f : X ⟶ Y) : Prop where
+namespace UniversallyOpen
+instance {X Y Z : Scheme} (f : X ⟶ Y) (g : Y ⟶ Z)
+    [hf : UniversallyOpen f] [hg : UniversallyOpen g] : UniversallyOpen (f ≫ g) := ⟨⟩ -- want AlgebraicGeometry.UniversallyOpen.instCompScheme
+end UniversallyOpen
+end AlgebraicGeometry
 `,
 	// names real Lean gave: the jixia sample (../shared/samples/extractors,
 	// Option.instDecidablePredIsSome, Demo.instBEqMyType), Batteries'

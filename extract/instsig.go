@@ -100,7 +100,7 @@ func (n *instNamer) csigOf(full string) *csig {
 	if d := n.decls[full]; d != nil {
 		s = n.declSig(d)
 	} else if text, ok := coreSigs[full]; ok {
-		s = n.parseSig(lexSeq(text), "", nil, false)
+		s = n.parseSig(lexSeq(text), "", nil, false, nil)
 	}
 	n.sigs[full] = s
 	return s
@@ -125,7 +125,15 @@ func (n *instNamer) declSig(d *pdecl) *csig {
 		if ps == nil {
 			return nil
 		}
-		own := n.parseSig(lexSeq(d.row.Signature), d.resNs, opened, true)
+		// the structure's parameters are locals of the field's type
+		// (functor : 𝒰.I₀ ⥤ Scheme: 𝒰.I₀ is field notation on 𝒰)
+		var params []string
+		for _, b := range ps.bs {
+			if b.name != "" {
+				params = append(params, b.name)
+			}
+		}
+		own := n.parseSig(lexSeq(d.row.Signature), d.resNs, opened, true, params)
 		out := &csig{res: own.res}
 		var self []*tnode
 		for _, b := range ps.bs {
@@ -166,13 +174,13 @@ func (n *instNamer) declSig(d *pdecl) *csig {
 	if d.varSig != "" {
 		text = d.varSig + text
 	}
-	return n.parseSig(lexSeq(text), d.resNs, opened, false)
+	return n.parseSig(lexSeq(text), d.resNs, opened, false, nil)
 }
 
 // parseSig parses binders and a type (after a top-level colon; a
 // projection's signature without one is its type), resolving constants in
 // namespace ns with opened open.
-func (n *instNamer) parseSig(ts tokSeq, ns string, opened []string, proj bool) *csig {
+func (n *instNamer) parseSig(ts tokSeq, ns string, opened []string, proj bool, outer []string) *csig {
 	end, colon, depth := len(ts.text), -1, 0
 	for i, t := range ts.text {
 		switch t {
@@ -196,6 +204,9 @@ func (n *instNamer) parseSig(ts tokSeq, ns string, opened []string, proj bool) *
 		colon = -2 // the whole text is the type
 	}
 	locals := map[string]bool{}
+	for _, o := range outer {
+		locals[o] = true
+	}
 	budget := 5000
 	visNs := func(s string) bool { return ns == s || strings.HasPrefix(ns, s+".") || containsStr(opened, s) }
 	bend := end
@@ -244,6 +255,15 @@ func containsStr(xs []string, x string) bool {
 func (n *instNamer) resolveConsts(t *tnode, ns string, opened []string, locals map[string]bool) {
 	if t == nil {
 		return
+	}
+	if t.op == 'c' && !t.res && t.recv == "" && t.scope != nil {
+		var sopened []string
+		for _, o := range t.scope.opens {
+			sopened = append(sopened, o.name)
+		}
+		if full, ok := n.resolveIn(t.name, t.scope.ns, sopened); ok {
+			t.name, t.res = full, true
+		}
 	}
 	if t.op == 'c' && !t.res && t.recv == "" {
 		if full, ok := n.resolveIn(t.name, ns, opened); ok {
@@ -318,6 +338,16 @@ func subst(t *tnode, m map[string]*tnode) *tnode {
 		return t
 	}
 	c := *t
+	if c.op == 'c' && c.recv != "" {
+		// x.f with x replaced: the receiver is the term put in
+		if v, ok := m[c.recv]; ok && v != nil {
+			if v.op == 'v' {
+				c.recv = v.name
+			} else {
+				c.recv, c.recvTerm = "", v
+			}
+		}
+	}
 	c.fn = subst(t.fn, m)
 	c.dom = subst(t.dom, m)
 	c.body = subst(t.body, m)
@@ -380,20 +410,40 @@ func (g *nameGen) sigArgs(sig *csig, name string, args []*tnode, recv bool, want
 			g.unify(b.ty, g.typeOf(vals[i], depth+1), vars, m)
 		}
 	}
-	for r := stripParam(sig.res); len(doms) < len(extra) && r != nil && r.op == 'p'; r = stripParam(r.body) {
+	for r := explicitPi(sig.res, vars); len(doms) < len(extra) && r != nil && r.op == 'p'; r = explicitPi(r.body, vars) {
 		doms = append(doms, r.dom)
 	}
 	for k, d := range doms {
 		g.unify(d, g.typeOf(extra[k], depth+1), vars, m)
 	}
+	// a binder fixed by unification has a type that may fix others: X = F
+	// in Epi {C} {X Y : C} (f : X ⟶ Y) gives C = the type of F
+	var implicitTys []bnd // in order: unification keeps the first binding
+	for _, b := range bs {
+		if b.kind != "(" && b.kind != "[" && b.name != "" && b.ty != nil {
+			implicitTys = append(implicitTys, b)
+		}
+	}
+	for r := stripParam(sig.res); r != nil && r.op == 'p'; r = stripParam(r.body) {
+		if (r.bkind == "{" || r.bkind == "⦃") && r.name != "" {
+			implicitTys = append(implicitTys, bnd{name: r.name, ty: r.dom})
+		}
+	}
+	for range 2 {
+		for _, b := range implicitTys {
+			if v := m[b.name]; v != nil && depth < 2 {
+				g.unify(b.ty, g.typeOf(v, depth+1), vars, m)
+			}
+		}
+	}
 	if want != nil {
 		r := sig.res
 		for range extra {
-			if r = stripParam(r); r != nil && r.op == 'p' {
+			if r = explicitPi(r, vars); r != nil && r.op == 'p' {
 				r = r.body
 			}
 		}
-		g.unify(r, want, vars, m)
+		g.unify(explicitPi(r, vars), want, vars, m)
 	}
 	for i, b := range bs {
 		if vals[i] == nil && b.name != "" {
@@ -411,7 +461,7 @@ func (g *nameGen) winnowSig(t *tnode, name string, sig *csig, expected *tnode) *
 	if want == nil {
 		want = expected
 	}
-	vals, m, extra, doms := g.sigArgs(sig, name, t.args, t.fn.recv != "" || t.fn.recvTerm != nil, want, 0)
+	vals, m, extra, doms := g.sigArgs(sig, name, recvArgs(t.fn, t.args), t.fn.recv != "" || t.fn.recvTerm != nil, want, 0)
 	w := wmk(&wnode{op: 'c', name: name})
 	for i, b := range sig.bs {
 		switch b.kind {
@@ -456,6 +506,27 @@ func (g *nameGen) typeOf(t *tnode, depth int) *tnode {
 	if t == nil || depth > 6 {
 		return nil
 	}
+	// memoised per term: a term's type is asked for by every application
+	// around it (exponential in the nesting otherwise)
+	if ty, ok := g.types[t]; ok {
+		return ty
+	}
+	// resolving a field on a term asks for the term's type afresh (depth
+	// 0): the nesting bounds it as a whole
+	if g.nesting > 24 {
+		return nil
+	}
+	g.nesting++
+	ty := g.typeOf1(t, depth)
+	g.nesting--
+	if g.types == nil {
+		g.types = map[*tnode]*tnode{}
+	}
+	g.types[t] = ty
+	return ty
+}
+
+func (g *nameGen) typeOf1(t *tnode, depth int) *tnode {
 	if t.asc != nil {
 		return t.asc
 	}
@@ -490,15 +561,15 @@ func (g *nameGen) typeOf(t *tnode, depth int) *tnode {
 		if sig == nil || sig.res == nil {
 			return nil
 		}
-		_, m, extra, _ := g.sigArgs(sig, name, args, h.recv != "" || h.recvTerm != nil, nil, depth)
+		_, m, extra, _ := g.sigArgs(sig, name, recvArgs(h, args), h.recv != "" || h.recvTerm != nil, nil, depth)
 		r := sig.res
 		for range extra {
-			if r = stripParam(r); r == nil || r.op != 'p' {
+			if r = explicitPi(r, nil); r == nil || r.op != 'p' {
 				return nil
 			}
 			r = r.body
 		}
-		return subst(r, m)
+		return subst(explicitPi(r, nil), m)
 	}
 	return nil
 }
@@ -560,9 +631,9 @@ func (g *nameGen) propType(t *tnode) bool {
 			explicit++
 		}
 	}
-	r := stripParam(sig.res)
+	r := explicitPi(sig.res, nil)
 	for k := len(args) - explicit; k > 0 && r != nil && r.op == 'p'; k-- {
-		r = stripParam(r.body)
+		r = explicitPi(r.body, nil)
 	}
 	return r != nil && r.op == 's' && r.name == "Prop"
 }
@@ -576,4 +647,16 @@ func (s *csig) implicitTypes() bool {
 		}
 	}
 	return false
+}
+
+// explicitPi skips the implicit and instance ∀s of a type (a field's
+// ∀ {X Y Z : obj}, (X ⟶ Y) → …: an application's arguments fill its
+// explicit ones), adding their names to vars (unification fills them).
+func explicitPi(t *tnode, vars map[string]bool) *tnode {
+	for t = stripParam(t); t != nil && t.op == 'p' && (t.bkind == "{" || t.bkind == "[" || t.bkind == "⦃"); t = stripParam(t.body) {
+		if vars != nil && t.name != "" {
+			vars[t.name] = true
+		}
+	}
+	return t
 }

@@ -29,6 +29,21 @@ type tnode struct {
 	// recvTerm: a constant (e).f, generalized field notation on a term:
 	// f in the namespace of e's type
 	recvTerm *tnode
+	// scope: a constant written in a notation's expansion, resolved where
+	// the notation is declared
+	scope *scopeCtx
+	// via: a field x.f found in a parent structure of x's type (F.map for
+	// F : C ⥤ D is Prefunctor.map F.toPrefunctor): the parent
+	// projections from x's type to it, set when resolved
+	via []string
+	// parentProj: an application of a parent projection to the term it
+	// projects (Lean's namer names the term: getParentProjArg)
+	parentProj bool
+	// bkind: a ∀'s binder bracket ("(", "{", "[", "⦃")
+	bkind string
+	// written: x.f.g as written, named as a constant by its last component
+	// when (x.f).g cannot be resolved
+	written string
 }
 
 // tokSeq is the text of a token range, kept after the file is parsed.
@@ -71,6 +86,11 @@ type notn struct {
 	scopedNs  string
 	localPath string // a local notation's file ("" for others)
 	apply     bool   // infix/prefix/postfix: the expansion is applied to the parameters
+	// ctx is where the notation is declared: its expansion's identifiers
+	// are resolved there (Lean's notations are hygienic: `⥤` declared in
+	// namespace CategoryTheory means CategoryTheory.Functor, also where
+	// the root Functor is visible); nil for core notations
+	ctx *scopeCtx
 }
 
 type notItem struct {
@@ -308,6 +328,9 @@ func (p *tparser) expand(n *notn, args map[string]*tnode) *tnode {
 	if e == nil {
 		return &tnode{op: 'x'}
 	}
+	if n.ctx != nil {
+		e = scoped(e, n.ctx, args)
+	}
 	if n.apply {
 		a := &tnode{op: 'a', fn: e}
 		for _, pn := range n.params {
@@ -510,11 +533,19 @@ func (p *tparser) ident() *tnode {
 		}
 		if p.pos < p.end && !p.s.space[p.pos] && p.at(p.pos) == "*" {
 			p.pos++
+		} else if p.at(p.pos) == "max" || p.at(p.pos) == "imax" {
+			// Type max u v: Lean's level parser takes `max` and the level
+			// atoms after it (a universe expression, never a term: read
+			// as one it named `Type max u v` …TypeMax…)
+			p.pos++
+			for p.pos < p.end && p.levelAtom() {
+			}
 		} else if p.pos < p.end && (p.at(p.pos) == "_" || p.s.kinds[p.pos] == TokNumber || p.s.kinds[p.pos] == TokIdent && p.isUniverse(p.at(p.pos)) && !strings.Contains(p.at(p.pos), ".") && p.subst[p.at(p.pos)] == nil) {
 			p.pos++
-		} else if p.at(p.pos) == "(" && name == "Sort" {
+		} else if p.at(p.pos) == "(" && p.s.space[p.pos] {
+			// Type (max u v), Sort (u + 1): a level in parentheses
 			c := p.closeOf(p.pos)
-			if c > p.pos+2 && strings.Contains(strings.Join(p.s.text[p.pos:c], " "), "+") {
+			if name == "Sort" && c > p.pos+2 && strings.Contains(strings.Join(p.s.text[p.pos:c], " "), "+") {
 				name = "Type" // Sort (u + 1)
 			}
 			p.pos = c + 1
@@ -528,14 +559,36 @@ func (p *tparser) ident() *tnode {
 		return v
 	}
 	head, rest, dotted := strings.Cut(t, ".")
-	if p.locals[t] || dotted && p.locals[head] && !strings.Contains(rest, ".") {
+	if p.locals[t] || dotted && p.locals[head] {
 		if dotted {
-			// x.f: generalized field notation, T.f x for x : T
-			return &tnode{op: 'a', fn: &tnode{op: 'c', name: rest, recv: head}, args: []*tnode{{op: 'v', name: head}}}
+			// x.f: generalized field notation, T.f x for x : T; x.f.g is
+			// (x.f).g
+			fields := strings.Split(rest, ".")
+			e := &tnode{op: 'a', fn: &tnode{op: 'c', name: fields[0], recv: head}, args: []*tnode{{op: 'v', name: head}}}
+			for _, f := range fields[1:] {
+				e = &tnode{op: 'a', fn: &tnode{op: 'c', name: f, recvTerm: e, written: t}, args: []*tnode{e}}
+			}
+			return e
 		}
 		return &tnode{op: 'v', name: t}
 	}
 	return &tnode{op: 'c', name: strings.TrimPrefix(t, "_root_.")}
+}
+
+// levelAtom consumes one argument of a level's max/imax (a universe
+// name, a number, _ or a parenthesised level); false at anything else.
+func (p *tparser) levelAtom() bool {
+	switch t := p.at(p.pos); {
+	case t == "(":
+		p.pos = p.closeOf(p.pos) + 1
+	case t == "_" || p.s.kinds[p.pos] == TokNumber:
+		p.pos++
+	case p.s.kinds[p.pos] == TokIdent && !strings.Contains(t, ".") && !p.locals[t] && p.subst[t] == nil:
+		p.pos++
+	default:
+		return false
+	}
+	return true
 }
 
 // isUniverse is set by the namer: universe names are locals too.
@@ -648,7 +701,7 @@ func pis(bs []bnd, body *tnode) *tnode {
 		if dom == nil {
 			dom = &tnode{op: 'x'}
 		}
-		body = &tnode{op: 'p', name: bs[k].name, dom: dom, body: body, inst: bs[k].inst}
+		body = &tnode{op: 'p', name: bs[k].name, dom: dom, body: body, inst: bs[k].inst, bkind: bs[k].kind}
 	}
 	return body
 }
@@ -746,4 +799,31 @@ func (p *tparser) group(i, c int, open string) []bnd {
 		}
 	}
 	return out
+}
+
+// scoped marks the constants of an expansion (not those of its arguments,
+// args) as resolved in the notation's scope (copies: args are shared).
+func scoped(t *tnode, ctx *scopeCtx, args map[string]*tnode) *tnode {
+	if t == nil {
+		return nil
+	}
+	for _, a := range args {
+		if a == t {
+			return t
+		}
+	}
+	c := *t
+	if c.op == 'c' && !c.res && c.recv == "" && c.recvTerm == nil {
+		c.scope = ctx
+	}
+	c.fn = scoped(t.fn, ctx, args)
+	c.dom = scoped(t.dom, ctx, args)
+	c.body = scoped(t.body, ctx, args)
+	if len(t.args) > 0 {
+		c.args = make([]*tnode, len(t.args))
+		for i, a := range t.args {
+			c.args[i] = scoped(a, ctx, args)
+		}
+	}
+	return &c
 }

@@ -179,10 +179,15 @@ func collect(src string, declared, code, docs map[string]bool) {
 		if strings.Contains(line, "deriving") {
 			continue
 		}
-		for _, m := range refRe.FindAllStringSubmatch(line, -1) {
+		for _, ix := range refRe.FindAllStringSubmatchIndex(line, -1) {
+			m := []string{line[ix[0]:ix[1]], line[ix[2]:ix[3]]}
 			r := trimRef(m[1])
-			if r != m[1] && declared[m[1]] {
-				continue // instance NNReal.instContinuousMap.UniqueHom
+			if r != m[1] && (declared[m[1]] || declRe.MatchString(line[:ix[2]])) {
+				// instance NNReal.instContinuousMap.UniqueHom; in namespace
+				// Multiset, instance instCoeSortMultisetType.instCoeOutToType
+				// declares Multiset.instCoeSortMultisetType.… (a name kept
+				// from older rules: no instance of that name need exist)
+				continue
 			}
 			if !strings.Contains(r, ".") && localRe(r).MatchString(codeText) {
 				continue
@@ -194,6 +199,9 @@ func collect(src string, declared, code, docs map[string]bool) {
 		docs[trimRef(m[1])] = true
 	}
 }
+
+// declRe matches the text before a name a declaration declares.
+var declRe = regexp.MustCompile(`\b(?:instance|def|theorem|lemma|abbrev|structure|class)\s+(?:\(priority\s*:=\s*[^)]*\)\s*)?$`)
 
 func localRe(name string) *regexp.Regexp {
 	q := regexp.QuoteMeta(name)
