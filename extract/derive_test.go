@@ -49,24 +49,38 @@ func derivedNames(rows []workspace.Declaration) []string {
 
 // TestDerivedInstanceNamesByVersion: the names Lean gives derived instances (read
 // from Lean's deriving handlers and Term.processDefDeriving, before and
-// after lean4#9800 in 4.23).
+// after lean4#9800 in 4.23). Since 4.23 a definition's derived instance is
+// named by the instance-name generator applied to the elaborated type
+// C args (f xs) (deltaLib): notation in the class's arguments is expanded
+// (R ⧸ I is HasQuotient.Quotient R (B := Ideal R) I, S ⊗[R] S is
+// TensorProduct R S S, K(p, k) is FractionRing (WittVector p k)), namespace
+// components that are declarations are seen (Ring), and f's arguments (its
+// parameters, section variables included: G ε) name nothing. Before, only
+// classes written as names derive (f's name, inst, the class).
 func TestDerivedInstanceNamesByVersion(t *testing.T) {
 	for _, tc := range []struct {
+		lib     map[string]string
 		version string
 		want    []string
 	}{
-		{"v4.29.0", []string{
+		{deltaLib, "v4.29.0", []string{
+			"Ideal.instModuleQuotientCotangent", "Ring.instDirectLimit", "SimpleGraph.instDecidableIsUniform",
+			"WittVector.instModuleFractionRingStandardOneDimIsocrystal",
+			"instIsScalarTowerTensorProductKaehlerDifferential", "instModuleTensorProductKaehlerDifferential",
+		}},
+		{deltaLib, "v4.22.0", []string{"Ring.instDirectLimitRing", "SimpleGraph.instIsUniformDecidable"}},
+		{deriveLib, "v4.29.0", []string{
 			"Grp.instCharacteristicCommutator", "Grp.instNormalCommutator", // Mathlib: attribute [to_additive] instNormalCommutator
 			"Mathlib.Tactic.AtomM.Recurse.instInhConfig", "Mathlib.Tactic.AtomM.Recurse.instRepr'Config",
 			"instAlgZModGaloisField", "instCharPGaloisField", "instInhGaloisField",
 		}},
-		{"4.7.0", []string{
+		{deriveLib, "4.7.0", []string{
 			"Grp.instcommutatorCharacteristic", "Grp.instcommutatorNormal",
 			"Mathlib.Tactic.AtomM.Recurse.instInhConfig", "Mathlib.Tactic.AtomM.Recurse.instRepr'Config",
 			"instGaloisFieldInh",
 		}},
 	} {
-		_, rows := extractLib(t, deriveLib, Source{Library: "Lib", Revision: "r", LeanVersion: tc.version})
+		_, rows := extractLib(t, tc.lib, Source{Library: "Lib", Revision: "r", LeanVersion: tc.version})
 		if got := derivedNames(rows); !slices.Equal(got, tc.want) {
 			t.Errorf("Lean %s: derived instances\n got %v\nwant %v", tc.version, got, tc.want)
 		}
@@ -101,3 +115,57 @@ def b : Both Nat where
 		t.Errorf("simps lemmas %v (%d dropped as duplicates: %v), want %v and none", got, res.DuplicatesDropped, res.Duplicates, want)
 	}
 }
+
+// deltaLib: Mathlib v4.29.0's delta-derived instances whose class
+// arguments use notation or whose namespace is a declaration, with
+// stand-ins for what they use (RingTheory/Ideal/Cotangent.lean:42,
+// RingTheory/Kaehler/Basic.lean:155, RingTheory/WittVector/Isocrystal.lean:159,
+// Algebra/Colimit/Ring.lean:62, Combinatorics/SimpleGraph/Regularity/Uniform.lean:64).
+var deltaLib = map[string]string{"Lib/Delta.lean": `
+class Module (R : Type) (M : Type) where
+class IsScalarTower (M N α : Type) : Prop where
+class Ring (R : Type) where
+class Decidable (p : Prop) where
+class HasQuotient (A : outParam Type) (B : Type) where
+def HasQuotient.Quotient (A : outParam Type) {B : Type} [HasQuotient A B] (b : B) : Type := Nat
+notation:35 G " ⧸ " H:34 => HasQuotient.Quotient G H
+structure Ideal (R : Type) where
+  x : Nat
+def TensorProduct (R : Type) (M N : Type) : Type := Nat
+notation:100 M " ⊗[" R "] " N:100 => TensorProduct R M N
+def WittVector (p : Nat) (k : Type) : Type := Nat
+def FractionRing (R : Type) : Type := R
+scoped[Isocrystal] notation "K(" p ", " k ")" => FractionRing (WittVector p k)
+structure Finset (α : Type) where
+  x : Nat
+structure SimpleGraph (V : Type) where
+  x : Nat
+
+namespace Ideal
+variable {R : Type} (I : Ideal R)
+def Cotangent : Type := Nat
+deriving Module (R ⧸ I)
+end Ideal
+
+variable (R : Type) (S : Type)
+def KaehlerDifferential : Type := Nat
+deriving Module (S ⊗[R] S), IsScalarTower S (S ⊗[R] S)
+
+namespace WittVector
+variable (p : Nat) (k : Type)
+open scoped Isocrystal
+def StandardOneDimIsocrystal (_m : Int) : Type := K(p, k)
+deriving Module K(p, k)
+end WittVector
+
+namespace Ring
+def DirectLimit (G : Nat → Type) : Type := Nat
+deriving Ring
+end Ring
+
+namespace SimpleGraph
+variable {α 𝕜 : Type} (G : SimpleGraph α) (ε : 𝕜)
+def IsUniform (s t : Finset α) : Prop := True
+deriving Decidable
+end SimpleGraph
+`}

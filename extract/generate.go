@@ -103,10 +103,12 @@ func (p *fileParser) decl(d *declSyntax, c Command) {
 //     inst ++ C ++ T's last component (Mathlib.Tactic.AtomM.Recurse.instReprConfig);
 //   - a definition (delta deriving, Term.processDefDeriving): since Lean 4.23
 //     (lean4#9800) the instance type C … (f …) is named by the instance-name
-//     generator in the current namespace — inst ++ C ++ the constants written
-//     in the class's arguments ++ f, `_` standing for f (instNormalCommutator,
-//     instAlgebraZModGaloisField; arguments Lean fills in by unification,
-//     EquivLike (Gal p) ?E ?F, are not read); before, f's name with "inst"
+//     generator in the current namespace: the row carries deltaInstSrc and
+//     nameInstances names it with the anonymous instances (notation,
+//     implicit type arguments, namespace seeding, _1 for a name in use:
+//     Ideal.instModuleQuotientCotangent; arguments Lean fills in by
+//     unification, EquivLike (Gal p) ?E ?F, are not read; the name until
+//     then, and in ParseFile, is deltaInstName's); before, f's name with "inst"
 //     before its last component and C's last component after it
 //     (Polynomial.instGalGroup), for a class written as a name only.
 func (g *generated) derived() {
@@ -148,6 +150,9 @@ func (g *generated) derived() {
 		x := g.gen(name, workspace.KindInstance, f.span(it[0], it[1])+" "+g.full, f.toks[it[0]].Line, f.toks[it[1]-1].Line, nil,
 			append([]ref{{name: cls}}, g.self...), false)
 		x.row.Code = f.span(j, it[1])
+		if !g.structural && !g.p.src.deltaDerivingOld && g.p.src.InstanceNames == InstanceNamesV48 {
+			x.inst = g.deltaInstSrc(it[0], it[1], ns)
+		}
 	}
 }
 
@@ -222,10 +227,80 @@ func (f *file) derivingItems(k, end int) [][2]int {
 	return out
 }
 
+// deltaInstSrc is the instance type of a definition's `deriving C args`
+// (tokens [i, e)) for the anonymous-instance namer (nameInstances), which
+// names it as Lean ≥ 4.23 does: Term.processDefDeriving names the closure
+// ∀ xs, C args (f xs) with NameGen.mkBaseNameWithSuffix "inst" in the
+// namespace ns, xs the lambdas of f's value (its parameters, the section
+// variables it includes among them). Lean puts f xs in the first explicit
+// argument that is a hole (mkInst): the signature is `: C args` with f for
+// the first `_`, or after the arguments when no `_` is written. Every x is
+// bound by the closure and occurs in f xs, so f's arguments name nothing
+// and no ∀ adds an "Of…": f is written without arguments, and its
+// parameters are given to the namer as section variables (locals with
+// types, for the notation, coercions and implicit type arguments of the
+// class's arguments), not as binders — instance parameters only as
+// [SetLike σ R] facts.
+func (g *generated) deltaInstSrc(i, e int, ns string) *instSrc {
+	f, p := g.f, g.p
+	src := p.captureInstance(g.d)
+	src.ns = ns
+	for _, b := range f.parseBinders(g.d.sigStart, g.binEnd) {
+		if b.kind == '[' {
+			if b.tyEnd-b.typeStart < 50 && lastComponent(b.head) == "SetLike" {
+				src.setLikes = append(src.setLikes, f.tokSeq(b.typeStart, b.tyEnd))
+			}
+			continue
+		}
+		for _, n := range b.names {
+			src.vars[n] = b.head
+			delete(src.varTys, n)
+			if b.tyEnd > b.typeStart && b.tyEnd-b.typeStart < 200 {
+				src.varTys[n] = f.tokSeq(b.typeStart, b.tyEnd)
+			}
+		}
+	}
+	// section variables only the class's arguments mention
+	for _, v := range p.vars {
+		if _, ok := src.vars[v.name]; ok || v.name == "" {
+			continue
+		}
+		for m := i; m < e; m++ {
+			if f.text(m) == v.name {
+				src.vars[v.name] = v.head
+				if v.tyEnd > v.tyStart && v.tyEnd-v.tyStart < 200 {
+					src.varTys[v.name] = f.tokSeq(v.tyStart, v.tyEnd)
+				}
+				break
+			}
+		}
+	}
+	sig := tokSeq{text: []string{":"}, kinds: []TokKind{TokSymbol}, space: []bool{true}}
+	put := func(s string, k TokKind, space bool) {
+		sig.text, sig.kinds, sig.space = append(sig.text, s), append(sig.kinds, k), append(sig.space, space)
+	}
+	hole := false
+	for m := i; m < e; m++ {
+		if f.is(m, "_") && !hole {
+			put(g.full, TokIdent, true)
+			hole = true
+			continue
+		}
+		put(f.text(m), f.toks[m].Kind, f.toks[m].Flags&FlagSpaceBefore != 0)
+	}
+	if !hole {
+		put(g.full, TokIdent, true)
+	}
+	src.sig, src.colon = sig, 0
+	return src
+}
+
 // deltaInstName approximates Lean's name (≥ 4.23) for the instance a
 // definition's `deriving C args` makes: inst ++ C ++ the constants of args
 // in order (locals skipped, each once) with `_` standing for the definition,
-// which comes last when no `_` is written.
+// which comes last when no `_` is written. It is the row's name until
+// nameInstances names the instance type (deltaInstSrc), and the name where
+// anonymous instances are not named so (ParseFile).
 func (f *file) deltaInstName(i, e int, def string, loc *locals) string {
 	var b strings.Builder
 	b.WriteString("inst")
