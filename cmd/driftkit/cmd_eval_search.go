@@ -36,6 +36,7 @@ type evalSearchOptions struct {
 	Split    string
 	Check    bool
 	PerItem  string
+	Every    int
 
 	filter    retrieval.Filter    // --kinds
 	configs   []eval.SearchConfig // --mode × --profile
@@ -52,6 +53,8 @@ func (o *evalSearchOptions) AddFlags(fs *flag.FlagSet) {
 	fs.StringVar(&o.Modes, "mode", "bm25,dense,hybrid,best", "comma-separated modes")
 	fs.StringVar(&o.Kinds, "kinds", "", "comma-separated candidate kinds (default: every kind)")
 	fs.StringVar(&o.Split, "split", "", "score one half of the benchmark: tune or held-out ("+eval.SearchSplitRule+"); default all")
+	fs.IntVar(&o.Every, "every", 0, "score every K-th item (of the --split half) in file order, the first included: a fixed subset\n"+
+		"for a costly configuration (--augment with a local CPU model); run it with and without --augment for the pair")
 	fs.BoolVar(&o.Check, "check", false, "only check that every gold name is in the index; fail naming each missing one")
 	fs.StringVar(&o.PerItem, "per-item", "", "write one JSON line per query and configuration to this file")
 	o.rank.AddFlags(fs, rankWeights|rankEngine|rankNoHead|rankEmbedURL|rankVocab)
@@ -64,6 +67,9 @@ func (o *evalSearchOptions) Validate(args []string) error {
 	}
 	if err := noArgs(args); err != nil {
 		return err
+	}
+	if o.Every < 0 {
+		return usagef("--every must be at least 1")
 	}
 	if err := checkOutputFile("--per-item", o.PerItem); err != nil {
 		return err
@@ -139,6 +145,7 @@ func runEvalSearch(ctx context.Context, o *evalSearchOptions, env *Env, args []s
 		return err
 	}
 	items = eval.SplitSearch(items, o.half)
+	items, sample := eval.SampleEvery(items, o.Every)
 	ctx = o.stage.context(ctx)
 	ix, closeIx, err := openIndexWith(ctx, o.stage.WS, o.rank.openOptions(!o.needDense || o.Check), o.rank.embedURL)
 	if err != nil {
@@ -149,7 +156,7 @@ func runEvalSearch(ctx context.Context, o *evalSearchOptions, env *Env, args []s
 		return checkSearchGold(env, o, ix, items)
 	}
 	man := ix.Manifest()
-	opts := eval.SearchOptions{Configs: o.configs, Filter: &o.filter, Weights: o.weights, Vocabulary: o.vocab, BenchLabel: o.Bench, Split: o.half,
+	opts := eval.SearchOptions{Configs: o.configs, Filter: &o.filter, Weights: o.weights, Vocabulary: o.vocab, BenchLabel: o.Bench, Split: o.half, Sample: sample,
 		Encoder: man.Encoder, EncoderFallback: man.EncoderFallback, Informal: describeSources(man.InformalSource), Head: ix.Head()}
 	a, closeAug, err := o.augment.open(o.stage.WS)
 	if err != nil {

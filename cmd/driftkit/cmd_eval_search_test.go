@@ -184,6 +184,14 @@ func testSearchAugment(t *testing.T, ws string) {
 	if code != 0 || json.Unmarshal([]byte(out), &res) != nil || res.Augmentation.Status != augment.StatusFallback || res.Augmentation.Reason == "" || len(res.Hits) == 0 {
 		t.Errorf("fallback JSON: exit %d\n%s", code, out)
 	}
+	// eval search on a fixed subset (--every) counts the queries whose
+	// augmentation fell back: here every one (the model fails).
+	code, out, errs = runCmd("eval", "search", "--ws", ws, "--bench", driftlibSearchBench, "--every", "20", "--mode", "best", "--profile", "theorem",
+		"--augment", "--model", "fake", "--base-url", srv.BaseURL(), "--max-retries", "-1", "--quiet")
+	if code != 0 || !strings.Contains(out, "sample: one in every 20 items in file order, the first included: 3 of 56\n") ||
+		!strings.Contains(out, "bench "+driftlibSearchBench+": 3 queries") || !strings.Contains(out, "augmentation: 3 of 3 queries fell back to the raw query alone; ") {
+		t.Errorf("eval search --every --augment with a failing model: exit %d\n%s%s", code, out, errs)
+	}
 	if code, _, errs := runCmd("search", "--ws", ws, "--augment", "x"); code != 2 || !strings.Contains(errs, "--augment needs a chat model") {
 		t.Errorf("--augment without a model: exit %d, %s", code, errs)
 	}

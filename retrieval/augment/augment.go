@@ -23,6 +23,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 	"sync"
 	"text/template"
@@ -50,6 +51,77 @@ type Prompt struct {
 	user    *template.Template
 	// SHA256 hashes the files' bytes (part of the cache key).
 	SHA256 string
+	// examples are the prompt's example values (`e.g. "…"` in the system
+	// text): an answer field that copies one is not an answer to the query
+	// (StripExamples).
+	examples []example
+}
+
+// exampleRE finds the prompt's example values: `(e.g. "…")`.
+var exampleRE = regexp.MustCompile(`e\.g\. "([^"]+)"`)
+
+// example is one example value of a prompt, as compared with answers.
+type example struct {
+	key     string             // normalised (exampleKey)
+	bigrams map[[2]string]bool // word bigrams (wordBigrams)
+}
+
+// exampleKey normalises a field for an exact comparison: case, spacing
+// and a final period do not make an answer the model's own.
+func exampleKey(s string) string {
+	return strings.TrimSuffix(strings.ToLower(strings.Join(strings.Fields(s), " ")), ".")
+}
+
+// wordBigrams are the pairs of consecutive words of s, lower-cased, with
+// the punctuation around each word dropped.
+func wordBigrams(s string) map[[2]string]bool {
+	var words []string
+	for _, w := range strings.Fields(strings.ToLower(s)) {
+		if w = strings.Trim(w, ".,;:()\"'"); w != "" {
+			words = append(words, w)
+		}
+	}
+	b := make(map[[2]string]bool, len(words))
+	for i := 1; i < len(words); i++ {
+		b[[2]string{words[i-1], words[i]}] = true
+	}
+	return b
+}
+
+// Thresholds of copies. A copy is seldom exact: Gemma 3 270M wrote the
+// example statement with "prime p" for "prime number p", "the product of
+// m * n", a few words appended, or a fragment of it as the Lean statement
+// (of 16 copies on the development benchmark, 5 were exact). Long texts
+// are compared by their word bigrams: the field holds most of an
+// example's, or is made of an example's almost only. Short ones (names)
+// only exactly: two words in common are no evidence.
+const (
+	copyMinBigrams    = 6
+	copyHoldsExample  = 0.6 // share of the example's bigrams in the field
+	copyMadeOfExample = 0.7 // share of the field's bigrams in the example
+)
+
+// copies reports whether field copies the example e.
+func (e example) copies(field string) bool {
+	if exampleKey(field) == e.key {
+		return true
+	}
+	fb := wordBigrams(field)
+	if len(e.bigrams) >= copyMinBigrams && share(e.bigrams, fb) >= copyHoldsExample {
+		return true
+	}
+	return len(fb) >= copyMinBigrams && share(fb, e.bigrams) >= copyMadeOfExample
+}
+
+// share is the fraction of a's bigrams that b has.
+func share(a, b map[[2]string]bool) float64 {
+	n := 0
+	for k := range a {
+		if b[k] {
+			n++
+		}
+	}
+	return float64(n) / float64(len(a))
 }
 
 // LoadPrompt reads prompts/<version>/ from the embedded files.
@@ -70,7 +142,34 @@ func LoadPrompt(version string) (*Prompt, error) {
 	h.Write(sys)
 	h.Write([]byte{0})
 	h.Write(user)
-	return &Prompt{Version: version, System: string(sys), user: t, SHA256: hex.EncodeToString(h.Sum(nil))}, nil
+	var ex []example
+	for _, m := range exampleRE.FindAllStringSubmatch(string(sys), -1) {
+		ex = append(ex, example{exampleKey(m[1]), wordBigrams(m[1])})
+	}
+	return &Prompt{Version: version, System: string(sys), user: t, SHA256: hex.EncodeToString(h.Sum(nil)), examples: ex}, nil
+}
+
+// StripExamples clears the fields of a that copy one of the prompt's
+// example values (example.copies), and fails (ErrAnswer) when that leaves no informal
+// statement. A small model copies the examples of its instructions: Gemma
+// 3 270M answered every query of the development benchmark with the
+// prompt's Euclid's lemma (informal name, statement and Lean name verbatim),
+// and searching that rewrite ranks Euclid's lemma for queries about
+// determinants or logarithms. A copied field says nothing about the query,
+// whatever the query is (for a query that is Euclid's lemma the raw query
+// finds it).
+func (p *Prompt) StripExamples(a Answer) (Answer, error) {
+	for _, f := range []*string{&a.InformalName, &a.InformalStatement, &a.LeanName, &a.LeanStatement} {
+		for _, e := range p.examples {
+			if *f != "" && e.copies(*f) {
+				*f = ""
+			}
+		}
+	}
+	if a.InformalStatement == "" {
+		return Answer{}, fmt.Errorf("%w: the answer copies the prompt's example instead of answering the query", ErrAnswer)
+	}
+	return a, nil
 }
 
 // Messages is the chat request for one query.
@@ -344,6 +443,15 @@ func (a *Augmenter) Augment(ctx context.Context, query string) Result {
 	key := a.Key(query)
 	if a.o.Cache != nil {
 		if ans, ok := a.o.Cache.Get(key); ok {
+			// The journal keeps what the model answered; whether it is
+			// usable is decided here, at each use, by the current rules.
+			// An unusable answer is not asked again: at temperature 0 the
+			// model gives it again.
+			ans, err := a.prompt.StripExamples(ans)
+			if err != nil {
+				res.Status, res.Reason = StatusFallback, "cached answer: "+err.Error()
+				return res
+			}
 			res.Status, res.Answer, res.Document = StatusCached, &ans, ans.Document(a.o.Model)
 			return res
 		}
@@ -437,14 +545,22 @@ func (a *Augmenter) ask(ctx context.Context, key string, res Result) Result {
 		res.Status, res.Reason = StatusFallback, err.Error()
 		return res
 	}
-	res.Status, res.Answer, res.Document = StatusAugmented, &ans, ans.Document(a.o.Model)
+	// The parsed answer is cached as the model gave it, copies of the
+	// prompt's examples included (Augment judges every use): asking again
+	// at temperature 0 would only pay for the same answer.
+	var notCached string
 	if a.o.Cache != nil {
 		if err := a.o.Cache.Put(Record{Key: key, Query: res.Query, Model: a.o.Model, PromptVersion: a.prompt.Version,
 			PromptSHA256: a.prompt.SHA256, Answer: ans, CreatedAt: time.Now().UTC().Format(time.RFC3339)}); err != nil {
-			// The rewrite is good; only the next call will pay again.
-			res.Reason = "not cached: " + err.Error()
+			// Only the next call will pay again.
+			notCached = "not cached: " + err.Error()
 		}
 	}
+	if ans, err = a.prompt.StripExamples(ans); err != nil {
+		res.Status, res.Reason = StatusFallback, err.Error()
+		return res
+	}
+	res.Status, res.Answer, res.Document, res.Reason = StatusAugmented, &ans, ans.Document(a.o.Model), notCached
 	return res
 }
 

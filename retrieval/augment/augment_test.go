@@ -17,12 +17,13 @@ import (
 	"github.com/driftkit/driftkit/workspace"
 )
 
-// euclid is a good answer for the query "prime divides product".
+// euclid is a good answer for the query "prime divides product" (not the
+// prompt's own example, which StripExamples would clear).
 var euclid = Answer{
 	InformalName:      "Euclid's lemma",
-	InformalStatement: "For a prime number p and natural numbers m and n, if p divides m * n then p divides m or p divides n.",
-	LeanName:          "Nat.Prime.dvd_mul",
-	LeanStatement:     "{p m n : ℕ} (pp : p.Prime) : p ∣ m * n ↔ p ∣ m ∨ p ∣ n",
+	InformalStatement: "If a prime divides a product of two natural numbers, it divides one of the factors.",
+	LeanName:          "Prime.dvd_or_dvd",
+	LeanStatement:     "{α : Type*} [CommMonoidWithZero α] {p a b : α} (hp : Prime p) (h : p ∣ a * b) : p ∣ a ∨ p ∣ b",
 }
 
 // fake starts a fake endpoint answering every query with answer (as JSON
@@ -90,14 +91,14 @@ func TestAugmentGoodAnswerAndCache(t *testing.T) {
 	}
 	want, _ := workspace.Render(&workspace.Declaration{Kind: "theorem", Name: euclid.LeanName, Signature: euclid.LeanStatement},
 		&workspace.Informal{InformalName: euclid.InformalName, InformalStatement: euclid.InformalStatement})
-	if r.Document != want || !strings.HasPrefix(r.Document, "theorem Nat.Prime.dvd_mul {p m n : ℕ}") {
+	if r.Document != want || !strings.HasPrefix(r.Document, "theorem Prime.dvd_or_dvd {α : Type*}") {
 		t.Errorf("document %q, want workspace.Render's %q", r.Document, want)
 	}
 	if r.Usage.PromptTokens == 0 || r.Usage.Requests != 1 {
 		t.Errorf("usage %+v", r.Usage)
 	}
 	vs := r.Variants()
-	if len(vs) != 3 || vs[0].Text != "prime divides product" || vs[1].Label != "informal" || !strings.Contains(vs[1].Text, "Euclid's lemma: For a prime") || vs[2].Text != r.Document {
+	if len(vs) != 3 || vs[0].Text != "prime divides product" || vs[1].Label != "informal" || !strings.Contains(vs[1].Text, "Euclid's lemma: If a prime") || vs[2].Text != r.Document {
 		t.Errorf("variants %+v", vs)
 	}
 	// The request carries the versioned prompt and the query.
@@ -133,6 +134,54 @@ func TestAugmentGoodAnswerAndCache(t *testing.T) {
 	}
 	if a.Key("q") == a3.Key("q") || a.Key("q") == a.Key("q ") {
 		t.Error("the cache key ignores the model or the query")
+	}
+}
+
+// gemmaCopy is what Gemma 3 270M (Q4_K_M, llama.cpp server) answered to
+// "$\det(AB) = \det A \det B$" with prompt v1: the prompt's example,
+// its Lean statement paraphrased.
+var gemmaCopy = Answer{
+	InformalName:      "Euclid's lemma for primes",
+	InformalStatement: "For a prime number p and natural numbers m and n, if p divides the product m * n, then p divides m or p divides n.",
+	LeanName:          "Nat.Prime.dvd_mul",
+	LeanStatement:     "The Lean 4 statement is written in English as:",
+}
+
+// TestAugmentStripsPromptExamples: an answer that copies the prompt's
+// example is not searched — the raw query is, the fallback says why — and
+// it is cached as answered, so the next call (this process or another)
+// makes no request and falls back the same way. Fields copied beside the
+// model's own statement are cleared, the rest is used.
+func TestAugmentStripsPromptExamples(t *testing.T) {
+	ctx := context.Background()
+	srv := fake(t, gemmaCopy, nil)
+	path := filepath.Join(t.TempDir(), CacheName)
+	cache := openCache(t, path)
+	a := newAugmenter(t, client(t, srv, 0), cache, "m")
+	r := a.Augment(ctx, "$\\det(AB) = \\det A \\det B$")
+	if r.Status != StatusFallback || r.Answer != nil || !strings.Contains(r.Reason, "copies the prompt's example") || len(r.Variants()) != 1 {
+		t.Fatalf("a copy of the prompt's example was used: %+v", r)
+	}
+	if cache.Len() != 1 {
+		t.Errorf("the answer was not kept (%d cached): the next run would pay for it again", cache.Len())
+	}
+	cache.Close()
+	cache2 := openCache(t, path)
+	a2 := newAugmenter(t, client(t, srv, 0), cache2, "m")
+	r = a2.Augment(ctx, "$\\det(AB) = \\det A \\det B$")
+	if r.Status != StatusFallback || !strings.Contains(r.Reason, "cached answer: ") || !strings.Contains(r.Reason, "copies the prompt's example") || srv.Requests() != 1 {
+		t.Errorf("cached copy: %+v after %d requests", r, srv.Requests())
+	}
+
+	// Case, spacing and a final period do not hide a copy; the model's own
+	// statement is kept without the copied name and Lean statement.
+	partial := Answer{InformalName: "the determinant is multiplicative", InformalStatement: "For square matrices A and B, det(AB) = det(A) det(B).",
+		LeanName: "Nat.Prime.dvd_mul", LeanStatement: "{p  m n : ℕ} (pp : p.Prime) : p ∣ m * n ↔ p ∣ m ∨ p ∣ N."}
+	a3 := newAugmenter(t, client(t, fake(t, partial, nil), 0), nil, "m")
+	r = a3.Augment(ctx, "det of a product")
+	if r.Status != StatusAugmented || r.Answer == nil || r.Answer.LeanName != "" || r.Answer.LeanStatement != "" ||
+		r.Answer.InformalStatement != partial.InformalStatement || strings.Contains(r.Document, "dvd") {
+		t.Errorf("partial copy: %+v", r)
 	}
 }
 
@@ -435,5 +484,47 @@ func TestParseAnswerLaTeX(t *testing.T) {
 	a, err := ParseAnswer(`{"informal_statement": "$\sum_i \frac{1}{i} \neq 0$", "lean_statement": "x ≠ 0"}`)
 	if err != nil || a.InformalStatement != `$\sum_i \frac{1}{i} \neq 0$` {
 		t.Errorf("%+v %v", a, err)
+	}
+}
+
+// TestStripExamplesNearCopies: every statement Gemma 3 270M wrote for the
+// development benchmark's queries with prompt v1 (copies of the example,
+// reworded a little, cut, or with words appended) is recognised as a copy;
+// statements of the model's own, Euclid's lemma reworded with other
+// variables included, are kept.
+func TestStripExamplesNearCopies(t *testing.T) {
+	p, err := LoadPrompt(PromptVersion)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{
+		"For a prime number p and natural numbers m and n, if p divides the product m * n, then p divides m or p divides n.",
+		"For a prime number p and natural numbers m and n, if p divides the product m * n, then p divides m or p divides n. (p) = 1",
+		"For a prime number p and natural numbers m and n, if p divides the product m * n, then p divides m or p divides n. (p) is not prime.",
+		"For a prime number p and natural numbers m and n, if p divides the product m * n, then p divides m or p divides n. If p divides m or p divides n, then p divides m or p divides n.",
+		"For a prime number p and natural numbers m and n, if p divides the product of m * n, then p divides m or p divides n.",
+		"For a prime p and natural numbers m and n, if p divides the product m * n, then p divides m or p divides n.",
+		"For a prime p and natural numbers m and n, if p divides the product m * n, then p divides m or p divides n. (p | m * n) = p | m ∨ p | n",
+		"For a prime p and natural numbers m and n, if p divides the product of m * n, then p divides m or p divides n.",
+		"If p divides the product m * n, then p divides m or p divides n.",
+		"If p divides the product m * n, then p divides m or p divides n. (p) is not prime. (p)",
+		"If p divides the product of m * n, then p divides m or p divides n.",
+		"{p m n : ℕ} (pp : p.Prime) : p ∣ m * n ↔ p ∣ m ∨ p ∣ n",
+	} {
+		if _, err := p.StripExamples(Answer{InformalStatement: s}); err == nil {
+			t.Errorf("not recognised as a copy of the prompt's example: %q", s)
+		}
+	}
+	for _, s := range []string{
+		"For a prime p and integers a and b, if p divides a * b then p divides a or p divides b.",
+		"For square matrices A and B over a commutative ring, the determinant of A * B is det A * det B.",
+		"For natural numbers m and n, the product m * n is zero if and only if m = 0 or n = 0.",
+		"If a natural number n divides the product of m and k and is coprime to m, then n divides k.",
+		"The Lean 4 statement is written in English as:",
+		"p ∣ m * n",
+	} {
+		if a, err := p.StripExamples(Answer{InformalStatement: s, LeanStatement: s}); err != nil || a.LeanStatement != s {
+			t.Errorf("the model's own statement %q taken for a copy: %+v, %v", s, a, err)
+		}
 	}
 }

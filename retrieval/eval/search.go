@@ -97,6 +97,22 @@ func SplitSearch(items []SearchItem, half string) []SearchItem {
 	return out
 }
 
+// SampleEvery keeps every k-th item in file order, the first included (k
+// <= 1 keeps all), and describes the subset. It is for a costly
+// configuration (query augmentation by a local CPU model) measured on a
+// fixed subset chosen before any result is seen; the same subset without
+// augmentation is its comparison.
+func SampleEvery(items []SearchItem, k int) ([]SearchItem, string) {
+	if k <= 1 {
+		return items, ""
+	}
+	var out []SearchItem
+	for i := 0; i < len(items); i += k {
+		out = append(out, items[i])
+	}
+	return out, fmt.Sprintf("one in every %d items in file order, the first included: %d of %d", k, len(out), len(items))
+}
+
 // HalfOf is the item's half: Half when set, else HalfOf(ID).
 func (it *SearchItem) HalfOf() string {
 	if it.Half != "" {
@@ -166,6 +182,11 @@ type SearchRun struct {
 	// Notes counts what the query rewriter said about each query
 	// (augmentation: "augmented", "cached", "fallback: …"), when one ran.
 	Notes map[string]int `json:"notes,omitempty"`
+	// Fallbacks counts the queries the rewriter gave nothing beyond the raw
+	// query (a model error, timeout or unusable answer): they are scored as
+	// the raw query, and a comparison with the offline numbers must say how
+	// many there were.
+	Fallbacks int `json:"fallbacks,omitempty"`
 }
 
 // StyleMetrics are a configuration's metrics over the items of one style.
@@ -255,6 +276,8 @@ type SearchReport struct {
 	Filter          retrieval.Filter `json:"filter"`
 	// Rewrite names the query rewriter (augmentation), "" for none.
 	Rewrite string `json:"rewrite,omitempty"`
+	// Sample describes the subset scored (SampleEvery), "" for all items.
+	Sample string `json:"sample,omitempty"`
 	// Vocabulary is the ID of the opt-in phrase table, "" for none.
 	Vocabulary string      `json:"vocabulary,omitempty"`
 	Runs       []SearchRun `json:"runs"`
@@ -301,9 +324,11 @@ type SearchOptions struct {
 	Rewrite      Rewriter
 	RewriteLabel string
 	PerItem      func(SearchPerItem) error
-	// BenchLabel names the benchmark in the report; Split its half.
+	// BenchLabel names the benchmark in the report; Split its half;
+	// Sample the subset (SampleEvery's label).
 	BenchLabel string
 	Split      string
+	Sample     string
 	// Encoder, EncoderFallback, Informal and Head describe the searcher for
 	// the report (the caller knows what it opened).
 	Encoder         string
@@ -327,7 +352,7 @@ func Search(ctx context.Context, s retrieval.Searcher, c retrieval.Corpus, items
 		f = *o.Filter
 	}
 	rep := &SearchReport{Bench: o.BenchLabel, Split: o.Split, Queries: len(items), Encoder: o.Encoder, EncoderFallback: o.EncoderFallback,
-		Informal: o.Informal, Head: o.Head, Filter: f, Candidates: describeFilter(f), Rewrite: o.RewriteLabel, Vocabulary: o.Vocabulary.ID()}
+		Informal: o.Informal, Head: o.Head, Filter: f, Candidates: describeFilter(f), Rewrite: o.RewriteLabel, Vocabulary: o.Vocabulary.ID(), Sample: o.Sample}
 	rep.Missing = CheckGold(c, items)
 	for _, it := range items {
 		rep.GoldTotal += len(it.Gold)
@@ -382,6 +407,9 @@ func Search(ctx context.Context, s retrieval.Searcher, c retrieval.Corpus, items
 					run.Notes = map[string]int{}
 				}
 				run.Notes[notes[i]]++
+				if len(variants[i]) <= 1 {
+					run.Fallbacks++
+				}
 			} else {
 				hits, err = s.Search(ctx, q)
 			}
@@ -491,6 +519,9 @@ func (r *SearchReport) WriteTable(w io.Writer) {
 	if r.Split != "" {
 		fmt.Fprintf(w, "split: %s half (%s)\n", r.Split, SearchSplitRule)
 	}
+	if r.Sample != "" {
+		fmt.Fprintf(w, "sample: %s\n", r.Sample)
+	}
 	if r.Rewrite != "" {
 		fmt.Fprintf(w, "query augmentation: %s\n", r.Rewrite)
 	}
@@ -508,7 +539,7 @@ func (r *SearchReport) WriteTable(w io.Writer) {
 		}
 		fmt.Fprintf(w, "%-9s %-7s %7.1f %7.1f %7.3f %8.3f %7.1f %7.1f\n", p, run.Mode, 100*run.Hit1, 100*run.Hit10, run.MRR10, run.NDCG10, 100*run.P10, 100*run.R10)
 		if len(run.Notes) > 0 {
-			fmt.Fprintf(w, "          augmentation: %s\n", formatNotes(run.Notes))
+			fmt.Fprintf(w, "          augmentation: %d of %d queries fell back to the raw query alone; %s\n", run.Fallbacks, r.Queries, formatNotes(run.Notes))
 		}
 		for _, sm := range run.Styles {
 			fmt.Fprintf(w, "  %-15s %7.1f %7.1f %7.3f %8.3f %7.1f %7.1f  (%d queries)\n", sm.Style, 100*sm.Hit1, 100*sm.Hit10, sm.MRR10, sm.NDCG10, 100*sm.P10, 100*sm.R10, sm.Queries)

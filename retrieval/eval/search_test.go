@@ -3,6 +3,7 @@ package eval
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -110,8 +111,46 @@ func TestSearchConfigsAndRewrite(t *testing.T) {
 	if asked != 2 || len(s.queries) != 8 {
 		t.Errorf("rewriter asked %d times, %d searches", asked, len(s.queries))
 	}
-	if rep.Runs[0].Hit1 != 1 || rep.Runs[0].Notes["augmented"] != 2 {
+	if rep.Runs[0].Hit1 != 1 || rep.Runs[0].Notes["augmented"] != 2 || rep.Runs[0].Fallbacks != 0 {
 		t.Errorf("with rewrite: %+v", rep.Runs[0])
+	}
+
+	// A query the rewriter gives nothing beyond the raw text is a fallback,
+	// counted whatever its note says, and the table says how many.
+	rep, err = Search(context.Background(), s, c, items, SearchOptions{
+		Progress: func(int) {},
+		Rewrite: func(_ context.Context, text string) ([]retrieval.Variant, string) {
+			if text == "qb" {
+				return []retrieval.Variant{{Label: "raw", Text: text}}, "fallback (raw query only): model timed out"
+			}
+			return []retrieval.Variant{{Label: "raw", Text: text}, {Label: "rw", Text: text + " rewritten"}}, "cached"
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tab strings.Builder
+	rep.WriteTable(&tab)
+	if rep.Runs[0].Fallbacks != 1 || !strings.Contains(tab.String(), "augmentation: 1 of 2 queries fell back to the raw query alone; 1 cached, 1 fallback (raw query only): model timed out") {
+		t.Errorf("fallbacks %d:\n%s", rep.Runs[0].Fallbacks, tab.String())
+	}
+}
+
+func TestSampleEvery(t *testing.T) {
+	var items []SearchItem
+	for i := range 10 {
+		items = append(items, SearchItem{ID: fmt.Sprint(i)})
+	}
+	got, label := SampleEvery(items, 4)
+	var ids []string
+	for _, it := range got {
+		ids = append(ids, it.ID)
+	}
+	if !slices.Equal(ids, []string{"0", "4", "8"}) || label != "one in every 4 items in file order, the first included: 3 of 10" {
+		t.Errorf("SampleEvery(10 items, 4) = %v, %q", ids, label)
+	}
+	if got, label := SampleEvery(items, 1); len(got) != 10 || label != "" {
+		t.Errorf("k=1 kept %d, %q", len(got), label)
 	}
 }
 

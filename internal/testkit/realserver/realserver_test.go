@@ -606,3 +606,34 @@ func atoi(s string) int {
 	n, _ := strconv.Atoi(s)
 	return n
 }
+
+// TestAugmentNeverSearchesThePromptsExample: Gemma 3 270M answers a query
+// that has nothing to do with primes — a LaTeX determinant identity of the
+// development benchmark — by copying the prompt's example (Euclid's lemma,
+// Nat.Prime.dvd_mul), and before the answer was checked against the
+// prompt that copy was rendered and searched beside the query. Whatever
+// the model answers, no copied example may reach the search: either the
+// model's own rewrite is searched, or the raw query alone with the reason.
+func TestAugmentNeverSearchesThePromptsExample(t *testing.T) {
+	t.Parallel()
+	chatSrv, bin := chatServer(t)
+	ws := library(t, bin)
+	driftkit(t, bin, "informalize", "--ws", ws, "--provider", "template")
+	driftkit(t, bin, "index", "--ws", ws, "--quiet")
+	query := `$\det(AB) = \det A \det B$`
+	for _, pass := range []string{"asked", "cached"} {
+		out := driftkit(t, bin, with([]string{"search", "--ws", ws, "--augment", "--model", ChatModel, "--base-url", chatSrv.BaseURL,
+			"--augment-timeout", "20m", "--profile", "theorem"}, with(chatFlags, query)...)...)
+		var said []string
+		for _, line := range strings.Split(out, "\n") {
+			if strings.HasPrefix(line, "# query augment") || strings.HasPrefix(line, "#   ") {
+				said = append(said, line)
+			}
+		}
+		rewrite := strings.Join(said, "\n")
+		if len(said) == 0 || strings.Contains(rewrite, "Nat.Prime.dvd_mul") || strings.Contains(rewrite, "Euclid's lemma for primes") {
+			t.Errorf("%s: the prompt's example was searched for %q:\n%s", pass, query, out)
+		}
+		t.Logf("%s: %s", pass, rewrite)
+	}
+}
