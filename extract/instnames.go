@@ -129,6 +129,11 @@ type instNamer struct {
 	// setLikes are the types the run has a SetLike instance for (last
 	// components): their terms are coerced to subtypes (↥K, {x // x ∈ K})
 	setLikes map[string]bool
+	// ancs memoises ancestors: classes are all recorded by newInstNamer
+	// and files are named one at a time, so a class's ancestors never
+	// change and need no lock (instUsed asked for them about 2 million
+	// times on Mathlib, 0.76 of the namer's 2.45 serial CPU-s).
+	ancs map[string]map[string]bool
 }
 
 // declSite is where a name is declared: a file and the index of the
@@ -746,7 +751,12 @@ func appHead(t *tnode) (*tnode, []*tnode) {
 	return t, nil
 }
 
+// ancestors is class c and the classes it extends, transitively (last
+// components). The map returned is shared: callers must not modify it.
 func (n *instNamer) ancestors(c string) map[string]bool {
+	if a, ok := n.ancs[c]; ok {
+		return a
+	}
 	out := map[string]bool{}
 	var walk func(c string, depth int)
 	walk = func(c string, depth int) {
@@ -761,6 +771,10 @@ func (n *instNamer) ancestors(c string) map[string]bool {
 		}
 	}
 	walk(c, 0)
+	if n.ancs == nil {
+		n.ancs = map[string]map[string]bool{}
+	}
+	n.ancs[c] = out
 	return out
 }
 
