@@ -40,6 +40,9 @@ type Setup struct {
 	// AugmentWait is how long a search waits for its rewrite before it is
 	// answered without (the rewrite goes on and is cached); 0: 5s.
 	AugmentWait time.Duration
+	// AugmentPrompt is the augmentation prompt's version
+	// (augment.PromptVersions; "": augment.PromptVersion).
+	AugmentPrompt string
 	// Chat is the chat endpoint of runs and augmentation, before
 	// llm.Config.Finalize; no model: runs are off (and Augment refused).
 	Chat llm.Config
@@ -166,7 +169,7 @@ func openWorkspaces(ctx context.Context, s Setup, chat *llm.Client, c *closers) 
 			// The rewrite gets at most two thirds of a request's time, so the
 			// search itself still fits.
 			if w.Augment, err = augment.New(augment.Options{Chat: chat, Model: chat.Config().Model, Cache: cache,
-				Timeout: s.Limits.withDefaults().RequestTimeout * 2 / 3, Wait: cmp.Or(s.AugmentWait, DefaultAugmentWait)}); err != nil {
+				Timeout: s.Limits.withDefaults().RequestTimeout * 2 / 3, Wait: cmp.Or(s.AugmentWait, DefaultAugmentWait), Version: s.AugmentPrompt}); err != nil {
 				return nil, err
 			}
 			c.add(w.Augment.Close)

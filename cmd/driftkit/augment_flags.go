@@ -12,14 +12,16 @@ import (
 )
 
 // augmentFlags are the query-augmentation flags of search and eval search:
-// --augment, --augment-timeout and the chat client's (--model, --base-url, …).
+// --augment, --augment-timeout, --augment-prompt and the chat client's
+// (--model, --base-url, …).
 type augmentFlags struct {
 	on      bool
 	timeout time.Duration
+	prompt  string
 	cfg     llm.Config
 }
 
-// AddFlags registers --augment, --augment-timeout and the chat client's
+// AddFlags registers --augment, --augment-timeout, --augment-prompt and the chat client's
 // flags, whose defaults come from the environment (llm.ConfigFromEnv).
 func (a *augmentFlags) AddFlags(fs *flag.FlagSet) {
 	a.cfg = llm.ConfigFromEnv()
@@ -28,7 +30,15 @@ func (a *augmentFlags) AddFlags(fs *flag.FlagSet) {
 	fs.BoolVar(&a.on, "augment", false, "rewrite the query with a chat model first (--model, OPENAI_BASE_URL): a precise informal statement\n"+
 		"and a guessed Lean statement are searched with it and fused; answers cached in WS/"+augment.CacheName)
 	fs.DurationVar(&a.timeout, "augment-timeout", 30*time.Second, "longest wait for one rewrite, retries included; then the raw query is searched alone")
+	addAugmentPromptFlag(fs, &a.prompt)
 	a.cfg.RegisterFlags(fs)
+}
+
+// addAugmentPromptFlag registers --augment-prompt (search, eval search,
+// serve). The version is part of each answer's cache key, so switching
+// prompts never serves one prompt's answers for another.
+func addAugmentPromptFlag(fs *flag.FlagSet, v *string) {
+	fs.StringVar(v, "augment-prompt", augment.PromptVersion, "with --augment: the prompt version (one of "+strings.Join(augment.PromptVersions(), ", ")+"; retrieval/augment/prompts)")
 }
 
 // open makes the Augmenter (nil without --augment) with its cache in the
@@ -43,6 +53,9 @@ func (a *augmentFlags) open(wsDir string) (*augment.Augmenter, func(), error) {
 	if a.cfg.Model == "" {
 		return nil, nil, fmt.Errorf("%w: --augment needs a chat model (--model, with OPENAI_BASE_URL or --base-url)", errUsage)
 	}
+	if _, err := augment.LoadPrompt(a.prompt); err != nil {
+		return nil, nil, fmt.Errorf("%w: --augment-prompt: %v (known: %s)", errUsage, err, strings.Join(augment.PromptVersions(), ", "))
+	}
 	c, err := app.OpenChat(a.cfg)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w: %v", errUsage, strings.Replace(err.Error(), app.ErrConfig.Error()+": ", "", 1))
@@ -52,7 +65,7 @@ func (a *augmentFlags) open(wsDir string) (*augment.Augmenter, func(), error) {
 		c.Close()
 		return nil, nil, err
 	}
-	aug, err := augment.New(augment.Options{Chat: c, Model: a.cfg.Model, Cache: cache, Timeout: a.timeout})
+	aug, err := augment.New(augment.Options{Chat: c, Model: a.cfg.Model, Cache: cache, Timeout: a.timeout, Version: a.prompt})
 	if err != nil {
 		cache.Close()
 		c.Close()

@@ -173,6 +173,19 @@ func testSearchAugment(t *testing.T, ws string) {
 	if srv.Requests() != 1 {
 		t.Errorf("the cached query made a request (%d)", srv.Requests())
 	}
+	// --augment-prompt chooses the prompt, and its answers are cached apart:
+	// the same query with v2 asks the model (v2's system message), then not.
+	code, out, errs = runCmd(append(args, "--augment-prompt", "v2", "prime order group cyclic")...)
+	if code != 0 || !strings.Contains(out, "# query augmented by fake (prompt v2, ") || srv.Requests() != 2 {
+		t.Fatalf("--augment-prompt v2: exit %d after %d requests\n%s%s", code, srv.Requests(), out, errs)
+	}
+	if code, out, _ = runCmd(append(args, "--augment-prompt", "v2", "prime order group cyclic")...); code != 0 ||
+		!strings.Contains(out, "# query augmented by fake (prompt v2, cached") || srv.Requests() != 2 {
+		t.Errorf("--augment-prompt v2 again: exit %d after %d requests\n%s", code, srv.Requests(), out)
+	}
+	if code, _, errs := runCmd(append(args, "--augment-prompt", "v9", "x")...); code != 2 || !strings.Contains(errs, "--augment-prompt") || !strings.Contains(errs, "known: v1, v2") {
+		t.Errorf("--augment-prompt v9: exit %d, %s", code, errs)
+	}
 	mu.Lock()
 	fail = true
 	mu.Unlock()

@@ -39,27 +39,28 @@ const serveTokenEnv = "DRIFTKIT_TOKEN"
 
 // serveOptions are the flags of `driftkit serve`.
 type serveOptions struct {
-	WS          multiFlag
-	Addr        string
-	Token       string
-	PublicURL   string
-	Runs        string
-	NoHead      bool
-	EmbedURL    string
-	MaxRuns     int
-	ReqTimeout  time.Duration
-	RunTimeout  time.Duration
-	MaxBody     int64
-	MaxQuery    int
-	LogJSON     bool
-	Quiet       bool
-	LLM         llm.Config
-	Augment     bool
-	AugmentWait time.Duration
-	Vocabulary  string
-	Agents      tomap.AgentFlags
-	Lean        lean.Options
-	CPUProfile  string
+	WS            multiFlag
+	Addr          string
+	Token         string
+	PublicURL     string
+	Runs          string
+	NoHead        bool
+	EmbedURL      string
+	MaxRuns       int
+	ReqTimeout    time.Duration
+	RunTimeout    time.Duration
+	MaxBody       int64
+	MaxQuery      int
+	LogJSON       bool
+	Quiet         bool
+	LLM           llm.Config
+	Augment       bool
+	AugmentWait   time.Duration
+	AugmentPrompt string
+	Vocabulary    string
+	Agents        tomap.AgentFlags
+	Lean          lean.Options
+	CPUProfile    string
 
 	specs []app.WorkspaceSpec // --ws, parsed
 }
@@ -87,6 +88,7 @@ func (o *serveOptions) AddFlags(fs *flag.FlagSet) {
 	fs.DurationVar(&o.AugmentWait, "augment-wait", serve.DefaultAugmentWait, "with --augment: how long a search waits for its rewrite before it is answered without (the rewrite goes on and is cached)")
 	fs.BoolVar(&o.Augment, "augment", false, "rewrite every theorem search (search page, #leansearch endpoint) with the chat model --model first;\n"+
 		"answers cached in each workspace's "+augment.CacheName+"; a failing model leaves the raw query")
+	addAugmentPromptFlag(fs, &o.AugmentPrompt)
 	o.Agents.Register(fs)
 	o.Lean.AddFlags(fs)
 	fs.StringVar(&o.CPUProfile, "cpuprofile", "", "write a CPU profile (pprof) to this file")
@@ -133,7 +135,7 @@ func runServe(ctx context.Context, o *serveOptions, env *Env, args []string) err
 	if err != nil {
 		return err
 	}
-	s, closeSrv, err := serve.Open(ctx, serve.Setup{Workspaces: o.specs, NoHead: o.NoHead, EmbedURL: o.EmbedURL, Vocabulary: vocab, Augment: o.Augment, AugmentWait: o.AugmentWait, Chat: o.LLM,
+	s, closeSrv, err := serve.Open(ctx, serve.Setup{Workspaces: o.specs, NoHead: o.NoHead, EmbedURL: o.EmbedURL, Vocabulary: vocab, Augment: o.Augment, AugmentWait: o.AugmentWait, AugmentPrompt: o.AugmentPrompt, Chat: o.LLM,
 		Agents: &o.Agents, Lean: lo, LeanLabel: leanLabel(o.Lean), RunsDir: o.Runs, Log: log, Out: env.Stdout, Token: o.Token, PublicURL: o.PublicURL,
 		RunLog: slog.New(slog.NewTextHandler(env.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
 		Limits: serve.Limits{MaxBody: o.MaxBody, MaxQuery: o.MaxQuery, RequestTimeout: o.ReqTimeout, MaxRuns: o.MaxRuns, RunTimeout: o.RunTimeout}})

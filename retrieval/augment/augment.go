@@ -124,6 +124,19 @@ func share(a, b map[[2]string]bool) float64 {
 	return float64(n) / float64(len(a))
 }
 
+// PromptVersions are the embedded prompt versions, sorted (the folders
+// of prompts/), for flags' help and their errors.
+func PromptVersions() []string {
+	ents, _ := promptFS.ReadDir("prompts")
+	var vs []string
+	for _, e := range ents {
+		if e.IsDir() {
+			vs = append(vs, e.Name())
+		}
+	}
+	return vs
+}
+
 // LoadPrompt reads prompts/<version>/ from the embedded files.
 func LoadPrompt(version string) (*Prompt, error) {
 	sys, err := promptFS.ReadFile("prompts/" + version + "/system.txt")

@@ -528,3 +528,83 @@ func TestStripExamplesNearCopies(t *testing.T) {
 		}
 	}
 }
+
+// TestPromptV2: prompt v2 loads, renders the query as v1 does, asks for the
+// same four keys, and has a cache identity of its own (its answers are
+// never served for v1's, nor v1's for it). Its examples are placeholders
+// only — `e.g. "<…>"`, no mathematics a small model could give back as
+// its answer (Gemma 3 270M answered v1's Euclid's lemma to 28 of 34
+// queries) — and an answer that copies a placeholder is refused like a
+// copied example.
+func TestPromptV2(t *testing.T) {
+	v1, err := LoadPrompt("v1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := LoadPrompt("v2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := PromptVersions(); !slices.Contains(got, "v1") || !slices.Contains(got, "v2") || !slices.Contains(got, PromptVersion) {
+		t.Errorf("PromptVersions() = %v", got)
+	}
+	msgs, err := p.Messages("Lagrange")
+	if err != nil || len(msgs) != 2 || msgs[0].Role != "system" || msgs[1].Content != "Query: Lagrange\n" {
+		t.Fatalf("%v %+v", err, msgs)
+	}
+	for _, k := range []string{"informal_name", "informal_statement", "lean_name", "lean_statement"} {
+		if !strings.Contains(msgs[0].Content, `"`+k+`"`) {
+			t.Errorf("v2 does not ask for %q", k)
+		}
+	}
+	if p.SHA256 == v1.SHA256 || p.Version != "v2" {
+		t.Errorf("v2 has v1's identity: %s %s", p.Version, p.SHA256)
+	}
+	if len(p.examples) != 4 {
+		t.Errorf("v2 has %d examples, want a placeholder per key", len(p.examples))
+	}
+	for _, m := range exampleRE.FindAllStringSubmatch(p.System, -1) {
+		if !strings.HasPrefix(m[1], "<") || !strings.HasSuffix(m[1], ">") {
+			t.Errorf("v2 has a concrete example a small model can copy: %q", m[1])
+		}
+	}
+	for _, e := range v1.examples {
+		if strings.Contains(strings.ToLower(p.System), e.key) {
+			t.Errorf("v2 keeps v1's example %q", e.key)
+		}
+	}
+	if _, err := p.StripExamples(Answer{InformalName: "<name of the query's result>", InformalStatement: "<statement of the query's result>."}); err == nil {
+		t.Error("a copied placeholder was taken for an answer")
+	}
+	if a, err := p.StripExamples(euclid); err != nil || a != euclid {
+		t.Errorf("v2 cleared an answer of the model's own: %+v %v", a, err)
+	}
+
+	// An Augmenter of v2 sends v2 and keys its answers apart from v1's.
+	var mu sync.Mutex
+	var system string
+	srv := fake(t, euclid, func(r fakeopenai.Request) fakeopenai.Fault {
+		mu.Lock()
+		defer mu.Unlock()
+		system = r.Chat.Messages[0].Content
+		return fakeopenai.OK
+	})
+	a1 := newAugmenter(t, client(t, srv, 0), nil, "m")
+	a2, err := New(Options{Chat: client(t, srv, 0), Model: "m", Version: "v2", Timeout: 500 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(a2.Close)
+	if a1.Key("q") == a2.Key("q") {
+		t.Error("v1 and v2 share a cache key")
+	}
+	r := a2.Augment(context.Background(), "prime divides product")
+	if r.Status != StatusAugmented || r.PromptVersion != "v2" || !strings.Contains(a2.Label(), "prompt v2") {
+		t.Errorf("%+v %s", r, a2.Label())
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if system != p.System {
+		t.Errorf("the request was not v2's prompt: %.200s", system)
+	}
+}
