@@ -149,3 +149,37 @@ func TestFuzzyNameRenames(t *testing.T) {
 		t.Errorf("the default full-name list puts %d new names first, %d without the fallback: want the fallback on and ≥ 100 more", on, off)
 	}
 }
+
+// TestFullNameAsTyped: a pasted name with a final ' or a subscript is
+// found as written — Words, the analyzer's tokenizer, trims the ' and
+// breaks at ₂, so the full-name list had named only the unprimed
+// neighbour or a namespace (Mathlib's Filter.tendsto_const_div_iff',
+// forall₂_comm).
+func TestFullNameAsTyped(t *testing.T) {
+	tb := NewTable([]Entry{
+		{Name: "Filter", Kind: "structure"}, {Name: "Filter.tendsto_const_div_iff", Kind: "theorem"},
+		{Name: "Filter.tendsto_const_div_iff'", Kind: "theorem"}, {Name: "forall₂_comm", Kind: "theorem"},
+		{Name: "forall_comm", Kind: "theorem"}, {Name: "Nat.le_of_lt_succ", Kind: "theorem"},
+	}, nil)
+	e := &Engine{Table: tb}
+	for _, c := range []struct{ q, want string }{
+		{"Filter.tendsto_const_div_iff'", "Filter.tendsto_const_div_iff'"},
+		{"`Filter.tendsto_const_div_iff'`", "Filter.tendsto_const_div_iff'"},
+		{"Filter.tendsto_const_div_iff", "Filter.tendsto_const_div_iff"},
+		{"forall₂_comm", "forall₂_comm"},
+		{"Nat.le_of_lt_succ", "Nat.le_of_lt_succ"},
+	} {
+		w := Weights{Mention: 1, FuzzyName: true, RRFK: 20, Depth: 10}
+		hits, err := e.Search(context.Background(), Query{Text: c.q, Mode: ModeBest, Profile: ProfileTheorem, Filter: Filter{AllKinds: true}, Weights: &w, K: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(hits) == 0 || hits[0].Name != c.want {
+			var got []string
+			for _, h := range hits {
+				got = append(got, h.Name)
+			}
+			t.Errorf("%s: first %q, want %s", c.q, got, c.want)
+		}
+	}
+}

@@ -3,6 +3,8 @@ package retrieval
 import (
 	"slices"
 	"strings"
+
+	"github.com/driftkit/driftkit/internal/leanname"
 )
 
 // A profile decides what ModeBest fuses: which signals, in which order, with
@@ -71,6 +73,14 @@ func (s *searchState) fullName() []int {
 		return nil
 	}
 	named, prefix := s.t.mentions("`"+text+"`", s.cand)
+	// The query as typed first: mentions reads it through Words, the
+	// analyzer's tokenizer, which trims a final ' ! ? and breaks at
+	// subscripts, so a pasted Filter.tendsto_const_div_iff' or forall₂_comm
+	// named only its namespace or a neighbour.
+	if r, ok := s.t.docOf(leanname.Canonical(text)); ok && s.cand(r) {
+		named = append([]int{r}, slices.DeleteFunc(named, func(d int) bool { return d == r })...)
+		prefix = slices.DeleteFunc(prefix, func(d int) bool { return d == r })
+	}
 	if len(named) > 0 || !s.w.FuzzyName {
 		return append(named, prefix...)
 	}
