@@ -340,14 +340,23 @@ func checkInformalized(t *testing.T, ws string, before []workspace.Informal, n i
 	return requested, failed
 }
 
-// TestDriftAndToMapWithRealModel: DRIFT and ToMap run two benchmark items
-// each against the real server to completion and record every item.
-func TestDriftAndToMapWithRealModel(t *testing.T) {
-	t.Parallel()
+// indexedLibrary starts the real chat server and builds the bundled
+// library's workspace offline (template texts, hash index): what the tests
+// that search with the model's help start from.
+func indexedLibrary(t *testing.T) (*Server, string, string) {
+	t.Helper()
 	chatSrv, bin := chatServer(t)
 	ws := library(t, bin)
 	driftkit(t, bin, "informalize", "--ws", ws, "--provider", "template")
 	driftkit(t, bin, "index", "--ws", ws, "--quiet")
+	return chatSrv, bin, ws
+}
+
+// TestDriftAndToMapWithRealModel: DRIFT and ToMap run two benchmark items
+// each against the real server to completion and record every item.
+func TestDriftAndToMapWithRealModel(t *testing.T) {
+	t.Parallel()
+	chatSrv, bin, ws := indexedLibrary(t)
 	out := filepath.Join(t.TempDir(), "drift")
 	driftkit(t, bin, with([]string{"drift", "--ws", ws, "--bench", benchFile, "--limit", "2", "--out", out, "--model", ChatModel,
 		"--base-url", chatSrv.BaseURL, "--max-tokens", "96", "--decompose-max-tokens", "96"}, chatFlags...)...)
@@ -382,10 +391,7 @@ func TestDriftAndToMapWithRealModel(t *testing.T) {
 // remembered) by the next search of the query.
 func TestSearchAugmentWithRealModel(t *testing.T) {
 	t.Parallel()
-	chatSrv, bin := chatServer(t)
-	ws := library(t, bin)
-	driftkit(t, bin, "informalize", "--ws", ws, "--provider", "template")
-	driftkit(t, bin, "index", "--ws", ws, "--quiet")
+	chatSrv, bin, ws := indexedLibrary(t)
 	out := driftkit(t, bin, with([]string{"search", "--ws", ws, "--augment", "--model", ChatModel, "--base-url", chatSrv.BaseURL,
 		"--augment-timeout", "20m", "--profile", "theorem"}, with(chatFlags, "a prime dividing a product divides a factor")...)...)
 	if !strings.Contains(out, "# query augmented by "+ChatModel) && !strings.Contains(out, "# query augmentation failed, searched the raw query only: ") {
@@ -616,10 +622,7 @@ func atoi(s string) int {
 // model's own rewrite is searched, or the raw query alone with the reason.
 func TestAugmentNeverSearchesThePromptsExample(t *testing.T) {
 	t.Parallel()
-	chatSrv, bin := chatServer(t)
-	ws := library(t, bin)
-	driftkit(t, bin, "informalize", "--ws", ws, "--provider", "template")
-	driftkit(t, bin, "index", "--ws", ws, "--quiet")
+	chatSrv, bin, ws := indexedLibrary(t)
 	query := `$\det(AB) = \det A \det B$`
 	for _, pass := range []string{"asked", "cached"} {
 		out := driftkit(t, bin, with([]string{"search", "--ws", ws, "--augment", "--model", ChatModel, "--base-url", chatSrv.BaseURL,

@@ -192,12 +192,7 @@ func main() {
 		write(*short, shorts, *split)
 	}
 	if *strip != "" {
-		var kept []workspace.Declaration
-		for _, d := range decls {
-			if !deprecated[d.Name] {
-				kept = append(kept, d)
-			}
-		}
+		kept := without(decls, deprecated, func(d workspace.Declaration) string { return d.Name })
 		if err := workspace.WriteTable(filepath.Join(*strip, "declarations.parquet"), kept); err != nil {
 			fail(err)
 		}
@@ -205,12 +200,7 @@ func main() {
 		if err != nil {
 			fail(err)
 		}
-		var keptInf []workspace.Informal
-		for _, r := range inf {
-			if !deprecated[r.Name] {
-				keptInf = append(keptInf, r)
-			}
-		}
+		keptInf := without(inf, deprecated, func(r workspace.Informal) string { return r.Name })
 		if err := workspace.WriteTable(filepath.Join(*strip, "informal.parquet"), keptInf); err != nil {
 			fail(err)
 		}
@@ -256,4 +246,15 @@ func write(path string, items []Item, half string) {
 func fail(err error) {
 	fmt.Fprintln(os.Stderr, "renames:", err)
 	os.Exit(1)
+}
+
+// without keeps the rows whose name is not in drop.
+func without[T any](rows []T, drop map[string]bool, name func(T) string) []T {
+	var kept []T
+	for _, r := range rows {
+		if !drop[name(r)] {
+			kept = append(kept, r)
+		}
+	}
+	return kept
 }
