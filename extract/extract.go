@@ -285,7 +285,7 @@ func ParseFile(src []byte, path string, lib string) ([]workspace.Declaration, wo
 	s := &Source{Library: lib}
 	fr := parseFile(src, string(src), path, ModuleName(path), s, &Options{})
 	twins := nameTwins([]*fileResult{fr}, mathlibNaming())
-	nameInstances([]*fileResult{fr}, mathlibNaming(), nil, []int{0})
+	nameInstances([]*fileResult{fr}, mathlibNaming(), nil, []int{0}, 1)
 	t := newTable([]*fileResult{fr}, nil)
 	t.twins = twins
 	t.prepare([]*fileResult{fr})
@@ -351,7 +351,7 @@ func Run(ctx context.Context, ws *workspace.Workspace, opts Options) (*Result, e
 	recordInputs(rec, opts.Sources, files, pr.hashes)
 	vis, order := importClosures(pr.results)
 	twins := nameTwins(pr.results, opts.naming())
-	res.InstanceNameFallbacks = nameInstances(pr.results, opts.naming(), vis, order)
+	res.InstanceNameFallbacks = nameInstances(pr.results, opts.naming(), vis, order, workers)
 	t, err := resolveAll(ctx, workers, pr.results, vis, twins, &opts, rec, res)
 	if err != nil {
 		return nil, err

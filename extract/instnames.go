@@ -3,6 +3,8 @@ package extract
 import (
 	"fmt"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"unicode"
 	"unicode/utf8"
 
@@ -50,7 +52,10 @@ func instanceNamesFor(minor int) string {
 type instSrc struct {
 	// v47 is the base name under Lean ≤ 4.7 rules, read at parsing
 	// (instanceName; the fields below are then unset)
-	v47    string
+	v47 string
+	// base is the base name the instance is given (nameInstances), before
+	// it is made unique
+	base   string
 	sig    tokSeq
 	colon  int // index of the signature's top-level colon in sig (-1: none)
 	ns     string
@@ -122,18 +127,17 @@ type instNamer struct {
 	// decls are the rows whose signatures the namer reads (sigDecl), sigs
 	// those read (csigOf)
 	decls map[string]*pdecl
-	sigs  map[string]*csig
+	sigs  memo[*csig]
 	// instEdges: a class → the classes of the instances taking it as
 	// their only instance argument (last components)
 	instEdges map[string][]string
 	// setLikes are the types the run has a SetLike instance for (last
 	// components): their terms are coerced to subtypes (↥K, {x // x ∈ K})
 	setLikes map[string]bool
-	// ancs memoises ancestors: classes are all recorded by newInstNamer
-	// and files are named one at a time, so a class's ancestors never
-	// change and need no lock (instUsed asked for them about 2 million
-	// times on Mathlib, 0.76 of the namer's 2.45 serial CPU-s).
-	ancs map[string]map[string]bool
+	// ancs memoises ancestors (instUsed asks for them about 2 million
+	// times on Mathlib): classes are all recorded by newInstNamer, so a
+	// class's ancestors never change.
+	ancs memo[map[string]bool]
 }
 
 // declSite is where a name is declared: a file and the index of the
@@ -153,24 +157,78 @@ type declSite struct {
 // at the instance: its module's imports and the declarations before it.
 // It returns how many instances were named past a name their environment
 // does not hold (instNamer.fallbacks).
-func nameInstances(files []*fileResult, naming *Naming, vis []bitset, order []int) int {
-	any := false
-	for _, fr := range files {
-		for _, d := range fr.decls {
+func nameInstances(files []*fileResult, naming *Naming, vis []bitset, order []int, workers int) int {
+	var insts []instSite
+	for fi, fr := range files {
+		for k, d := range fr.decls {
 			if d.inst != nil {
-				any = true
+				insts = append(insts, instSite{fi, k})
 			}
 		}
 	}
-	if !any {
+	if len(insts) == 0 {
 		return 0
 	}
 	n := newInstNamer(files, naming)
 	n.vis = vis
+	n.baseNames(files, insts, workers)
 	for _, i := range order {
 		n.nameFile(files, i, naming)
 	}
 	return n.fallbacks
+}
+
+// memo is a concurrent memo table of a pure function of its key: two
+// goroutines may compute one key at once, the first value stored wins and
+// every caller gets it.
+type memo[V any] struct{ m sync.Map }
+
+func (m *memo[V]) get(k string) (V, bool) {
+	v, ok := m.m.Load(k)
+	if !ok {
+		var zero V
+		return zero, false
+	}
+	return v.(V), true
+}
+
+func (m *memo[V]) put(k string, v V) V {
+	got, _ := m.m.LoadOrStore(k, v)
+	return got.(V)
+}
+
+// instSite is an anonymous instance: the k-th row of file fi.
+type instSite struct{ fi, k int }
+
+// baseNames computes every anonymous instance's base name (Lean ≤ 4.7's,
+// read at parsing, or baseName's) into d.inst.base, on workers goroutines.
+// A base name depends only on the instance's source and the run's
+// declarations, classes and notations — not on the names given before it
+// — so only making names unique (nameFile) follows the import order; the
+// namer's memo tables (sigs, ancs) hold pure functions of their keys.
+func (n *instNamer) baseNames(files []*fileResult, insts []instSite, workers int) {
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range max(1, workers) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				j := int(next.Add(1) - 1)
+				if j >= len(insts) {
+					return
+				}
+				fr := files[insts[j].fi]
+				src := fr.decls[insts[j].k].inst
+				src.base = src.v47
+				if src.base == "" {
+					root, _, _ := strings.Cut(fr.mod.Name, ".")
+					src.base = n.baseName(src, root)
+				}
+			}
+		}()
+	}
+	wg.Wait()
 }
 
 func newInstNamer(files []*fileResult, naming *Naming) *instNamer {
@@ -180,7 +238,7 @@ func newInstNamer(files []*fileResult, naming *Naming) *instNamer {
 	}
 	// sized once: growing maps of Mathlib's 300k names rehashed them ~1 CPU-s
 	n := &instNamer{names: make(map[string]string, total+len(coreNames())), classes: map[string]*classInfo{}, classesFull: map[string]*classInfo{},
-		nots: newNotationSet(), sites: make(map[string][]declSite, total), decls: map[string]*pdecl{}, sigs: map[string]*csig{}, instEdges: map[string][]string{}, setLikes: map[string]bool{}}
+		nots: newNotationSet(), sites: make(map[string][]declSite, total), decls: map[string]*pdecl{}, instEdges: map[string][]string{}, setLikes: map[string]bool{}}
 	for _, c := range coreNames() {
 		n.names[c[0]] = ""
 	}
@@ -319,15 +377,11 @@ func (nd *notationDef) forNamer() *notn {
 // two rows under one; such instances are counted in n.fallbacks.
 func (n *instNamer) nameFile(files []*fileResult, fi int, naming *Naming) {
 	fr := files[fi]
-	root, _, _ := strings.Cut(fr.mod.Name, ".")
 	for k, d := range fr.decls {
 		if d.inst == nil {
 			continue
 		}
-		base := d.inst.v47
-		if base == "" {
-			base = n.baseName(d.inst, root)
-		}
+		base := d.inst.base
 		name, lean := base, ""
 		for i := 1; ; i++ {
 			full := joinNs(d.inst.ns, name)
@@ -667,7 +721,7 @@ func (g *nameGen) appUses(h *tnode, as []*tnode, cls string, args []*tnode, firs
 		}
 		return false
 	}
-	vals, _, _, _ := g.sigArgs(sig, name, recvArgs(h, as), h.recv != "" || h.recvTerm != nil, nil, 0)
+	vals, _, _, _ := g.sigArgs(sig, name, g.recvArgs(h, as), h.recv != "" || h.recvTerm != nil, nil, 0)
 	param := map[string]int{}
 	for i, b := range sig.bs {
 		if b.name != "" {
@@ -754,7 +808,7 @@ func appHead(t *tnode) (*tnode, []*tnode) {
 // ancestors is class c and the classes it extends, transitively (last
 // components). The map returned is shared: callers must not modify it.
 func (n *instNamer) ancestors(c string) map[string]bool {
-	if a, ok := n.ancs[c]; ok {
+	if a, ok := n.ancs.get(c); ok {
 		return a
 	}
 	out := map[string]bool{}
@@ -771,11 +825,7 @@ func (n *instNamer) ancestors(c string) map[string]bool {
 		}
 	}
 	walk(c, 0)
-	if n.ancs == nil {
-		n.ancs = map[string]map[string]bool{}
-	}
-	n.ancs[c] = out
-	return out
+	return n.ancs.put(c, out)
 }
 
 // wnode is a winnowed term (Lean's winnowExpr): constants, applications,
@@ -818,6 +868,12 @@ type nameGen struct {
 	seen   map[string]bool
 	consts map[string]bool
 	types  map[*tnode]*tnode // typeOf's results
+	// via: a field x.f found in a parent structure of x's type (F.map for
+	// F : C ⥤ D is Prefunctor.map F.toPrefunctor): the parent projections
+	// from x's type to it, set when the constant is resolved. Kept here,
+	// not in the term: signatures' terms are shared by every instance
+	// being named at once (baseNames), and x's type is this instance's.
+	via map[*tnode][]string
 	// nesting counts typeOf calls under way, wdepth winnowAt's
 	nesting, wdepth int
 }
@@ -1044,7 +1100,7 @@ func (g *nameGen) resolve(t *tnode) (string, bool) {
 			return g.writtenField(t)
 		}
 		if full, via, ok := g.n.field(head, id); ok {
-			t.via = via
+			g.setVia(t, via)
 			return full, true
 		}
 		return g.writtenField(t)
@@ -1068,7 +1124,7 @@ func (g *nameGen) resolve(t *tnode) (string, bool) {
 			return "", false
 		}
 		if full, via, ok := g.n.field(head, id); ok {
-			t.via = via
+			g.setVia(t, via)
 			return full, true
 		}
 		return head + "." + id, true
@@ -1143,14 +1199,22 @@ func (n *instNamer) field(head, id string) (string, []string, bool) {
 	return "", nil, false
 }
 
+func (g *nameGen) setVia(t *tnode, via []string) {
+	if g.via == nil {
+		g.via = map[*tnode][]string{}
+	}
+	g.via[t] = via
+}
+
 // recvArgs returns an application's arguments with the receiver of field
-// notation found in a parent (h.via) put through the parent projections.
-func recvArgs(h *tnode, args []*tnode) []*tnode {
-	if len(h.via) == 0 || len(args) == 0 || h.recv == "" && h.recvTerm == nil {
+// notation found in a parent (g.via) put through the parent projections.
+func (g *nameGen) recvArgs(h *tnode, args []*tnode) []*tnode {
+	via := g.via[h]
+	if len(via) == 0 || len(args) == 0 || h.recv == "" && h.recvTerm == nil {
 		return args
 	}
 	x := args[0]
-	for _, proj := range h.via {
+	for _, proj := range via {
 		x = &tnode{op: 'a', fn: &tnode{op: 'c', name: proj, res: true}, args: []*tnode{x}, parentProj: true}
 	}
 	return append([]*tnode{x}, args[1:]...)

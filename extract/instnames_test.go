@@ -447,3 +447,49 @@ func TestInstanceNamesImportOrder(t *testing.T) {
 		t.Errorf("%d rows dropped (%v), %d fallbacks; want 0 and 1 (Lib.C's)", res.DuplicatesDropped, res.Duplicates, res.InstanceNameFallbacks)
 	}
 }
+
+// TestInstanceNamesIndependentOfWorkers: base names are computed on
+// several goroutines (baseNames) and made unique in import order; the
+// names must not depend on how many workers computed them. Under -race it
+// also checks that the namer's shared tables are read, not written,
+// unsynchronised.
+func TestInstanceNamesIndependentOfWorkers(t *testing.T) {
+	src := filepath.Join("..", "testdata", "lean")
+	names := func(workers int) []string {
+		ws, err := workspace.Open(t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Run(context.Background(), ws, Options{Sources: []Source{{Dir: src, Library: "driftlib", Revision: "r"}}, Workers: workers}); err != nil {
+			t.Fatal(err)
+		}
+		rows, err := workspace.ReadTable[workspace.Declaration](ws.Path(workspace.DeclarationsFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, r := range rows {
+			out = append(out, r.Module+" "+r.Name)
+		}
+		return out
+	}
+	one, many := names(1), names(8)
+	insts := 0
+	for _, n := range one {
+		if strings.Contains(n, ".inst") || strings.Contains(n, " inst") {
+			insts++
+		}
+	}
+	if insts < 20 {
+		t.Fatalf("only %d generated instance names in the bundled library: the test sees too little", insts)
+	}
+	if !slices.Equal(one, many) {
+		for i := range min(len(one), len(many)) {
+			if one[i] != many[i] {
+				t.Fatalf("row %d: 1 worker %q, 8 workers %q", i, one[i], many[i])
+			}
+		}
+		t.Fatalf("1 worker: %d rows, 8 workers: %d", len(one), len(many))
+	}
+	t.Logf("%d rows, %d instance names, equal with 1 and 8 workers", len(one), insts)
+}

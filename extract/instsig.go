@@ -92,18 +92,16 @@ func sigDecl(d *pdecl) bool {
 
 // csigOf returns the signature of the constant full (nil: unknown).
 func (n *instNamer) csigOf(full string) *csig {
-	if s, ok := n.sigs[full]; ok {
+	if s, ok := n.sigs.get(full); ok {
 		return s
 	}
-	n.sigs[full] = nil // a signature that mentions itself
 	var s *csig
 	if d := n.decls[full]; d != nil {
 		s = n.declSig(d)
 	} else if text, ok := coreSigs[full]; ok {
 		s = n.parseSig(lexSeq(text), "", nil, false, nil)
 	}
-	n.sigs[full] = s
-	return s
+	return n.sigs.put(full, s)
 }
 
 // declSig reads a row's signature: its section variables' binders, then
@@ -118,8 +116,8 @@ func (n *instNamer) declSig(d *pdecl) *csig {
 	}
 	if d.row.Kind == workspace.KindProjection && d.row.GeneratedFrom != nil {
 		parent := n.decls[*d.row.GeneratedFrom]
-		if parent == nil {
-			return nil
+		if parent == nil || parent.row.Kind == workspace.KindProjection {
+			return nil // (csigOf recurses only from a field to its structure)
 		}
 		ps := n.csigOf(parent.row.Name)
 		if ps == nil {
@@ -461,7 +459,7 @@ func (g *nameGen) winnowSig(t *tnode, name string, sig *csig, expected *tnode) *
 	if want == nil {
 		want = expected
 	}
-	vals, m, extra, doms := g.sigArgs(sig, name, recvArgs(t.fn, t.args), t.fn.recv != "" || t.fn.recvTerm != nil, want, 0)
+	vals, m, extra, doms := g.sigArgs(sig, name, g.recvArgs(t.fn, t.args), t.fn.recv != "" || t.fn.recvTerm != nil, want, 0)
 	w := wmk(&wnode{op: 'c', name: name})
 	for i, b := range sig.bs {
 		switch b.kind {
@@ -561,7 +559,7 @@ func (g *nameGen) typeOf1(t *tnode, depth int) *tnode {
 		if sig == nil || sig.res == nil {
 			return nil
 		}
-		_, m, extra, _ := g.sigArgs(sig, name, recvArgs(h, args), h.recv != "" || h.recvTerm != nil, nil, depth)
+		_, m, extra, _ := g.sigArgs(sig, name, g.recvArgs(h, args), h.recv != "" || h.recvTerm != nil, nil, depth)
 		r := sig.res
 		for range extra {
 			if r = explicitPi(r, nil); r == nil || r.op != 'p' {

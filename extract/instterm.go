@@ -32,10 +32,6 @@ type tnode struct {
 	// scope: a constant written in a notation's expansion, resolved where
 	// the notation is declared
 	scope *scopeCtx
-	// via: a field x.f found in a parent structure of x's type (F.map for
-	// F : C ⥤ D is Prefunctor.map F.toPrefunctor): the parent
-	// projections from x's type to it, set when resolved
-	via []string
 	// parentProj: an application of a parent projection to the term it
 	// projects (Lean's namer names the term: getParentProjArg)
 	parentProj bool
