@@ -443,7 +443,9 @@ func (st *state) load() error {
 			return err
 		}
 	} else {
-		j, r, err := journal.Open(path, journalOptions)
+		opts := journalOptions
+		opts.BeforeCut = func(line, bytes int) { st.reportTorn(path, line, bytes) }
+		j, r, err := journal.Open(path, opts)
 		if err != nil {
 			return err
 		}
@@ -469,14 +471,21 @@ func (st *state) load() error {
 			st.log.Warn("skipping unusable journal line", "err", b)
 		}
 		st.rep.BadLines = len(rep.Bad)
-		if rep.TornBytes > 0 {
-			st.rep.TornLines = 1
-			st.log.Warn("journal ended in a torn line (a crash mid-write); dropped it, the declaration will be redone",
-				"path", path, "line", rep.TornLine, "bytes", rep.TornBytes)
-			fmt.Fprintf(st.opts.Out, "journal: dropped a torn last line (line %d, %d bytes) left by a crash\n", rep.TornLine, rep.TornBytes)
+		if rep.TornBytes > 0 && st.rep.TornLines == 0 {
+			st.reportTorn(path, rep.TornLine, rep.TornBytes) // a dry run reads, cuts nothing
 		}
 	}
 	return nil
+}
+
+// reportTorn reports a torn last line of the journal, before Open cuts it
+// (journal.Options.BeforeCut): a run killed right after the cut would
+// otherwise leave no run to report it.
+func (st *state) reportTorn(path string, line, bytes int) {
+	st.rep.TornLines = 1
+	st.log.Warn("journal ended in a torn line (a crash mid-write); dropped it, the declaration will be redone",
+		"path", path, "line", line, "bytes", bytes)
+	fmt.Fprintf(st.opts.Out, "journal: dropped a torn last line (line %d, %d bytes) left by a crash\n", line, bytes)
 }
 
 func (st *state) selectNodes() {

@@ -56,6 +56,10 @@ type Options[T any] struct {
 	Strict bool
 	// Validate checks a decoded record; an error makes the line Bad.
 	Validate func(*T) error
+	// BeforeCut, if set, is told of a torn last line before Open cuts it
+	// off: a report made after the cut is lost when the process dies in
+	// between, and the next run finds nothing left to report.
+	BeforeCut func(line, bytes int)
 }
 
 // Read parses journal bytes. It fails only on an I/O error: unusable lines
@@ -157,6 +161,9 @@ func Open[T any](path string, o Options[T]) (*Journal[T], *Replay[T], error) {
 		return nil, nil, err
 	}
 	if rep.TornBytes > 0 {
+		if o.BeforeCut != nil {
+			o.BeforeCut(rep.TornLine, rep.TornBytes)
+		}
 		if err := f.Truncate(rep.GoodSize); err != nil {
 			f.Close()
 			return nil, nil, fmt.Errorf("%s: cutting torn line %d: %w", path, rep.TornLine, err)

@@ -65,6 +65,38 @@ func TestReplayTornAndBad(t *testing.T) {
 	}
 }
 
+// TestBeforeCutSeesTheTornLine: the hook runs while the torn line is still
+// in the file, so a process killed after reporting it and before the cut
+// reports it again next time, and one killed after the cut has reported it.
+func TestBeforeCutSeesTheTornLine(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "j.jsonl")
+	body := `{"key":"a","n":1}` + "\n" + `{"key":"b"`
+	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	calls := 0
+	j, _, err := Open(p, Options[rec]{BeforeCut: func(line, bytes int) {
+		calls++
+		b, _ := os.ReadFile(p)
+		if string(b) != body || line != 2 || bytes != len(`{"key":"b"`) {
+			t.Errorf("BeforeCut(%d, %d) with the file %q", line, bytes, b)
+		}
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	j.Close()
+	if calls != 1 {
+		t.Fatalf("BeforeCut called %d times, want 1", calls)
+	}
+	if b, _ := os.ReadFile(p); string(b) != `{"key":"a","n":1}`+"\n" {
+		t.Fatalf("after the cut: %q", b)
+	}
+	if _, _, err := Open(p, Options[rec]{BeforeCut: func(int, int) { calls++ }}); err != nil || calls != 1 {
+		t.Fatalf("a journal without a torn line: BeforeCut called (%d), err %v", calls, err)
+	}
+}
+
 func TestConcurrentAppendsNeverInterleave(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "j.jsonl")
 	j, _, err := Open(p, Options[rec]{})
