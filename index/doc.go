@@ -9,10 +9,17 @@ import (
 type Doc = workspace.Document
 
 // BuildUsage inverts statement dependencies: for each premise, the documents
-// whose statement uses it, sorted by name, with their count.
+// whose statement uses it, sorted by name, with their count. Generated
+// documents (Doc.Generated) are not users: nobody wrote them, so what they
+// mention is the written declaration's use counted again (a to_additive
+// twin, a simps lemma, a constructor) or a handler's boilerplate (a derived
+// instance), not evidence that people use a premise.
 func BuildUsage(docs []Doc) []workspace.Usage {
 	by := map[string][]string{}
 	for _, d := range docs {
+		if d.Generated {
+			continue
+		}
 		for _, p := range d.Deps {
 			by[p] = append(by[p], d.Name)
 		}

@@ -151,7 +151,7 @@ func TestFuzzyNameRenames(t *testing.T) {
 }
 
 // TestFullNameAsTyped: a pasted name with a final ' or a subscript is
-// found as written — Words, the analyzer's tokenizer, trims the ' and
+// found as written, alone or inside a sentence — Words, the analyzer's tokenizer, trims the ' and
 // breaks at ₂, so the full-name list had named only the unprimed
 // neighbour or a namespace (Mathlib's Filter.tendsto_const_div_iff',
 // forall₂_comm).
@@ -168,18 +168,41 @@ func TestFullNameAsTyped(t *testing.T) {
 		{"Filter.tendsto_const_div_iff", "Filter.tendsto_const_div_iff"},
 		{"forall₂_comm", "forall₂_comm"},
 		{"Nat.le_of_lt_succ", "Nat.le_of_lt_succ"},
+		// Inside a sentence, a name the tokenizer alters is listed as
+		// typed; one it reads whole is context and lists nothing.
+		{"use Filter.tendsto_const_div_iff' here", "Filter.tendsto_const_div_iff'"},
+		{"A version of `Filter.tendsto_const_div_iff'` for groups.", "Filter.tendsto_const_div_iff'"},
+		{"see forall₂_comm, for two binders", "forall₂_comm"},
+		{"use Filter.tendsto_const_div_iff here", ""},
+		{"the lemma Euclid's lemma", ""},
 	} {
 		w := Weights{Mention: 1, FuzzyName: true, RRFK: 20, Depth: 10}
 		hits, err := e.Search(context.Background(), Query{Text: c.q, Mode: ModeBest, Profile: ProfileTheorem, Filter: Filter{AllKinds: true}, Weights: &w, K: 3})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(hits) == 0 || hits[0].Name != c.want {
+		if c.want == "" {
+			if len(hits) > 0 {
+				t.Errorf("%s: a name in a sentence that the tokenizer reads whole listed %s", c.q, hits[0].Name)
+			}
+			continue
+		}
+		if len(hits) == 0 || hits[0].Name != c.want || strings.Contains(c.q, " ") && len(hits) != 1 {
 			var got []string
 			for _, h := range hits {
 				got = append(got, h.Name)
 			}
 			t.Errorf("%s: first %q, want %s", c.q, got, c.want)
 		}
+	}
+	// The premise profile's mentions read a sentence's names as typed too
+	// (ConNF's statements write `ConNF.completionToAdd'`).
+	all := func(int) bool { return true }
+	if named, _ := tb.mentions("the image of `Filter.tendsto_const_div_iff'` is small", all); len(named) == 0 || tb.Name(named[0]) != "Filter.tendsto_const_div_iff'" {
+		var got []string
+		for _, d := range named {
+			got = append(got, tb.Name(d))
+		}
+		t.Errorf("mentions in a sentence: %q, want Filter.tendsto_const_div_iff' first", got)
 	}
 }

@@ -3,8 +3,6 @@ package retrieval
 import (
 	"slices"
 	"strings"
-
-	"github.com/driftkit/driftkit/internal/leanname"
 )
 
 // A profile decides what ModeBest fuses: which signals, in which order, with
@@ -63,24 +61,23 @@ var theoremSignals = []signal{
 
 // fullName is theorem search's name list: the declaration a query names
 // when the query is one name (`Nat.Prime.dvd_mul`, dvd_mul, backquoted or
-// not), by Mentions' exact-then-suffix rule. A name written inside a
+// not), by Mentions' exact-then-suffix rule, the name as typed first
+// (typedNames: primes and subscripts kept). A name written inside a
 // sentence is context ("the `finsum` of …"), not the answer, and adds
-// nothing: on the dev benchmark's tuning half, mentions inside sentences
-// cost 0.03 nDCG@10.
+// nothing (on the dev benchmark's tuning half, mentions inside sentences
+// cost 0.03 nDCG@10) — unless the tokenizer cannot read it: a name that
+// Words alters (`Filter.tendsto_const_div_iff'`, `forall₂_comm`) gives its
+// unprimed neighbour the same BM25 and name credit, so the name as typed
+// is listed (README, "theorem search").
 func (s *searchState) fullName() []int {
 	text := strings.Trim(strings.TrimSpace(s.q.Text), "`")
-	if text == "" || strings.ContainsAny(text, " \t\n") || s.q.Formal != "" {
+	if text == "" || s.q.Formal != "" {
 		return nil
 	}
-	named, prefix := s.t.mentions("`"+text+"`", s.cand)
-	// The query as typed first: mentions reads it through Words, the
-	// analyzer's tokenizer, which trims a final ' ! ? and breaks at
-	// subscripts, so a pasted Filter.tendsto_const_div_iff' or forall₂_comm
-	// named only its namespace or a neighbour.
-	if r, ok := s.t.docOf(leanname.Canonical(text)); ok && s.cand(r) {
-		named = append([]int{r}, slices.DeleteFunc(named, func(d int) bool { return d == r })...)
-		prefix = slices.DeleteFunc(prefix, func(d int) bool { return d == r })
+	if strings.ContainsAny(text, " \t\n") {
+		return s.t.typedNames(s.q.Text, s.cand)
 	}
+	named, prefix := s.t.mentions("`"+text+"`", s.cand)
 	if len(named) > 0 || !s.w.FuzzyName {
 		return append(named, prefix...)
 	}

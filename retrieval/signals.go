@@ -4,6 +4,8 @@ import (
 	"math"
 	"slices"
 	"strings"
+
+	"github.com/driftkit/driftkit/internal/leanname"
 )
 
 // The signals of ModeBest: each turns the query, the backends' ranked lists
@@ -62,6 +64,11 @@ func (t *Table) mentions(text string, cand func(int) bool) (named, prefixes []in
 			*dst = append(*dst, r)
 		}
 	}
+	// Names as typed first (typedNames): Words would read them as a
+	// neighbour or a namespace.
+	for _, r := range t.typedNames(text, cand) {
+		add(&exact, r)
+	}
 	Words(text, func(w string, start, end int) {
 		quoted := start > 0 && text[start-1] == '`'
 		if !quoted && !strings.ContainsAny(w, "._") && strings.ToLower(w) == w {
@@ -82,6 +89,27 @@ func (t *Table) mentions(text string, cand func(int) bool) (named, prefixes []in
 		}
 	})
 	return append(exact, suffix...), prefix
+}
+
+// typedNames are the declarations text names exactly as Lean reads its
+// identifiers where Words, the analyzer's tokenizer, reads them otherwise
+// (LeanIdents, wordsAlter): Filter.tendsto_const_div_iff' (Words:
+// Filter.tendsto_const_div_iff, its unprimed neighbour), forall₂_comm
+// (Words: forall, comm). Only such names: the others are found as Words
+// reads them, and the tokenizer gives a primed name and its neighbour the
+// same BM25 and name-signal credit, so the name as typed is the one
+// evidence of which the query means.
+func (t *Table) typedNames(text string, cand func(int) bool) []int {
+	var out []int
+	LeanIdents(text, func(id string, _, _ int) {
+		if !wordsAlter(id) {
+			return
+		}
+		if r, ok := t.docOf(leanname.Canonical(id)); ok && cand(r) && !slices.Contains(out, r) {
+			out = append(out, r)
+		}
+	})
+	return out
 }
 
 // UsageCount is how many declarations' statements use premise, not counting

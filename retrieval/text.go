@@ -5,6 +5,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 	"unsafe"
+
+	"github.com/driftkit/driftkit/internal/leanname"
 )
 
 // Identifier-aware tokenization shared by the hash encoder and the BM25
@@ -236,4 +238,56 @@ func Tokens(s string) []string {
 		}
 	})
 	return out
+}
+
+// LeanIdents calls fn with each identifier of s as Lean's scanner reads it
+// (dotted components, each an IsIdFirst rune then IsIdRest runes — primes,
+// ! ?, subscripts and Greek letters included, `«…»` not), with its byte
+// offsets. Words, the analyzer's tokenizer, trims a final ' ! ? and breaks
+// at subscripts: a name lookup that must find `Filter.tendsto_const_div_iff'`
+// or `forall₂_comm` as written reads the query through this instead.
+func LeanIdents(s string, fn func(id string, start, end int)) {
+	i := 0
+	for i < len(s) {
+		r, n := decodeRune(s, i)
+		// An identifier starts at an IsIdFirst rune not preceded by an
+		// IsIdRest one (not inside a word such as "2x").
+		if !leanname.IsIdFirst(r) || i > 0 && prevIdRest(s, i) {
+			i += n
+			continue
+		}
+		start, j := i, i+n
+		for j < len(s) {
+			r2, n2 := decodeRune(s, j)
+			if leanname.IsIdRest(r2) {
+				j += n2
+				continue
+			}
+			// A dot continues the name when a component follows it.
+			if r2 == '.' && j+1 < len(s) {
+				if r3, _ := decodeRune(s, j+1); leanname.IsIdFirst(r3) {
+					j++
+					continue
+				}
+			}
+			break
+		}
+		fn(s[start:j], start, j)
+		i = j
+	}
+}
+
+// prevIdRest reports whether the rune before byte i of s continues an
+// identifier.
+func prevIdRest(s string, i int) bool {
+	r, _ := utf8.DecodeLastRuneInString(s[:i])
+	return leanname.IsIdRest(r)
+}
+
+// wordsAlter reports whether Words reads id otherwise than as the one word
+// id: it trims a final ' ! ? and breaks at subscripts.
+func wordsAlter(id string) bool {
+	n, same := 0, false
+	Words(id, func(w string, _, _ int) { n, same = n+1, w == id })
+	return n != 1 || !same
 }

@@ -35,6 +35,12 @@ type Document struct {
 	// Deps are the declaration's statement dependencies, in order of first
 	// use (neighbour voting and the usage graph).
 	Deps []string `parquet:"deps,list"`
+	// Generated is whether the declaration was generated from another
+	// (declarations.parquet's generated_from: constructors, projections,
+	// to_additive twins, simps/ext/mk_iff lemmas, derived instances,
+	// aliases, where-auxiliaries). It is not written to docs.parquet: it
+	// only keeps such rows out of the usage counts (index.BuildUsage).
+	Generated bool `parquet:"-"`
 }
 
 // Render is the document text of a declaration (rendering doc-v1):
@@ -99,7 +105,11 @@ type declDocCols struct {
 	Docstring     *string  `parquet:"docstring,optional"`
 	Signature     string   `parquet:"signature"`
 	StatementDeps []string `parquet:"statement_deps,list"`
+	GeneratedFrom *string  `parquet:"generated_from,optional"`
 }
+
+// generatedMark stands for any generated_from value in declDocCols.
+var generatedMark string
 
 // LoadDocuments joins a workspace's declarations with its informal rows (when
 // informal.parquet exists) into retrieval documents, in declaration order.
@@ -152,6 +162,9 @@ func LoadDocuments(ws *Workspace) ([]Document, error) {
 		// EachRow reuses its buffers: copy what we keep.
 		d := declDocCols{Library: share(c.Library), Name: strings.Clone(c.Name), Kind: share(c.Kind),
 			Module: share(c.Module), Signature: strings.Clone(c.Signature), StatementDeps: make([]string, len(c.StatementDeps))}
+		if c.GeneratedFrom != nil {
+			d.GeneratedFrom = &generatedMark // only whether it is set is read
+		}
 		if c.Docstring != nil {
 			d.Docstring = new(strings.Clone(*c.Docstring))
 		}
@@ -178,6 +191,7 @@ func LoadDocuments(ws *Workspace) ([]Document, error) {
 				d := Declaration{Library: c.Library, Name: c.Name, Kind: c.Kind, Module: c.Module, Docstring: c.Docstring,
 					Signature: c.Signature, StatementDeps: c.StatementDeps}
 				docs[i] = RenderDocument(&d, inf[c.Name])
+				docs[i].Generated = c.GeneratedFrom != nil
 			}
 		})
 	}
@@ -187,14 +201,16 @@ func LoadDocuments(ws *Workspace) ([]Document, error) {
 
 // proofDepCols are the declaration columns ProofUses reads.
 type proofDepCols struct {
-	Name      string   `parquet:"name"`
-	ProofDeps []string `parquet:"proof_deps,list"`
+	Name          string   `parquet:"name"`
+	ProofDeps     []string `parquet:"proof_deps,list"`
+	GeneratedFrom *string  `parquet:"generated_from,optional"`
 }
 
 // ProofUses counts, for each name, the declarations whose proof uses it
 // (declarations.parquet's proof_deps): a usage count for lemmas, which
 // statements seldom name. A repeated declaration counts once (its first
-// row, as LoadDocuments), and so does a name a proof uses twice.
+// row, as LoadDocuments), and so does a name a proof uses twice. A
+// generated declaration uses nothing (see Document.Generated).
 func ProofUses(ws *Workspace) (map[string]int32, error) {
 	if !ws.Has(DeclarationsFile) {
 		return nil, ws.Missing(DeclarationsFile, "declarations")
@@ -207,6 +223,9 @@ func ProofUses(ws *Workspace) (map[string]int32, error) {
 			return nil
 		}
 		seen[strings.Clone(c.Name)] = true
+		if c.GeneratedFrom != nil {
+			return nil // not a user: see Document.Generated
+		}
 		clear(row)
 		for _, d := range c.ProofDeps {
 			if !row[d] {

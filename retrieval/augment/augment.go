@@ -24,10 +24,12 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"text/template"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/driftkit/driftkit/llm"
@@ -55,10 +57,55 @@ type Prompt struct {
 	// text): an answer field that copies one is not an answer to the query
 	// (StripExamples).
 	examples []example
+	// descriptions are the prompt's descriptions of the answer's keys
+	// (`- "key": …` lines, examples cut off): a field that copies one
+	// echoes the schema (StripExamples).
+	descriptions []example
 }
 
 // exampleRE finds the prompt's example values: `(e.g. "…")`.
 var exampleRE = regexp.MustCompile(`e\.g\. "([^"]+)"`)
+
+// descriptionRE finds the prompt's key descriptions: `- "key": …` lines,
+// up to an example.
+var descriptionRE = regexp.MustCompile(`(?m)^- "[a-z_]+": (.+?)(?: \(e\.g\. .*)?$`)
+
+// answerKeys are the keys of an answer (AnswerSchema, Answer's JSON tags).
+var answerKeys = []string{"informal_name", "informal_statement", "lean_name", "lean_statement"}
+
+// keyWords are the words of answerKeys.
+var keyWords = func() []string {
+	var ws []string
+	for _, k := range answerKeys {
+		for w := range strings.SplitSeq(k, "_") {
+			if !slices.Contains(ws, w) {
+				ws = append(ws, w)
+			}
+		}
+	}
+	return ws
+}()
+
+// echoesKeys reports whether a field is made of the answer's key names
+// only: "informal_statement", "Lean_name", "lean_state", "informals" —
+// each word a key word, a key word with a plural s, or a cut of one (four
+// letters at least). Gemma 3 270M gave the key names themselves as 16 of 33
+// answers to prompt v2, and some cut or pluralised; no answer to a query
+// is made of these four words alone.
+func echoesKeys(field string) bool {
+	words := strings.FieldsFunc(strings.ToLower(field), func(r rune) bool { return !unicode.IsLetter(r) })
+	if len(words) == 0 {
+		return false
+	}
+	for _, w := range words {
+		if !slices.ContainsFunc(keyWords, func(k string) bool {
+			return w == k || w == k+"s" || len(w) >= 4 && strings.HasPrefix(k, w)
+		}) {
+			return false
+		}
+	}
+	return true
+}
 
 // example is one example value of a prompt, as compared with answers.
 type example struct {
@@ -155,32 +202,55 @@ func LoadPrompt(version string) (*Prompt, error) {
 	h.Write(sys)
 	h.Write([]byte{0})
 	h.Write(user)
-	var ex []example
+	var ex, desc []example
 	for _, m := range exampleRE.FindAllStringSubmatch(string(sys), -1) {
 		ex = append(ex, example{exampleKey(m[1]), wordBigrams(m[1])})
 	}
-	return &Prompt{Version: version, System: string(sys), user: t, SHA256: hex.EncodeToString(h.Sum(nil)), examples: ex}, nil
+	for _, m := range descriptionRE.FindAllStringSubmatch(string(sys), -1) {
+		desc = append(desc, example{exampleKey(m[1]), wordBigrams(m[1])})
+	}
+	return &Prompt{Version: version, System: string(sys), user: t, SHA256: hex.EncodeToString(h.Sum(nil)), examples: ex, descriptions: desc}, nil
 }
 
 // StripExamples clears the fields of a that copy one of the prompt's
-// example values (example.copies), and fails (ErrAnswer) when that leaves no informal
-// statement. A small model copies the examples of its instructions: Gemma
-// 3 270M answered every query of the development benchmark with the
-// prompt's Euclid's lemma (informal name, statement and Lean name verbatim),
-// and searching that rewrite ranks Euclid's lemma for queries about
-// determinants or logarithms. A copied field says nothing about the query,
-// whatever the query is (for a query that is Euclid's lemma the raw query
-// finds it).
+// example values (example.copies) or echo its schema — a key's name
+// (echoesKeys) or a key's description (example.copies against it) — and
+// fails (ErrAnswer) when that leaves no informal statement, saying which
+// it was. A small model copies its instructions: Gemma 3 270M answered
+// every query of the development benchmark with prompt v1's Euclid's lemma
+// (informal name, statement and Lean name verbatim), and searching that
+// rewrite ranks Euclid's lemma for queries about determinants or
+// logarithms; given prompt v2, with no example to copy, it answered 16 of
+// 33 held-out queries with the key names (`"informal_statement":
+// "informal_statement"`) and others with a key's description ("the result
+// of the query stated in full"). A copied field says nothing about the
+// query, whatever the query is (for a query that is Euclid's lemma the raw
+// query finds it).
 func (p *Prompt) StripExamples(a Answer) (Answer, error) {
+	why := ""
 	for _, f := range []*string{&a.InformalName, &a.InformalStatement, &a.LeanName, &a.LeanStatement} {
-		for _, e := range p.examples {
-			if *f != "" && e.copies(*f) {
-				*f = ""
-			}
+		if *f == "" {
+			continue
 		}
+		reason := ""
+		switch {
+		case slices.ContainsFunc(p.examples, func(e example) bool { return e.copies(*f) }):
+			reason = "copies the prompt's example"
+		case echoesKeys(*f) || slices.ContainsFunc(p.descriptions, func(e example) bool { return e.copies(*f) }):
+			reason = "echoes the prompt's schema (its key names or their descriptions)"
+		default:
+			continue
+		}
+		if f == &a.InformalStatement {
+			why = reason
+		}
+		*f = ""
 	}
 	if a.InformalStatement == "" {
-		return Answer{}, fmt.Errorf("%w: the answer copies the prompt's example instead of answering the query", ErrAnswer)
+		if why == "" {
+			why = "has no informal statement"
+		}
+		return Answer{}, fmt.Errorf("%w: the answer %s instead of answering the query", ErrAnswer, why)
 	}
 	return a, nil
 }

@@ -608,3 +608,91 @@ func TestPromptV2(t *testing.T) {
 		t.Errorf("the request was not v2's prompt: %.200s", system)
 	}
 }
+
+// gemmaSchemaEcho is Gemma 3 270M's answer to prompt v2 for 16 of 33
+// held-out queries of the development benchmark: the key names.
+var gemmaSchemaEcho = Answer{InformalName: "informal_name", InformalStatement: "informal_statement", LeanName: "lean_name", LeanStatement: "lean_statement"}
+
+// TestAugmentRefusesSchemaEcho: an answer that gives the prompt's key names
+// back is a fallback, labelled as a schema echo — fresh, and cached after a
+// reopen with no new request — and a field that echoes a key beside the
+// model's own statement is cleared, the statement used.
+func TestAugmentRefusesSchemaEcho(t *testing.T) {
+	ctx := context.Background()
+	for _, version := range []string{"v1", "v2"} {
+		srv := fake(t, gemmaSchemaEcho, nil)
+		path := filepath.Join(t.TempDir(), CacheName)
+		cache := openCache(t, path)
+		a, err := New(Options{Chat: client(t, srv, 0), Model: "m", Version: version, Cache: cache, Timeout: 500 * time.Millisecond})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(a.Close)
+		r := a.Augment(ctx, "the sinc function is continuous")
+		if r.Status != StatusFallback || r.Answer != nil || !strings.Contains(r.Reason, "echoes the prompt's schema") ||
+			len(r.Variants()) != 1 || !strings.HasPrefix(r.Note(), "fallback (raw query only): ") {
+			t.Fatalf("%s: the key names were searched as the rewrite: %+v", version, r)
+		}
+		if cache.Len() != 1 {
+			t.Errorf("%s: the answer was not kept (%d cached)", version, cache.Len())
+		}
+		cache.Close()
+		a2, err := New(Options{Chat: client(t, srv, 0), Model: "m", Version: version, Cache: openCache(t, path), Timeout: 500 * time.Millisecond})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(a2.Close)
+		r = a2.Augment(ctx, "the sinc function is continuous")
+		if r.Status != StatusFallback || !strings.Contains(r.Reason, "cached answer: ") || !strings.Contains(r.Reason, "echoes the prompt's schema") || srv.Requests() != 1 {
+			t.Errorf("%s: cached echo: %+v after %d requests", version, r, srv.Requests())
+		}
+	}
+	partial := Answer{InformalName: "Informal_name", InformalStatement: "The sinc function x ↦ sin x / x, extended by 1 at 0, is continuous on ℝ.",
+		LeanName: "Real.continuous_sinc", LeanStatement: "lean_statement"}
+	a := newAugmenter(t, client(t, fake(t, partial, nil), 0), nil, "m")
+	r := a.Augment(ctx, "sinc is continuous")
+	if r.Status != StatusAugmented || r.Answer == nil || r.Answer.InformalName != "" || r.Answer.LeanStatement != "" ||
+		r.Answer.InformalStatement != partial.InformalStatement || r.Answer.LeanName != partial.LeanName {
+		t.Errorf("partial echo: %+v", r)
+	}
+}
+
+// TestStripExamplesSchemaEchoes: every distinct informal statement of Gemma
+// 3 270M's that gave back the schema (prompt v2, development benchmark,
+// both halves: key names, cut or pluralised, and a key's description) is
+// refused under both prompts; its own answers, however poor, are not
+// (refusing them is not this rule's business).
+func TestStripExamplesSchemaEchoes(t *testing.T) {
+	for _, version := range []string{"v1", "v2"} {
+		p, err := LoadPrompt(version)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range []string{"informal_statement", "Informal_statement", "lean_name", "informals", "lean_state", "Lean_statements"} {
+			if _, err := p.StripExamples(Answer{InformalStatement: s}); err == nil || !strings.Contains(err.Error(), "echoes the prompt's schema") {
+				t.Errorf("%s: %q not refused as a schema echo: %v", version, s, err)
+			}
+		}
+		for _, s := range []string{"exponential", "Real.log", "s", "f", "p.Prime", "lineMap", "R₁/preregular space", "M = R", "Höhensatz",
+			"Linear_order_additive_abelian_group", "The greatest outer measure that is at most the given function",
+			"the infinite-closed interval is a closed set", "a typeclass for a bundled WQO", "The weight of the order is 0",
+			"The Lean 4 statement is written in English as:", "For every natural number n, the statement P n holds."} {
+			if a, err := p.StripExamples(Answer{InformalStatement: s}); err != nil || a.InformalStatement != s {
+				t.Errorf("%s: the model's own statement %q refused: %v", version, s, err)
+			}
+		}
+	}
+	v2, err := LoadPrompt("v2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(v2.descriptions) != 4 {
+		t.Fatalf("v2: %d key descriptions read, want 4", len(v2.descriptions))
+	}
+	for _, s := range []string{"the result of the query stated in full", "your best guess of that result's Lean 4 statement as written in Mathlib",
+		"The Lean 4 statement as written in Mathlib"} {
+		if _, err := v2.StripExamples(Answer{InformalStatement: s}); err == nil || !strings.Contains(err.Error(), "echoes the prompt's schema") {
+			t.Errorf("v2: the key description %q not refused: %v", s, err)
+		}
+	}
+}

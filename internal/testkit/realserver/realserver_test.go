@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"net/url"
 	"os"
@@ -23,6 +24,8 @@ import (
 	"time"
 
 	"github.com/driftkit/driftkit/informalize"
+	"github.com/driftkit/driftkit/retrieval"
+	"github.com/driftkit/driftkit/retrieval/augment"
 	"github.com/driftkit/driftkit/workspace"
 )
 
@@ -385,17 +388,117 @@ func TestDriftAndToMapWithRealModel(t *testing.T) {
 }
 
 // TestSearchAugmentWithRealModel: search --augment asks the real model
-// and either uses its rewrite or says why it fell back; the server's
-// theorem search answers without the rewrite once --augment-wait passed,
-// and the rewrite, finished in the background, is used (or its failure
-// remembered) by the next search of the query.
+// about a query of the bundled library's benchmark that is not the
+// prompt's example ("there are infinitely many primes"; the prompt's is
+// Euclid's lemma), as theorem search with every kind a candidate. Whatever
+// a 270M model answers, what was searched must be what the output says:
+// a fallback is labelled with its reason (in JSON and in the text) and
+// its hits are the offline search's, the raw query alone; a rewrite that
+// was used is no copy of the prompt's example or schema, and its hits are
+// the reciprocal-rank fusion of the raw query — ranked as offline — with
+// the rewrite's lists, at least one hit coming from the rewrite. Then the
+// server's theorem search answers without the rewrite once
+// --augment-wait passed, and the rewrite, finished in the background, is
+// used (or its failure remembered) by the next search of the query.
 func TestSearchAugmentWithRealModel(t *testing.T) {
 	t.Parallel()
 	chatSrv, bin, ws := indexedLibrary(t)
-	out := driftkit(t, bin, with([]string{"search", "--ws", ws, "--augment", "--model", ChatModel, "--base-url", chatSrv.BaseURL,
-		"--augment-timeout", "20m", "--profile", "theorem"}, with(chatFlags, "a prime dividing a product divides a factor")...)...)
-	if !strings.Contains(out, "# query augmented by "+ChatModel) && !strings.Contains(out, "# query augmentation failed, searched the raw query only: ") {
-		t.Errorf("search --augment does not say what augmentation did:\n%s", out)
+	const query, gold = "there are infinitely many primes", "Driftlib.Nat.exists_infinite_primes" // driftlib/nt/02
+	type hit struct {
+		Rank    int
+		Name    string
+		Score   float64
+		Signals map[string]int
+	}
+	var offline struct{ Hits []hit }
+	if err := json.Unmarshal([]byte(driftkit(t, bin, "search", "--ws", ws, "--all-kinds", "--k", "50", "--json", query)), &offline); err != nil {
+		t.Fatal(err)
+	}
+	if len(offline.Hits) == 0 || offline.Hits[0].Name != gold {
+		t.Fatalf("offline search does not put %s first: the query no longer tests the path: %+v", gold, offline.Hits)
+	}
+	args := with([]string{"search", "--ws", ws, "--all-kinds", "--k", "50", "--augment", "--model", ChatModel, "--base-url", chatSrv.BaseURL,
+		"--augment-timeout", "20m"}, chatFlags...)
+	var aug struct {
+		Hits         []hit
+		Augmentation augment.Result
+	}
+	out := driftkit(t, bin, with(args, "--json", query)...)
+	if err := json.Unmarshal([]byte(out), &aug); err != nil {
+		t.Fatalf("%v:\n%s", err, out)
+	}
+	r := aug.Augmentation
+	t.Logf("augmentation: %s; answer %+v", r.Note(), r.Answer)
+	var names, offNames []string
+	for _, h := range aug.Hits {
+		names = append(names, h.Name)
+	}
+	for _, h := range offline.Hits {
+		offNames = append(offNames, h.Name)
+	}
+	switch r.Status {
+	case augment.StatusFallback:
+		if r.Reason == "" || r.Answer != nil || r.Document != "" {
+			t.Errorf("a fallback without its reason, or with a rewrite: %+v", r)
+		}
+		if !slices.Equal(names, offNames) {
+			t.Errorf("fell back (%s) but did not search the raw query alone:\n got %q\nwant %q", r.Reason, names, offNames)
+		}
+	case augment.StatusAugmented, augment.StatusCached:
+		p, err := augment.LoadPrompt(augment.PromptVersion)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Answer == nil || r.Answer.InformalStatement == "" || r.Document == "" {
+			t.Fatalf("augmented without a rewrite: %+v", r)
+		}
+		if kept, err := p.StripExamples(*r.Answer); err != nil || kept != *r.Answer {
+			t.Errorf("a rewrite that copies the prompt (%v) was searched: %+v", err, *r.Answer)
+		}
+		// The same, not through the rule under test: prompt v1's example
+		// (Euclid's lemma) and the answer's key names.
+		for _, copied := range []string{"Nat.Prime.dvd_mul", "Euclid's lemma for primes", "p divides m or p divides n", "informal_statement", "lean_statement"} {
+			if strings.Contains(r.Document, copied) {
+				t.Errorf("the searched rewrite copies the prompt (%q): %q", copied, r.Document)
+			}
+		}
+		fromRewrite := false
+		for i, h := range aug.Hits {
+			want := 0.0
+			for label, rank := range h.Signals {
+				switch label {
+				case "raw":
+					if rank > len(offNames) || offNames[rank-1] != h.Name {
+						t.Errorf("%s: raw rank %d, but the offline search does not rank it there", h.Name, rank)
+					}
+				case "informal", "document":
+					fromRewrite = true
+				default:
+					t.Errorf("%s: signal %q is not a variant's", h.Name, label)
+				}
+				want += 1 / float64(retrieval.VariantRRFK+rank)
+			}
+			if math.Abs(h.Score-want) > 1e-5 || i > 0 && h.Score > aug.Hits[i-1].Score {
+				t.Errorf("%s: score %.6f, want the fusion's %.6f, in descending order", h.Name, h.Score, want)
+			}
+		}
+		if !fromRewrite {
+			t.Errorf("augmented, but no hit comes from the rewrite: %q", names)
+		}
+	default:
+		t.Fatalf("augmentation status %q", r.Status)
+	}
+	// The text output says the same.
+	text := driftkit(t, bin, with(args, query)...)
+	if r.Status == augment.StatusFallback {
+		// An answer that was not JSON is asked again (at temperature 0 the
+		// same): the label, not the reason's wording, is checked.
+		if !strings.Contains(text, "# query augmentation failed, searched the raw query only: ") {
+			t.Errorf("the fallback is not labelled in the text output:\n%s", text)
+		}
+	} else if !strings.Contains(text, "# query augmented by "+ChatModel+" (prompt "+augment.PromptVersion+", cached: no request)") ||
+		!strings.Contains(text, "#   "+strings.SplitN(r.Document, "\n", 2)[0]) {
+		t.Errorf("the text output does not show the cached rewrite %q:\n%s", r.Document, text)
 	}
 	addr, stop := serveWS(t, bin, ws, "--augment", "--augment-wait", "100ms", "--model", ChatModel, "--base-url", chatSrv.BaseURL, "--fold-system")
 	defer stop()
