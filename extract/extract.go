@@ -286,6 +286,7 @@ func ParseFile(src []byte, path string, lib string) ([]workspace.Declaration, wo
 	fr := parseFile(src, string(src), path, ModuleName(path), s, &Options{})
 	twins := nameTwins([]*fileResult{fr}, mathlibNaming())
 	nameInstances([]*fileResult{fr}, mathlibNaming(), nil, []int{0}, 1)
+	dropSelfTwins([]*fileResult{fr})
 	t := newTable([]*fileResult{fr}, nil)
 	t.twins = twins
 	t.prepare([]*fileResult{fr})
@@ -352,6 +353,7 @@ func Run(ctx context.Context, ws *workspace.Workspace, opts Options) (*Result, e
 	vis, order := importClosures(pr.results)
 	twins := nameTwins(pr.results, opts.naming())
 	res.InstanceNameFallbacks = nameInstances(pr.results, opts.naming(), vis, order, workers)
+	dropSelfTwins(pr.results)
 	t, err := resolveAll(ctx, workers, pr.results, vis, twins, &opts, rec, res)
 	if err != nil {
 		return nil, err
@@ -391,6 +393,10 @@ func collectSources(opts *Options) ([]srcFile, map[string]any, error) {
 	params["naming"] = "mathlib (built in)"
 	if opts.Naming != nil {
 		params["naming"] = map[string]any{"file": opts.NamingFile, "sha256": opts.Naming.SHA256()}
+	} else if n, paths, sum := libraryNaming(opts.Sources); n != nil {
+		// twins guessed with the dictionaries the library compiled with
+		opts.Naming = n
+		params["naming"] = map[string]any{"guess_name_from": paths, "sha256": sum}
 	}
 	return files, params, nil
 }

@@ -949,7 +949,14 @@ func (p *fileParser) toAdditive(d *declSyntax, pd *pdecl) *pdecl {
 			}
 			continue
 		}
-		if tw := makeTwin(pd, p.opts.naming().twinName(a.name, explicit, pd.row.Name)); tw != nil {
+		name := p.opts.naming().twinName(a.name, explicit, pd.row.Name)
+		if name == pd.row.Name && pd.inst != nil {
+			// an anonymous instance's twin is named with it (renameDecl):
+			// its placeholder may not translate (instTopΑ) where Lean's
+			// name does (OrderDual.instTopOfBot → instBotOfTop)
+			name += "." + a.name
+		}
+		if tw := makeTwin(pd, name); tw != nil {
 			tw.twinAttr, tw.twinExplicit = a.name, explicit
 			p.res.decls = append(p.res.decls, tw)
 			twins = append(twins, tw)

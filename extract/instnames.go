@@ -250,7 +250,10 @@ func newInstNamer(files []*fileResult, naming *Naming) *instNamer {
 				n.names[d.row.Name] = root
 				n.sites[d.row.Name] = append(n.sites[d.row.Name], declSite{int32(fi), int32(k), isPrivate(d)})
 			}
-			if d.inst == nil && sigDecl(d) {
+			if d.inst == nil && sigDecl(d) && (d.twinOf == nil || n.decls[d.row.Name] == nil) {
+				// a twin named like a written declaration (to_dual's
+				// TopHom of BotHom) is dropped later: the written one's
+				// signature is the constant's
 				n.decls[d.row.Name] = d
 			}
 			if d.row.Kind == "class" || d.row.Keyword == "class" {
@@ -285,6 +288,9 @@ func (n *instNamer) addClass(d *pdecl, naming *Naming) {
 	}
 	for _, e := range src.extends {
 		ci.parents = append(ci.parents, tr(lastComponent(e)))
+	}
+	if d.twinOf != nil && n.classesFull[d.row.Name] != nil {
+		return // a twin named like a written class is dropped later
 	}
 	n.classes[lastComponent(d.row.Name)] = ci
 	n.classesFull[d.row.Name] = ci
@@ -446,21 +452,42 @@ func (n *instNamer) leanUsed(full string, fi, k int) bool {
 // renameDecl renames an anonymous instance's row and the rows made from it.
 func renameDecl(fr *fileResult, d *pdecl, full string, naming *Naming) {
 	old := d.row.Name
-	if old == full {
-		return
-	}
 	d.row.Name = full
 	d.resNs = parentNs(full)
 	for _, g := range fr.decls {
 		switch {
 		case g.twinOf == d:
+			// also when the name does not change: the twin may carry the
+			// placeholder toAdditive gave it (Lean ≤ 4.7 rules keep the
+			// written-type name, `UniqueProds.instUniqueProdsG.to_additive`)
 			g.row.Name = naming.twinName(g.twinAttr, g.twinExplicit, full)
 			g.row.GeneratedFrom = strp(full)
 			g.resNs = parentNs(g.row.Name)
-		case g != d && g.row.GeneratedFrom != nil && *g.row.GeneratedFrom == old && strings.HasPrefix(g.row.Name, old+"."):
+		case old != full && g != d && g.row.GeneratedFrom != nil && *g.row.GeneratedFrom == old && strings.HasPrefix(g.row.Name, old+"."):
 			g.row.Name = full + g.row.Name[len(old):]
 			g.row.GeneratedFrom = strp(full)
 		}
+	}
+}
+
+// dropSelfTwins removes the to_additive/to_dual twins of anonymous
+// instances whose name came out as their instance's (nothing in it to
+// translate): Lean's translation attributes refuse a target named like the
+// source, so no such declaration exists, and the row would only be dropped
+// as a duplicate after its references were read (toAdditive makes every
+// anonymous instance's twin, since its placeholder name may not translate
+// where the instance's real name does).
+func dropSelfTwins(files []*fileResult) {
+	for _, fr := range files {
+		out := fr.decls[:0]
+		for _, d := range fr.decls {
+			if d.twinOf != nil && d.twinOf.inst != nil && d.row.Name == d.twinOf.row.Name {
+				continue
+			}
+			out = append(out, d)
+		}
+		clear(fr.decls[len(out):])
+		fr.decls = out
 	}
 }
 

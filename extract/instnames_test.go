@@ -493,3 +493,156 @@ func TestInstanceNamesIndependentOfWorkers(t *testing.T) {
 	}
 	t.Logf("%d rows, %d instance names, equal with 1 and 8 workers", len(one), insts)
 }
+
+// translateFiles are a library's Mathlib.Tactic.Translate dictionaries in
+// the form Mathlib v4.29.0 declares them (the entries these tests use; a
+// comment with quotes, as Mathlib's has, must not be read as an entry).
+var translateFiles = map[string]string{
+	"Tactic/Translate/ToAdditive.lean": `namespace Mathlib.Tactic.ToAdditive
+@[inherit_doc GuessName.GuessNameData.nameDict]
+def nameDict : Std.HashMap String (List String) := .ofList [
+  ("one", ["Zero"]),
+  ("mul", ["Add"]),
+  ("inv", ["Neg"]),
+  ("prod", ["Sum"]),
+  ("monoid", ["Add", "Monoid"]),
+  ("haar", ["Add", "Haar"]),
+  ("square", ["Even"])]
+
+@[inherit_doc GuessName.GuessNameData.abbreviationDict]
+def abbreviationDict : Std.HashMap String String := .ofList [
+  ("commAdd", "AddComm"),
+  -- "Regular" is well-used ("regular", "addRegular")
+  ("isEven", "Even")]
+
+end Mathlib.Tactic.ToAdditive
+`,
+	"Tactic/Translate/ToDual.lean": `namespace Mathlib.Tactic.ToDual
+def nameDict : Std.HashMap String (List String) := .ofList [
+  ("top", ["Bot"]),
+  ("bot", ["Top"]),
+  ("epi", ["Mono"]),
+  ("mono", ["Epi"])]
+
+def abbreviationDict : Std.HashMap String String := .ofList [
+  ("wellFoundedLT", "WellFoundedGT")]
+
+end Mathlib.Tactic.ToDual
+`,
+}
+
+// TestTwinNamesFromLibraryDictionary: with the library's own
+// Translate/ToAdditive.lean and ToDual.lean among its sources, twins are
+// named by Mathlib's guessName with those dictionaries (haar → AddHaar,
+// which the built-in word table lacks; a prime splits tokens;
+// isSquare → even by the abbreviation), and a named instance in a
+// namespace that is a declaration keeps it (Measure.prod stays, Lean's
+// `prod.instIsAddHaarMeasure`).
+func TestTwinNamesFromLibraryDictionary(t *testing.T) {
+	files := map[string]string{
+		"Lib/Measure.lean": `universe u
+class Group (G : Type u) where
+class IsHaarMeasure (μ : Nat) : Prop where
+namespace Measure
+def prod (μ ν : Nat) : Nat := μ
+@[to_additive]
+instance prod.instIsHaarMeasure (μ ν : Nat) [IsHaarMeasure μ] : IsHaarMeasure (prod μ ν) := ⟨⟩
+@[to_additive] theorem isSquare_mul_self (a : Nat) : True := trivial
+@[to_additive] theorem prod_inv' (a : Nat) : True := trivial
+end Measure
+`,
+	}
+	for k, v := range translateFiles {
+		files[k] = v
+	}
+	_, rows := extractLib(t, files, Source{Library: "lib", Revision: "r", LeanVersion: "4.29.0"})
+	got := map[string]bool{}
+	for _, r := range rows {
+		got[r.Name] = true
+	}
+	for _, w := range []string{"Measure.prod.instIsAddHaarMeasure", "Measure.even_add_self", "Measure.sum_neg'"} {
+		if !got[w] {
+			t.Errorf("missing %s in %v", w, slices.Sorted(maps.Keys(got)))
+		}
+	}
+	g := parseGuessDict(translateFiles["Tactic/Translate/ToAdditive.lean"])
+	if g == nil || len(g.abbrs) != 2 || g.abbrs["regular"] != "" {
+		t.Fatalf("dictionary read as %+v", g)
+	}
+	for in, want := range map[string]string{"CommMonoid": "AddCommMonoid", "IsSquare": "Even", "instOneHaar": "instZeroAddHaar",
+		"mul_one": "add_zero", "InvHMulLE_ne": "NegHMulLE_ne"} {
+		if got := g.guessName(in); got != want {
+			t.Errorf("guessName(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestInstanceNamesAroundTwins: a to_dual twin named like a written
+// declaration (BotHom's twin TopHom, Mono's twin Epi) does not replace the
+// written one's signature, whose [Top β] the type uses (Lean:
+// TopHom.instPreorder); an anonymous instance whose placeholder does not
+// translate still has its twin (OrderDual.instBotOfTop), named from the
+// instance's final name also when that is its placeholder (Lean ≤ 4.7
+// rules), and no twin named like its instance is made.
+func TestInstanceNamesAroundTwins(t *testing.T) {
+	files := map[string]string{
+		"Lib/A.lean": `universe u
+class Top (α : Type u) where
+class Bot (α : Type u) where
+class Preorder (α : Type u) where
+variable {F α β : Type*}
+structure TopHom (α β : Type*) [Top α] [Top β] where
+  toFun : α → β
+@[to_dual]
+structure BotHom (α β : Type*) [Bot α] [Bot β] where
+  toFun : α → β
+namespace TopHom
+variable [Top α]
+@[to_dual]
+instance [Preorder β] [Top β] : Preorder (TopHom α β) := sorry
+end TopHom
+`,
+		// apart: its instances give Top from Bot and back, which would make
+		// any [Top β] used through BotHom's [Bot β]
+		"Lib/B.lean": `universe u
+class Top (α : Type u) where
+class Bot (α : Type u) where
+def OrderDual (α : Type u) := α
+notation:max α "ᵒᵈ" => OrderDual α
+namespace OrderDual
+variable (α)
+@[to_dual]
+instance [h : Bot α] : Top αᵒᵈ := ⟨h.bot⟩
+end OrderDual
+class Pointed (α : Type u) where
+@[to_additive] instance : Pointed Nat := ⟨⟩
+`,
+	}
+	var got []string
+	for _, lib := range []string{"Lib/A.lean", "Lib/B.lean"} {
+		fs := maps.Clone(translateFiles)
+		fs[lib] = files[lib]
+		_, rows := extractLib(t, fs, Source{Library: "lib", Revision: "r", LeanVersion: "4.29.0"})
+		for _, r := range rows {
+			if r.Kind == workspace.KindInstance {
+				got = append(got, r.Name)
+			}
+		}
+	}
+	// under Lean 4.7 rules the instance keeps its written-type name: its
+	// twin is still named from it, not left with toAdditive's placeholder
+	res, rows := extractLib(t, map[string]string{"Lib/B.lean": files["Lib/B.lean"]}, Source{Library: "lib", Revision: "r", LeanVersion: "4.7.0"})
+	if res.DuplicatesDropped != 0 {
+		t.Errorf("%d rows dropped: %v (a twin named like its instance is no row)", res.DuplicatesDropped, res.Duplicates)
+	}
+	for _, r := range rows {
+		if strings.HasSuffix(r.Name, ".to_dual") || strings.HasSuffix(r.Name, ".to_additive") {
+			t.Errorf("placeholder name %s", r.Name)
+		}
+	}
+	for _, w := range []string{"TopHom.instPreorder", "BotHom.instPreorder", "OrderDual.instTopOfBot", "OrderDual.instBotOfTop"} {
+		if !slices.Contains(got, w) {
+			t.Errorf("missing %s in %v", w, got)
+		}
+	}
+}

@@ -39,6 +39,12 @@ type Naming struct {
 	// Rewrites are replacements applied to a translated additive name, in
 	// order (CommAdd → AddComm: Mathlib writes AddCommMonoid).
 	Rewrites [][2]string `json:"rewrites"`
+
+	// additiveDict and dualDict, when set, are the library's own guessName
+	// dictionaries (libraryNaming): names are then guessed as Mathlib's
+	// guessName guesses them (AdditiveNames still first), not by the word
+	// tables above. Read-only, shared by clones.
+	additiveDict, dualDict *guessDict
 }
 
 // mathlibNaming is Mathlib's tables, built once and never changed.
@@ -59,7 +65,8 @@ func DefaultNaming() *Naming { return mathlibNaming().clone() }
 
 func (n *Naming) clone() *Naming {
 	return &Naming{Additive: maps.Clone(n.Additive), AdditiveNames: maps.Clone(n.AdditiveNames), Dual: maps.Clone(n.Dual),
-		KeepNamespaces: slices.Clone(n.KeepNamespaces), Abbreviations: slices.Clone(n.Abbreviations), Rewrites: slices.Clone(n.Rewrites)}
+		KeepNamespaces: slices.Clone(n.KeepNamespaces), Abbreviations: slices.Clone(n.Abbreviations), Rewrites: slices.Clone(n.Rewrites),
+		additiveDict: n.additiveDict, dualDict: n.dualDict}
 }
 
 // namingFile is the file LoadNaming reads.
@@ -129,6 +136,9 @@ func (n *Naming) GuessAdditive(s string) string {
 	if t, ok := n.AdditiveNames[s]; ok {
 		return t
 	}
+	if n.additiveDict != nil {
+		return n.additiveDict.guessName(s)
+	}
 	out := translateWords(s, n.Additive)
 	if out != s {
 		out = n.fixAbbreviations(out)
@@ -142,6 +152,9 @@ func (n *Naming) GuessAdditive(s string) string {
 // GuessDual translates a name to its order dual word by word (Iio → Ioi,
 // WithBot → WithTop), an approximation of Mathlib's to_dual.
 func (n *Naming) GuessDual(s string) string {
+	if n.dualDict != nil {
+		return n.dualDict.guessName(s)
+	}
 	if t, ok := n.Dual[s]; ok {
 		return t
 	}
