@@ -78,6 +78,7 @@ func (s *searchState) fullName() []int {
 	// subscripts, so a pasted Filter.tendsto_const_div_iff' or forall₂_comm
 	// named only its namespace or a neighbour.
 	if r, ok := s.t.docOf(leanname.Canonical(text)); ok && s.cand(r) {
+		s.typed, s.typedOK = r, true
 		named = append([]int{r}, slices.DeleteFunc(named, func(d int) bool { return d == r })...)
 		prefix = slices.DeleteFunc(prefix, func(d int) bool { return d == r })
 	}
