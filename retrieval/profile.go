@@ -1,6 +1,7 @@
 package retrieval
 
 import (
+	"github.com/driftkit/driftkit/internal/leanname"
 	"slices"
 	"strings"
 )
@@ -76,6 +77,11 @@ func (s *searchState) fullName() []int {
 	}
 	if strings.ContainsAny(text, " \t\n") {
 		return s.t.typedNames(s.q.Text, s.cand)
+	}
+	// A one-identifier query that is a declaration's full name as typed
+	// asks for that declaration: ModeBest ranks it first (finish).
+	if r, ok := s.t.docOf(leanname.Canonical(text)); ok && s.cand(r) {
+		s.typed, s.typedOK = r, true
 	}
 	named, prefix := s.t.mentions("`"+text+"`", s.cand)
 	if len(named) > 0 || !s.w.FuzzyName {
