@@ -127,7 +127,7 @@ type instNamer struct {
 	// decls are the rows whose signatures the namer reads (sigDecl), sigs
 	// those read (csigOf)
 	decls map[string]*pdecl
-	sigs  memo[*csig]
+	sigs  memo[string, *csig]
 	// instEdges: a class → the classes of the instances taking it as
 	// their only instance argument (last components)
 	instEdges map[string][]string
@@ -137,7 +137,7 @@ type instNamer struct {
 	// ancs memoises ancestors (instUsed asks for them about 2 million
 	// times on Mathlib): classes are all recorded by newInstNamer, so a
 	// class's ancestors never change.
-	ancs memo[map[string]bool]
+	ancs memo[string, map[string]bool]
 }
 
 // declSite is where a name is declared: a file and the index of the
@@ -176,25 +176,6 @@ func nameInstances(files []*fileResult, naming *Naming, vis []bitset, order []in
 		n.nameFile(files, i, naming)
 	}
 	return n.fallbacks
-}
-
-// memo is a concurrent memo table of a pure function of its key: two
-// goroutines may compute one key at once, the first value stored wins and
-// every caller gets it.
-type memo[V any] struct{ m sync.Map }
-
-func (m *memo[V]) get(k string) (V, bool) {
-	v, ok := m.m.Load(k)
-	if !ok {
-		var zero V
-		return zero, false
-	}
-	return v.(V), true
-}
-
-func (m *memo[V]) put(k string, v V) V {
-	got, _ := m.m.LoadOrStore(k, v)
-	return got.(V)
 }
 
 // instSite is an anonymous instance: the k-th row of file fi.

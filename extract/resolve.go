@@ -35,16 +35,16 @@ type Table struct {
 	notations  map[string][]*notationDef
 	twins      *twinNamespaces     // to_additive/to_dual namespace translations (nil: guessed by words)
 	suffix     map[string][]string // last component → names in type namespaces
-	openCache  sync.Map            // *scopeCtx -> []resolvedOpen
-	vis        []bitset            // per module: the modules it (transitively) imports, itself included
+	openCache  memo[*scopeCtx, []resolvedOpen]
+	vis        []bitset // per module: the modules it (transitively) imports, itself included
 	// priv: per module, the modules whose private declarations it sees:
 	// itself and those it imports with `import all` (transitively)
 	priv []bitset
 	// providers maps a class to the classes an instance or a parent
 	// projection derives it from ([B] provides A when B extends A).
 	providers map[string][]string
-	derives   map[string][]string // reverse of providers
-	derivMemo sync.Map            // class -> []string: classes derivable from it
+	derives   map[string][]string    // reverse of providers
+	derivMemo memo[string, []string] // class → classes derivable from it
 	// unresolved counts identifiers that do not resolve (nil: not counted)
 	unresolved *counter
 	pool       []*resolver // parallel's resolvers (parallel passes never overlap)
@@ -53,8 +53,8 @@ type Table struct {
 // derivable returns the class itself and the classes instances and parent
 // projections derive from it (three steps deep), memoised.
 func (t *Table) derivable(c string) []string {
-	if v, ok := t.derivMemo.Load(c); ok {
-		return v.([]string)
+	if v, ok := t.derivMemo.get(c); ok {
+		return v
 	}
 	seen := map[string]bool{c: true}
 	out := []string{c}
@@ -72,8 +72,7 @@ func (t *Table) derivable(c string) []string {
 		}
 		queue = next
 	}
-	t.derivMemo.Store(c, out)
-	return out
+	return t.derivMemo.put(c, out)
 }
 
 // bitset is a set of module indices.
@@ -265,8 +264,8 @@ func importAllClosures(files []*fileResult) []bitset {
 
 // opensOf resolves the namespaces opened in a context (cached per context).
 func (t *Table) opensOf(ctx *scopeCtx) []resolvedOpen {
-	if v, ok := t.openCache.Load(ctx); ok {
-		return v.([]resolvedOpen)
+	if v, ok := t.openCache.get(ctx); ok {
+		return v
 	}
 	var out []resolvedOpen
 	for _, o := range ctx.opens {
@@ -295,8 +294,7 @@ func (t *Table) opensOf(ctx *scopeCtx) []resolvedOpen {
 			out = append(out, resolvedOpen{ns: o.name, only: o.only, hiding: o.hiding, scoped: o.scoped})
 		}
 	}
-	t.openCache.Store(ctx, out)
-	return out
+	return t.openCache.put(ctx, out)
 }
 
 func openedAt(os []resolvedOpen, ns string) bool {
