@@ -5,6 +5,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 )
 
 // The mix cycles through every kind, each asking the query it was given.
@@ -31,11 +32,17 @@ func TestForCyclesKinds(t *testing.T) {
 
 // This process's own CPU time and RSS read from /proc are positive.
 func TestProcessReadings(t *testing.T) {
-	x := 0
-	for i := range 20_000_000 {
-		x += i % 3
+	// /proc counts CPU time in clock ticks (10 ms): spin until one shows,
+	// for at most 5 s — a fixed loop finished inside one tick on a fast
+	// moment (CI, 3 December) and read 0.
+	x, cpu := 0, 0.0
+	for deadline := time.Now().Add(5 * time.Second); cpu <= 0 && time.Now().Before(deadline); {
+		for i := range 5_000_000 {
+			x += i % 3
+		}
+		cpu = CPUSeconds(os.Getpid())
 	}
-	if x == 0 || CPUSeconds(os.Getpid()) <= 0 {
+	if x == 0 || cpu <= 0 {
 		t.Fatal("no CPU time read")
 	}
 	if RSSKB(os.Getpid()) <= 0 {
