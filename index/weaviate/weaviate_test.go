@@ -608,13 +608,20 @@ func upsert(t *testing.T, c *weaviatetest.Cluster, objs ...*pb.BatchObject) {
 	// UpdateVectorIndexConfigs marks it so until the vector index took the
 	// new config): the build's last step turns on asynchronous replication,
 	// so a write right after it may be refused that way and is retried.
-	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+	// A write at consistency ALL is also refused while a replica is
+	// briefly unreachable ("broadcast: cannot reach enough replicas", seen
+	// in a CI run on a loaded 2-core machine); the objects have fixed ids,
+	// so sending them again writes them once, as the build's own import
+	// (sendBatch) does.
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(200 * time.Millisecond) {
 		reply, err := pb.NewWeaviateClient(conn).BatchObjects(context.Background(),
 			&pb.BatchObjectsRequest{Objects: objs, ConsistencyLevel: pb.ConsistencyLevel_CONSISTENCY_LEVEL_ALL.Enum()})
 		if err == nil && len(reply.GetErrors()) == 0 {
 			return
 		}
-		if err != nil || time.Now().After(deadline) || !strings.Contains(fmt.Sprint(reply.GetErrors()), "read-only") {
+		msg := fmt.Sprint(reply.GetErrors())
+		transient := strings.Contains(msg, "read-only") || strings.Contains(msg, "cannot reach enough replicas")
+		if err != nil || time.Now().After(deadline) || !transient {
 			t.Fatalf("upsert: %v %v", err, reply.GetErrors())
 		}
 	}
