@@ -47,6 +47,36 @@ func derivedNames(rows []workspace.Declaration) []string {
 	return out
 }
 
+// standaloneLib has `deriving instance … for …` commands: a target applied
+// to a section variable, in a namespace that is the target's own name
+// (Mathlib's SplittingField; MathlibTest refers to
+// Polynomial.SplittingField.instAlgebra), classes on several lines, and a
+// class and type Lean declares (no constant from the project: the
+// project's suffix, as Mathlib's Lean.instToJsonPUnit_mathlib).
+var standaloneLib = map[string]string{"Lib/Standalone.lean": `
+class Algebra (R : Type) (A : Type) where
+class IsScalarTower (M N α : Type) : Prop where
+class Inhabited' (α : Type) where
+
+namespace Polynomial
+variable {K : Type}
+def SplittingField (f : Nat) : Type := Nat
+namespace SplittingField
+variable (f : Nat)
+variable {R : Type} in
+deriving instance Algebra R, IsScalarTower R K for SplittingField f
+end SplittingField
+end Polynomial
+
+def ENat : Type := Nat
+deriving instance Inhabited',
+  Algebra Nat for ENat
+
+namespace Lean
+deriving instance ToJson for PUnit
+end Lean
+`}
+
 // TestDerivedInstanceNamesByVersion: the names Lean gives derived instances (read
 // from Lean's deriving handlers and Term.processDefDeriving, before and
 // after lean4#9800 in 4.23). Since 4.23 a definition's derived instance is
@@ -56,7 +86,9 @@ func derivedNames(rows []workspace.Declaration) []string {
 // TensorProduct R S S, K(p, k) is FractionRing (WittVector p k)), namespace
 // components that are declarations are seen (Ring), and f's arguments (its
 // parameters, section variables included: G ε) name nothing. Before, only
-// classes written as names derive (f's name, inst, the class).
+// classes written as names derive (f's name, inst, the class). A
+// standalone `deriving instance` command is named by the generator since
+// 4.23 (standaloneLib) and makes no row before.
 func TestDerivedInstanceNamesByVersion(t *testing.T) {
 	for _, tc := range []struct {
 		lib     map[string]string
@@ -74,6 +106,11 @@ func TestDerivedInstanceNamesByVersion(t *testing.T) {
 			"Mathlib.Tactic.AtomM.Recurse.instInhConfig", "Mathlib.Tactic.AtomM.Recurse.instRepr'Config",
 			"instAlgZModGaloisField", "instCharPGaloisField", "instInhGaloisField",
 		}},
+		{standaloneLib, "v4.29.0", []string{
+			"Lean.instToJsonPUnit_lib", "Polynomial.SplittingField.instAlgebra", "Polynomial.SplittingField.instIsScalarTower",
+			"instAlgebraNatENat", "instInhabited'ENat",
+		}},
+		{standaloneLib, "v4.22.0", nil},
 		{deriveLib, "4.7.0", []string{
 			"Grp.instcommutatorCharacteristic", "Grp.instcommutatorNormal",
 			"Mathlib.Tactic.AtomM.Recurse.instInhConfig", "Mathlib.Tactic.AtomM.Recurse.instRepr'Config",
@@ -169,3 +206,32 @@ def IsUniform (s t : Finset α) : Prop := True
 deriving Decidable
 end SimpleGraph
 `}
+
+// TestDerivingCommandRow: a standalone deriving command's row says what it
+// is: the instance type it asks for (the target in parentheses where it is
+// applied), its keyword, lines and code, and the class and target among its
+// statement dependencies.
+func TestDerivingCommandRow(t *testing.T) {
+	_, rows := extractLib(t, standaloneLib, Source{Library: "Lib", Revision: "r", LeanVersion: "v4.29.0"})
+	want := map[string]string{
+		"Polynomial.SplittingField.instAlgebra":       "Algebra R (SplittingField f)",
+		"Polynomial.SplittingField.instIsScalarTower": "IsScalarTower R K (SplittingField f)",
+		"instAlgebraNatENat":                          "Algebra Nat ENat",
+	}
+	for _, r := range rows {
+		sig, ok := want[r.Name]
+		if !ok {
+			continue
+		}
+		delete(want, r.Name)
+		if r.Signature != sig || r.Keyword != "deriving instance" || !strings.HasPrefix(r.Code, "deriving instance") {
+			t.Errorf("%s: signature %q keyword %q code %q, want signature %q from a deriving instance command", r.Name, r.Signature, r.Keyword, r.Code, sig)
+		}
+		if r.Name == "instAlgebraNatENat" && (r.LineStart != 17 || r.LineEnd != 18 || !slices.Contains(r.StatementDeps, "ENat") || !slices.Contains(r.StatementDeps, "Algebra")) {
+			t.Errorf("%s: lines %d-%d, statement deps %v; want 17-18 and Algebra, ENat", r.Name, r.LineStart, r.LineEnd, r.StatementDeps)
+		}
+	}
+	if len(want) > 0 {
+		t.Errorf("no rows for %v", want)
+	}
+}

@@ -282,7 +282,13 @@ func ModuleName(rel string) string {
 // returns its declaration rows (names unresolved against other files but
 // resolved within it), its module row and the parse errors.
 func ParseFile(src []byte, path string, lib string) ([]workspace.Declaration, workspace.Module, []error) {
-	s := &Source{Library: lib}
+	return parseOne(src, path, &Source{Library: lib})
+}
+
+// parseOne is ParseFile under the rules of s (the fuzz target also runs
+// the Lean ≥ 4.8 instance namer, which ParseFile's version-less source
+// does not).
+func parseOne(src []byte, path string, s *Source) ([]workspace.Declaration, workspace.Module, []error) {
 	fr := parseFile(src, string(src), path, ModuleName(path), s, &Options{})
 	twins := nameTwins([]*fileResult{fr}, mathlibNaming())
 	nameInstances([]*fileResult{fr}, mathlibNaming(), nil, []int{0}, 1)

@@ -319,15 +319,19 @@ func FuzzParseFile(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, src []byte) {
-		rows, _, errs := ParseFile(src, "Fuzz.lean", "fuzz")
-		for _, e := range errs {
-			if errors.Is(e, ErrPanic) {
-				t.Fatalf("parser panicked: %v", e)
+		// without a Lean version, and under Lean 4.29's rules (the
+		// anonymous-instance namer, standalone deriving commands)
+		for _, s := range []*Source{{Library: "fuzz"}, {Library: "fuzz", InstanceNames: InstanceNamesV48}} {
+			rows, _, errs := parseOne(src, "Fuzz.lean", s)
+			for _, e := range errs {
+				if errors.Is(e, ErrPanic) {
+					t.Fatalf("parser panicked (instance names %q): %v", s.InstanceNames, e)
+				}
 			}
-		}
-		for _, r := range rows {
-			if r.Name == "" || r.LineStart > r.LineEnd {
-				t.Fatalf("bad row %+v", r)
+			for _, r := range rows {
+				if r.Name == "" || r.LineStart > r.LineEnd {
+					t.Fatalf("bad row %+v", r)
+				}
 			}
 		}
 	})

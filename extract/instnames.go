@@ -71,11 +71,20 @@ type instSrc struct {
 
 // captureInstance records an anonymous instance for nameInstances.
 func (p *fileParser) captureInstance(d *declSyntax) *instSrc {
-	src := &instSrc{sig: p.f.tokSeq(d.sigStart, d.sigEnd), colon: -1, ns: p.ns, path: p.path, vars: map[string]string{},
-		varTys: map[string]tokSeq{}, univs: p.univs}
+	colon := -1
 	if d.colonIdx >= 0 {
-		src.colon = d.colonIdx - d.sigStart
+		colon = d.colonIdx - d.sigStart
 	}
+	return p.instSrcOf(p.f.tokSeq(d.sigStart, d.sigEnd), colon)
+}
+
+// instSrcOf records an instance signature (sig, its top-level colon at
+// index colon or -1) with the names in force where it is declared: the
+// section variables it mentions, the scope's [SetLike σ R] binders, the
+// universes and the opened namespaces.
+func (p *fileParser) instSrcOf(sig tokSeq, colon int) *instSrc {
+	src := &instSrc{sig: sig, colon: colon, ns: p.ns, path: p.path, vars: map[string]string{},
+		varTys: map[string]tokSeq{}, univs: p.univs}
 	mentioned := map[string]bool{}
 	for i, t := range src.sig.text {
 		if src.sig.kinds[i] == TokIdent {

@@ -426,6 +426,8 @@ func (p *fileParser) command(c Command) {
 			}
 		}
 		p.res.exports = append(p.res.exports, e)
+	case kw == "deriving" && f.is(k+1, "instance"):
+		p.derivingCommand(c, k)
 	case kw == "macro_rules":
 		p.macroRules(c, k)
 	case notationKeywords[kw]:
