@@ -329,16 +329,26 @@ func isPrivate(d *pdecl) bool { return d.row.IsPrivate() }
 // forNamer turns a notation definition into the parser's form (nil for
 // macro_rules and notations without a plain pattern).
 func (nd *notationDef) forNamer() *notn {
-	if len(nd.pattern) == 0 || nd.expansion == "" {
+	exp := nd.expansion
+	if nd.namerExpansion != "" {
+		exp = nd.namerExpansion
+	}
+	if len(nd.pattern) == 0 || exp == "" {
 		return nil
 	}
-	nt := &notn{items: nd.pattern, expansion: lexSeq(nd.expansion), scopedNs: nd.scopedNs, ctx: nd.ctx}
+	nt := &notn{items: nd.pattern, expansion: lexSeq(exp), scopedNs: nd.scopedNs, ctx: nd.ctx}
 	if nd.local {
 		nt.localPath = nd.path
 	}
 	for _, it := range nd.pattern {
 		if it.param != "" {
 			nt.params = append(nt.params, it.param)
+		}
+		if it.scopedBody != "" {
+			if nt.scopedBody == nil {
+				nt.scopedBody = map[string]*notn{}
+			}
+			nt.scopedBody[it.param] = &notn{expansion: lexSeq(it.scopedBody), params: []string{it.scopedVar}, ctx: nd.ctx}
 		}
 	}
 	switch nd.kind {
@@ -757,7 +767,11 @@ func (g *nameGen) appUses(h *tnode, as []*tnode, cls string, args []*tnode, firs
 		if b.kind != "[" {
 			continue
 		}
-		bh, bargs := appHead(stripParam(b.ty))
+		bt := stripParam(b.ty)
+		for bt != nil && bt.op == 'p' {
+			bt = bt.body // [∀ i, Zero (β i)] (DFinsupp's) wants Zero about β
+		}
+		bh, bargs := appHead(bt)
 		if bh == nil || bh.op != 'c' {
 			continue
 		}

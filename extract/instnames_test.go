@@ -80,6 +80,36 @@ instance : Pointed (A 0) := ⟨⟩ -- want GradeZero.instPointedSubtypeMemOfNat
 instance : Pointed (Fin (2 : ℕ)) := ⟨⟩ -- want GradeZero.instPointedFinOfNatNat
 end GradeZero
 `,
+	// notation3 over binders (Mathlib's DFinsupp): Π₀ i, β i is
+	// DFinsupp fun i => β i, the fun not named (winnowExpr visits its
+	// body, β a local); not a ∀ (…Forall…)
+	"Lib/DFinsupp.lean": `class Zero (α : Type u) where
+class AddZeroClass (α : Type u) extends Zero α where
+class Add (α : Type u) where
+class UniqueSums (α : Type u) where
+structure DFinsupp {ι : Type u} (β : ι → Type v) [∀ i, Zero (β i)] : Type (max u v) where
+  toFun : ∀ i, β i
+notation3 "Π₀ "(...)", "r:(scoped f => DFinsupp f) => r
+namespace DFinsupp
+variable {ι : Type u} {β : ι → Type v}
+instance [∀ i, Zero (β i)] : Zero (Π₀ i, β i) := ⟨⟩ -- want DFinsupp.instZero
+instance [∀ i, AddZeroClass (β i)] : Add (Π₀ i, β i) := ⟨⟩ -- want DFinsupp.instAdd
+end DFinsupp
+instance {ι} (G : ι → Type v) [∀ i, AddZeroClass (G i)] [∀ i, UniqueSums (G i)] : UniqueSums (Π₀ i, G i) := ⟨⟩ -- want instUniqueSumsDFinsupp
+instance {ι : Type u} (γ : ι → ι → Type v) [∀ i j, Zero (γ i j)] : Pointed (Π₀ (i : ι) j, γ i j) := ⟨⟩ -- want instPointedDFinsupp
+`,
+	// ⨆ i, P i is iSup fun i => P i: field notation on it is in the
+	// namespace of the fun's body's type (iSup's α)
+	"Lib/ISup.lean": `class SupSet (α : Type u) where
+def iSup {α : Type u} {ι : Type v} [SupSet α] (s : ι → α) : α := s
+notation3 "⨆ "(...)", "r:60:(scoped f => iSup f) => r
+structure ObjProp (C : Type u) where
+namespace ObjProp
+class IsClosed {C : Type u} (P : ObjProp C) : Prop where
+instance {C : Type u} [SupSet (ObjProp C)] {α : Type v} (P : α → ObjProp C) [∀ a, (P a).IsClosed] :
+    (⨆ a, P a).IsClosed := ⟨⟩ -- want ObjProp.instIsClosedISup
+end ObjProp
+`,
 	"Lib/Implicit.lean": `structure Kernel (α β : Type u) where
   f : α → β
 namespace Kernel

@@ -533,6 +533,13 @@ func (g *nameGen) typeOf1(t *tnode, depth int) *tnode {
 		return g.ltypeT[t.name]
 	case 'o':
 		return &tnode{op: 's', name: "Type"}
+	case 'l':
+		// fun i => I i (⨅ i, I i is iInf fun i => I i): a function into
+		// its body's type, which fills iInf's α (its domain is not known)
+		if b := g.typeOf(t.body, depth+1); b != nil {
+			return &tnode{op: 'p', dom: &tnode{op: 'x'}, body: b}
+		}
+		return nil
 	case 'c', 'a':
 		h, args := appHead(t)
 		if h == nil {

@@ -87,11 +87,21 @@ type notn struct {
 	// namespace CategoryTheory means CategoryTheory.Functor, also where
 	// the root Functor is visible); nil for core notations
 	ctx *scopeCtx
+	// scopedBody: notation3's `r:(scoped f => DFinsupp f)` parameters, the
+	// term f stands in (its one parameter the scoped variable)
+	scopedBody map[string]*notn
 }
 
 type notItem struct {
 	atom  string // "" for a parameter
 	param string
+	// binders: notation3's `(...)`, binders up to the next atom, bound in
+	// the parameters after it
+	binders bool
+	// scopedVar, scopedBody: notation3's `r:(scoped f => DFinsupp f)`: r
+	// is the term after the binders, its value scopedBody with f := fun
+	// binder => r, once per binder from the innermost out
+	scopedVar, scopedBody string
 }
 
 // notationSet indexes notations by their first atom (leading) or by the
@@ -285,8 +295,28 @@ func (p *tparser) ops() *tnode {
 
 // items parses a notation's items from index from on into args.
 func (p *tparser) items(n *notn, from int, args map[string]*tnode) bool {
+	var binders []string // notation3's (...), bound until the notation ends
+	var saved map[string]bool
+	defer func() {
+		if binders != nil {
+			p.unbind(binders, saved)
+		}
+	}()
 	for ii := from; ii < len(n.items); ii++ {
 		it := n.items[ii]
+		if it.binders {
+			// (...): binders up to the next atom (Π₀ i j, …; Π₀ (i : ι), …)
+			sep := map[string]bool{}
+			if ii+1 < len(n.items) && n.items[ii+1].atom != "" {
+				sep[firstTok(n.items[ii+1].atom)] = true
+			}
+			binders = []string{}
+			for _, b := range p.binderList(sep) {
+				binders = append(binders, b.name)
+			}
+			saved = p.bind(binders)
+			continue
+		}
 		if it.atom != "" {
 			k := p.matchAtom(p.pos, it.atom)
 			if k == 0 {
@@ -296,13 +326,19 @@ func (p *tparser) items(n *notn, from int, args map[string]*tnode) bool {
 			continue
 		}
 		var a *tnode
-		if ii+1 < len(n.items) {
-			a = p.expr() // up to the next atom
+		if ii+1 < len(n.items) || n.scopedBody[it.param] != nil {
+			a = p.expr() // up to the next atom; a binder's body as far as it goes
 		} else {
 			a = p.app()
 		}
 		if a == nil {
 			a = &tnode{op: 'x'}
+		}
+		if body := n.scopedBody[it.param]; body != nil {
+			// Π₀ i j, γ i j is DFinsupp fun i => DFinsupp fun j => γ i j
+			for range max(len(binders), 1) {
+				a = p.expand(body, map[string]*tnode{it.scopedVar: {op: 'l', body: a}})
+			}
 		}
 		args[it.param] = a
 	}
