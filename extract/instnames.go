@@ -67,6 +67,9 @@ type instSrc struct {
 	setLikes []tokSeq
 	univs    []string
 	opened   []string // namespaces opened (as written)
+	// instHeads are the classes of the section's instance binders, as
+	// written ([SMul M α]: SMul)
+	instHeads []string
 }
 
 // captureInstance records an anonymous instance for nameInstances.
@@ -86,6 +89,9 @@ func (p *fileParser) captureInstance(d *declSyntax) *instSrc {
 	for _, v := range p.vars {
 		if v.name == "" && v.kind == '[' && lastComponent(v.head) == "SetLike" && v.tyEnd-v.tyStart < 50 {
 			src.setLikes = append(src.setLikes, p.f.tokSeq(v.tyStart, v.tyEnd))
+		}
+		if v.kind == '[' && v.head != "" {
+			src.instHeads = append(src.instHeads, v.head)
 		}
 		if v.name != "" && mentioned[v.name] {
 			src.vars[v.name] = v.head
@@ -138,6 +144,8 @@ type instNamer struct {
 	// times on Mathlib): classes are all recorded by newInstNamer, so a
 	// class's ancestors never change.
 	ancs memo[string, map[string]bool]
+	// needs memoises what a notation's head needs (notationNeeds)
+	needs memo[*notn, notnNeeds]
 }
 
 // declSite is where a name is declared: a file and the index of the
@@ -336,7 +344,7 @@ func (nd *notationDef) forNamer() *notn {
 	if len(nd.pattern) == 0 || exp == "" {
 		return nil
 	}
-	nt := &notn{items: nd.pattern, expansion: lexSeq(exp), scopedNs: nd.scopedNs, ctx: nd.ctx}
+	nt := &notn{items: nd.pattern, expansion: lexSeq(exp), scopedNs: nd.scopedNs, ctx: nd.ctx, head: nd.target}
 	if nd.local {
 		nt.localPath = nd.path
 	}
@@ -503,8 +511,9 @@ func (n *instNamer) baseName(src *instSrc, root string) string {
 		colon = len(src.sig.text)
 	}
 	budget := 20000
+	choose := n.chooser(src, colon)
 	mk := func() (*tparser, []bnd) {
-		p := &tparser{s: src.sig, end: colon, locals: locals, nots: n.nots, visNs: visNs, budget: &budget, path: src.path}
+		p := &tparser{s: src.sig, end: colon, locals: locals, nots: n.nots, visNs: visNs, budget: &budget, path: src.path, choose: choose}
 		return p, p.binderList(map[string]bool{})
 	}
 	_, bs := mk()
@@ -516,7 +525,7 @@ func (n *instNamer) baseName(src *instSrc, root string) string {
 	_, bs = mk() // again, with every binder's name known
 	var typ *tnode
 	if src.colon >= 0 {
-		p := &tparser{s: src.sig, pos: src.colon + 1, end: len(src.sig.text), locals: locals, nots: n.nots, visNs: visNs, budget: &budget, path: src.path}
+		p := &tparser{s: src.sig, pos: src.colon + 1, end: len(src.sig.text), locals: locals, nots: n.nots, visNs: visNs, budget: &budget, path: src.path, choose: choose}
 		typ = p.expr()
 	}
 	if typ == nil {
@@ -528,7 +537,7 @@ func (n *instNamer) baseName(src *instSrc, root string) string {
 		ltype[v] = h
 		ltypeT[v] = &tnode{op: 'c', name: h}
 		if ts, ok := src.varTys[v]; ok {
-			p := &tparser{s: ts, end: len(ts.text), locals: locals, nots: n.nots, visNs: visNs, budget: &budget, path: src.path}
+			p := &tparser{s: ts, end: len(ts.text), locals: locals, nots: n.nots, visNs: visNs, budget: &budget, path: src.path, choose: choose}
 			if ty := p.expr(); ty != nil {
 				ltypeT[v] = ty
 			}
@@ -574,6 +583,128 @@ func (n *instNamer) baseName(src *instSrc, root string) string {
 		}
 	}
 	return name + "_" + decapitalize(root)
+}
+
+// notnNeeds is what a notation's head constant needs: its full name and
+// the classes of its instance parameters (last components).
+type notnNeeds struct {
+	full    string
+	classes []string
+}
+
+// notationNeeds reads a notation's head in its scope and the classes of
+// its signature's instance parameters (MulActionHom: SMul, SMul).
+func (n *instNamer) notationNeeds(nt *notn) notnNeeds {
+	if v, ok := n.needs.get(nt); ok {
+		return v
+	}
+	var v notnNeeds
+	ns, opened := "", []string(nil)
+	if nt.ctx != nil {
+		ns = nt.ctx.ns
+		for _, o := range nt.ctx.opens {
+			opened = append(opened, o.name)
+		}
+	}
+	if full, ok := n.resolveIn(nt.head, ns, opened); ok {
+		v.full = full
+		if sig := n.csigOf(full); sig != nil {
+			for _, b := range sig.bs {
+				if b.kind != "[" {
+					continue
+				}
+				t := stripParam(b.ty)
+				for t != nil && t.op == 'p' {
+					t = t.body
+				}
+				if h, _ := appHead(t); h != nil && h.op == 'c' {
+					v.classes = append(v.classes, lastComponent(h.name))
+				}
+			}
+		}
+	}
+	return n.needs.put(nt, v)
+}
+
+// chooser decides between notations spelt alike in one instance's
+// signature (tparser.pick) as elaboration would, where it can without
+// elaborating: the one alternative whose head's instance parameters the
+// instance's binders and the section's instance variables all provide
+// (`X →ₑ[φ] Y` under [SMul M X] is MulActionHom, under [AddAction M X]
+// AddActionHom); else the one whose head is the current namespace or a
+// prefix of it (in namespace MulActionHom); else nil (the later one).
+func (n *instNamer) chooser(src *instSrc, colon int) func([]*notn) *notn {
+	var avail map[string]bool // the classes in force, with their ancestors
+	classes := func() map[string]bool {
+		if avail != nil {
+			return avail
+		}
+		avail = map[string]bool{}
+		add := func(h string) {
+			for a := range n.ancestors(lastComponent(h)) {
+				avail[a] = true
+			}
+		}
+		for _, h := range src.instHeads {
+			add(h)
+		}
+		// the instance's own binders: [C …], [inst : C …], [∀ i, C …]
+		ts := src.sig.text
+		for i := 0; i+1 < colon && i+1 < len(ts); i++ {
+			if ts[i] != "[" {
+				continue
+			}
+			j := i + 1
+			if j+1 < len(ts) && ts[j+1] == ":" && src.sig.kinds[j] == TokIdent {
+				j += 2
+			}
+			if j < len(ts) && ts[j] == "∀" {
+				for j < len(ts) && ts[j] != "," && ts[j] != "]" {
+					j++
+				}
+				j++
+			}
+			if j < len(ts) && src.sig.kinds[j] == TokIdent {
+				add(ts[j])
+			}
+		}
+		return avail
+	}
+	return func(alike []*notn) *notn {
+		// the one alternative whose needs are all in force (a global
+		// instance may provide the others' — Category CommRingCat —, so
+		// only one that needs something and finds it all tells)
+		var found *notn
+		for _, nt := range alike {
+			needs := n.notationNeeds(nt).classes
+			all := len(needs) > 0
+			for _, c := range needs {
+				if !classes()[c] {
+					all = false
+				}
+			}
+			if all {
+				if found != nil {
+					found = nil
+					break
+				}
+				found = nt
+			}
+		}
+		if found != nil {
+			return found
+		}
+		var inNs *notn
+		for _, nt := range alike {
+			if f := n.notationNeeds(nt).full; f != "" && (src.ns == f || strings.HasPrefix(src.ns, f+".")) {
+				if inNs != nil {
+					return nil
+				}
+				inNs = nt
+			}
+		}
+		return inNs
+	}
 }
 
 func decapitalize(s string) string {

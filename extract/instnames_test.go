@@ -110,6 +110,30 @@ instance {C : Type u} [SupSet (ObjProp C)] {α : Type v} (P : α → ObjProp C) 
     (⨆ a, P a).IsClosed := ⟨⟩ -- want ObjProp.instIsClosedISup
 end ObjProp
 `,
+	// two notations spelt alike (Mathlib's MulActionHom and AddActionHom):
+	// Lean keeps the alternative that elaborates — the one whose instance
+	// parameters the binders provide, else (undecided) the namespace's
+	"Lib/ActionHom.lean": `class VAdd (G : Type u) (P : Type v) where
+class AddAction (G : Type u) (P : Type v) extends VAdd G P where
+structure MulActionHom {M N : Type u} (φ : M → N) (X : Type v) [SMul M X] (Y : Type v) [SMul N Y] where
+  toFun : X → Y
+notation:25 X " →ₑ[" φ:25 "] " Y:0 => MulActionHom φ X Y
+structure AddActionHom {M N : Type u} (φ : M → N) (X : Type v) [VAdd M X] (Y : Type v) [VAdd N Y] where
+  toFun : X → Y
+notation:25 X " →ₑ[" φ:25 "] " Y:0 => AddActionHom φ X Y
+namespace MulActionHom
+variable {M N X Y : Type u} {σ : M → N} [SMul M X] [SMul N Y]
+instance : Pointed (X →ₑ[σ] Y) := ⟨⟩ -- want MulActionHom.instPointed
+end MulActionHom
+namespace Act
+instance {M X Y : Type u} {σ : M → M} [AddAction M X] [AddAction M Y] : Pointed (X →ₑ[σ] Y) := ⟨⟩ -- want Act.instPointedAddActionHom
+instance {M X Y : Type u} {σ : M → M} [SMul M X] [SMul M Y] : Pointed (X →ₑ[σ] Y) := ⟨⟩ -- want Act.instPointedMulActionHom
+end Act
+namespace MulActionHom.Mul
+variable {M : Type u} [Mul' M] {σ : M → M}
+instance : Pointed (M →ₑ[σ] M) := ⟨⟩ -- want MulActionHom.Mul.instPointed
+end MulActionHom.Mul
+`,
 	"Lib/Implicit.lean": `structure Kernel (α β : Type u) where
   f : α → β
 namespace Kernel
