@@ -2,6 +2,7 @@ package extract
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -135,8 +136,9 @@ type instNamer struct {
 	decls map[string]*pdecl
 	sigs  memo[string, *csig]
 	// instEdges: a class → the classes of the instances taking it as
-	// their only instance argument (last components)
-	instEdges map[string][]string
+	// their only instance argument (last components), with what they are
+	// about (edgeArgHead)
+	instEdges map[string][]instEdge
 	// setLikes are the types the run has a SetLike instance for (last
 	// components): their terms are coerced to subtypes (↥K, {x // x ∈ K})
 	setLikes map[string]bool
@@ -227,7 +229,7 @@ func newInstNamer(files []*fileResult, naming *Naming) *instNamer {
 	}
 	// sized once: growing maps of Mathlib's 300k names rehashed them ~1 CPU-s
 	n := &instNamer{names: make(map[string]string, total+len(coreNames())), classes: map[string]*classInfo{}, classesFull: map[string]*classInfo{},
-		nots: newNotationSet(), sites: make(map[string][]declSite, total), decls: map[string]*pdecl{}, instEdges: map[string][]string{}, setLikes: map[string]bool{}}
+		nots: newNotationSet(), sites: make(map[string][]declSite, total), decls: map[string]*pdecl{}, instEdges: map[string][]instEdge{}, setLikes: map[string]bool{}}
 	for _, c := range coreNames() {
 		n.names[c[0]] = ""
 	}
@@ -303,10 +305,99 @@ func (n *instNamer) addInstEdge(d *pdecl, naming *Naming) {
 	if len(src.instHeads) != 1 || src.resultHead == "" {
 		return
 	}
-	from, to := tr(lastComponent(src.instHeads[0])), tr(lastComponent(src.resultHead))
-	if from != to && !containsStr(n.instEdges[from], to) {
-		n.instEdges[from] = append(n.instEdges[from], to)
+	about, ok := edgeArgHead(src.row.Signature, lastComponent(src.instHeads[0]))
+	if !ok {
+		return
 	}
+	from, to := tr(lastComponent(src.instHeads[0])), tr(lastComponent(src.resultHead))
+	e := instEdge{to, about}
+	if from != to && !slices.Contains(n.instEdges[from], e) {
+		n.instEdges[from] = append(n.instEdges[from], e)
+	}
+}
+
+// instEdge is an instance [C a] : D …: the class D it gives and what
+// about — "" a itself (`[Mul α] : SMul αᵐᵒᵖ α`), a constant's last
+// component for a term it heads (`[IsDomain R] : IsIntegral (Spec R)`:
+// "Spec"), "*" not known.
+type instEdge struct{ to, about string }
+
+// edgeArgHead tells what an instance's class is about, as to the
+// argument a of its instance binder [from a …] (after the signature's last
+// colon outside brackets): "" when a is an argument of the class itself
+// (Mul.toSMulMulOpposite's `[Mul α] : SMul αᵐᵒᵖ α`), the head of the
+// bracketed term a is in otherwise (FreeRing.instCommRing's
+// `[Subsingleton α] : CommRing (FreeRing α)`: "FreeRing", so
+// [Subsingleton k] gives no CommRing, hence no Zero, about k itself — Lean
+// keeps [Subsingleton k] in SkewMonoidAlgebra.instUniqueOfSubsingleton).
+// ok is false when the class does not mention a (QuadraticMap.Isometry's
+// `[Subsingleton M₁] : Zero (Q₁ →qᵢ Q₂)`): no edge. "*" when the binder
+// or its argument is not in the signature (a section variable's).
+func edgeArgHead(sig, from string) (about string, ok bool) {
+	ts := lexSeq(sig)
+	depth, colon, arg := 0, -1, ""
+	for i, x := range ts.text {
+		switch x {
+		case "(", "[", "{", "⦃", "⟨":
+			depth++
+		case ")", "]", "}", "⦄", "⟩":
+			depth--
+		case ":":
+			if depth == 0 {
+				colon = i
+			}
+		}
+		if x == "[" && depth == 1 && arg == "" {
+			j := i + 1
+			if j+1 < len(ts.text) && ts.text[j+1] == ":" { // [inst : C a]
+				j += 2
+			}
+			if j+1 < len(ts.text) && lastComponent(ts.text[j]) == from && ts.kinds[j+1] == TokIdent {
+				arg = ts.text[j+1]
+			}
+		}
+	}
+	if arg == "" || colon < 0 {
+		return "*", true
+	}
+	var open []int // positions of the brackets around
+	found := false
+	for k := colon + 1; k < len(ts.text); k++ {
+		switch x := ts.text[k]; x {
+		case "(", "[", "{", "⦃", "⟨":
+			open = append(open, k)
+		case ")", "]", "}", "⦄", "⟩":
+			if len(open) > 0 {
+				open = open[:len(open)-1]
+			}
+		default:
+			if x != arg && !(strings.HasPrefix(x, arg) && modifierLetters(x[len(arg):])) {
+				continue
+			}
+			if len(open) == 0 {
+				return "", true // αᵐᵒᵖ, Mˣ: about α, M as well
+			}
+			if !found {
+				found = true
+				about = "*"
+				if h := open[len(open)-1] + 1; h < k && ts.kinds[h] == TokIdent {
+					about = lastComponent(ts.text[h])
+				}
+			}
+		}
+	}
+	return about, found
+}
+
+// modifierLetters reports whether s is superscript letters Lean notation
+// puts after a type (ᵐᵒᵖ, ᵒᵈ, ˣ).
+func modifierLetters(s string) bool {
+	for _, r := range s {
+		if !unicode.Is(unicode.Lm, r) {
+			return false
+		}
+	}
+	return s != ""
 }
 
 // setLikeArg returns the head (last component) of the type an instance
@@ -785,12 +876,17 @@ func (g *nameGen) instUsed(dom, rest *tnode, bs []bnd) bool {
 	}
 	cls := lastComponent(head.name)
 	provides := n.ancestors(cls)
-	via := map[string]bool{} // classes reached through an instance
+	// classes reached through an instance, with what they are about
+	// (instEdge.about)
+	via := map[string]map[string]bool{}
 	for a := range provides {
 		for _, r := range n.instEdges[a] {
-			for b := range n.ancestors(r) {
+			for b := range n.ancestors(r.to) {
 				if !provides[b] {
-					via[b] = true
+					if via[b] == nil {
+						via[b] = map[string]bool{}
+					}
+					via[b][r.about] = true
 				}
 			}
 		}
@@ -842,7 +938,7 @@ func (g *nameGen) instUsed(dom, rest *tnode, bs []bnd) bool {
 
 // appUses tells whether the application h as has an instance parameter
 // the binder [cls args…] (first: its first local argument) fills.
-func (g *nameGen) appUses(h *tnode, as []*tnode, cls string, args []*tnode, first string, provides, via map[string]bool) bool {
+func (g *nameGen) appUses(h *tnode, as []*tnode, cls string, args []*tnode, first string, provides map[string]bool, via map[string]map[string]bool) bool {
 	name, ok := g.resolve(h)
 	var sig *csig
 	if ok {
@@ -907,7 +1003,7 @@ func (g *nameGen) appUses(h *tnode, as []*tnode, cls string, args []*tnode, firs
 			continue
 		}
 		d := lastComponent(bh.name)
-		if !provides[d] && !via[d] {
+		if !provides[d] && via[d] == nil {
 			continue
 		}
 		if d == cls && len(bargs) == len(args) {
@@ -933,7 +1029,7 @@ func (g *nameGen) appUses(h *tnode, as []*tnode, cls string, args []*tnode, firs
 			v := val(x)
 			if v == nil {
 				unknown = true
-			} else if mentions(v, first) {
+			} else if mentions(v, first) && (provides[d] || aboutOK(v, via[d])) {
 				return true
 			}
 		}
@@ -944,6 +1040,21 @@ func (g *nameGen) appUses(h *tnode, as []*tnode, cls string, args []*tnode, firs
 				}
 			}
 		}
+	}
+	return false
+}
+
+// aboutOK tells whether a class reached through instances about the terms
+// abouts describe (instEdge.about) can be about v.
+func aboutOK(v *tnode, abouts map[string]bool) bool {
+	if abouts["*"] {
+		return true
+	}
+	if v.op == 'v' {
+		return abouts[""]
+	}
+	if h, _ := appHead(v); h != nil && h.op == 'c' {
+		return abouts[lastComponent(h.name)]
 	}
 	return false
 }

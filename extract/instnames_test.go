@@ -637,13 +637,22 @@ end Measure
 // TopHom.instPreorder); an anonymous instance whose placeholder does not
 // translate still has its twin (OrderDual.instBotOfTop), named from the
 // instance's final name also when that is its placeholder (Lean ≤ 4.7
-// rules), and no twin named like its instance is made.
+// rules), and no twin named like its instance is made; and an instance
+// [Subsingleton M] : Zero (Iso Q) or [Subsingleton α] : Zero (Free α)
+// gives no Zero about M or α, so [Subsingleton k] is not used by
+// `Alg k G`'s [Zero k] (Lean:
+// SkewMonoidAlgebra.instUniqueOfSubsingleton), while [IsDomain R] :
+// IsIntegral (Spec R) makes [IsDomain R] used by functionField (Spec R)'s
+// [IsIntegral X] (Lean: AlgebraicGeometry.instAlgebraFunctionFieldSpec).
 func TestInstanceNamesAroundTwins(t *testing.T) {
 	files := map[string]string{
 		"Lib/A.lean": `universe u
 class Top (α : Type u) where
 class Bot (α : Type u) where
 class Preorder (α : Type u) where
+class Zero (α : Type u) where
+class Subsingleton (α : Type u) : Prop where
+class Unique (α : Type u) where
 variable {F α β : Type*}
 structure TopHom (α β : Type*) [Top α] [Top β] where
   toFun : α → β
@@ -655,6 +664,24 @@ variable [Top α]
 @[to_dual]
 instance [Preorder β] [Top β] : Preorder (TopHom α β) := sorry
 end TopHom
+structure Iso (M : Type u) where
+  f : M
+instance Iso.hasZeroOfSubsingleton {M : Type u} [Subsingleton M] : Zero (Iso Nat) := sorry
+def Free (α : Type u) := α
+instance Free.instZero {α : Type u} [Subsingleton α] : Zero (Free α) := sorry
+class IsDomain (R : Type u) : Prop where
+class IsIntegral (X : Type u) : Prop where
+class Algebra (R A : Type u) where
+def Spec (R : Type u) := R
+instance Spec.isIntegral {R : Type u} [IsDomain R] : IsIntegral (Spec R) := sorry
+def functionField (X : Type u) [IsIntegral X] := X
+instance (R : Type u) [IsDomain R] : Algebra R (functionField (Spec R)) := sorry
+structure Alg (k G : Type u) [Zero k] where
+  f : G → k
+namespace Alg
+variable {k G : Type u} [Zero k]
+instance [Subsingleton k] : Unique (Alg k G) := sorry
+end Alg
 `,
 		// apart: its instances give Top from Bot and back, which would make
 		// any [Top β] used through BotHom's [Bot β]
@@ -694,7 +721,8 @@ class Pointed (α : Type u) where
 			t.Errorf("placeholder name %s", r.Name)
 		}
 	}
-	for _, w := range []string{"TopHom.instPreorder", "BotHom.instPreorder", "OrderDual.instTopOfBot", "OrderDual.instBotOfTop"} {
+	for _, w := range []string{"TopHom.instPreorder", "BotHom.instPreorder", "OrderDual.instTopOfBot", "OrderDual.instBotOfTop",
+		"Alg.instUniqueOfSubsingleton", "instAlgebraFunctionFieldSpec"} {
 		if !slices.Contains(got, w) {
 			t.Errorf("missing %s in %v", w, got)
 		}
