@@ -254,6 +254,17 @@ instance : CoeFun PFunctor.{uA, uB} (fun _ => Type v → Type (max v uA uB)) whe
   coe := Obj
 instance : Pointed (Type max v uA → Type v) := ⟨⟩ -- want PFunctor.instPointedForallType
 end PFunctor
+namespace Lv
+universe w w₁
+class Foo (α : Sort u) where
+-- every identifier after max is a level (a universe name, also when the
+-- namer knows it as a local); review5 P3-1
+instance : Foo (Type max w 3) := ⟨⟩ -- want Lv.instFooType
+instance : Foo (Type max w (max w v) → Prop) := ⟨⟩ -- want Lv.instFooForallTypeProp
+instance : Foo (Type max w (v + 1) → Nat) := ⟨⟩ -- want Lv.instFooForallTypeNat
+-- w₁ is two characters, four bytes (review5 P3-6)
+instance : Foo (Type w₁ → Bool) := ⟨⟩ -- want Lv.instFooForallTypeBool
+end Lv
 `,
 	// notation resolved where it is declared (⥤ is CategoryTheory.Functor
 	// though the root Functor is visible), field notation through a parent

@@ -651,13 +651,15 @@ func (p *tparser) ident() *tnode {
 
 // levelAtom consumes one argument of a level's max/imax (a universe
 // name, a number, _ or a parenthesised level); false at anything else.
+// Every plain identifier there is a universe name, as Lean's level parser
+// reads it — the namer has universes among its locals too.
 func (p *tparser) levelAtom() bool {
 	switch t := p.at(p.pos); {
 	case t == "(":
 		p.pos = p.closeOf(p.pos) + 1
 	case t == "_" || p.s.kinds[p.pos] == TokNumber:
 		p.pos++
-	case p.s.kinds[p.pos] == TokIdent && !strings.Contains(t, ".") && !p.locals[t] && p.subst[t] == nil:
+	case p.s.kinds[p.pos] == TokIdent && !strings.Contains(t, ".") && p.subst[t] == nil:
 		p.pos++
 	default:
 		return false
