@@ -134,6 +134,14 @@ variable {M : Type u} [Mul' M] {σ : M → M}
 instance : Pointed (M →ₑ[σ] M) := ⟨⟩ -- want MulActionHom.Mul.instPointed
 end MulActionHom.Mul
 `,
+	// DecidablePred's and DecidableRel's implicit types come first (core
+	// Lean's signatures)
+	"Lib/Decidable.lean": `def IsSq {α : Type u} [Mul' α] (a : α) : Prop := True
+section
+variable {α : Type u} [Mul' α]
+instance : DecidablePred (IsSq : αᵐᵒᵖ → Prop) := sorry -- want instDecidablePredMulOppositeIsSq
+end
+`,
 	"Lib/Implicit.lean": `structure Kernel (α β : Type u) where
   f : α → β
 namespace Kernel

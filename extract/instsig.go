@@ -62,6 +62,8 @@ var coreSigs = map[string]string{
 	"Sigma":                           "{α : Type u} (β : α → Type v) : Type (max u v)",
 	"PSigma":                          "{α : Sort u} (β : α → Sort v) : Sort (max 1 u v)",
 	"Decidable":                       "(p : Prop) : Type",
+	"DecidablePred":                   "{α : Sort u} (r : α → Prop) : Sort (max 1 u)",
+	"DecidableRel":                    "{α : Sort u} {β : Sort v} (r : α → β → Prop) : Sort (max 1 u v)",
 	"DecidableEq":                     "(α : Sort u) : Sort (max 1 u)",
 	"Inhabited":                       "(α : Sort u) : Sort (max 1 u)",
 	"Nonempty":                        "(α : Sort u) : Prop",
