@@ -2,6 +2,7 @@ package extract
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -67,6 +68,9 @@ type instSrc struct {
 	setLikes []tokSeq
 	univs    []string
 	opened   []string // namespaces opened (as written)
+	// instHeads are the classes of the section's instance binders, as
+	// written ([SMul M α]: SMul)
+	instHeads []string
 }
 
 // captureInstance records an anonymous instance for nameInstances.
@@ -95,6 +99,9 @@ func (p *fileParser) instSrcOf(sig tokSeq, colon int) *instSrc {
 	for _, v := range p.vars {
 		if v.name == "" && v.kind == '[' && lastComponent(v.head) == "SetLike" && v.tyEnd-v.tyStart < 50 {
 			src.setLikes = append(src.setLikes, p.f.tokSeq(v.tyStart, v.tyEnd))
+		}
+		if v.kind == '[' && v.head != "" {
+			src.instHeads = append(src.instHeads, v.head)
 		}
 		if v.name != "" && mentioned[v.name] {
 			src.vars[v.name] = v.head
@@ -138,8 +145,9 @@ type instNamer struct {
 	decls map[string]*pdecl
 	sigs  memo[string, *csig]
 	// instEdges: a class → the classes of the instances taking it as
-	// their only instance argument (last components)
-	instEdges map[string][]string
+	// their only instance argument (last components), with what they are
+	// about (edgeArgHead)
+	instEdges map[string][]instEdge
 	// setLikes are the types the run has a SetLike instance for (last
 	// components): their terms are coerced to subtypes (↥K, {x // x ∈ K})
 	setLikes map[string]bool
@@ -147,6 +155,8 @@ type instNamer struct {
 	// times on Mathlib): classes are all recorded by newInstNamer, so a
 	// class's ancestors never change.
 	ancs memo[string, map[string]bool]
+	// needs memoises what a notation's head needs (notationNeeds)
+	needs memo[*notn, notnNeeds]
 }
 
 // declSite is where a name is declared: a file and the index of the
@@ -228,7 +238,7 @@ func newInstNamer(files []*fileResult, naming *Naming) *instNamer {
 	}
 	// sized once: growing maps of Mathlib's 300k names rehashed them ~1 CPU-s
 	n := &instNamer{names: make(map[string]string, total+len(coreNames())), classes: map[string]*classInfo{}, classesFull: map[string]*classInfo{},
-		nots: newNotationSet(), sites: make(map[string][]declSite, total), decls: map[string]*pdecl{}, instEdges: map[string][]string{}, setLikes: map[string]bool{}}
+		nots: newNotationSet(), sites: make(map[string][]declSite, total), decls: map[string]*pdecl{}, instEdges: map[string][]instEdge{}, setLikes: map[string]bool{}}
 	for _, c := range coreNames() {
 		n.names[c[0]] = ""
 	}
@@ -304,10 +314,99 @@ func (n *instNamer) addInstEdge(d *pdecl, naming *Naming) {
 	if len(src.instHeads) != 1 || src.resultHead == "" {
 		return
 	}
-	from, to := tr(lastComponent(src.instHeads[0])), tr(lastComponent(src.resultHead))
-	if from != to && !containsStr(n.instEdges[from], to) {
-		n.instEdges[from] = append(n.instEdges[from], to)
+	about, ok := edgeArgHead(src.row.Signature, lastComponent(src.instHeads[0]))
+	if !ok {
+		return
 	}
+	from, to := tr(lastComponent(src.instHeads[0])), tr(lastComponent(src.resultHead))
+	e := instEdge{to, about}
+	if from != to && !slices.Contains(n.instEdges[from], e) {
+		n.instEdges[from] = append(n.instEdges[from], e)
+	}
+}
+
+// instEdge is an instance [C a] : D …: the class D it gives and what
+// about — "" a itself (`[Mul α] : SMul αᵐᵒᵖ α`), a constant's last
+// component for a term it heads (`[IsDomain R] : IsIntegral (Spec R)`:
+// "Spec"), "*" not known.
+type instEdge struct{ to, about string }
+
+// edgeArgHead tells what an instance's class is about, as to the
+// argument a of its instance binder [from a …] (after the signature's last
+// colon outside brackets): "" when a is an argument of the class itself
+// (Mul.toSMulMulOpposite's `[Mul α] : SMul αᵐᵒᵖ α`), the head of the
+// bracketed term a is in otherwise (FreeRing.instCommRing's
+// `[Subsingleton α] : CommRing (FreeRing α)`: "FreeRing", so
+// [Subsingleton k] gives no CommRing, hence no Zero, about k itself — Lean
+// keeps [Subsingleton k] in SkewMonoidAlgebra.instUniqueOfSubsingleton).
+// ok is false when the class does not mention a (QuadraticMap.Isometry's
+// `[Subsingleton M₁] : Zero (Q₁ →qᵢ Q₂)`): no edge. "*" when the binder
+// or its argument is not in the signature (a section variable's).
+func edgeArgHead(sig, from string) (about string, ok bool) {
+	ts := lexSeq(sig)
+	depth, colon, arg := 0, -1, ""
+	for i, x := range ts.text {
+		switch x {
+		case "(", "[", "{", "⦃", "⟨":
+			depth++
+		case ")", "]", "}", "⦄", "⟩":
+			depth--
+		case ":":
+			if depth == 0 {
+				colon = i
+			}
+		}
+		if x == "[" && depth == 1 && arg == "" {
+			j := i + 1
+			if j+1 < len(ts.text) && ts.text[j+1] == ":" { // [inst : C a]
+				j += 2
+			}
+			if j+1 < len(ts.text) && lastComponent(ts.text[j]) == from && ts.kinds[j+1] == TokIdent {
+				arg = ts.text[j+1]
+			}
+		}
+	}
+	if arg == "" || colon < 0 {
+		return "*", true
+	}
+	var open []int // positions of the brackets around
+	found := false
+	for k := colon + 1; k < len(ts.text); k++ {
+		switch x := ts.text[k]; x {
+		case "(", "[", "{", "⦃", "⟨":
+			open = append(open, k)
+		case ")", "]", "}", "⦄", "⟩":
+			if len(open) > 0 {
+				open = open[:len(open)-1]
+			}
+		default:
+			if x != arg && !(strings.HasPrefix(x, arg) && modifierLetters(x[len(arg):])) {
+				continue
+			}
+			if len(open) == 0 {
+				return "", true // αᵐᵒᵖ, Mˣ: about α, M as well
+			}
+			if !found {
+				found = true
+				about = "*"
+				if h := open[len(open)-1] + 1; h < k && ts.kinds[h] == TokIdent {
+					about = lastComponent(ts.text[h])
+				}
+			}
+		}
+	}
+	return about, found
+}
+
+// modifierLetters reports whether s is superscript letters Lean notation
+// puts after a type (ᵐᵒᵖ, ᵒᵈ, ˣ).
+func modifierLetters(s string) bool {
+	for _, r := range s {
+		if !unicode.Is(unicode.Lm, r) {
+			return false
+		}
+	}
+	return s != ""
 }
 
 // setLikeArg returns the head (last component) of the type an instance
@@ -338,16 +437,26 @@ func isPrivate(d *pdecl) bool { return d.row.IsPrivate() }
 // forNamer turns a notation definition into the parser's form (nil for
 // macro_rules and notations without a plain pattern).
 func (nd *notationDef) forNamer() *notn {
-	if len(nd.pattern) == 0 || nd.expansion == "" {
+	exp := nd.expansion
+	if nd.namerExpansion != "" {
+		exp = nd.namerExpansion
+	}
+	if len(nd.pattern) == 0 || exp == "" {
 		return nil
 	}
-	nt := &notn{items: nd.pattern, expansion: lexSeq(nd.expansion), scopedNs: nd.scopedNs, ctx: nd.ctx}
+	nt := &notn{items: nd.pattern, expansion: lexSeq(exp), scopedNs: nd.scopedNs, ctx: nd.ctx, head: nd.target}
 	if nd.local {
 		nt.localPath = nd.path
 	}
 	for _, it := range nd.pattern {
 		if it.param != "" {
 			nt.params = append(nt.params, it.param)
+		}
+		if it.scopedBody != "" {
+			if nt.scopedBody == nil {
+				nt.scopedBody = map[string]*notn{}
+			}
+			nt.scopedBody[it.param] = &notn{expansion: lexSeq(it.scopedBody), params: []string{it.scopedVar}, ctx: nd.ctx}
 		}
 	}
 	switch nd.kind {
@@ -502,8 +611,9 @@ func (n *instNamer) baseName(src *instSrc, root string) string {
 		colon = len(src.sig.text)
 	}
 	budget := 20000
+	choose := n.chooser(src, colon)
 	mk := func() (*tparser, []bnd) {
-		p := &tparser{s: src.sig, end: colon, locals: locals, nots: n.nots, visNs: visNs, budget: &budget, path: src.path}
+		p := &tparser{s: src.sig, end: colon, locals: locals, nots: n.nots, visNs: visNs, budget: &budget, path: src.path, choose: choose}
 		return p, p.binderList(map[string]bool{})
 	}
 	_, bs := mk()
@@ -515,7 +625,7 @@ func (n *instNamer) baseName(src *instSrc, root string) string {
 	_, bs = mk() // again, with every binder's name known
 	var typ *tnode
 	if src.colon >= 0 {
-		p := &tparser{s: src.sig, pos: src.colon + 1, end: len(src.sig.text), locals: locals, nots: n.nots, visNs: visNs, budget: &budget, path: src.path}
+		p := &tparser{s: src.sig, pos: src.colon + 1, end: len(src.sig.text), locals: locals, nots: n.nots, visNs: visNs, budget: &budget, path: src.path, choose: choose}
 		typ = p.expr()
 	}
 	if typ == nil {
@@ -527,7 +637,7 @@ func (n *instNamer) baseName(src *instSrc, root string) string {
 		ltype[v] = h
 		ltypeT[v] = &tnode{op: 'c', name: h}
 		if ts, ok := src.varTys[v]; ok {
-			p := &tparser{s: ts, end: len(ts.text), locals: locals, nots: n.nots, visNs: visNs, budget: &budget, path: src.path}
+			p := &tparser{s: ts, end: len(ts.text), locals: locals, nots: n.nots, visNs: visNs, budget: &budget, path: src.path, choose: choose}
 			if ty := p.expr(); ty != nil {
 				ltypeT[v] = ty
 			}
@@ -573,6 +683,128 @@ func (n *instNamer) baseName(src *instSrc, root string) string {
 		}
 	}
 	return name + "_" + decapitalize(root)
+}
+
+// notnNeeds is what a notation's head constant needs: its full name and
+// the classes of its instance parameters (last components).
+type notnNeeds struct {
+	full    string
+	classes []string
+}
+
+// notationNeeds reads a notation's head in its scope and the classes of
+// its signature's instance parameters (MulActionHom: SMul, SMul).
+func (n *instNamer) notationNeeds(nt *notn) notnNeeds {
+	if v, ok := n.needs.get(nt); ok {
+		return v
+	}
+	var v notnNeeds
+	ns, opened := "", []string(nil)
+	if nt.ctx != nil {
+		ns = nt.ctx.ns
+		for _, o := range nt.ctx.opens {
+			opened = append(opened, o.name)
+		}
+	}
+	if full, ok := n.resolveIn(nt.head, ns, opened); ok {
+		v.full = full
+		if sig := n.csigOf(full); sig != nil {
+			for _, b := range sig.bs {
+				if b.kind != "[" {
+					continue
+				}
+				t := stripParam(b.ty)
+				for t != nil && t.op == 'p' {
+					t = t.body
+				}
+				if h, _ := appHead(t); h != nil && h.op == 'c' {
+					v.classes = append(v.classes, lastComponent(h.name))
+				}
+			}
+		}
+	}
+	return n.needs.put(nt, v)
+}
+
+// chooser decides between notations spelt alike in one instance's
+// signature (tparser.pick) as elaboration would, where it can without
+// elaborating: the one alternative whose head's instance parameters the
+// instance's binders and the section's instance variables all provide
+// (`X →ₑ[φ] Y` under [SMul M X] is MulActionHom, under [AddAction M X]
+// AddActionHom); else the one whose head is the current namespace or a
+// prefix of it (in namespace MulActionHom); else nil (the later one).
+func (n *instNamer) chooser(src *instSrc, colon int) func([]*notn) *notn {
+	var avail map[string]bool // the classes in force, with their ancestors
+	classes := func() map[string]bool {
+		if avail != nil {
+			return avail
+		}
+		avail = map[string]bool{}
+		add := func(h string) {
+			for a := range n.ancestors(lastComponent(h)) {
+				avail[a] = true
+			}
+		}
+		for _, h := range src.instHeads {
+			add(h)
+		}
+		// the instance's own binders: [C …], [inst : C …], [∀ i, C …]
+		ts := src.sig.text
+		for i := 0; i+1 < colon && i+1 < len(ts); i++ {
+			if ts[i] != "[" {
+				continue
+			}
+			j := i + 1
+			if j+1 < len(ts) && ts[j+1] == ":" && src.sig.kinds[j] == TokIdent {
+				j += 2
+			}
+			if j < len(ts) && ts[j] == "∀" {
+				for j < len(ts) && ts[j] != "," && ts[j] != "]" {
+					j++
+				}
+				j++
+			}
+			if j < len(ts) && src.sig.kinds[j] == TokIdent {
+				add(ts[j])
+			}
+		}
+		return avail
+	}
+	return func(alike []*notn) *notn {
+		// the one alternative whose needs are all in force (a global
+		// instance may provide the others' — Category CommRingCat —, so
+		// only one that needs something and finds it all tells)
+		var found *notn
+		for _, nt := range alike {
+			needs := n.notationNeeds(nt).classes
+			all := len(needs) > 0
+			for _, c := range needs {
+				if !classes()[c] {
+					all = false
+				}
+			}
+			if all {
+				if found != nil {
+					found = nil
+					break
+				}
+				found = nt
+			}
+		}
+		if found != nil {
+			return found
+		}
+		var inNs *notn
+		for _, nt := range alike {
+			if f := n.notationNeeds(nt).full; f != "" && (src.ns == f || strings.HasPrefix(src.ns, f+".")) {
+				if inNs != nil {
+					return nil
+				}
+				inNs = nt
+			}
+		}
+		return inNs
+	}
 }
 
 func decapitalize(s string) string {
@@ -653,12 +885,17 @@ func (g *nameGen) instUsed(dom, rest *tnode, bs []bnd) bool {
 	}
 	cls := lastComponent(head.name)
 	provides := n.ancestors(cls)
-	via := map[string]bool{} // classes reached through an instance
+	// classes reached through an instance, with what they are about
+	// (instEdge.about)
+	via := map[string]map[string]bool{}
 	for a := range provides {
 		for _, r := range n.instEdges[a] {
-			for b := range n.ancestors(r) {
+			for b := range n.ancestors(r.to) {
 				if !provides[b] {
-					via[b] = true
+					if via[b] == nil {
+						via[b] = map[string]bool{}
+					}
+					via[b][r.about] = true
 				}
 			}
 		}
@@ -710,7 +947,7 @@ func (g *nameGen) instUsed(dom, rest *tnode, bs []bnd) bool {
 
 // appUses tells whether the application h as has an instance parameter
 // the binder [cls args…] (first: its first local argument) fills.
-func (g *nameGen) appUses(h *tnode, as []*tnode, cls string, args []*tnode, first string, provides, via map[string]bool) bool {
+func (g *nameGen) appUses(h *tnode, as []*tnode, cls string, args []*tnode, first string, provides map[string]bool, via map[string]map[string]bool) bool {
 	name, ok := g.resolve(h)
 	var sig *csig
 	if ok {
@@ -766,12 +1003,16 @@ func (g *nameGen) appUses(h *tnode, as []*tnode, cls string, args []*tnode, firs
 		if b.kind != "[" {
 			continue
 		}
-		bh, bargs := appHead(stripParam(b.ty))
+		bt := stripParam(b.ty)
+		for bt != nil && bt.op == 'p' {
+			bt = bt.body // [∀ i, Zero (β i)] (DFinsupp's) wants Zero about β
+		}
+		bh, bargs := appHead(bt)
 		if bh == nil || bh.op != 'c' {
 			continue
 		}
 		d := lastComponent(bh.name)
-		if !provides[d] && !via[d] {
+		if !provides[d] && via[d] == nil {
 			continue
 		}
 		if d == cls && len(bargs) == len(args) {
@@ -797,7 +1038,7 @@ func (g *nameGen) appUses(h *tnode, as []*tnode, cls string, args []*tnode, firs
 			v := val(x)
 			if v == nil {
 				unknown = true
-			} else if mentions(v, first) {
+			} else if mentions(v, first) && (provides[d] || aboutOK(v, via[d])) {
 				return true
 			}
 		}
@@ -808,6 +1049,21 @@ func (g *nameGen) appUses(h *tnode, as []*tnode, cls string, args []*tnode, firs
 				}
 			}
 		}
+	}
+	return false
+}
+
+// aboutOK tells whether a class reached through instances about the terms
+// abouts describe (instEdge.about) can be about v.
+func aboutOK(v *tnode, abouts map[string]bool) bool {
+	if abouts["*"] {
+		return true
+	}
+	if v.op == 'v' {
+		return abouts[""]
+	}
+	if h, _ := appHead(v); h != nil && h.op == 'c' {
+		return abouts[lastComponent(h.name)]
 	}
 	return false
 }

@@ -80,6 +80,68 @@ instance : Pointed (A 0) := ⟨⟩ -- want GradeZero.instPointedSubtypeMemOfNat
 instance : Pointed (Fin (2 : ℕ)) := ⟨⟩ -- want GradeZero.instPointedFinOfNatNat
 end GradeZero
 `,
+	// notation3 over binders (Mathlib's DFinsupp): Π₀ i, β i is
+	// DFinsupp fun i => β i, the fun not named (winnowExpr visits its
+	// body, β a local); not a ∀ (…Forall…)
+	"Lib/DFinsupp.lean": `class Zero (α : Type u) where
+class AddZeroClass (α : Type u) extends Zero α where
+class Add (α : Type u) where
+class UniqueSums (α : Type u) where
+structure DFinsupp {ι : Type u} (β : ι → Type v) [∀ i, Zero (β i)] : Type (max u v) where
+  toFun : ∀ i, β i
+notation3 "Π₀ "(...)", "r:(scoped f => DFinsupp f) => r
+namespace DFinsupp
+variable {ι : Type u} {β : ι → Type v}
+instance [∀ i, Zero (β i)] : Zero (Π₀ i, β i) := ⟨⟩ -- want DFinsupp.instZero
+instance [∀ i, AddZeroClass (β i)] : Add (Π₀ i, β i) := ⟨⟩ -- want DFinsupp.instAdd
+end DFinsupp
+instance {ι} (G : ι → Type v) [∀ i, AddZeroClass (G i)] [∀ i, UniqueSums (G i)] : UniqueSums (Π₀ i, G i) := ⟨⟩ -- want instUniqueSumsDFinsupp
+instance {ι : Type u} (γ : ι → ι → Type v) [∀ i j, Zero (γ i j)] : Pointed (Π₀ (i : ι) j, γ i j) := ⟨⟩ -- want instPointedDFinsupp
+`,
+	// ⨆ i, P i is iSup fun i => P i: field notation on it is in the
+	// namespace of the fun's body's type (iSup's α)
+	"Lib/ISup.lean": `class SupSet (α : Type u) where
+def iSup {α : Type u} {ι : Type v} [SupSet α] (s : ι → α) : α := s
+notation3 "⨆ "(...)", "r:60:(scoped f => iSup f) => r
+structure ObjProp (C : Type u) where
+namespace ObjProp
+class IsClosed {C : Type u} (P : ObjProp C) : Prop where
+instance {C : Type u} [SupSet (ObjProp C)] {α : Type v} (P : α → ObjProp C) [∀ a, (P a).IsClosed] :
+    (⨆ a, P a).IsClosed := ⟨⟩ -- want ObjProp.instIsClosedISup
+end ObjProp
+`,
+	// two notations spelt alike (Mathlib's MulActionHom and AddActionHom):
+	// Lean keeps the alternative that elaborates — the one whose instance
+	// parameters the binders provide, else (undecided) the namespace's
+	"Lib/ActionHom.lean": `class VAdd (G : Type u) (P : Type v) where
+class AddAction (G : Type u) (P : Type v) extends VAdd G P where
+structure MulActionHom {M N : Type u} (φ : M → N) (X : Type v) [SMul M X] (Y : Type v) [SMul N Y] where
+  toFun : X → Y
+notation:25 X " →ₑ[" φ:25 "] " Y:0 => MulActionHom φ X Y
+structure AddActionHom {M N : Type u} (φ : M → N) (X : Type v) [VAdd M X] (Y : Type v) [VAdd N Y] where
+  toFun : X → Y
+notation:25 X " →ₑ[" φ:25 "] " Y:0 => AddActionHom φ X Y
+namespace MulActionHom
+variable {M N X Y : Type u} {σ : M → N} [SMul M X] [SMul N Y]
+instance : Pointed (X →ₑ[σ] Y) := ⟨⟩ -- want MulActionHom.instPointed
+end MulActionHom
+namespace Act
+instance {M X Y : Type u} {σ : M → M} [AddAction M X] [AddAction M Y] : Pointed (X →ₑ[σ] Y) := ⟨⟩ -- want Act.instPointedAddActionHom
+instance {M X Y : Type u} {σ : M → M} [SMul M X] [SMul M Y] : Pointed (X →ₑ[σ] Y) := ⟨⟩ -- want Act.instPointedMulActionHom
+end Act
+namespace MulActionHom.Mul
+variable {M : Type u} [Mul' M] {σ : M → M}
+instance : Pointed (M →ₑ[σ] M) := ⟨⟩ -- want MulActionHom.Mul.instPointed
+end MulActionHom.Mul
+`,
+	// DecidablePred's and DecidableRel's implicit types come first (core
+	// Lean's signatures)
+	"Lib/Decidable.lean": `def IsSq {α : Type u} [Mul' α] (a : α) : Prop := True
+section
+variable {α : Type u} [Mul' α]
+instance : DecidablePred (IsSq : αᵐᵒᵖ → Prop) := sorry -- want instDecidablePredMulOppositeIsSq
+end
+`,
 	"Lib/Implicit.lean": `structure Kernel (α β : Type u) where
   f : α → β
 namespace Kernel
@@ -200,6 +262,17 @@ instance : CoeFun PFunctor.{uA, uB} (fun _ => Type v → Type (max v uA uB)) whe
   coe := Obj
 instance : Pointed (Type max v uA → Type v) := ⟨⟩ -- want PFunctor.instPointedForallType
 end PFunctor
+namespace Lv
+universe w w₁
+class Foo (α : Sort u) where
+-- every identifier after max is a level (a universe name, also when the
+-- namer knows it as a local); review5 P3-1
+instance : Foo (Type max w 3) := ⟨⟩ -- want Lv.instFooType
+instance : Foo (Type max w (max w v) → Prop) := ⟨⟩ -- want Lv.instFooForallTypeProp
+instance : Foo (Type max w (v + 1) → Nat) := ⟨⟩ -- want Lv.instFooForallTypeNat
+-- w₁ is two characters, four bytes (review5 P3-6)
+instance : Foo (Type w₁ → Bool) := ⟨⟩ -- want Lv.instFooForallTypeBool
+end Lv
 `,
 	// notation resolved where it is declared (⥤ is CategoryTheory.Functor
 	// though the root Functor is visible), field notation through a parent
@@ -583,13 +656,22 @@ end Measure
 // TopHom.instPreorder); an anonymous instance whose placeholder does not
 // translate still has its twin (OrderDual.instBotOfTop), named from the
 // instance's final name also when that is its placeholder (Lean ≤ 4.7
-// rules), and no twin named like its instance is made.
+// rules), and no twin named like its instance is made; and an instance
+// [Subsingleton M] : Zero (Iso Q) or [Subsingleton α] : Zero (Free α)
+// gives no Zero about M or α, so [Subsingleton k] is not used by
+// `Alg k G`'s [Zero k] (Lean:
+// SkewMonoidAlgebra.instUniqueOfSubsingleton), while [IsDomain R] :
+// IsIntegral (Spec R) makes [IsDomain R] used by functionField (Spec R)'s
+// [IsIntegral X] (Lean: AlgebraicGeometry.instAlgebraFunctionFieldSpec).
 func TestInstanceNamesAroundTwins(t *testing.T) {
 	files := map[string]string{
 		"Lib/A.lean": `universe u
 class Top (α : Type u) where
 class Bot (α : Type u) where
 class Preorder (α : Type u) where
+class Zero (α : Type u) where
+class Subsingleton (α : Type u) : Prop where
+class Unique (α : Type u) where
 variable {F α β : Type*}
 structure TopHom (α β : Type*) [Top α] [Top β] where
   toFun : α → β
@@ -601,6 +683,24 @@ variable [Top α]
 @[to_dual]
 instance [Preorder β] [Top β] : Preorder (TopHom α β) := sorry
 end TopHom
+structure Iso (M : Type u) where
+  f : M
+instance Iso.hasZeroOfSubsingleton {M : Type u} [Subsingleton M] : Zero (Iso Nat) := sorry
+def Free (α : Type u) := α
+instance Free.instZero {α : Type u} [Subsingleton α] : Zero (Free α) := sorry
+class IsDomain (R : Type u) : Prop where
+class IsIntegral (X : Type u) : Prop where
+class Algebra (R A : Type u) where
+def Spec (R : Type u) := R
+instance Spec.isIntegral {R : Type u} [IsDomain R] : IsIntegral (Spec R) := sorry
+def functionField (X : Type u) [IsIntegral X] := X
+instance (R : Type u) [IsDomain R] : Algebra R (functionField (Spec R)) := sorry
+structure Alg (k G : Type u) [Zero k] where
+  f : G → k
+namespace Alg
+variable {k G : Type u} [Zero k]
+instance [Subsingleton k] : Unique (Alg k G) := sorry
+end Alg
 `,
 		// apart: its instances give Top from Bot and back, which would make
 		// any [Top β] used through BotHom's [Bot β]
@@ -640,7 +740,8 @@ class Pointed (α : Type u) where
 			t.Errorf("placeholder name %s", r.Name)
 		}
 	}
-	for _, w := range []string{"TopHom.instPreorder", "BotHom.instPreorder", "OrderDual.instTopOfBot", "OrderDual.instBotOfTop"} {
+	for _, w := range []string{"TopHom.instPreorder", "BotHom.instPreorder", "OrderDual.instTopOfBot", "OrderDual.instBotOfTop",
+		"Alg.instUniqueOfSubsingleton", "instAlgebraFunctionFieldSpec"} {
 		if !slices.Contains(got, w) {
 			t.Errorf("missing %s in %v", w, got)
 		}

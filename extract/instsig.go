@@ -62,6 +62,8 @@ var coreSigs = map[string]string{
 	"Sigma":                           "{α : Type u} (β : α → Type v) : Type (max u v)",
 	"PSigma":                          "{α : Sort u} (β : α → Sort v) : Sort (max 1 u v)",
 	"Decidable":                       "(p : Prop) : Type",
+	"DecidablePred":                   "{α : Sort u} (r : α → Prop) : Sort (max 1 u)",
+	"DecidableRel":                    "{α : Sort u} {β : Sort v} (r : α → β → Prop) : Sort (max 1 u v)",
 	"DecidableEq":                     "(α : Sort u) : Sort (max 1 u)",
 	"Inhabited":                       "(α : Sort u) : Sort (max 1 u)",
 	"Nonempty":                        "(α : Sort u) : Prop",
@@ -533,6 +535,13 @@ func (g *nameGen) typeOf1(t *tnode, depth int) *tnode {
 		return g.ltypeT[t.name]
 	case 'o':
 		return &tnode{op: 's', name: "Type"}
+	case 'l':
+		// fun i => I i (⨅ i, I i is iInf fun i => I i): a function into
+		// its body's type, which fills iInf's α (its domain is not known)
+		if b := g.typeOf(t.body, depth+1); b != nil {
+			return &tnode{op: 'p', dom: &tnode{op: 'x'}, body: b}
+		}
+		return nil
 	case 'c', 'a':
 		h, args := appHead(t)
 		if h == nil {

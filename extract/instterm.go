@@ -87,11 +87,24 @@ type notn struct {
 	// namespace CategoryTheory means CategoryTheory.Functor, also where
 	// the root Functor is visible); nil for core notations
 	ctx *scopeCtx
+	// head: the first constant of the expansion, as written (resolved in
+	// ctx)
+	head string
+	// scopedBody: notation3's `r:(scoped f => DFinsupp f)` parameters, the
+	// term f stands in (its one parameter the scoped variable)
+	scopedBody map[string]*notn
 }
 
 type notItem struct {
 	atom  string // "" for a parameter
 	param string
+	// binders: notation3's `(...)`, binders up to the next atom, bound in
+	// the parameters after it
+	binders bool
+	// scopedVar, scopedBody: notation3's `r:(scoped f => DFinsupp f)`: r
+	// is the term after the binders, its value scopedBody with f := fun
+	// binder => r, once per binder from the innermost out
+	scopedVar, scopedBody string
 }
 
 // notationSet indexes notations by their first atom (leading) or by the
@@ -175,6 +188,9 @@ type tparser struct {
 	depth  int
 	active map[*notn]bool // notations being expanded (never inside themselves)
 	budget *int           // tokens left to parse (expansions included)
+	// choose picks one of notations spelt alike as elaboration would (nil:
+	// it cannot tell); nil keeps the later one
+	choose func(alike []*notn) *notn
 }
 
 func (p *tparser) at(i int) string {
@@ -205,19 +221,55 @@ func (p *tparser) matchAtom(i int, atom string) int {
 }
 
 // pick returns the notation of cands that matches at i with the longest
-// atom (at item ai), preferring visible scoped ones and later ones.
+// atom (at item ai), among visible ones. Notations spelt alike (`X →ₑ[φ] Y`
+// for MulActionHom and for AddActionHom) both parse: Lean's parser makes a
+// choice node and elaboration keeps the alternative that elaborates; the
+// namer's choose decides where it can without elaborating, else the later
+// one is kept.
 func (p *tparser) pick(cands []*notn, i, ai int) (*notn, int) {
 	var best *notn
 	bestN := 0
+	visible := func(n *notn) bool {
+		return !(n.scopedNs != "" && p.visNs != nil && !p.visNs(n.scopedNs) || n.localPath != "" && n.localPath != p.path)
+	}
 	for _, n := range cands {
-		if n.scopedNs != "" && p.visNs != nil && !p.visNs(n.scopedNs) || n.localPath != "" && n.localPath != p.path {
+		if !visible(n) {
 			continue
 		}
 		if k := p.matchAtom(i, n.items[ai].atom); k > 0 && len(n.items[ai].atom) >= lenAtom(best, ai) {
 			best, bestN = n, k
 		}
 	}
+	if best == nil || p.choose == nil {
+		return best, bestN
+	}
+	var alike []*notn // best and the others spelt as it is
+	for _, n := range cands {
+		if visible(n) && n.items[ai].atom == best.items[ai].atom && sameItems(n, best) {
+			alike = append(alike, n)
+		}
+	}
+	if len(alike) > 1 {
+		if c := p.choose(alike); c != nil {
+			best = c
+		}
+	}
 	return best, bestN
+}
+
+// sameItems tells whether two notations are spelt alike: the same atoms
+// and parameters in the same places.
+func sameItems(a, b *notn) bool {
+	if len(a.items) != len(b.items) {
+		return false
+	}
+	for i, x := range a.items {
+		y := b.items[i]
+		if x.atom != y.atom || (x.param == "") != (y.param == "") || x.binders != y.binders {
+			return false
+		}
+	}
+	return true
 }
 
 func lenAtom(n *notn, ai int) int {
@@ -285,8 +337,28 @@ func (p *tparser) ops() *tnode {
 
 // items parses a notation's items from index from on into args.
 func (p *tparser) items(n *notn, from int, args map[string]*tnode) bool {
+	var binders []string // notation3's (...), bound until the notation ends
+	var saved map[string]bool
+	defer func() {
+		if binders != nil {
+			p.unbind(binders, saved)
+		}
+	}()
 	for ii := from; ii < len(n.items); ii++ {
 		it := n.items[ii]
+		if it.binders {
+			// (...): binders up to the next atom (Π₀ i j, …; Π₀ (i : ι), …)
+			sep := map[string]bool{}
+			if ii+1 < len(n.items) && n.items[ii+1].atom != "" {
+				sep[firstTok(n.items[ii+1].atom)] = true
+			}
+			binders = []string{}
+			for _, b := range p.binderList(sep) {
+				binders = append(binders, b.name)
+			}
+			saved = p.bind(binders)
+			continue
+		}
 		if it.atom != "" {
 			k := p.matchAtom(p.pos, it.atom)
 			if k == 0 {
@@ -296,13 +368,19 @@ func (p *tparser) items(n *notn, from int, args map[string]*tnode) bool {
 			continue
 		}
 		var a *tnode
-		if ii+1 < len(n.items) {
-			a = p.expr() // up to the next atom
+		if ii+1 < len(n.items) || n.scopedBody[it.param] != nil {
+			a = p.expr() // up to the next atom; a binder's body as far as it goes
 		} else {
 			a = p.app()
 		}
 		if a == nil {
 			a = &tnode{op: 'x'}
+		}
+		if body := n.scopedBody[it.param]; body != nil {
+			// Π₀ i j, γ i j is DFinsupp fun i => DFinsupp fun j => γ i j
+			for range max(len(binders), 1) {
+				a = p.expand(body, map[string]*tnode{it.scopedVar: {op: 'l', body: a}})
+			}
 		}
 		args[it.param] = a
 	}
@@ -319,7 +397,7 @@ func (p *tparser) expand(n *notn, args map[string]*tnode) *tnode {
 		active[m] = true
 	}
 	sub := &tparser{s: n.expansion, end: len(n.expansion.text), locals: p.locals, nots: p.nots, visNs: p.visNs, path: p.path, subst: args,
-		depth: p.depth + 10, active: active, budget: p.budget}
+		depth: p.depth + 10, active: active, budget: p.budget, choose: p.choose}
 	e := sub.expr()
 	if e == nil {
 		return &tnode{op: 'x'}
@@ -398,7 +476,7 @@ func (p *tparser) sub(i, j int) *tnode {
 		return &tnode{op: 'x'}
 	}
 	q := &tparser{s: p.s, pos: i, end: j, locals: p.locals, nots: p.nots, visNs: p.visNs, path: p.path, subst: p.subst, depth: p.depth,
-		active: p.active, budget: p.budget}
+		active: p.active, budget: p.budget, choose: p.choose}
 	return q.expr()
 }
 
@@ -573,13 +651,15 @@ func (p *tparser) ident() *tnode {
 
 // levelAtom consumes one argument of a level's max/imax (a universe
 // name, a number, _ or a parenthesised level); false at anything else.
+// Every plain identifier there is a universe name, as Lean's level parser
+// reads it — the namer has universes among its locals too.
 func (p *tparser) levelAtom() bool {
 	switch t := p.at(p.pos); {
 	case t == "(":
 		p.pos = p.closeOf(p.pos) + 1
 	case t == "_" || p.s.kinds[p.pos] == TokNumber:
 		p.pos++
-	case p.s.kinds[p.pos] == TokIdent && !strings.Contains(t, ".") && !p.locals[t] && p.subst[t] == nil:
+	case p.s.kinds[p.pos] == TokIdent && !strings.Contains(t, ".") && p.subst[t] == nil:
 		p.pos++
 	default:
 		return false

@@ -73,6 +73,9 @@ func (p *fileParser) notation(c Command, k int) {
 	}
 	d.pattern = f.notationPattern(d.kind, k+1, arrow)
 	d.expansion = f.span(arrow+1, c.End)
+	if d.pattern == nil && d.kind == "notation3" {
+		d.pattern, d.namerExpansion = f.binderPattern(k+1, c.End)
+	}
 	d.targets = f.expansionIdents(arrow+1, c.End, params)
 	if len(d.targets) > 0 {
 		d.target = d.targets[0]
@@ -119,6 +122,62 @@ func (f *file) notationPattern(kind string, i, arrow int) []notItem {
 		return []notItem{{param: "a"}, pat[0]}
 	}
 	return pat
+}
+
+// binderPattern reads a notation3 over binders whose term is scoped,
+// `notation3 "Π₀ "(...)", "r:(scoped f => DFinsupp f) => r`, in [i, end):
+// its items (the atoms, the binders, r with its scoped term) and the
+// expansion after the `=>` outside brackets; nil if it has anything else.
+// The first `=>` is the scoped term's, so notation's arrow, expansion and
+// targets (the table's row: DFinsupp) are not the namer's.
+func (f *file) binderPattern(i, end int) ([]notItem, string) {
+	var pat []notItem
+	binders, scoped := false, false
+	for j := i; j < end; j++ {
+		switch {
+		case f.toks[j].Kind == TokString:
+			if a := strings.TrimSpace(unquote(f.text(j))); a != "" {
+				pat = append(pat, notItem{atom: a})
+			}
+		case f.is(j, "(") && f.is(j+1, "...") && f.is(j+2, ")"):
+			if binders {
+				return nil, ""
+			}
+			binders = true
+			pat = append(pat, notItem{binders: true})
+			j += 2
+		case f.toks[j].Kind == TokIdent:
+			it := notItem{param: f.text(j)}
+			for j+1 < end && f.is(j+1, ":") {
+				if j+5 < end && f.is(j+2, "(") && f.is(j+3, "scoped") && f.toks[j+4].Kind == TokIdent && f.is(j+5, "=>") {
+					c := f.matchBracket(j + 2)
+					if c <= j+6 || c >= end || !binders || scoped {
+						return nil, ""
+					}
+					it.scopedVar, it.scopedBody = f.text(j+4), f.span(j+6, c)
+					scoped = true
+					j = c
+					break
+				}
+				j += 2 // precedence: r:67
+			}
+			pat = append(pat, it)
+		case f.is(j, "=>"):
+			// the binders need an atom after them (the separator, ", ")
+			for k, it := range pat {
+				if it.binders && (k+1 >= len(pat) || pat[k+1].atom == "") {
+					return nil, ""
+				}
+			}
+			if !scoped || len(pat) == 0 || pat[0].atom == "" || j+1 >= end {
+				return nil, ""
+			}
+			return pat, f.span(j+1, end)
+		default:
+			return nil, ""
+		}
+	}
+	return nil, ""
 }
 
 // unquote strips the quotes of a Lean string literal and its simple escapes.

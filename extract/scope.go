@@ -56,6 +56,9 @@ type notationDef struct {
 	path      string
 	resolved  string
 	mod       int32 // declaring module (notation is visible where it is imported)
+	// namerExpansion: the expansion the namer reads when not expansion
+	// (notation3 over binders: binderPattern)
+	namerExpansion string
 }
 
 // pdecl is a parsed declaration before name resolution.

@@ -118,6 +118,10 @@ func run(ws, src string) (*Report, error) {
 	// explicitly named made a reference's presence in the score depend on
 	// the names extract gave (d22483f renamed Units.instOrdOfMonoid to
 	// Units.instOrd, and OrderDual.instOrd left the references: 84 -> 83).
+	// A named instance's twin is generated as well unless the attribute
+	// names it (`@[to_additive instAddFoo]`): prod.instIsHaarMeasure's
+	// twin prod.instIsAddHaarMeasure is a name to_additive made, and the
+	// references to it test extract's translation.
 	anonSrc := map[string]bool{}
 	for _, r := range rows {
 		if r.Keyword == "instance" && r.GeneratedFrom == nil && anonymous(r.Code) {
@@ -131,7 +135,7 @@ func run(ws, src string) (*Report, error) {
 		declared[r.Name] = true
 		last := r.Name[strings.LastIndexByte(r.Name, '.')+1:]
 		derived := r.Kind == "instance" && strings.HasPrefix(r.Code, "deriving")
-		twin := r.Kind == "instance" && r.GeneratedFrom != nil && anonSrc[*r.GeneratedFrom]
+		twin := r.Kind == "instance" && r.GeneratedFrom != nil && (anonSrc[*r.GeneratedFrom] || !strings.Contains(r.Code, last))
 		if derived || twin || r.Keyword == "instance" && r.GeneratedFrom == nil && anonymous(r.Code) {
 			anon[r.Name] = true
 			if dump != nil {

@@ -36,6 +36,35 @@ func TestTwinsOfAnonymousInstancesAreGenerated(t *testing.T) {
 	}
 }
 
+// TestTwinsOfNamedInstancesAreGenerated: the to_additive twin of a named
+// instance has a name to_additive made (Mathlib's
+// Measure.prod.instIsAddHaarMeasure from prod.instIsHaarMeasure), so
+// references to it count; a twin the attribute names is explicit.
+func TestTwinsOfNamedInstancesAreGenerated(t *testing.T) {
+	ws, src := t.TempDir(), t.TempDir()
+	haar, foo := "Measure.prod.instIsHaarMeasure", "instFoo"
+	rows := []workspace.Declaration{
+		{Name: haar, Kind: "instance", Keyword: "instance", Code: "@[to_additive]\ninstance prod.instIsHaarMeasure [IsHaarMeasure μ] : IsHaarMeasure (μ.prod ν) := ⟨⟩"},
+		{Name: "Measure.prod.instIsAddHaarMeasure", Kind: "instance", Keyword: "instance", Code: "@[to_additive]\ninstance prod.instIsHaarMeasure [IsHaarMeasure μ] : IsHaarMeasure (μ.prod ν) := ⟨⟩", GeneratedFrom: &haar},
+		{Name: foo, Kind: "instance", Keyword: "instance", Code: "@[to_additive instAddFoo]\ninstance instFoo : Foo := ⟨⟩"},
+		{Name: "instAddFoo", Kind: "instance", Keyword: "instance", Code: "@[to_additive instAddFoo]\ninstance instFoo : Foo := ⟨⟩", GeneratedFrom: &foo},
+	}
+	if err := workspace.WriteTable(filepath.Join(ws, workspace.DeclarationsFile), rows); err != nil {
+		t.Fatal(err)
+	}
+	text := "example := Measure.prod.instIsAddHaarMeasure μ ν\nexample := instAddFoo\n"
+	if err := os.WriteFile(filepath.Join(src, "A.lean"), []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := run(ws, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Code.References != 1 || rep.Code.Found != 1 {
+		t.Errorf("code references %d, found %d; want 1, 1 (Measure.prod.instIsAddHaarMeasure; instAddFoo is named)", rep.Code.References, rep.Code.Found)
+	}
+}
+
 // TestCollectDeclaredPrefix: a name a declaration declares is no reference
 // to a generated instance, also when its inst… component is a namespace
 // (Mathlib's Data/Multiset/Fintype, in namespace Multiset).
