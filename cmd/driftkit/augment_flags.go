@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"io"
 	"strings"
 	"time"
 
@@ -42,8 +43,9 @@ func addAugmentPromptFlag(fs *flag.FlagSet, v *string) {
 }
 
 // open makes the Augmenter (nil without --augment) with its cache in the
-// workspace; close releases both.
-func (a *augmentFlags) open(wsDir string) (*augment.Augmenter, func(), error) {
+// workspace; close releases both. The cache's warnings (a torn or unusable
+// line) go to stderr.
+func (a *augmentFlags) open(wsDir string, stderr io.Writer) (*augment.Augmenter, func(), error) {
 	if !a.on {
 		return nil, func() {}, nil
 	}
@@ -60,7 +62,7 @@ func (a *augmentFlags) open(wsDir string) (*augment.Augmenter, func(), error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w: %v", errUsage, strings.Replace(err.Error(), app.ErrConfig.Error()+": ", "", 1))
 	}
-	cache, err := augment.OpenCache(augment.CachePath(wsDir))
+	cache, err := augment.OpenCache(augment.CachePath(wsDir), func(msg string) { fmt.Fprintln(stderr, "warning:", msg) })
 	if err != nil {
 		c.Close()
 		return nil, nil, err

@@ -158,7 +158,7 @@ func runEvalSearch(ctx context.Context, o *evalSearchOptions, env *Env, args []s
 	man := ix.Manifest()
 	opts := eval.SearchOptions{Configs: o.configs, Filter: &o.filter, Weights: o.weights, Vocabulary: o.vocab, BenchLabel: o.Bench, Split: o.half, Sample: sample,
 		Encoder: man.Encoder, EncoderFallback: man.EncoderFallback, Informal: describeSources(man.InformalSource), Head: ix.Head()}
-	a, closeAug, err := o.augment.open(o.stage.WS)
+	a, closeAug, err := o.augment.open(o.stage.WS, env.Stderr)
 	if err != nil {
 		return err
 	}

@@ -83,7 +83,7 @@ func runSearch(ctx context.Context, o *searchOptions, env *Env, args []string) e
 		return err
 	}
 	defer closeIx()
-	a, closeAug, err := o.augment.open(o.stage.WS)
+	a, closeAug, err := o.augment.open(o.stage.WS, env.Stderr)
 	if err != nil {
 		return err
 	}
