@@ -216,3 +216,7 @@ func describeSources(m map[string]int) string {
 	}
 	return strings.Join(parts, ", ")
 }
+
+func (o *evalSearchOptions) flagNeeds() []flagNeed {
+	return append(o.rank.needs(), o.augment.need())
+}

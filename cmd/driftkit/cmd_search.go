@@ -151,3 +151,7 @@ func printAugmentation(env *Env, r *augment.Result) {
 		fmt.Fprintf(env.Stdout, "#   %s\n", line)
 	}
 }
+
+func (o *searchOptions) flagNeeds() []flagNeed {
+	return append(o.rank.needs(), o.augment.need())
+}
