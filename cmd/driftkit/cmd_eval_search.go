@@ -217,6 +217,11 @@ func describeSources(m map[string]int) string {
 	return strings.Join(parts, ", ")
 }
 
+// flagNeeds: besides the ranking and augmentation flags' own needs,
+// --check only looks gold names up (in the --split half, --every sample),
+// so every flag of the search run would be ignored with it.
 func (o *evalSearchOptions) flagNeeds() []flagNeed {
-	return append(o.rank.needs(), o.augment.need())
+	run := append([]string{"mode", "profile", "kinds", "per-item", "json", "weights", "bm25-engine", "no-head", "embed-base-url", "vocabulary",
+		"augment", "augment-prompt", "augment-timeout"}, o.augment.chatFlags...)
+	return append(o.rank.needs(), flagNeed{flags: run, holds: !o.Check, needs: "a search run (without --check)"}, o.augment.need())
 }
