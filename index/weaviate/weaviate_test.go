@@ -634,3 +634,35 @@ func upsert(t *testing.T, c *weaviatetest.Cluster, objs ...*pb.BatchObject) {
 		}
 	}
 }
+
+// A read the build checks its import with is tried again while no node can
+// answer it (a replica briefly unreachable for a read at consistency ALL),
+// and only then: a missing collection or another refusal ends it at once,
+// and a cluster that stays unavailable ends it after the import's attempts.
+func TestSettleRetriesOnlyUnavailable(t *testing.T) {
+	defer weaviate.SetSettleWait(time.Millisecond)()
+	unreachable := fmt.Errorf("%w: cannot reach enough replicas", weaviate.ErrUnavailable)
+	for _, tc := range []struct {
+		name  string
+		fail  []error // the answers before success (nil: succeeds)
+		calls int
+		err   error
+	}{
+		{"settles", []error{unreachable, unreachable}, 3, nil},
+		{"stays unavailable", slices.Repeat([]error{unreachable}, 100), weaviate.PushAttempts, weaviate.ErrUnavailable},
+		{"missing collection", []error{fmt.Errorf("%w: %w", weaviate.ErrNotFound, unreachable)}, 1, weaviate.ErrNotFound},
+		{"other refusal", []error{errors.New("bad request")}, 1, errors.New("bad request")},
+	} {
+		calls := 0
+		err := weaviate.Settle(context.Background(), func() error {
+			calls++
+			if calls <= len(tc.fail) {
+				return tc.fail[calls-1]
+			}
+			return nil
+		})
+		if calls != tc.calls || (err == nil) != (tc.err == nil) || err != nil && !errors.Is(err, tc.err) && err.Error() != tc.err.Error() {
+			t.Errorf("%s: %d calls, err %v; want %d calls, err %v", tc.name, calls, err, tc.calls, tc.err)
+		}
+	}
+}
