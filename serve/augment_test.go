@@ -45,7 +45,7 @@ func TestAugmentedTheoremSearch(t *testing.T) {
 	if err := workspace.WriteTable(filepath.Join(dir, workspace.DeclarationsFile), fixtureDecls()); err != nil {
 		t.Fatal(err)
 	}
-	cache, err := augment.OpenCache(augment.CachePath(dir))
+	cache, err := augment.OpenCache(augment.CachePath(dir), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -161,7 +161,7 @@ func openWorkspaces(ctx context.Context, s Setup, chat *llm.Client, c *closers) 
 		c.add(func() { w.Close() })
 		out = append(out, w)
 		if chat != nil {
-			cache, err := augment.OpenCache(augment.CachePath(sp.Dir))
+			cache, err := augment.OpenCache(augment.CachePath(sp.Dir), func(msg string) { s.Log.Warn(msg, "workspace", sp.Name) })
 			if err != nil {
 				return nil, fmt.Errorf("workspace %s: %w", sp.Name, err)
 			}

@@ -219,11 +219,22 @@ func (g *registry) start(kind, ws string, req any, rn Runner) (*run, error) {
 		if err := os.MkdirAll(g.cfg.Dir, 0o755); err != nil {
 			return nil, err
 		}
-		j, rep, err := journal.Open[RunRecord](filepath.Join(g.cfg.Dir, "runs.jsonl"), journal.Options[RunRecord]{})
+		path := filepath.Join(g.cfg.Dir, "runs.jsonl")
+		j, rep, err := journal.Open(path, journal.Options[RunRecord]{
+			// Said before the cut: a server killed between the cut and a
+			// later report would leave the next one nothing to report.
+			BeforeCut: func(line, bytes int) {
+				g.log.Warn("runs journal: dropped a torn last line (a write cut by a crash); that run's record is lost",
+					"file", path, "line", line, "bytes", bytes)
+			},
+		})
 		if err != nil {
 			return nil, err
 		}
 		g.journal = j
+		for _, b := range rep.Bad {
+			g.log.Warn("runs journal: skipped an unusable line", "err", b)
+		}
 		for i := range rep.Records {
 			rec := rep.Records[i]
 			g.log.Debug("run from an earlier server", "id", rec.ID, "status", rec.Status)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -12,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/driftkit/driftkit/internal/testkit/torntest"
 )
 
 // stepRunner emits one event per value received on steps, then finishes
@@ -258,4 +261,21 @@ func TestShutdownCancelsAndRecordsRuns(t *testing.T) {
 	if r3.StatusCode != 503 {
 		t.Errorf("readyz while shutting down: %d", r3.StatusCode)
 	}
+}
+
+// A torn last line of runs.jsonl is reported while it is still in the file
+// (journal.Options.BeforeCut): a server killed between the cut and a report
+// made after it would lose the report for good.
+func TestRunsJournalReportsTornLineBeforeTheCut(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "runs.jsonl")
+	tail := `{"id":"0123","kind":"drift","status":"runn`
+	c := torntest.Tear(t, path, `{"id":"abcd","kind":"drift","status":"done"}`+"\n", tail)
+	steps := make(chan string)
+	close(steps)
+	ts := newTestServer(t, Options{Log: c.Logger(), Runs: &RunConfig{Dir: dir, Drift: func(*Workspace, *DriftRequest) (Runner, error) {
+		return &stepRunner{steps: steps}, nil
+	}}})
+	waitRun(t, ts, startRun(t, ts, "/api/drift", `{"statement": "s"}`))
+	c.Verify(t, "line=2", fmt.Sprintf("bytes=%d", len(tail)))
 }

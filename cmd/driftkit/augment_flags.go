@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"io"
 	"strings"
 	"time"
 
@@ -19,6 +20,9 @@ type augmentFlags struct {
 	timeout time.Duration
 	prompt  string
 	cfg     llm.Config
+	// chatFlags are the chat client's flags (--model, --base-url, …): the
+	// client exists only for --augment.
+	chatFlags []string
 }
 
 // AddFlags registers --augment, --augment-timeout, --augment-prompt and the chat client's
@@ -29,9 +33,14 @@ func (a *augmentFlags) AddFlags(fs *flag.FlagSet) {
 	a.cfg.MaxRetries, a.cfg.RequestTimeout = 2, 20*time.Second
 	fs.BoolVar(&a.on, "augment", false, "rewrite the query with a chat model first (--model, OPENAI_BASE_URL): a precise informal statement\n"+
 		"and a guessed Lean statement are searched with it and fused; answers cached in WS/"+augment.CacheName)
-	fs.DurationVar(&a.timeout, "augment-timeout", 30*time.Second, "longest wait for one rewrite, retries included; then the raw query is searched alone")
+	fs.DurationVar(&a.timeout, "augment-timeout", 30*time.Second, "with --augment: longest wait for one rewrite, retries included; then the raw query is searched alone")
 	addAugmentPromptFlag(fs, &a.prompt)
-	a.cfg.RegisterFlags(fs)
+	a.chatFlags = flagsAdded(fs, func() { a.cfg.RegisterFlags(fs) })
+}
+
+// need: every flag but --augment itself only matters with --augment.
+func (a *augmentFlags) need() flagNeed {
+	return flagNeed{flags: append([]string{"augment-prompt", "augment-timeout"}, a.chatFlags...), holds: a.on, needs: "--augment"}
 }
 
 // addAugmentPromptFlag registers --augment-prompt (search, eval search,
@@ -42,8 +51,9 @@ func addAugmentPromptFlag(fs *flag.FlagSet, v *string) {
 }
 
 // open makes the Augmenter (nil without --augment) with its cache in the
-// workspace; close releases both.
-func (a *augmentFlags) open(wsDir string) (*augment.Augmenter, func(), error) {
+// workspace; close releases both. The cache's warnings (a torn or unusable
+// line) go to stderr.
+func (a *augmentFlags) open(wsDir string, stderr io.Writer) (*augment.Augmenter, func(), error) {
 	if !a.on {
 		return nil, func() {}, nil
 	}
@@ -60,7 +70,7 @@ func (a *augmentFlags) open(wsDir string) (*augment.Augmenter, func(), error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w: %v", errUsage, strings.Replace(err.Error(), app.ErrConfig.Error()+": ", "", 1))
 	}
-	cache, err := augment.OpenCache(augment.CachePath(wsDir))
+	cache, err := augment.OpenCache(augment.CachePath(wsDir), func(msg string) { fmt.Fprintln(stderr, "warning:", msg) })
 	if err != nil {
 		c.Close()
 		return nil, nil, err

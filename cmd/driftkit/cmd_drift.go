@@ -63,6 +63,9 @@ type driftOptions struct {
 	Self         string
 
 	query queryOptions // the ranking flags, resolved
+	// benchFlags are the chat client's and the Lean backend's flags: a
+	// --context-only run uses neither.
+	benchFlags []string
 }
 
 func (o *driftOptions) AddFlags(fs *flag.FlagSet) {
@@ -72,8 +75,10 @@ func (o *driftOptions) AddFlags(fs *flag.FlagSet) {
 	fs.BoolVar(&o.ContextOnly, "context-only", false, "offline: print the formalization context (premises + illustrations) of the statement given as argument; no LLM")
 	fs.BoolVar(&o.JSON, "json", false, "with --context-only: JSON instead of text")
 	o.LLM = llm.ConfigFromEnv()
-	o.LLM.RegisterFlags(fs)
-	o.Lean.AddFlags(fs)
+	o.benchFlags = flagsAdded(fs, func() {
+		o.LLM.RegisterFlags(fs)
+		o.Lean.AddFlags(fs)
+	})
 	fs.IntVar(&o.PerQuery, "per-query", 1, "premises kept per sub-query (the paper: 1, the union of best premises)")
 	fs.IntVar(&o.TopK, "top-k", 5, "premises of the whole-statement retrieval (--no-decompose, --context-only)")
 	fs.IntVar(&o.Illustrate, "illustrations", 3, "most illustrative theorems (m)")
@@ -95,6 +100,20 @@ func (o *driftOptions) AddFlags(fs *flag.FlagSet) {
 	fs.BoolVar(&o.RetryFailed, "retry-failed", false, "also redo items that failed for a content reason (unusable decomposition)")
 	o.rank.AddFlags(fs, rankMode|rankWeights|rankNoHead|rankEmbedURL)
 	fs.StringVar(&o.Self, "self", "", "with --context-only: the statement's own declaration, never shown")
+}
+
+// flagNeeds: --context-only prints the context without a model, so the
+// model's, Lean's and the benchmark run's flags would be ignored there, and
+// --json and --self mean nothing to a --bench run; whole-statement
+// retrieval reads --top-k, decomposition --per-query.
+func (o *driftOptions) flagNeeds() []flagNeed {
+	bench := append([]string{"samples", "temperature", "seed", "repair", "max-tokens", "decompose-model", "decompose-max-tokens",
+		"exclude-bench", "limit", "jobs", "retry-failed"}, o.benchFlags...)
+	return append(o.rank.needs(),
+		flagNeed{flags: []string{"json", "self"}, holds: o.ContextOnly, needs: "--context-only"},
+		flagNeed{flags: bench, holds: !o.ContextOnly, needs: "--bench"},
+		flagNeed{flags: []string{"top-k"}, holds: o.ContextOnly || o.NoDecompose, needs: "--context-only or --no-decompose"},
+		flagNeed{flags: []string{"per-query"}, holds: !o.ContextOnly && !o.NoDecompose, needs: "decomposition (--bench without --no-decompose)"})
 }
 
 func (o *driftOptions) Validate(args []string) error {

@@ -124,3 +124,5 @@ func runEvalRetrieval(ctx context.Context, o *evalRetrievalOptions, env *Env, ar
 	}
 	return o.stage.report(env.Stdout, rep, rep.WriteTable)
 }
+
+func (o *evalRetrievalOptions) flagNeeds() []flagNeed { return o.rank.needs() }

@@ -158,7 +158,7 @@ func runEvalSearch(ctx context.Context, o *evalSearchOptions, env *Env, args []s
 	man := ix.Manifest()
 	opts := eval.SearchOptions{Configs: o.configs, Filter: &o.filter, Weights: o.weights, Vocabulary: o.vocab, BenchLabel: o.Bench, Split: o.half, Sample: sample,
 		Encoder: man.Encoder, EncoderFallback: man.EncoderFallback, Informal: describeSources(man.InformalSource), Head: ix.Head()}
-	a, closeAug, err := o.augment.open(o.stage.WS)
+	a, closeAug, err := o.augment.open(o.stage.WS, env.Stderr)
 	if err != nil {
 		return err
 	}
@@ -215,4 +215,13 @@ func describeSources(m map[string]int) string {
 		parts = append(parts, fmt.Sprintf("%s %d", name, m[k]))
 	}
 	return strings.Join(parts, ", ")
+}
+
+// flagNeeds: besides the ranking and augmentation flags' own needs,
+// --check only looks gold names up (in the --split half, --every sample),
+// so every flag of the search run would be ignored with it.
+func (o *evalSearchOptions) flagNeeds() []flagNeed {
+	run := append([]string{"mode", "profile", "kinds", "per-item", "json", "weights", "bm25-engine", "no-head", "embed-base-url", "vocabulary",
+		"augment", "augment-prompt", "augment-timeout"}, o.augment.chatFlags...)
+	return append(o.rank.needs(), flagNeed{flags: run, holds: !o.Check, needs: "a search run (without --check)"}, o.augment.need())
 }

@@ -186,6 +186,17 @@ func testSearchAugment(t *testing.T, ws string) {
 	if code, _, errs := runCmd(append(args, "--augment-prompt", "v9", "x")...); code != 2 || !strings.Contains(errs, "--augment-prompt") || !strings.Contains(errs, "known: v1, v2") {
 		t.Errorf("--augment-prompt v9: exit %d, %s", code, errs)
 	}
+	// A torn last line of the cache (a crash mid-write) is said on stderr.
+	if f, err := os.OpenFile(augment.CachePath(ws), os.O_APPEND|os.O_WRONLY, 0); err != nil {
+		t.Fatal(err)
+	} else {
+		f.WriteString(`{"key": "torn", "answer": {"informal_sta`)
+		f.Close()
+	}
+	if code, _, errs := runCmd(append(args, "prime order group cyclic")...); code != 0 ||
+		!strings.Contains(errs, "warning: augmentation cache "+augment.CachePath(ws)+":") || !strings.Contains(errs, "dropped a torn last line") {
+		t.Errorf("search on a cache with a torn line: exit %d, stderr %q", code, errs)
+	}
 	mu.Lock()
 	fail = true
 	mu.Unlock()

@@ -64,6 +64,17 @@ type indexOptions struct {
 
 	fs     *flag.FlagSet // to tell a given --dim from its default
 	dimSet bool
+	// embedFlags are the embeddings client's (--model, --base-url, …).
+	embedFlags []string
+}
+
+// flagNeeds: the hash encoder embeds in-process, reads no model, cuts no
+// text and keeps no embedding cache, so the client's flags, --max-chars
+// and --no-cache would be ignored with it. (--batch is also the hash
+// encoder's batch; the prefixes and --backend weaviate's flags are checked
+// in Validate.)
+func (o *indexOptions) flagNeeds() []flagNeed {
+	return []flagNeed{{flags: append([]string{"max-chars", "no-cache"}, o.embedFlags...), holds: o.Encoder != index.EncoderHash, needs: "--encoder openai"}}
 }
 
 func (o *indexOptions) AddFlags(fs *flag.FlagSet) {
@@ -77,7 +88,7 @@ func (o *indexOptions) AddFlags(fs *flag.FlagSet) {
 	fs.IntVar(&o.MaxChars, "max-chars", 8000, "truncate documents to this many characters before embedding (openai encoder)")
 	o.LLM = llm.ConfigFromEnv()
 	o.LLM.Model = "bge-m3"
-	o.LLM.RegisterEmbeddingFlags(fs)
+	o.embedFlags = flagsAdded(fs, func() { o.LLM.RegisterEmbeddingFlags(fs) })
 	fs.StringVar(&o.BM25Engine, "bm25-engine", "mem", "BM25 indexes to build: mem (the in-memory postings, always built) or bleve (the bleve index as well, for search --bm25-engine bleve)")
 	fs.StringVar(&o.Preset, "encoder-preset", "none", "query/document prefixes of the model: "+strings.Join(index.EncoderPresetNames(), ", ")+" (openai encoder)")
 	fs.StringVar(&o.Roles.QueryPrefix, "query-prefix", "", "text before each query (overrides the preset's)")

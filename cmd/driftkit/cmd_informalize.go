@@ -40,13 +40,15 @@ type informalizeOptions struct {
 	BatchIn    string
 	Submit     bool
 	Poll       time.Duration
+
+	chatFlags []string // the chat client's (--model, --base-url, …)
 }
 
 func (o *informalizeOptions) AddFlags(fs *flag.FlagSet) {
 	o.stage.AddFlags(fs, withWS|withQuiet|withForce, "an informal.parquet")
 	fs.StringVar(&o.Provider, "provider", "", "openai or template (default: openai when --model is given, else template)")
 	o.LLM = llm.ConfigFromEnv()
-	o.LLM.RegisterFlags(fs)
+	o.chatFlags = flagsAdded(fs, func() { o.LLM.RegisterFlags(fs) })
 	fs.StringVar(&o.Vocabulary, "vocabulary", "", "template provider: JSON file of name words, namespaces, class words and types extending (or replacing) Mathlib's (see README)")
 	fs.StringVar(&o.Kinds, "kinds", "", "comma-separated declaration kinds to informalize (default all)")
 	fs.StringVar(&o.Modules, "modules", "", "comma-separated module name prefixes to informalize (default all)")
@@ -58,7 +60,18 @@ func (o *informalizeOptions) AddFlags(fs *flag.FlagSet) {
 	fs.StringVar(&o.BatchOut, "batch-out", "", "write OpenAI Batch API JSONL shards for the next wave into DIR instead of calling the endpoint")
 	fs.StringVar(&o.BatchIn, "batch-in", "", "ingest a Batch API / vllm run-batch output FILE into the journal")
 	fs.BoolVar(&o.Submit, "submit", false, "send the batch waves through the endpoint's Batch API and poll until done")
-	fs.DurationVar(&o.Poll, "poll", 30*time.Second, "batch status poll interval with --submit")
+	fs.DurationVar(&o.Poll, "poll", 30*time.Second, "with --submit: the batch status poll interval")
+}
+
+// flagNeeds: the template provider asks no model, so the chat client's
+// flags, --repairs and --max-tokens would be ignored with it; --poll is
+// the wait between --submit's status requests.
+func (o *informalizeOptions) flagNeeds() []flagNeed {
+	prov := app.InformalOptions{Provider: o.Provider, Chat: o.LLM}.ResolveProvider()
+	return []flagNeed{
+		{flags: append([]string{"repairs", "max-tokens"}, o.chatFlags...), holds: prov != app.ProviderTemplate, needs: "--provider openai"},
+		{flags: []string{"poll"}, holds: o.Submit, needs: "--submit"},
+	}
 }
 
 func (o *informalizeOptions) Validate(args []string) error {

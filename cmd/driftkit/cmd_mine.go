@@ -166,3 +166,9 @@ func runMine(ctx context.Context, o *mineOptions, env *Env, args []string) error
 	}
 	return nil
 }
+
+// flagNeeds: without an index the negatives are random candidates, so
+// the retrieval mode and the rank range would be ignored.
+func (o *mineOptions) flagNeeds() []flagNeed {
+	return []flagNeed{{flags: []string{"mode", "range"}, holds: !o.NoIndex, needs: "mining from the index (without --no-index)"}}
+}

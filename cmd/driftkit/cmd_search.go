@@ -83,7 +83,7 @@ func runSearch(ctx context.Context, o *searchOptions, env *Env, args []string) e
 		return err
 	}
 	defer closeIx()
-	a, closeAug, err := o.augment.open(o.stage.WS)
+	a, closeAug, err := o.augment.open(o.stage.WS, env.Stderr)
 	if err != nil {
 		return err
 	}
@@ -150,4 +150,8 @@ func printAugmentation(env *Env, r *augment.Result) {
 	for _, line := range strings.Split(r.Document, "\n") {
 		fmt.Fprintf(env.Stdout, "#   %s\n", line)
 	}
+}
+
+func (o *searchOptions) flagNeeds() []flagNeed {
+	return append(o.rank.needs(), o.augment.need())
 }

@@ -191,3 +191,9 @@ func reloadOnHUP(ctx context.Context, s *serve.Server, log *slog.Logger) func() 
 	}()
 	return func() { signal.Stop(hup) }
 }
+
+// flagNeeds: the chat flags also serve DRIFT and ToMap runs, but the
+// rewrite's own settings only matter with --augment.
+func (o *serveOptions) flagNeeds() []flagNeed {
+	return []flagNeed{{flags: []string{"augment-prompt", "augment-wait"}, holds: o.Augment, needs: "--augment"}}
+}

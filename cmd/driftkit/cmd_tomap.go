@@ -246,3 +246,24 @@ func protocol(bench, split, only string, limit, n int) string {
 	fmt.Fprintf(&b, ": %d problems", n)
 	return b.String()
 }
+
+// flagNeeds: the rounds, pool, seeds and gate are ToMap's search and the
+// self-repair rounds the end-to-end baseline's; with another --method they
+// would be ignored.
+func (o *tomapOptions) flagNeeds() []flagNeed {
+	methods := map[tomap.Method]bool{}
+	known := true
+	for _, f := range strings.Split(o.Methods, ",") {
+		switch m := tomap.Method(strings.TrimSpace(f)); m {
+		case tomap.MethodToMap, tomap.MethodProofFlow, tomap.MethodEnd2End:
+			methods[m] = true
+		case "":
+		default:
+			known = false // Validate names it
+		}
+	}
+	return []flagNeed{
+		{flags: []string{"rounds", "pool", "seeds", "gate"}, holds: methods[tomap.MethodToMap] || !known, needs: "--method tomap"},
+		{flags: []string{"end2end-retries"}, holds: methods[tomap.MethodEnd2End] || !known, needs: "--method end2end"},
+	}
+}

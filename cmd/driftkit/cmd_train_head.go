@@ -150,3 +150,13 @@ func printTrainResult(env *Env, res *train.WorkspaceResult, k int) {
 	fmt.Fprintf(env.Stdout, "residual mix λ=%.2f (valid R@%d %.4f; tried %v)\n", res.Mix, k, res.MixRecall, res.MixTried)
 	fmt.Fprintf(env.Stdout, "wrote %s\n", res.Dir)
 }
+
+// flagNeeds: --eval-only evaluates the existing head on --bench, so it
+// means nothing without --bench, and training's flags would be ignored.
+func (o *trainHeadOptions) flagNeeds() []flagNeed {
+	return []flagNeed{
+		{flags: []string{"eval-only"}, holds: len(o.Benches) > 0, needs: "--bench"},
+		{flags: []string{"out-dim", "tied", "temperature", "lr", "batch", "group", "epochs", "patience", "eval-every", "k", "valid-max", "seed", "all-kinds", "mix", "force"},
+			holds: !o.EvalOnly, needs: "training (without --eval-only)"},
+	}
+}

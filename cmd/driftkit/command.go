@@ -48,7 +48,8 @@ type help struct {
 }
 
 // newCommand makes the command `driftkit name`: each invocation binds the
-// flags to a fresh O (AddFlags), parses them, calls Validate with the
+// flags to a fresh O (AddFlags), parses them, refuses flags given without
+// the setting they need (dependentFlags), calls Validate with the
 // positional arguments, then run(ctx, opts, env, args) — restic's
 // runBackup(ctx, opts, gopts, term, args). A usagef error from Validate or
 // run prints the command's usage after the reason.
@@ -62,6 +63,11 @@ func newCommand[O any, P interface {
 		opts.AddFlags(fs)
 		if err := parseFlags(fs, args); err != nil {
 			return err
+		}
+		if d, ok := any(opts).(dependentFlags); ok {
+			if err := checkFlagNeeds(fs, d.flagNeeds()); err != nil {
+				return withUsage(err, fs)
+			}
 		}
 		if err := opts.Validate(fs.Args()); err != nil {
 			return withUsage(err, fs)

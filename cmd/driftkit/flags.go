@@ -487,3 +487,74 @@ func cpuProfile(path string) (stop func(), err error) {
 		f.Close()
 	}, nil
 }
+
+// flagNeed is a group of flags that only matter under one condition (the
+// augmentation flags with --augment, --weights with --mode best): given
+// without it they would be silently ignored, and a user who typed them
+// believes they took effect. newCommand refuses them as a usage error.
+type flagNeed struct {
+	flags []string // names, without dashes
+	holds bool     // whether the condition holds
+	needs string   // the condition as the user writes it ("--augment")
+}
+
+// dependentFlags is implemented by the options of a command with such
+// flags. flagNeeds sees the parsed flags before Validate, so that the
+// refusal comes first and names the flag; a condition on a value Validate
+// would refuse anyway must hold (Validate then names the bad value).
+type dependentFlags interface {
+	flagNeeds() []flagNeed
+}
+
+// checkFlagNeeds refuses the flags given on the command line whose
+// condition does not hold, naming them all for the first such condition.
+func checkFlagNeeds(fs *flag.FlagSet, needs []flagNeed) error {
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	for _, n := range needs {
+		if n.holds {
+			continue
+		}
+		var given []string
+		for _, name := range n.flags {
+			if set[name] && !slices.Contains(given, "--"+name) {
+				given = append(given, "--"+name)
+			}
+		}
+		switch len(given) {
+		case 0:
+		case 1:
+			return usagef("%s only matters with %s; here it would be ignored", given[0], n.needs)
+		default:
+			return usagef("%s only matter with %s; here they would be ignored", strings.Join(given, ", "), n.needs)
+		}
+	}
+	return nil
+}
+
+// flagsAdded runs register and returns the names of the flags it added to
+// fs (a client's flags registered by its package, for a flagNeed).
+func flagsAdded(fs *flag.FlagSet, register func()) []string {
+	before := map[string]bool{}
+	fs.VisitAll(func(f *flag.Flag) { before[f.Name] = true })
+	register()
+	var added []string
+	fs.VisitAll(func(f *flag.Flag) {
+		if !before[f.Name] {
+			added = append(added, f.Name)
+		}
+	})
+	return added
+}
+
+// needs are the ranking flags that only matter in some modes: --profile,
+// --weights and --vocabulary steer mode best's fusion alone; --no-head and
+// --embed-base-url concern dense vectors, which mode bm25 never reads. A
+// command without --mode searches in mode best.
+func (q *rankFlags) needs() []flagNeed {
+	_, bad := index.ParseMode(q.mode)
+	return []flagNeed{
+		{flags: []string{"profile", "weights", "vocabulary"}, holds: q.mode == string(index.ModeBest) || bad != nil, needs: "--mode best"},
+		{flags: []string{"no-head", "embed-base-url"}, holds: q.mode != string(index.ModeBM25), needs: "--mode dense, hybrid or best"},
+	}
+}

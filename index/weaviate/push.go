@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha1"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -277,8 +278,8 @@ func (c *config) verify(ctx context.Context, cl *client, name string, b *index.D
 	want := int64(b.Vectors.Rows())
 	var n int64
 	for attempt := 0; ; attempt++ {
-		var err error
-		if n, err = cl.count(ctx, name); err != nil {
+		err := settle(ctx, func() (err error) { n, err = cl.count(ctx, name); return err })
+		if err != nil {
 			return err
 		}
 		if n == want || attempt == 20 {
@@ -294,7 +295,8 @@ func (c *config) verify(ctx context.Context, cl *client, name string, b *index.D
 		return fmt.Errorf("verify %s: %d objects, the generation has %d rows", name, n, want)
 	}
 	rows := sample(b.Generation, b.Vectors.Rows())
-	got, err := cl.readRows(ctx, name, rows, proj != nil, c.write)
+	var got map[int]rowVectors
+	err := settle(ctx, func() (err error) { got, err = cl.readRows(ctx, name, rows, proj != nil, c.write); return err })
 	if err != nil {
 		return fmt.Errorf("verify %s: %w", name, err)
 	}
@@ -314,6 +316,33 @@ func (c *config) verify(ctx context.Context, cl *client, name string, b *index.D
 	}
 	return nil
 }
+
+// settle runs fn again, with the import's backoff and pushAttempts times
+// in all, while no node could answer it for a reason another try may not
+// share (ErrUnavailable): a read at consistency ALL is refused while one
+// replica is briefly unreachable ("cannot reach enough replicas", on a
+// loaded machine), as a write is, and the import that just succeeded
+// through its own retries must not fail at its check for that. A refusal
+// another try would share (a missing collection, a bad request) and a
+// wrong answer are returned at once.
+func settle(ctx context.Context, fn func() error) error {
+	wait := settleWait
+	for attempt := 1; ; attempt++ {
+		err := fn()
+		if err == nil || !errors.Is(err, ErrUnavailable) || errors.Is(err, ErrNotFound) || attempt == pushAttempts {
+			return err
+		}
+		select {
+		case <-time.After(wait):
+		case <-ctx.Done():
+			return err
+		}
+		wait = min(2*wait, 10*time.Second)
+	}
+}
+
+// settleWait is settle's first wait (tests shorten it).
+var settleWait = 500 * time.Millisecond
 
 // sample picks rows to read back: the first, the last and others spread by
 // a hash of the generation's name.

@@ -373,7 +373,10 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 // seenDown reports whether node i of c answers and calls node j anything
 // but HEALTHY (or no longer lists it).
 func seenDown(c *weaviatetest.Cluster, i, j int) bool {
-	st, err := c.Statuses(context.Background(), i)
+	// Bounded, so that waitFor's deadline holds even if node i stalls.
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	st, err := c.Statuses(ctx, i)
 	if err != nil {
 		return false
 	}
@@ -385,13 +388,17 @@ func seenDown(c *weaviatetest.Cluster, i, j int) bool {
 	return true
 }
 
+// probe reads a node's replica with a bound: a node that stalls is an
+// error the caller's deadline handles, not a hang.
+var probe = &http.Client{Timeout: 30 * time.Second}
+
 // missingOnNode counts the rows whose object node i does not hold itself
 // (GET /v1/objects with node_name reads that node's replica).
 func missingOnNode(c *weaviatetest.Cluster, i int, collection string, rows []int) (int, error) {
 	missing := 0
 	for _, r := range rows {
 		u := fmt.Sprintf("http://127.0.0.1:%d/v1/objects/%s/%s?node_name=%s", c.Nodes[i].HTTP, collection, weaviate.ObjectUUID(collection, r), c.Nodes[i].Name)
-		resp, err := http.Get(u)
+		resp, err := probe.Get(u)
 		if err != nil {
 			return len(rows), err
 		}
@@ -411,7 +418,6 @@ func missingOnNode(c *weaviatetest.Cluster, i int, collection string, rows []int
 // (BenchmarkHNSWRecall reports it on a larger corpus), and must be high.
 func TestHNSWRecall(t *testing.T) {
 	c := cluster.Get(t)
-	c.Require(t)
 	docs, vecs := corpus(4000, 32, 3)
 	tb := table(docs)
 	remote, local := backends(t, c, docs, vecs, nil, map[string]string{weaviate.ParamIndex: weaviate.IndexHNSW, weaviate.ParamEF: "64"})
@@ -612,8 +618,10 @@ func upsert(t *testing.T, c *weaviatetest.Cluster, objs ...*pb.BatchObject) {
 	// briefly unreachable ("broadcast: cannot reach enough replicas", seen
 	// in a CI run on a loaded 2-core machine); the objects have fixed ids,
 	// so sending them again writes them once, as the build's own import
-	// (sendBatch) does.
-	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+	// (sendBatch) does. The deadline only costs time when the write never
+	// succeeds; a loaded 2-core machine (load 10 in CI) stretches both
+	// states to seconds.
+	for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(200 * time.Millisecond) {
 		reply, err := pb.NewWeaviateClient(conn).BatchObjects(context.Background(),
 			&pb.BatchObjectsRequest{Objects: objs, ConsistencyLevel: pb.ConsistencyLevel_CONSISTENCY_LEVEL_ALL.Enum()})
 		if err == nil && len(reply.GetErrors()) == 0 {
@@ -623,6 +631,38 @@ func upsert(t *testing.T, c *weaviatetest.Cluster, objs ...*pb.BatchObject) {
 		transient := strings.Contains(msg, "read-only") || strings.Contains(msg, "cannot reach enough replicas")
 		if err != nil || time.Now().After(deadline) || !transient {
 			t.Fatalf("upsert: %v %v", err, reply.GetErrors())
+		}
+	}
+}
+
+// A read the build checks its import with is tried again while no node can
+// answer it (a replica briefly unreachable for a read at consistency ALL),
+// and only then: a missing collection or another refusal ends it at once,
+// and a cluster that stays unavailable ends it after the import's attempts.
+func TestSettleRetriesOnlyUnavailable(t *testing.T) {
+	defer weaviate.SetSettleWait(time.Millisecond)()
+	unreachable := fmt.Errorf("%w: cannot reach enough replicas", weaviate.ErrUnavailable)
+	for _, tc := range []struct {
+		name  string
+		fail  []error // the answers before success (nil: succeeds)
+		calls int
+		err   error
+	}{
+		{"settles", []error{unreachable, unreachable}, 3, nil},
+		{"stays unavailable", slices.Repeat([]error{unreachable}, 100), weaviate.PushAttempts, weaviate.ErrUnavailable},
+		{"missing collection", []error{fmt.Errorf("%w: %w", weaviate.ErrNotFound, unreachable)}, 1, weaviate.ErrNotFound},
+		{"other refusal", []error{errors.New("bad request")}, 1, errors.New("bad request")},
+	} {
+		calls := 0
+		err := weaviate.Settle(context.Background(), func() error {
+			calls++
+			if calls <= len(tc.fail) {
+				return tc.fail[calls-1]
+			}
+			return nil
+		})
+		if calls != tc.calls || (err == nil) != (tc.err == nil) || err != nil && !errors.Is(err, tc.err) && err.Error() != tc.err.Error() {
+			t.Errorf("%s: %d calls, err %v; want %d calls, err %v", tc.name, calls, err, tc.calls, tc.err)
 		}
 	}
 }

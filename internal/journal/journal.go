@@ -58,7 +58,10 @@ type Options[T any] struct {
 	Validate func(*T) error
 	// BeforeCut, if set, is told of a torn last line before Open cuts it
 	// off: a report made after the cut is lost when the process dies in
-	// between, and the next run finds nothing left to report.
+	// between, and the next run finds nothing left to report. Every user
+	// reports its torn lines here (informalize, the DRIFT and ToMap
+	// runners, the server's runs.jsonl, the augmentation cache), each
+	// checked by a test with internal/testkit/torntest.
 	BeforeCut func(line, bytes int)
 }
 

@@ -3,6 +3,7 @@ package augment
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/driftkit/driftkit/internal/testkit/fakeopenai"
+	"github.com/driftkit/driftkit/internal/testkit/torntest"
 	"github.com/driftkit/driftkit/llm"
 	"github.com/driftkit/driftkit/retrieval"
 	"github.com/driftkit/driftkit/workspace"
@@ -67,7 +69,7 @@ func newAugmenter(t *testing.T, c Chatter, cache *Cache, model string) *Augmente
 
 func openCache(t *testing.T, path string) *Cache {
 	t.Helper()
-	c, err := OpenCache(path)
+	c, err := OpenCache(path, func(msg string) { t.Log(msg) })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -416,6 +418,54 @@ func TestCacheCrashSafeAndShared(t *testing.T) {
 	c3 := openCache(t, path)
 	if _, ok := c3.Get("d"); !ok || c3.Len() != 3 {
 		t.Errorf("the answer after the torn line was lost: %d answers", c3.Len())
+	}
+}
+
+// A torn last line is reported while it is still in the file
+// (journal.Options.BeforeCut): a process killed between the cut and a report
+// made after it would lose the report for good. Unusable lines are reported
+// too, and a read-only opener reports the complete lines' problems only.
+func TestCacheReportsTornLineBeforeTheCut(t *testing.T) {
+	path := filepath.Join(t.TempDir(), CacheName)
+	tail := `{"key": "torn", "answer": {"informal_sta`
+	tc := torntest.Tear(t, path, `{"key":"a","answer":{"informal_statement":"sa"}}`+"\n"+`{"key": "broken"}`+"\n", tail)
+	var other []string
+	c, err := OpenCache(path, func(msg string) {
+		tc.Func()(msg)
+		if !strings.Contains(msg, torntest.Word) {
+			other = append(other, msg)
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	tc.Verify(t, path+":3:", fmt.Sprintf("(%d bytes)", len(tail)), "asked for again")
+	if len(other) != 1 || !strings.Contains(other[0], path+":2:") || !strings.Contains(other[0], "no informal_statement") {
+		t.Errorf("warnings besides the torn line: %q, want the unusable line 2", other)
+	}
+	if c.Len() != 1 || c.Skipped() != 1 {
+		t.Errorf("%d answers, %d skipped", c.Len(), c.Skipped())
+	}
+	// A second opener while c holds the cache reads it, cuts nothing and
+	// reports no torn line: the holder may be writing that line.
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(tail)
+	f.Close()
+	var ro []string
+	c2, err := OpenCache(path, func(msg string) { ro = append(ro, msg) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c2.Close()
+	if !c2.ReadOnly() || len(ro) != 1 || strings.Contains(ro[0], torntest.Word) {
+		t.Errorf("read-only opener: read-only %v, warnings %q", c2.ReadOnly(), ro)
+	}
+	if b, _ := os.ReadFile(path); !strings.HasSuffix(string(b), tail) {
+		t.Errorf("a read-only opener cut the holder's last line: %q", b)
 	}
 }
 

@@ -52,18 +52,30 @@ type Cache struct {
 }
 
 // OpenCache opens (creating it if missing) the cache at path and loads it.
-// Lines that do not parse or hold no usable answer are skipped and counted
-// (Skipped); later lines for the same key win.
-func OpenCache(path string) (*Cache, error) {
-	opts := journal.Options[Record]{Validate: func(r *Record) error {
-		if r.Key == "" {
-			return errors.New("no key")
-		}
-		if r.Answer.InformalStatement == "" {
-			return errors.New("no informal_statement")
-		}
-		return nil
-	}}
+// Lines that do not parse or hold no usable answer are skipped, counted
+// (Skipped) and told to warn; later lines for the same key win. A torn last
+// line (a crash mid-write) is told to warn before it is cut off, so a
+// process killed right after the cut cannot lose the report; a read-only
+// opener cuts and reports nothing, since the holder may be writing that
+// line. warn may be nil.
+func OpenCache(path string, warn func(msg string)) (*Cache, error) {
+	if warn == nil {
+		warn = func(string) {}
+	}
+	opts := journal.Options[Record]{
+		Validate: func(r *Record) error {
+			if r.Key == "" {
+				return errors.New("no key")
+			}
+			if r.Answer.InformalStatement == "" {
+				return errors.New("no informal_statement")
+			}
+			return nil
+		},
+		BeforeCut: func(line, bytes int) {
+			warn(fmt.Sprintf("augmentation cache %s:%d: dropped a torn last line (%d bytes) left by a crash; that answer will be asked for again", path, line, bytes))
+		},
+	}
 	c := &Cache{path: path}
 	unlock, err := lockFile(path + ".lock")
 	var rep *journal.Replay[Record]
@@ -89,6 +101,9 @@ func OpenCache(path string) (*Cache, error) {
 			unlock()
 			return nil, fmt.Errorf("augmentation cache: %w", err)
 		}
+	}
+	for _, b := range rep.Bad {
+		warn(fmt.Sprintf("augmentation cache: skipped an unusable line: %v", b))
 	}
 	c.answers, c.skipped = make(map[string]Answer, len(rep.Records)), len(rep.Bad)
 	for _, r := range rep.Records {

@@ -86,19 +86,24 @@ func Run(ctx context.Context, p *Pipeline, items []Item, o RunOptions) (*Summary
 	if err := checkSettings(filepath.Join(o.Dir, RunFile), o.Settings); err != nil {
 		return nil, err
 	}
-	j, rep, err := journal.Open[Record](filepath.Join(o.Dir, RecordsFile), journal.Options[Record]{Validate: func(r *Record) error {
-		if r.Key == "" || (r.Status != "ok" && r.Status != "failed") {
-			return errors.New("not a drift record (key and status ok|failed needed)")
-		}
-		return nil
-	}})
+	records := filepath.Join(o.Dir, RecordsFile)
+	j, rep, err := journal.Open(records, journal.Options[Record]{
+		Validate: func(r *Record) error {
+			if r.Key == "" || (r.Status != "ok" && r.Status != "failed") {
+				return errors.New("not a drift record (key and status ok|failed needed)")
+			}
+			return nil
+		},
+		// Said before the cut: a run killed between the cut and a later
+		// report would leave the next run nothing to report.
+		BeforeCut: func(line, bytes int) {
+			fmt.Fprintf(o.Out, "journal: %s:%d: dropped a torn last line (%d bytes) left by a crash; that item will be redone\n", records, line, bytes)
+		},
+	})
 	if err != nil {
 		return nil, err
 	}
 	defer j.Close()
-	if rep.TornBytes > 0 {
-		fmt.Fprintf(o.Out, "journal: dropped a torn last line (line %d, %d bytes) left by a crash; that item will be redone\n", rep.TornLine, rep.TornBytes)
-	}
 	for _, b := range rep.Bad {
 		fmt.Fprintf(o.Out, "journal: skipped an unusable line: %v\n", b)
 	}

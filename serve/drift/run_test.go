@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/driftkit/driftkit/internal/testkit/fakeopenai"
+	"github.com/driftkit/driftkit/internal/testkit/torntest"
 	"github.com/driftkit/driftkit/lean"
 )
 
@@ -298,4 +299,20 @@ func TestRunNeedsChat(t *testing.T) {
 	if _, err := Run(context.Background(), p, testItems(), RunOptions{Dir: t.TempDir()}); err == nil || !strings.Contains(err.Error(), "chat client") {
 		t.Errorf("error %v", err)
 	}
+}
+
+// The torn last line of the records journal is reported while it is still
+// in the file (journal.Options.BeforeCut): a run killed between the cut and
+// a report made after it would lose the report for good.
+func TestRunReportsTornLineBeforeTheCut(t *testing.T) {
+	s := newScript(t)
+	p := pipeline(t, Parts{Chat: client(t, fakeServer(t, s, fakeopenai.Options{}), nil)}, Options{})
+	dir := t.TempDir()
+	path := filepath.Join(dir, RecordsFile)
+	c := torntest.Tear(t, path, `{"key":"elsewhere","status":"failed"}`+"\n", `{"key":"Lib.Prime.000","status":"ok","pro`)
+	var out bytes.Buffer
+	if _, err := Run(context.Background(), p, manyItems(2), RunOptions{Dir: dir, Out: c.Writer(&out)}); err != nil {
+		t.Fatal(err)
+	}
+	c.Verify(t, path+":2:", "that item will be redone")
 }

@@ -273,12 +273,16 @@ func (r *runner) journalPath(p *Problem) string {
 
 // openSession replays a problem's journal.
 func (r *runner) openSession(p *Problem) (*session, error) {
-	j, rep, err := journal.Open(r.journalPath(p), journal.Options[Record]{Validate: validateRecord})
+	path := r.journalPath(p)
+	j, rep, err := journal.Open(path, journal.Options[Record]{Validate: validateRecord,
+		// Said before the cut: a run killed between the cut and a later
+		// report would leave the next run nothing to report.
+		BeforeCut: func(line, bytes int) {
+			r.cfg.Log.Warn("journal: dropped a torn last line (a write cut by a crash); that step will be redone", "file", path, "line", line, "bytes", bytes)
+		},
+	})
 	if err != nil {
 		return nil, err
-	}
-	if rep.TornBytes > 0 {
-		r.cfg.Log.Warn("journal: dropped a torn last line (a write cut by a crash)", "file", j.Path(), "line", rep.TornLine, "bytes", rep.TornBytes)
 	}
 	for _, b := range rep.Bad {
 		r.cfg.Log.Warn("journal: skipped an unusable line", "err", b)

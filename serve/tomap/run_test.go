@@ -16,6 +16,7 @@ import (
 	"github.com/driftkit/driftkit/internal/testkit/fakeopenai"
 	"github.com/driftkit/driftkit/internal/testkit/leakcheck"
 	"github.com/driftkit/driftkit/internal/testkit/tomapfake"
+	"github.com/driftkit/driftkit/internal/testkit/torntest"
 	"github.com/driftkit/driftkit/lean"
 	"github.com/driftkit/driftkit/llm"
 	"github.com/driftkit/driftkit/serve/tomap"
@@ -971,4 +972,22 @@ func TestSorryIsNotAProof(t *testing.T) {
 	if e.End2End.Attempts.Count != 2 || e.RoundsUsed != 1 || !*e.SC || strings.Contains(e.End2End.Code, "incomplete_tactic") {
 		t.Errorf("end2end: %+v, rounds %d, SC %v", e.End2End, e.RoundsUsed, *e.SC)
 	}
+}
+
+// A problem journal's torn last line is reported while it is still in the
+// file (journal.Options.BeforeCut): a run killed between the cut and a
+// report made after it would lose the report for good.
+func TestTornLineReportedBeforeTheCut(t *testing.T) {
+	srv := newServer(t, tomapfake.NewModel(), fakeopenai.Options{})
+	cfg := newConfig(t, newAgents(t, srv.BaseURL()), &tomapfake.Checker{})
+	dir := filepath.Join(cfg.Out, tomap.JournalDir)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, tomap.FileName("test/0")+".jsonl")
+	tail := `{"kind":"chat","key":"4567","content":"{\"units\": [`
+	c := torntest.Tear(t, path, `{"kind":"chat","key":"0123","content":"{}"}`+"\n", tail)
+	cfg.Log = c.Logger()
+	run(t, cfg, testProblems(1))
+	c.Verify(t, "line=2", fmt.Sprintf("bytes=%d", len(tail)))
 }

