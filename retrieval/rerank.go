@@ -12,13 +12,16 @@ import (
 )
 
 // Theorem search's second stage: the fused top RerankModel.Depth hits are
-// rescored by a logistic model over cheap features of each hit (its rank in
+// rescored by a linear model over cheap features of each hit (its rank in
 // each signal's list and in the fusion, its kind, how much of its name the
 // query covers) and reordered. The model is small data
 // (data/rerank-theorem.json), trained by internal/tools/rerank on queries
 // the library gives (module-docstring descriptions of declarations, the
 // dev benchmark's tuning half), split by module group so that the held-out
-// half's modules never reach it.
+// half's modules never reach it; fitted listwise (a softmax over each
+// query's candidates), its bias then fitted alone so that a hit's score,
+// the sigmoid of its logit, still reads as a probability. Weights those
+// queries cannot teach are held at 0 (TestEmbeddedRerankModel).
 
 // RerankFeatures names the features, in order; a model lists the names it
 // was trained with, and a model whose list differs is refused.
@@ -32,7 +35,7 @@ var rerankFeatureNames = []string{
 // RerankFeatureNames returns the feature names, in order.
 func RerankFeatureNames() []string { return slices.Clone(rerankFeatureNames) }
 
-// RerankModel is a logistic model over RerankFeatures.
+// RerankModel is a linear model over RerankFeatures: Score is a logit.
 type RerankModel struct {
 	Features []string  `json:"features"`
 	Weights  []float64 `json:"weights"`

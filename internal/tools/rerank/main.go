@@ -1,13 +1,21 @@
 // Command rerank trains theorem search's second-stage model
-// (retrieval/data/rerank-theorem.json): a logistic regression over
+// (retrieval/data/rerank-theorem.json): a linear scorer over
 // retrieval.RerankFeatures of the fused top hits, labelled by whether a hit
-// is a gold name. Its queries are the library's own (devbench's mined items,
-// JSON lines with query, gold and half); only items of the tune half are
-// read, so the held-out module groups never reach the model. It reports the
-// training and, with -valid, a validation set's MRR@10 before and after.
+// is a gold name, fitted by a listwise softmax loss (each query's gold
+// candidates against its other candidates: the loss of a ranking, which is
+// what the model does) or, with -loss logistic, by labelling each candidate
+// on its own. Its queries are the library's own (devbench's mined items,
+// JSON lines with id, query, gold and half); only items of the tune half are
+// read, so the held-out module groups never reach the model, and -exclude
+// skips the benchmark's own items. It reports the training and, with
+// -valid, a validation set's MRR@10 and nDCG@10 before and after, by style.
 //
-//	go run ./internal/tools/rerank -ws /work/ws/mathlib-v4.29.0 \
-//	  -train /tmp/rerank-train.jsonl -valid testdata/search/dev-mathlib-v4.29.0.jsonl \
+//	go run ./internal/tools/devbench -src …/mathlib-v4.29.0/Mathlib -ws WS \
+//	  -per-style 1000000 -out /tmp/mined.jsonl
+//	go run ./internal/tools/rerank -ws WS -train /tmp/mined.jsonl \
+//	  -exclude testdata/search/dev-mathlib-v4.29.0.jsonl \
+//	  -valid testdata/search/dev-mathlib-v4.29.0.jsonl \
+//	  -drop mention,kind_theorem,kind_definition,kind_structure,kind_class,kind_instance \
 //	  -out retrieval/data/rerank-theorem.json
 package main
 
@@ -18,6 +26,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -31,9 +40,11 @@ import (
 )
 
 type item struct {
+	ID    string   `json:"id"`
 	Query string   `json:"query"`
 	Gold  []string `json:"gold"`
 	Half  string   `json:"half"`
+	Style string   `json:"style"`
 }
 
 // example is one query's candidates: features and labels, and how many
@@ -42,6 +53,7 @@ type example struct {
 	x     [][]float64
 	y     []float64
 	ngold int
+	style string
 }
 
 func main() {
@@ -55,12 +67,14 @@ func main() {
 	out := flag.String("out", "", "model JSON to write")
 	depth := flag.Int("depth", 30, "fused hits rescored")
 	l2 := flag.Float64("l2", 1e-3, "L2 penalty per example")
+	exclude := flag.String("exclude", "", "a benchmark (JSON lines with id and query) whose items are never trained on: a training item with one of its ids or queries (case folded) is skipped")
+	lossName := flag.String("loss", "softmax", "training loss: logistic (each candidate labelled on its own) or softmax (listwise: each query's gold candidates against its others)")
 	flag.Parse()
 	if *ws == "" || (*model == "") == (*train == "" || *out == "") {
 		fmt.Fprintln(os.Stderr, "usage: rerank -ws WS -train FILE [-valid FILE] [-test FILE[:HALF],…] [-baseline MODEL] [-drop F,…] -out FILE | rerank -ws WS -model MODEL -test …")
 		os.Exit(2)
 	}
-	o := options{ws: *ws, train: *train, valid: *valid, test: *test, baseline: *baseline, drop: *drop, model: *model, out: *out, depth: *depth, l2: *l2}
+	o := options{ws: *ws, train: *train, valid: *valid, test: *test, baseline: *baseline, drop: *drop, model: *model, out: *out, depth: *depth, l2: *l2, loss: *lossName, exclude: *exclude}
 	if err := run(o); err != nil {
 		fmt.Fprintln(os.Stderr, "rerank:", err)
 		os.Exit(1)
@@ -69,9 +83,9 @@ func main() {
 
 // options are the command's flags.
 type options struct {
-	ws, train, valid, test, baseline, drop, model, out string
-	depth                                              int
-	l2                                                 float64
+	ws, train, valid, test, baseline, drop, model, out, loss, exclude string
+	depth                                                             int
+	l2                                                                float64
 }
 
 func run(o options) error {
@@ -107,7 +121,11 @@ func run(o options) error {
 		}
 		return nil
 	}
-	tr, err := examples(ctx, ix, t, o.train, "tune", w, o.depth)
+	skip, err := benchItems(o.exclude)
+	if err != nil {
+		return err
+	}
+	tr, err := examples(ctx, ix, t, o.train, "tune", w, o.depth, skip)
 	if err != nil {
 		return err
 	}
@@ -155,9 +173,30 @@ func fit(tr []example, drop string, o options) (*retrieval.RerankModel, error) {
 	}
 	theta := make([]float64, nf+1)
 	theta[4] = 1 // start from the fused order
-	final := adam(theta, mask, func(g, th []float64) float64 { return loss(th, tr, o.l2, g) }, 3000)
+	lf := loss
+	switch o.loss {
+	case "logistic":
+	case "softmax":
+		lf = softmaxLoss
+	default:
+		return nil, fmt.Errorf("-loss %q: want logistic or softmax", o.loss)
+	}
+	final := adam(theta, mask, func(g, th []float64) float64 { return lf(th, tr, o.l2, g) }, 3000)
+	if o.loss == "softmax" {
+		// A listwise loss leaves the bias free (it cancels within a
+		// query): the bias is fitted alone by the logistic loss, so
+		// that a hit's score reads as a probability again.
+		bmask := make([]bool, nf+1)
+		for i := range nf {
+			bmask[i] = true
+		}
+		adam(theta, bmask, func(g, th []float64) float64 { return loss(th, tr, 0, g) }, 1000)
+	}
 	fmt.Printf("loss %.5f\n", final)
-	about := fmt.Sprintf("logistic regression (full-batch Adam, 3000 steps, L2 %g) on %d queries of %s (tune half), fused top %d of the theorem profile (usage prior on)", o.l2, len(tr), filepath.Base(o.train), o.depth)
+	about := fmt.Sprintf("%s loss (full-batch Adam, 3000 steps, L2 %g) on %d queries of %s (tune half), fused top %d of the theorem profile (usage prior on)", o.loss, o.l2, len(tr), filepath.Base(o.train), o.depth)
+	if o.exclude != "" {
+		about += "; items of " + filepath.Base(o.exclude) + " excluded"
+	}
 	if drop != "" {
 		about += "; held at 0: " + drop
 	}
@@ -190,7 +229,7 @@ func testSets(ctx context.Context, ix retrieval.Searcher, t *retrieval.Table, o 
 		if half == "" {
 			half = "held-out"
 		}
-		exs, err := examples(ctx, ix, t, file, half, w, o.depth)
+		exs, err := examples(ctx, ix, t, file, half, w, o.depth, nil)
 		if err != nil {
 			return nil, err
 		}
@@ -208,6 +247,21 @@ func report(sets []labelled, m, base *retrieval.RerankModel) {
 			fmt.Printf(" (baseline model %.3f / %.3f)", mrr(s.exs, base), ndcg(s.exs, base))
 		}
 		fmt.Println()
+		byStyle := map[string][]example{}
+		for _, ex := range s.exs {
+			byStyle[ex.style] = append(byStyle[ex.style], ex)
+		}
+		if len(byStyle) > 1 {
+			fmt.Print("   nDCG@10 by style, fused → reranked:")
+			for _, st := range slices.Sorted(maps.Keys(byStyle)) {
+				fmt.Printf(" %s (%d) %.3f → %.3f", st, len(byStyle[st]), ndcg(byStyle[st], nil), ndcg(byStyle[st], m))
+				if base != nil {
+					fmt.Printf(" [%.3f]", ndcg(byStyle[st], base))
+				}
+				fmt.Print(";")
+			}
+			fmt.Println()
+		}
 	}
 }
 
@@ -257,7 +311,7 @@ func adam(theta []float64, mask []bool, f func(g, theta []float64) float64, step
 
 // examples runs the query of each item of the half ("all": every item) and
 // keeps its candidates.
-func examples(ctx context.Context, s retrieval.Searcher, t *retrieval.Table, path, half string, w retrieval.Weights, depth int) ([]example, error) {
+func examples(ctx context.Context, s retrieval.Searcher, t *retrieval.Table, path, half string, w retrieval.Weights, depth int, skip func(item) bool) ([]example, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -271,7 +325,7 @@ func examples(ctx context.Context, s retrieval.Searcher, t *retrieval.Table, pat
 		if err := json.Unmarshal(sc.Bytes(), &it); err != nil {
 			return nil, err
 		}
-		if (half == "all" || it.Half == half) && strings.TrimSpace(it.Query) != "" {
+		if (half == "all" || it.Half == half) && strings.TrimSpace(it.Query) != "" && (skip == nil || !skip(it)) {
 			items = append(items, it)
 		}
 	}
@@ -307,7 +361,7 @@ func search(ctx context.Context, s retrieval.Searcher, t *retrieval.Table, it it
 	for _, g := range it.Gold {
 		gold[g] = true
 	}
-	ex := example{x: retrieval.RerankFeatures(norm, extra, hits, t), ngold: len(gold)}
+	ex := example{x: retrieval.RerankFeatures(norm, extra, hits, t), ngold: len(gold), style: it.Style}
 	for _, h := range hits {
 		y := 0.0
 		if gold[h.Name] {
@@ -316,6 +370,32 @@ func search(ctx context.Context, s retrieval.Searcher, t *retrieval.Table, it it
 		ex.y = append(ex.y, y)
 	}
 	return ex, nil
+}
+
+// benchItems reads a benchmark's ids and case-folded queries and returns
+// whether an item is one of its items (nil for no file): devbench's mined
+// items beyond its per-style sample are training data, its sample is not.
+func benchItems(path string) (func(item) bool, error) {
+	if path == "" {
+		return nil, nil
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	ids, queries := map[string]bool{}, map[string]bool{}
+	for i, line := range strings.Split(string(b), "\n") {
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		var it item
+		if err := json.Unmarshal([]byte(line), &it); err != nil {
+			return nil, fmt.Errorf("%s:%d: %v", path, i+1, err)
+		}
+		ids[it.ID] = true
+		queries[strings.ToLower(it.Query)] = true
+	}
+	return func(it item) bool { return ids[it.ID] || queries[strings.ToLower(it.Query)] }, nil
 }
 
 // loss is the mean logistic loss over queries (each query's candidates
@@ -351,6 +431,73 @@ func loss(theta []float64, exs []example, l2 float64, g []float64) float64 {
 					g[j] += d * x[j]
 				}
 				g[nf] += d
+			}
+		}
+	}
+	n := float64(max(nq, 1))
+	total /= n
+	for j := range nf {
+		total += l2 * theta[j] * theta[j]
+	}
+	if g != nil {
+		for j := range g {
+			g[j] /= n
+		}
+		for j := range nf {
+			g[j] += 2 * l2 * theta[j]
+		}
+	}
+	return total
+}
+
+// softmaxLoss is the mean listwise loss over queries, -log of the
+// softmax's mass on the gold candidates, plus L2 on the weights (the bias
+// gets no gradient: it cancels); g, when not nil, gets the gradient.
+func softmaxLoss(theta []float64, exs []example, l2 float64, g []float64) float64 {
+	nf := len(theta) - 1
+	for i := range g {
+		g[i] = 0
+	}
+	total, nq := 0.0, 0
+	z := []float64{}
+	for _, ex := range exs {
+		pos := 0.0
+		for _, y := range ex.y {
+			pos += y
+		}
+		if pos == 0 {
+			continue
+		}
+		nq++
+		z = z[:0]
+		zmax := math.Inf(-1)
+		for _, x := range ex.x {
+			v := 0.0
+			for j := range nf {
+				v += theta[j] * x[j]
+			}
+			z = append(z, v)
+			zmax = max(zmax, v)
+		}
+		var all, gold float64
+		for i, v := range z {
+			e := math.Exp(v - zmax)
+			all += e
+			if ex.y[i] > 0 {
+				gold += e
+			}
+		}
+		total += -math.Log(gold/all + 1e-300)
+		if g != nil {
+			for i, x := range ex.x {
+				e := math.Exp(z[i] - zmax)
+				d := e / all
+				if ex.y[i] > 0 {
+					d -= e / gold
+				}
+				for j := range nf {
+					g[j] += d * x[j]
+				}
 			}
 		}
 	}
