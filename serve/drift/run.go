@@ -86,27 +86,11 @@ func Run(ctx context.Context, p *Pipeline, items []Item, o RunOptions) (*Summary
 	if err := checkSettings(filepath.Join(o.Dir, RunFile), o.Settings); err != nil {
 		return nil, err
 	}
-	records := filepath.Join(o.Dir, RecordsFile)
-	j, rep, err := journal.Open(records, journal.Options[Record]{
-		Validate: func(r *Record) error {
-			if r.Key == "" || (r.Status != "ok" && r.Status != "failed") {
-				return errors.New("not a drift record (key and status ok|failed needed)")
-			}
-			return nil
-		},
-		// Said before the cut: a run killed between the cut and a later
-		// report would leave the next run nothing to report.
-		BeforeCut: func(line, bytes int) {
-			fmt.Fprintf(o.Out, "journal: %s:%d: dropped a torn last line (%d bytes) left by a crash; that item will be redone\n", records, line, bytes)
-		},
-	})
+	j, rep, err := openRecords(filepath.Join(o.Dir, RecordsFile), o.Out)
 	if err != nil {
 		return nil, err
 	}
 	defer j.Close()
-	for _, b := range rep.Bad {
-		fmt.Fprintf(o.Out, "journal: skipped an unusable line: %v\n", b)
-	}
 	last := map[string]*Record{}
 	for i := range rep.Records {
 		last[rep.Records[i].Key] = &rep.Records[i]
@@ -219,6 +203,31 @@ feed:
 		return nil, err
 	}
 	return sum, nil
+}
+
+// openRecords opens a run's records journal (resumption reads it), saying
+// on out which lines a crash left unusable.
+func openRecords(records string, out io.Writer) (*journal.Journal[Record], *journal.Replay[Record], error) {
+	j, rep, err := journal.Open(records, journal.Options[Record]{
+		Validate: func(r *Record) error {
+			if r.Key == "" || (r.Status != "ok" && r.Status != "failed") {
+				return errors.New("not a drift record (key and status ok|failed needed)")
+			}
+			return nil
+		},
+		// Said before the cut: a run killed between the cut and a later
+		// report would leave the next run nothing to report.
+		BeforeCut: func(line, bytes int) {
+			fmt.Fprintf(out, "journal: %s:%d: dropped a torn last line (%d bytes) left by a crash; that item will be redone\n", records, line, bytes)
+		},
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, b := range rep.Bad {
+		fmt.Fprintf(out, "journal: skipped an unusable line: %v\n", b)
+	}
+	return j, rep, nil
 }
 
 // fatal reports failures that would repeat for every item: the endpoint
