@@ -13,35 +13,16 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/driftkit/driftkit/internal/testkit/drifttest"
 	"github.com/driftkit/driftkit/internal/testkit/fakeopenai"
+	"github.com/driftkit/driftkit/internal/testkit/lockedbuf"
 	"github.com/driftkit/driftkit/retrieval"
 	"github.com/driftkit/driftkit/serve/drift"
 )
-
-// lockedBuffer is a bytes.Buffer safe for a command writing while a test
-// reads.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 // buildRunWorkspace is `make run`'s first steps on the bundled library.
 func buildRunWorkspace(t *testing.T) string {
@@ -61,7 +42,7 @@ func buildRunWorkspace(t *testing.T) string {
 }
 
 // startServe runs `driftkit serve` until the test ends and returns its URL.
-func startServe(t *testing.T, out, errOut *lockedBuffer, args ...string) string {
+func startServe(t *testing.T, out, errOut *lockedbuf.Buffer, args ...string) string {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
@@ -114,7 +95,7 @@ func TestServeAfterMakeRun(t *testing.T) {
 	const secret = "sk-serve-test-0123456789SECRET"
 	t.Setenv("OPENAI_API_KEY", secret)
 	t.Setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
-	var out, errOut lockedBuffer
+	var out, errOut lockedbuf.Buffer
 	base := startServe(t, &out, &errOut, "--ws", ws, "--ws", "again="+ws, "--model", "test-model", "--runs", t.TempDir())
 
 	query := "If p is a prime number dividing the product of two natural numbers, then p divides one of them."
@@ -254,7 +235,7 @@ func TestServeDriftRun(t *testing.T) {
 	fake := fakeopenai.New(fakeopenai.Options{Answer: drifttest.Answer(prompts, 3)})
 	defer fake.Close()
 	runs := t.TempDir()
-	var out, errOut lockedBuffer
+	var out, errOut lockedbuf.Buffer
 	base := startServe(t, &out, &errOut, "--ws", ws, "--model", "fake-model", "--base-url", fake.BaseURL(), "--runs", runs)
 	resp, err := http.Post(base+"/api/drift/context", "application/json", strings.NewReader(`{"statement": "If p is prime and p divides a product then p divides a factor."}`))
 	if err != nil {
@@ -307,7 +288,7 @@ func TestServeLoopbackAndToken(t *testing.T) {
 	}
 	ws := buildRunWorkspace(t)
 	t.Setenv("DRIFTKIT_TOKEN", "tok-0123")
-	var out, errOut lockedBuffer
+	var out, errOut lockedbuf.Buffer
 	base := startServe(t, &out, &errOut, "--ws", ws)
 	post := func(auth string) int {
 		req, _ := http.NewRequest("POST", base+"/api/admin/reload", nil)
@@ -330,7 +311,7 @@ func TestServeLoopbackAndToken(t *testing.T) {
 	if strings.Contains(out.String()+errOut.String(), "tok-0123") {
 		t.Error("the token was printed")
 	}
-	var out2, errOut2 lockedBuffer
+	var out2, errOut2 lockedbuf.Buffer
 	t.Setenv("DRIFTKIT_TOKEN", "")
 	startServe(t, &out2, &errOut2, "--ws", ws, "--addr", "0.0.0.0:0")
 	if !strings.Contains(out2.String(), "without --token") {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/driftkit/driftkit/internal/testkit/lockedbuf"
 	"github.com/driftkit/driftkit/retrieval"
 )
 
@@ -33,7 +34,7 @@ func TestServeAndMCPVocabulary(t *testing.T) {
 		}
 		return false
 	}
-	var out, errOut lockedBuffer
+	var out, errOut lockedbuf.Buffer
 	base := startServe(t, &out, &errOut, "--ws", ws, "--vocabulary", vocab)
 	code, body := get(t, base+"/api/search?all_kinds=1&k=5&q="+url.QueryEscape("zorblax"))
 	var got struct {
@@ -45,7 +46,7 @@ func TestServeAndMCPVocabulary(t *testing.T) {
 	if len(got.Hits) == 0 || !strings.Contains(strings.ToLower(got.Hits[0].Name), "prime") || !lexical(got.Hits) {
 		t.Errorf("serve --vocabulary: %+v, want a prime found by its words first", got.Hits)
 	}
-	var out2, errOut2 lockedBuffer
+	var out2, errOut2 lockedbuf.Buffer
 	base = startServe(t, &out2, &errOut2, "--ws", ws)
 	_, body = get(t, base+"/api/search?all_kinds=1&k=5&q="+url.QueryEscape("zorblax"))
 	got.Hits = nil

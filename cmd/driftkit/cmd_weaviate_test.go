@@ -20,6 +20,7 @@ import (
 
 	"github.com/driftkit/driftkit/index"
 	"github.com/driftkit/driftkit/index/weaviate"
+	"github.com/driftkit/driftkit/internal/testkit/lockedbuf"
 	"github.com/driftkit/driftkit/internal/testkit/weaviatetest"
 	"github.com/driftkit/driftkit/workspace"
 )
@@ -123,7 +124,7 @@ func mustJSON(t *testing.T, v any) string {
 // serveAlike serves both workspaces from one server and asks every search
 // endpoint of each: the answers are the same but for the workspace's name.
 func serveAlike(t *testing.T, a, b string) {
-	var out, errOut lockedBuffer
+	var out, errOut lockedbuf.Buffer
 	base := startServe(t, &out, &errOut, "--ws", "mm="+a, "--ws", "wv="+b)
 	q := "prime divides a product"
 	for _, r := range []struct{ method, path, body string }{
@@ -188,7 +189,7 @@ func TestWeaviateIndexKilledDuringImport(t *testing.T) {
 	args := []string{"index", "--ws", ws, "--dim", "384", "--backend", "weaviate", "--weaviate", c.URLs()}
 	cmd := exec.Command(os.Args[0], args...)
 	cmd.Env = append(os.Environ(), "DRIFTKIT_RUN_MAIN=1")
-	var errb lockedBuffer
+	var errb lockedbuf.Buffer
 	cmd.Stderr = &errb
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

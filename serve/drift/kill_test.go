@@ -1,7 +1,6 @@
 package drift
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"math/rand/v2"
@@ -9,12 +8,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/driftkit/driftkit/internal/testkit/fakeopenai"
+	"github.com/driftkit/driftkit/internal/testkit/lockedbuf"
 	"github.com/driftkit/driftkit/llm"
 )
 
@@ -67,7 +66,7 @@ func TestSIGKILLResume(t *testing.T) {
 	run := func(killAfter time.Duration, killOn string) (string, bool) {
 		cmd := exec.Command(os.Args[0], "-test.run=^TestHelperDriftRun$", "-test.count=1")
 		cmd.Env = append(os.Environ(), "DRIFTKIT_DRIFT_HELPER=1", "DRIFTKIT_OUT="+dir, "DRIFTKIT_BASE_URL="+srv.BaseURL())
-		out := &lockedBuffer{}
+		out := &lockedbuf.Buffer{}
 		cmd.Stdout, cmd.Stderr = out, out
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
@@ -182,22 +181,4 @@ func readRecordsTorn(t *testing.T, path string) []string {
 		}
 	}
 	return keys
-}
-
-// lockedBuffer is a bytes.Buffer safe for a writer and a reader at once.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }

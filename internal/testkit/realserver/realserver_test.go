@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/driftkit/driftkit/informalize"
+	"github.com/driftkit/driftkit/internal/testkit/lockedbuf"
 	"github.com/driftkit/driftkit/retrieval"
 	"github.com/driftkit/driftkit/retrieval/augment"
 	"github.com/driftkit/driftkit/workspace"
@@ -615,7 +616,7 @@ func startServe(bin, ws string, extra []string) (string, func(), string, error) 
 	addr := "127.0.0.1:" + strconv.Itoa(port)
 	cmd := exec.Command(bin, append([]string{"serve", "--ws", ws, "--addr", addr}, extra...)...)
 	cmd.Env = cleanEnv()
-	var logs lockedBuffer
+	var logs lockedbuf.Buffer
 	cmd.Stdout, cmd.Stderr = &logs, &logs
 	if err := cmd.Start(); err != nil {
 		return "", nil, "", err
@@ -649,25 +650,6 @@ func startServe(bin, ws string, extra []string) (string, func(), string, error) 
 	}
 	stop()
 	return "", nil, logs.String(), errors.New("serve not ready after 3 minutes")
-}
-
-// lockedBuffer is a bytes.Buffer written by a child's output copier and
-// read by the test.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 func getJSON(t *testing.T, u string, v any) {
