@@ -139,6 +139,14 @@ func TestBadInput(t *testing.T) {
 		{args: []string{"index", "--ws", missing}, code: 1, want: []string{missing, "workspace folder does not exist"}},
 		{args: []string{"informalize", "--ws", missing}, code: 1, want: []string{missing, "workspace folder does not exist"}},
 		{args: []string{"eval", "extract", "--ws", missing, "--reference", lib}, code: 1, want: []string{missing, "workspace folder does not exist"}},
+		// The stages that read a workspace never make one for a mistyped
+		// --ws (they made it, with lock files, and then said "no index").
+		{args: []string{"mine", "--ws", missing}, code: 1, want: []string{missing, "workspace folder does not exist"}},
+		{args: []string{"mine", "--ws", missing, "--no-index"}, code: 1, want: []string{missing, "workspace folder does not exist"}},
+		{args: []string{"train", "head", "--ws", missing}, code: 1, want: []string{missing, "workspace folder does not exist"}},
+		{args: []string{"train", "head", "--ws", missing, "--eval-only", "--bench", emptyBench}, code: 1, want: []string{missing, "workspace folder does not exist"}},
+		{args: []string{"export", "flagembedding", "--ws", missing}, code: 1, want: []string{missing, "workspace folder does not exist"}},
+		{args: []string{"export", "hf", "--ws", missing, "--license", "apache-2.0"}, code: 1, want: []string{missing, "workspace folder does not exist"}},
 		{args: []string{"search", "--ws", missing, "x"}, code: 1, want: []string{missing, "no index"}},
 		{args: []string{"import", "rauto", "--library", filepath.Join(tmp, "none.jsonl"), "--ws", missing}, code: 1, want: []string{"none.jsonl"}},
 		{args: []string{"extract", "--src", filepath.Join(tmp, "nosrc"), "--ws", missing}, code: 1, want: []string{"nosrc"}},

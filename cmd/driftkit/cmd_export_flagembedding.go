@@ -50,7 +50,7 @@ func (o *exportFlagEmbeddingOptions) Validate(args []string) error {
 
 func runExportFlagEmbedding(ctx context.Context, o *exportFlagEmbeddingOptions, env *Env, args []string) error {
 	ctx = o.stage.context(ctx)
-	ws, err := workspace.Open(o.stage.WS)
+	ws, err := workspace.OpenExisting(o.stage.WS)
 	if err != nil {
 		return err
 	}

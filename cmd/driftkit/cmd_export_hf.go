@@ -44,7 +44,7 @@ func (o *exportHFOptions) Validate(args []string) error {
 
 func runExportHF(ctx context.Context, o *exportHFOptions, env *Env, args []string) error {
 	ctx = o.stage.context(ctx)
-	ws, err := workspace.Open(o.stage.WS)
+	ws, err := workspace.OpenExisting(o.stage.WS)
 	if err != nil {
 		return err
 	}

@@ -114,7 +114,7 @@ func runMine(ctx context.Context, o *mineOptions, env *Env, args []string) error
 		return err
 	}
 	defer stop()
-	ws, err := workspace.Open(o.stage.WS)
+	ws, err := workspace.OpenExisting(o.stage.WS)
 	if err != nil {
 		return err
 	}

@@ -72,7 +72,7 @@ func (o *trainHeadOptions) Validate(args []string) error {
 
 func runTrainHead(ctx context.Context, o *trainHeadOptions, env *Env, args []string) error {
 	ctx = o.stage.context(ctx)
-	ws, err := workspace.Open(o.stage.WS)
+	ws, err := workspace.OpenExisting(o.stage.WS)
 	if err != nil {
 		return err
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"io"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -13,9 +14,10 @@ import (
 // setting, given without it, is a usage error (exit 2) naming the flag and
 // the setting, before any work; given with it, it is not refused. Each
 // case's workspace does not exist, so an accepted invocation fails later,
-// for that reason.
+// for that reason (inside the test's temporary folder, should a command
+// make the folder).
 func TestFlagsWithoutTheirSetting(t *testing.T) {
-	ws := "/nonexistent/driftkit-ws"
+	ws := filepath.Join(t.TempDir(), "missing-ws")
 	for _, tc := range []struct {
 		args []string
 		want string   // the refusal
@@ -101,7 +103,7 @@ func TestHelpWithFlagIsEnforced(t *testing.T) {
 			n++
 			args := strings.Fields(name)
 			if fs.Lookup("ws") != nil {
-				args = append(args, "--ws", "/nonexistent/driftkit-ws")
+				args = append(args, "--ws", filepath.Join(t.TempDir(), "missing-ws"))
 			}
 			val := f.DefValue
 			if b, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
