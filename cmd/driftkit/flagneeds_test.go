@@ -36,7 +36,9 @@ func TestFlagsWithoutTheirSetting(t *testing.T) {
 		{[]string{"search", "--ws", ws, "--weights", "{}", "--mode", "bm25", "q"}, "--weights only matters with --mode best", nil},
 		{[]string{"search", "--ws", ws, "--weights", "{}", "q"}, "", nil}, // mode best by default
 		{[]string{"search", "--ws", ws, "--profile", "theorem", "--mode", "hybrid", "q"}, "--profile only matters with --mode best", nil},
-		{[]string{"search", "--ws", ws, "--no-head", "--mode", "bm25", "q"}, "--no-head only matters with --mode dense, hybrid or best", nil},
+		// a flag that turns something off is never refused: make run's
+		// loop over every mode passes --no-head to bm25 too
+		{[]string{"search", "--ws", ws, "--no-head", "--mode", "bm25", "q"}, "", nil},
 		{[]string{"search", "--ws", ws, "--no-head", "--mode", "dense", "q"}, "", nil},
 		{[]string{"eval", "retrieval", "--ws", ws, "--bench", "b.jsonl", "--profile", "theorem", "--mode", "dense"}, "--profile only matters with --mode best", nil},
 		{[]string{"eval", "retrieval", "--ws", ws, "--bench", "b.jsonl", "--profile", "theorem", "--mode", "best"}, "", nil},

@@ -548,13 +548,16 @@ func flagsAdded(fs *flag.FlagSet, register func()) []string {
 }
 
 // needs are the ranking flags that only matter in some modes: --profile,
-// --weights and --vocabulary steer mode best's fusion alone; --no-head and
-// --embed-base-url concern dense vectors, which mode bm25 never reads. A
-// command without --mode searches in mode best.
+// --weights and --vocabulary steer mode best's fusion alone;
+// --embed-base-url concerns dense vectors, which mode bm25 never reads. A
+// command without --mode searches in mode best. --no-head is not refused
+// in mode bm25: it asks for something not to happen, which holds there
+// too, and a script that runs every mode with it (scripts/run.sh, `make
+// run`) must not fail on the one without vectors.
 func (q *rankFlags) needs() []flagNeed {
 	_, bad := index.ParseMode(q.mode)
 	return []flagNeed{
 		{flags: []string{"profile", "weights", "vocabulary"}, holds: q.mode == string(index.ModeBest) || bad != nil, needs: "--mode best"},
-		{flags: []string{"no-head", "embed-base-url"}, holds: q.mode != string(index.ModeBM25), needs: "--mode dense, hybrid or best"},
+		{flags: []string{"embed-base-url"}, holds: q.mode != string(index.ModeBM25), needs: "--mode dense, hybrid or best"},
 	}
 }
