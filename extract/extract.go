@@ -291,7 +291,7 @@ func ParseFile(src []byte, path string, lib string) ([]workspace.Declaration, wo
 func parseOne(src []byte, path string, s *Source) ([]workspace.Declaration, workspace.Module, []error) {
 	fr := parseFile(src, string(src), path, ModuleName(path), s, &Options{})
 	twins := nameTwins([]*fileResult{fr}, mathlibNaming())
-	nameInstances([]*fileResult{fr}, mathlibNaming(), nil, []int{0}, 1)
+	nameInstances([]*fileResult{fr}, mathlibNaming(), twins, nil, []int{0}, 1)
 	dropSelfTwins([]*fileResult{fr})
 	t := newTable([]*fileResult{fr}, nil)
 	t.twins = twins
@@ -358,7 +358,7 @@ func Run(ctx context.Context, ws *workspace.Workspace, opts Options) (*Result, e
 	recordInputs(rec, opts.Sources, files, pr.hashes)
 	vis, order := importClosures(pr.results)
 	twins := nameTwins(pr.results, opts.naming())
-	res.InstanceNameFallbacks = nameInstances(pr.results, opts.naming(), vis, order, workers)
+	res.InstanceNameFallbacks = nameInstances(pr.results, opts.naming(), twins, vis, order, workers)
 	dropSelfTwins(pr.results)
 	t, err := resolveAll(ctx, workers, pr.results, vis, twins, &opts, rec, res)
 	if err != nil {

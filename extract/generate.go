@@ -291,7 +291,7 @@ func (g *generated) deltaInstSrc(i, e int, ns string) *instSrc {
 	if !hole {
 		put(g.full, TokIdent, true)
 	}
-	src.sig, src.colon = sig, 0
+	src.sig, src.colon, src.applied = sig, 0, g.full
 	return src
 }
 

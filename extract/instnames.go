@@ -71,6 +71,9 @@ type instSrc struct {
 	// instHeads are the classes of the section's instance binders, as
 	// written ([SMul M α]: SMul)
 	instHeads []string
+	// applied: delta deriving's definition, written unapplied in sig for
+	// f xs (deltaInstSrc)
+	applied string
 }
 
 // captureInstance records an anonymous instance for nameInstances.
@@ -157,6 +160,10 @@ type instNamer struct {
 	ancs memo[string, map[string]bool]
 	// needs memoises what a notation's head needs (notationNeeds)
 	needs memo[*notn, notnNeeds]
+	// translations: per attribute (to_additive, to_dual), a constant →
+	// its translation (nameTwins: twins, `attribute [to_additive] Subgroup`,
+	// `existing`); twinSig translates a twin's signature with it
+	translations map[string]map[string]string
 }
 
 // declSite is where a name is declared: a file and the index of the
@@ -176,7 +183,7 @@ type declSite struct {
 // at the instance: its module's imports and the declarations before it.
 // It returns how many instances were named past a name their environment
 // does not hold (instNamer.fallbacks).
-func nameInstances(files []*fileResult, naming *Naming, vis []bitset, order []int, workers int) int {
+func nameInstances(files []*fileResult, naming *Naming, twins *twinNamespaces, vis []bitset, order []int, workers int) int {
 	var insts []instSite
 	for fi, fr := range files {
 		for k, d := range fr.decls {
@@ -189,6 +196,9 @@ func nameInstances(files []*fileResult, naming *Naming, vis []bitset, order []in
 		return 0
 	}
 	n := newInstNamer(files, naming)
+	if twins != nil {
+		n.translations = twins.tr
+	}
 	n.vis = vis
 	n.baseNames(files, insts, workers)
 	for _, i := range order {
@@ -975,7 +985,7 @@ func (g *nameGen) appUses(h *tnode, as []*tnode, cls string, args []*tnode, firs
 		}
 		return false
 	}
-	vals, _, _, _ := g.sigArgs(sig, name, g.recvArgs(h, as), h.recv != "" || h.recvTerm != nil, nil, 0)
+	vals, _, _, _, _ := g.sigArgs(sig, name, g.recvArgs(h, as), h.recv != "" || h.recvTerm != nil, nil, 0)
 	param := map[string]int{}
 	for i, b := range sig.bs {
 		if b.name != "" {

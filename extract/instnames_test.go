@@ -134,6 +134,34 @@ variable {M : Type u} [Mul' M] {σ : M → M}
 instance : Pointed (M →ₑ[σ] M) := ⟨⟩ -- want MulActionHom.Mul.instPointed
 end MulActionHom.Mul
 `,
+	// a to_additive/to_dual twin's signature is its source's translated
+	// (AddCommGrpCat.uliftFunctor is about AddCommGrpCat, its source's text
+	// says CommGrpCat); a constant given no argument is a function of its
+	// explicit binders (CauSeq α abs: abs : α → α fills no implicit with a
+	// ∀)
+	"Lib/TwinSig.lean": `class Lat (α : Type u) where
+class Grp' (α : Type u) where
+class AddGrp' (α : Type u) where
+class Rng (α : Type u) where
+@[to_additive] structure MonoidCat where
+  carrier : Type u
+class IsNice {C : Type u} (x : C) : Prop where
+namespace MonoidCat
+@[to_additive] def triv : MonoidCat := ⟨Nat⟩
+end MonoidCat
+namespace AddMonoidCat
+instance : IsNice triv := ⟨⟩ -- want AddMonoidCat.instIsNiceTriv
+end AddMonoidCat
+section
+variable {α : Type u} [Lat α] [Grp' α]
+@[to_additive abs] def mabs (a : α) : α := a
+end
+def CauSeq {α : Type u} [Lat α] (β : Type u) [Rng β] (abv : β → α) : Type u := β
+namespace CauSeq
+variable {α : Type u} [Lat α] [Rng α] [AddGrp' α]
+instance : Pointed (CauSeq α abs) := ⟨⟩ -- want CauSeq.instPointedAbs
+end CauSeq
+`,
 	// DecidablePred's and DecidableRel's implicit types come first (core
 	// Lean's signatures)
 	"Lib/Decidable.lean": `def IsSq {α : Type u} [Mul' α] (a : α) : Prop := True

@@ -112,6 +112,11 @@ func (n *instNamer) csigOf(full string) *csig {
 // explicit) and the structure (instance-implicit for a class) before its
 // own binders.
 func (n *instNamer) declSig(d *pdecl) *csig {
+	if d.twinOf != nil && d.twinAttr != "" {
+		if s := n.twinSig(d); s != nil {
+			return s
+		}
+	}
 	var opened []string
 	for _, o := range d.ctx.opens {
 		opened = append(opened, o.name)
@@ -175,6 +180,49 @@ func (n *instNamer) declSig(d *pdecl) *csig {
 		text = d.varSig + text
 	}
 	return n.parseSig(lexSeq(text), d.resNs, opened, false, nil)
+}
+
+// twinSig is a to_additive/to_dual twin's signature: its source's, each
+// constant that has a twin of that attribute replaced by it, as the
+// attribute translates the type (AddCommGrpCat.uliftFunctor is a functor
+// of AddCommGrpCat, not of CommGrpCat: its source's text names CommGrpCat).
+func (n *instNamer) twinSig(d *pdecl) *csig {
+	src := n.csigOf(d.twinOf.row.Name)
+	if src == nil {
+		return nil
+	}
+	m := n.translations[d.twinAttr]
+	out := &csig{res: translateConsts(src.res, m)}
+	for _, b := range src.bs {
+		b.ty = translateConsts(b.ty, m)
+		out.bs = append(out.bs, b)
+	}
+	return out
+}
+
+// translateConsts copies t with its resolved constants renamed by m.
+func translateConsts(t *tnode, m map[string]string) *tnode {
+	if t == nil {
+		return nil
+	}
+	c := *t
+	if c.op == 'c' && c.res {
+		if to, ok := m[c.name]; ok {
+			c.name = to
+		}
+	}
+	c.fn = translateConsts(t.fn, m)
+	c.dom = translateConsts(t.dom, m)
+	c.body = translateConsts(t.body, m)
+	c.asc = translateConsts(t.asc, m)
+	c.recvTerm = translateConsts(t.recvTerm, m)
+	if len(t.args) > 0 {
+		c.args = make([]*tnode, len(t.args))
+		for i, a := range t.args {
+			c.args[i] = translateConsts(a, m)
+		}
+	}
+	return &c
 }
 
 // parseSig parses binders and a type (after a top-level colon; a
@@ -367,7 +415,7 @@ func subst(t *tnode, m map[string]*tnode) *tnode {
 // past the binders and doms their types (the result's arrows). A
 // receiver of generalized field notation (x.f, recv) goes to the first
 // explicit binder whose type is in f's namespace.
-func (g *nameGen) sigArgs(sig *csig, name string, args []*tnode, recv bool, want *tnode, depth int) (vals []*tnode, m map[string]*tnode, extra, doms []*tnode) {
+func (g *nameGen) sigArgs(sig *csig, name string, args []*tnode, recv bool, want *tnode, depth int) (vals []*tnode, m map[string]*tnode, extra, doms []*tnode, rest []bnd) {
 	bs := sig.bs
 	vals = make([]*tnode, len(bs))
 	var recvArg *tnode
@@ -395,6 +443,21 @@ func (g *nameGen) sigArgs(sig *csig, name string, args []*tnode, recv bool, want
 		}
 	}
 	extra = args[ai:]
+	// a constant given no argument is a function of its explicit binders
+	// (abs has type α → α, not α: CauSeq α abs fills CauSeq's α with α,
+	// not α → α). Only then: a signature may have explicit binders
+	// elaboration would not (section variables Lean does not include), so
+	// an application is taken to fill them all. Not a projection: in its
+	// structure's fields' types a sibling field is written unapplied
+	// (ShortComplex.f : X₁ ⟶ X₂ means S.X₁ ⟶ S.X₂).
+	// Nor a definition delta deriving stands for applied (f for f xs).
+	if d := g.n.decls[name]; len(args) == 0 && recvArg == nil && name != g.src.applied && (d == nil || d.row.Kind != workspace.KindProjection) {
+		for _, b := range bs {
+			if b.kind == "(" {
+				rest = append(rest, b)
+			}
+		}
+	}
 	vars := map[string]bool{}
 	m = map[string]*tnode{}
 	for i, b := range bs {
@@ -443,14 +506,14 @@ func (g *nameGen) sigArgs(sig *csig, name string, args []*tnode, recv bool, want
 				r = r.body
 			}
 		}
-		g.unify(explicitPi(r, vars), want, vars, m)
+		g.unify(pis(rest, explicitPi(r, vars)), want, vars, m)
 	}
 	for i, b := range bs {
 		if vals[i] == nil && b.name != "" {
 			vals[i] = m[b.name]
 		}
 	}
-	return vals, m, extra, doms
+	return vals, m, extra, doms, rest
 }
 
 // winnowSig is winnowExpr's application case with the head's signature:
@@ -461,7 +524,7 @@ func (g *nameGen) winnowSig(t *tnode, name string, sig *csig, expected *tnode) *
 	if want == nil {
 		want = expected
 	}
-	vals, m, extra, doms := g.sigArgs(sig, name, g.recvArgs(t.fn, t.args), t.fn.recv != "" || t.fn.recvTerm != nil, want, 0)
+	vals, m, extra, doms, _ := g.sigArgs(sig, name, g.recvArgs(t.fn, t.args), t.fn.recv != "" || t.fn.recvTerm != nil, want, 0)
 	w := wmk(&wnode{op: 'c', name: name})
 	for i, b := range sig.bs {
 		switch b.kind {
@@ -568,7 +631,7 @@ func (g *nameGen) typeOf1(t *tnode, depth int) *tnode {
 		if sig == nil || sig.res == nil {
 			return nil
 		}
-		_, m, extra, _ := g.sigArgs(sig, name, g.recvArgs(h, args), h.recv != "" || h.recvTerm != nil, nil, depth)
+		_, m, extra, _, rest := g.sigArgs(sig, name, g.recvArgs(h, args), h.recv != "" || h.recvTerm != nil, nil, depth)
 		r := sig.res
 		for range extra {
 			if r = explicitPi(r, nil); r == nil || r.op != 'p' {
@@ -576,7 +639,9 @@ func (g *nameGen) typeOf1(t *tnode, depth int) *tnode {
 			}
 			r = r.body
 		}
-		return subst(explicitPi(r, nil), m)
+		// a function of the explicit binders no argument filled (abs
+		// unapplied: α → α)
+		return subst(pis(rest, explicitPi(r, nil)), m)
 	}
 	return nil
 }

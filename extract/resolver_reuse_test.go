@@ -24,7 +24,7 @@ func resolveCorpus(rels []string, srcs [][]byte, shared bool) map[string][]works
 		frs[i] = parseFile(srcs[i], string(srcs[i]), rels[i], ModuleName(rels[i]), src, &Options{})
 	}
 	vis, order := importClosures(frs)
-	nameInstances(frs, mathlibNaming(), vis, order, 2)
+	nameInstances(frs, mathlibNaming(), nil, vis, order, 2)
 	tb := newTable(frs, vis)
 	tb.prepare(frs)
 	tb.attributeTwins(frs, mathlibNaming())
