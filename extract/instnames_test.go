@@ -170,6 +170,15 @@ variable {α : Type u} [Mul' α]
 instance : DecidablePred (IsSq : αᵐᵒᵖ → Prop) := sorry -- want instDecidablePredMulOppositeIsSq
 end
 `,
+	// Core Lean's types are constants: their namespace names nothing
+	// (Mathlib's Rat.instMetricSpace, BitVec.instCommRing).
+	"Lib/CoreNs.lean": `namespace Rat
+instance : Mul' Rat := ⟨⟩ -- want Rat.instMul'
+end Rat
+namespace BitVec
+instance {n : Nat} : Mul' (BitVec n) := ⟨⟩ -- want BitVec.instMul'
+end BitVec
+`,
 	"Lib/Implicit.lean": `structure Kernel (α β : Type u) where
   f : α → β
 namespace Kernel
