@@ -113,22 +113,24 @@ func TestRerankModel(t *testing.T) {
 }
 
 // The embedded model is a valid one, and it holds at 0 the weights its
-// training queries cannot teach (README, "Reranker"): a name typed in a
-// sentence (mention) is, in devbench's mined items, never the gold — a
-// description that names its gold is dropped — so a weight learnt for it
-// would undo the typed-name credit of outside queries; and the per-kind
-// weights would learn the kind mix of module docstrings' "Main
-// definitions" lists, not users'. kind_other (constructors, recursors,
-// projections: generated rows) may weigh.
+// training queries cannot teach (README, "Reranker"): the per-kind weights
+// would learn the kind mix of module docstrings' "Main definitions" lists,
+// not users'. kind_other (constructors, recursors, projections: generated
+// rows) may weigh. mention — a name typed in the query, read as typed — is
+// learnt from internal/tools/typednames' sentences and must not count
+// against a hit: a name the user typed is never a reason to rank it lower.
 func TestEmbeddedRerankModel(t *testing.T) {
 	m := theoremReranker()
 	if m == nil {
 		t.Fatal("data/rerank-theorem.json is not a model of RerankFeatureNames")
 	}
-	for _, f := range []string{"mention", "kind_theorem", "kind_definition", "kind_structure", "kind_class", "kind_instance"} {
+	for _, f := range []string{"kind_theorem", "kind_definition", "kind_structure", "kind_class", "kind_instance"} {
 		if w := m.Weights[slices.Index(rerankFeatureNames, f)]; w != 0 {
 			t.Errorf("embedded reranker weighs %s %v: train it with -drop (internal/tools/rerank)", f, w)
 		}
+	}
+	if w := m.Weights[slices.Index(rerankFeatureNames, "mention")]; w < 0 {
+		t.Errorf("embedded reranker weighs a typed name %v: its training lacks typednames' queries", w)
 	}
 	// The kinds the model does not weigh still reach it as features.
 	f := RerankFeatures("q", "", []Hit{{Name: "A", Kind: "class"}}, nil)[0]

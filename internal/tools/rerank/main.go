@@ -12,10 +12,11 @@
 //
 //	go run ./internal/tools/devbench -src …/mathlib-v4.29.0/Mathlib -ws WS \
 //	  -per-style 1000000 -out /tmp/mined.jsonl
-//	go run ./internal/tools/rerank -ws WS -train /tmp/mined.jsonl \
+//	go run ./internal/tools/typednames -ws WS -half tune -seed 11 -n 400 > /tmp/typed.jsonl
+//	go run ./internal/tools/rerank -ws WS -train /tmp/mined.jsonl,/tmp/typed.jsonl \
 //	  -exclude testdata/search/dev-mathlib-v4.29.0.jsonl \
 //	  -valid testdata/search/dev-mathlib-v4.29.0.jsonl \
-//	  -drop mention,kind_theorem,kind_definition,kind_structure,kind_class,kind_instance \
+//	  -drop kind_theorem,kind_definition,kind_structure,kind_class,kind_instance \
 //	  -out retrieval/data/rerank-theorem.json
 package main
 
@@ -58,7 +59,7 @@ type example struct {
 
 func main() {
 	ws := flag.String("ws", "", "workspace with an index")
-	train := flag.String("train", "", "training items (JSON lines: query, gold, half)")
+	train := flag.String("train", "", "training items, comma-separated files (JSON lines: id, query, gold, half)")
 	valid := flag.String("valid", "", "validation items (the tune half is read)")
 	test := flag.String("test", "", "comma-separated test sets FILE[:HALF] (HALF tune, held-out, or all; default held-out), reported only")
 	baseline := flag.String("baseline", "", "a model JSON to report beside the new one (features a prefix of today's: the rest weigh 0)")
@@ -125,9 +126,13 @@ func run(o options) error {
 	if err != nil {
 		return err
 	}
-	tr, err := examples(ctx, ix, t, o.train, "tune", w, o.depth, skip)
-	if err != nil {
-		return err
+	var tr []example
+	for _, path := range strings.Split(o.train, ",") {
+		exs, err := examples(ctx, ix, t, path, "tune", w, o.depth, skip)
+		if err != nil {
+			return err
+		}
+		tr = append(tr, exs...)
 	}
 	sets = append([]labelled{{"train", tr}}, sets...)
 	for i, drop := range strings.Split(o.drop, ";") {
@@ -193,7 +198,7 @@ func fit(tr []example, drop string, o options) (*retrieval.RerankModel, error) {
 		adam(theta, bmask, func(g, th []float64) float64 { return loss(th, tr, 0, g) }, 1000)
 	}
 	fmt.Printf("loss %.5f\n", final)
-	about := fmt.Sprintf("%s loss (full-batch Adam, 3000 steps, L2 %g) on %d queries of %s (tune half), fused top %d of the theorem profile (usage prior on)", o.loss, o.l2, len(tr), filepath.Base(o.train), o.depth)
+	about := fmt.Sprintf("%s loss (full-batch Adam, 3000 steps, L2 %g) on %d queries of %s (tune half), fused top %d of the theorem profile (usage prior on)", o.loss, o.l2, len(tr), baseNames(o.train), o.depth)
 	if o.exclude != "" {
 		about += "; items of " + filepath.Base(o.exclude) + " excluded"
 	}
@@ -370,6 +375,15 @@ func search(ctx context.Context, s retrieval.Searcher, t *retrieval.Table, it it
 		ex.y = append(ex.y, y)
 	}
 	return ex, nil
+}
+
+// baseNames is a comma-separated list of paths' base names.
+func baseNames(paths string) string {
+	var out []string
+	for _, p := range strings.Split(paths, ",") {
+		out = append(out, filepath.Base(p))
+	}
+	return strings.Join(out, " + ")
 }
 
 // benchItems reads a benchmark's ids and case-folded queries and returns
