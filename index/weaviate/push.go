@@ -117,7 +117,7 @@ func (c *config) prepare(ctx context.Context, cl *client, name string, m meta) (
 	if c.write == pb.ConsistencyLevel_CONSISTENCY_LEVEL_QUORUM {
 		need = c.replication/2 + 1
 	}
-	if err := cl.checkHealthy(ctx, need); err != nil {
+	if err := cl.waitHealthy(ctx, need); err != nil {
 		return nil, err
 	}
 	old, err := cl.getClass(ctx, name)

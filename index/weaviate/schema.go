@@ -188,6 +188,23 @@ func (cl *client) nodeStatuses(ctx context.Context, collection string) ([]nodeSt
 	return s.Nodes, nil
 }
 
+// unhealthyError is a cluster with fewer healthy nodes than an import
+// needs. It counts as ErrUnavailable, so prepare asks again (settle): right
+// after a node is lost or restarted, a loaded machine's survivors may
+// report one another unhealthy for a moment (CI, 3 December: "1 healthy
+// nodes [node1] of 2" while node0 was up), and a build must not fail for
+// what a few seconds settle.
+type unhealthyError struct{ msg string }
+
+func (e *unhealthyError) Error() string        { return e.msg }
+func (e *unhealthyError) Is(target error) bool { return target == ErrUnavailable }
+
+// waitHealthy is checkHealthy asked again with the import's backoff while
+// the cluster is short of healthy nodes (settle).
+func (cl *client) waitHealthy(ctx context.Context, want int) error {
+	return settle(ctx, func() error { return cl.checkHealthy(ctx, want) })
+}
+
 // checkHealthy fails unless at least want nodes are HEALTHY.
 func (cl *client) checkHealthy(ctx context.Context, want int) error {
 	ns, err := cl.nodeStatuses(ctx, "")
@@ -201,7 +218,7 @@ func (cl *client) checkHealthy(ctx context.Context, want int) error {
 		}
 	}
 	if len(healthy) < want {
-		return fmt.Errorf("the cluster has %d healthy nodes %v of %d, an import needs %d", len(healthy), healthy, len(ns), want)
+		return &unhealthyError{fmt.Sprintf("the cluster has %d healthy nodes %v of %d, an import needs %d", len(healthy), healthy, len(ns), want)}
 	}
 	return nil
 }
