@@ -235,3 +235,45 @@ func TestDerivingCommandRow(t *testing.T) {
 		t.Errorf("no rows for %v", want)
 	}
 }
+
+// TestDerivingCommandHypotheses: a class item written with hypotheses
+// (`[DiscreteTopology A] → CompactSpace _`, Mathlib's PontryaginDual)
+// asks for an instance over them — Lean's processDefDeriving opens the
+// item's ∀ and closes the instance over it — so a hypothesis the type does
+// not mention names the instance "Of…", and one whose class the type
+// already names adds nothing (Skeleton's `[CoeSort C α] → CoeSort _ α`).
+func TestDerivingCommandHypotheses(t *testing.T) {
+	lib := map[string]string{"Lib/Dual.lean": `
+class DiscreteTopology (A : Type) : Prop where
+class CompactSpace (A : Type) : Prop where
+class CoeSort (C : Type) (α : outParam (Sort u)) where
+structure Circle where
+variable (A : Type)
+def PontryaginDual := A → Circle
+def Skeleton (C : Type) := C
+namespace PontryaginDual
+deriving instance
+  [DiscreteTopology A] → CompactSpace _
+for PontryaginDual A
+deriving instance (α : Sort _) → [CoeSort A α] → CoeSort _ α for Skeleton A
+end PontryaginDual
+`}
+	_, rows := extractLib(t, lib, Source{Library: "Lib", Revision: "r", LeanVersion: "v4.29.0"})
+	want := map[string]string{
+		"PontryaginDual.instCompactSpaceOfDiscreteTopology": "∀ [DiscreteTopology A], CompactSpace (PontryaginDual A)",
+		"PontryaginDual.instCoeSortSkeleton":                "∀ (α : Sort _) [CoeSort A α], CoeSort (Skeleton A) α",
+	}
+	var got []string
+	for _, r := range rows {
+		if r.Keyword != "deriving instance" {
+			continue
+		}
+		got = append(got, r.Name+" : "+r.Signature)
+		if sig, ok := want[r.Name]; ok && r.Signature == sig {
+			delete(want, r.Name)
+		}
+	}
+	if len(want) > 0 {
+		t.Errorf("want %v; got %v", want, got)
+	}
+}

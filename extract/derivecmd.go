@@ -52,18 +52,21 @@ func (p *fileParser) derivingCommand(c Command, k int) {
 			if it[0] >= it[1] || f.toks[it[0]].Kind != TokIdent || termKeywords[f.text(it[0])] {
 				continue
 			}
-			p.derivedByCommand(c, end, it, t, ctx)
+			p.derivedByCommand(c, end, it, f.itemBinders(k+2, forIdx, it[0]), t, ctx)
 		}
 	}
 }
 
 // derivedByCommand appends the row of one class item it and one target t
 // of a `deriving instance` command.
-func (p *fileParser) derivedByCommand(c Command, end int, it, t [2]int, ctx *scopeCtx) {
+func (p *fileParser) derivedByCommand(c Command, end int, it [2]int, binders [][2]int, t [2]int, ctx *scopeCtx) {
 	f := p.f
 	loc := p.baseLocals()
 	head := f.text(t[0])
 	sig := derivedSig(f.tokSeq(it[0], it[1]), f.tokSeq(t[0], t[1]))
+	if len(binders) > 0 {
+		sig = f.forallPrefix(binders, sig)
+	}
 	row := workspace.Declaration{
 		Library: p.src.Library, Revision: p.src.Revision, Keyword: "deriving instance", Kind: workspace.KindInstance,
 		Module: p.module, Path: p.path, LineStart: f.toks[c.Start].Line, LineEnd: f.toks[end-1].Line,
@@ -149,4 +152,72 @@ func (f *file) skipExpose(i, end int) int {
 		}
 	}
 	return i
+}
+
+// itemBinders returns the hypotheses written before a class item's last
+// top-level arrow (derivingItems reads the item after it): `[DiscreteTopology
+// A] → CompactSpace _` (Mathlib's PontryaginDual) has [DiscreteTopology A].
+// Lean's processDefDeriving elaborates the item, opens its ∀ with
+// forallTelescope and closes the instance over what the value uses, so a
+// hypothesis the type does not mention is a binder the namer names "Of…":
+// PontryaginDual.instCompactSpaceOfDiscreteTopology. [k, end) is the
+// command's class list, it the index of the item's class.
+func (f *file) itemBinders(k, end, it int) [][2]int {
+	start := k
+	depth := 0
+	for m := k; m < it; m++ {
+		if dd := f.depthDelta(m); dd != 0 {
+			depth += dd
+			continue
+		}
+		if depth == 0 && f.is(m, ",") {
+			start = m + 1
+		}
+	}
+	var out [][2]int
+	s := start
+	depth = 0
+	for m := start; m < it; m++ {
+		if dd := f.depthDelta(m); dd != 0 {
+			depth += dd
+			continue
+		}
+		if depth == 0 && f.is(m, "→") {
+			if s < m {
+				out = append(out, [2]int{s, m})
+			}
+			s = m + 1
+		}
+	}
+	return out
+}
+
+// forallPrefix writes sig (`: C (T)`) as `: ∀ binders, C (T)`: a bracketed
+// hypothesis (`[C a]`, `(x : α)`, `{x}`) as written, another (`P →`) as
+// `(_ : P)`.
+func (f *file) forallPrefix(binders [][2]int, sig tokSeq) tokSeq {
+	out := tokSeq{text: []string{":", "∀"}, kinds: []TokKind{TokSymbol, TokSymbol}, space: []bool{true, true}}
+	put := func(s string, k TokKind, space bool) {
+		out.text, out.kinds, out.space = append(out.text, s), append(out.kinds, k), append(out.space, space)
+	}
+	for _, b := range binders {
+		seg := f.tokSeq(b[0], b[1])
+		bracketed := (f.is(b[0], "[") || f.is(b[0], "(") || f.is(b[0], "{") || f.is(b[0], "⦃")) && f.matchBracket(b[0]) == b[1]-1
+		if !bracketed {
+			put("(", TokSymbol, true)
+			put("_", TokSymbol, false)
+			put(":", TokSymbol, true)
+		}
+		for i, s := range seg.text {
+			put(s, seg.kinds[i], seg.space[i] || i == 0 && bracketed)
+		}
+		if !bracketed {
+			put(")", TokSymbol, false)
+		}
+	}
+	put(",", TokSymbol, false)
+	for i := 1; i < len(sig.text); i++ { // after sig's ":"
+		put(sig.text[i], sig.kinds[i], sig.space[i])
+	}
+	return out
 }
