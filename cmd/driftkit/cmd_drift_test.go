@@ -186,12 +186,23 @@ func TestDriftCommand(t *testing.T) {
 		{"drift", "--ws", ws, "--bench", bench, "--model", "m"},                    // no out
 		{"drift", "--ws", ws, "--context-only"},                                    // no statement
 		{"drift", "--ws", ws, "--bench", bench, "--context-only", "x"},             // both
-		{"drift", "--ws", ws, "--context-only", "--per-query", "0", "x"},           // bad k
 		{"drift", "--ws", ws, "--context-only", "--oracle", "--no-retrieval", "x"}, // contradictory
 		{"drift", "--ws", ws, "--context-only", "--mode", "magic", "x"},
 	} {
 		if code := run(args, io.Discard, io.Discard); code != 2 {
 			t.Errorf("driftkit %v: exit %d, want 2", args, code)
+		}
+	}
+	// bad k: each flag where it is read (--per-query with --context-only is
+	// refused before Validate looks at its value, as a flag that only
+	// matters with decomposition)
+	for flag, args := range map[string][]string{
+		"--top-k":     {"drift", "--ws", ws, "--context-only", "--top-k", "0", "x"},
+		"--per-query": {"drift", "--ws", ws, "--bench", bench, "--model", "m", "--out", out, "--per-query", "0"},
+	} {
+		var errb bytes.Buffer
+		if code := run(args, io.Discard, &errb); code != 2 || !strings.Contains(errb.String(), flag+" 0 (want at least 1)") {
+			t.Errorf("driftkit %v: exit %d, stderr %.200q; want 2 and %s 0 refused", args, code, errb.String(), flag)
 		}
 	}
 	bad := filepath.Join(t.TempDir(), "bad.jsonl")
