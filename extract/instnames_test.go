@@ -238,7 +238,8 @@ instance : Pointed (Sort u) := ⟨⟩ -- want instPointedSort
 	// an outParam class's instance fills the implicit types it fixes:
 	// IsLocalHom's R and S come from FunLike (R →+* S) R S, before F
 	// (Mathlib's instIsLocalHomResidueFieldRingHomResidue); the class
-	// takes [FunLike F R S] and R, S though its text mentions only F
+	// takes [FunLike F R S] and R, S though its text mentions only F. An
+	// implicit type filled with a term is the term coerced (α := ↥S)
 	"Lib/OutParam.lean": `class FunLike (F : Sort u) (α : outParam (Sort v)) (β : outParam (Sort w)) where
 class MonoidX (α : Type u) where
 section
@@ -260,6 +261,10 @@ def leR (R : Type u) (a b : R) : Prop := True
 structure Exh (X : Type u) where
 instance {X : Type u} : FunLike (Exh X) Nat (List X) := ⟨⟩ -- want instFunLikeExhNatList
 instance {X : Type u} : RelHomClass' (Exh X) (leR Nat) (leR (List X)) := ⟨⟩ -- want instRelHomClass'ExhNatListLeR
+structure Box (α : Type u) where
+class IsBoxy {α : Type u} (b : Box α) : Prop where
+def Submonoid.box {M : Type u} (S : Submonoid M) : Box S := ⟨⟩
+instance {M : Type u} (S : Submonoid M) : IsBoxy S.box := ⟨⟩ -- want instIsBoxySubtypeMemSubmonoidBox
 `,
 	// instance binders used through elaboration: Lean's winnowExpr drops
 	// the domain of a ∀ its body depends on (Mathlib's own names)

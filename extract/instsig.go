@@ -547,7 +547,10 @@ func (g *nameGen) winnowSig(t *tnode, name string, sig *csig, expected *tnode) *
 			case v == nil:
 				w = g.app(w, wAny)
 			case v.op != 's':
-				w = g.app(w, g.winnowAt(v, false, nil))
+				// a term where a type is expected is coerced (R := ↥K₀
+				// from algebraMap K₀ L₀ : ↥K₀ →+* ↥L₀)
+				ty := stripParam(b.ty)
+				w = g.app(w, g.winnowAt(v, ty != nil && ty.op == 's', nil))
 			}
 		}
 	}
