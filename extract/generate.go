@@ -789,14 +789,18 @@ func (p *fileParser) includedVars(used []bool, pd *pdecl) (refs []ref, cond []co
 					break
 				}
 			}
-			if all {
+			if all || !p.oldRules && p.funLikeOf(v, inc) {
 				inc[i] = true
 				isCond[i] = p.oldRules
 				changed = true
 			}
 		}
 	}
-	sigVars := !p.oldRules && pd.row.Kind != workspace.KindTheorem && pd.row.Kind != workspace.KindInstance
+	// an instance of an outParam class (FunLike (α →+* β) α β) has its
+	// section variables too: the instance namer matches its type
+	// (fillOutParams)
+	sigVars := !p.oldRules && pd.row.Kind != workspace.KindTheorem &&
+		(pd.row.Kind != workspace.KindInstance || outParamClass[lastComponent(pd.resultHead)])
 	var vs strings.Builder
 	seen := map[*varBinder]bool{}
 	for i, v := range p.vars {
@@ -822,6 +826,26 @@ func (p *fileParser) includedVars(used []bool, pd *pdecl) (refs []ref, cond []co
 	}
 	pd.varSig = vs.String()
 	return refs, cond
+}
+
+// funLikeOf reports whether v is an instance variable of an outParam
+// class (FunLike F R S, outParamClass) about an included variable F: a
+// term f : F applied (f a) elaborates through it, which makes Lean
+// include it and the types it fixes — `class IsLocalHom (f : F)` after
+// `variable {R S F : Type*} [Monoid R] [Monoid S] [FunLike F R S]` is
+// IsLocalHom {R S F} [Monoid R] [Monoid S] [FunLike F R S] (f : F), though
+// its text mentions neither R nor S (map_nonunit : IsUnit (f a) → IsUnit a).
+func (p *fileParser) funLikeOf(v *varBinder, inc []bool) bool {
+	if v.kind != '[' || !outParamClass[lastComponent(v.head)] || v.tyEnd <= v.tyStart+1 {
+		return false
+	}
+	arg := p.f.text(v.tyStart + 1)
+	for i := len(p.vars) - 1; i >= 0; i-- {
+		if u := p.vars[i]; u.name == arg && u != v {
+			return inc[i]
+		}
+	}
+	return false
 }
 
 // writeVarBinder writes a section variable as a binder of the declarations

@@ -164,6 +164,13 @@ type instNamer struct {
 	// its translation (nameTwins: twins, `attribute [to_additive] Subgroup`,
 	// `existing`); twinSig translates a twin's signature with it
 	translations map[string]map[string]string
+	// outInsts are the run's instances of the classes whose later
+	// parameters are outParams of the first (FunLike F α β: outParamClass),
+	// by class (last component); outIdx indexes them by the head of their
+	// first argument once every declaration is known (fillOutParams)
+	outInsts map[string][]*pdecl
+	outOnce  sync.Once
+	outIdx   map[string][]*csig
 }
 
 // declSite is where a name is declared: a file and the index of the
@@ -248,7 +255,8 @@ func newInstNamer(files []*fileResult, naming *Naming) *instNamer {
 	}
 	// sized once: growing maps of Mathlib's 300k names rehashed them ~1 CPU-s
 	n := &instNamer{names: make(map[string]string, total+len(coreNames())), classes: map[string]*classInfo{}, classesFull: map[string]*classInfo{},
-		nots: newNotationSet(), sites: make(map[string][]declSite, total), decls: map[string]*pdecl{}, instEdges: map[string][]instEdge{}, setLikes: map[string]bool{}}
+		nots: newNotationSet(), sites: make(map[string][]declSite, total), decls: map[string]*pdecl{}, instEdges: map[string][]instEdge{}, setLikes: map[string]bool{},
+		outInsts: map[string][]*pdecl{}}
 	for _, c := range coreNames() {
 		n.names[c[0]] = ""
 	}
@@ -271,6 +279,9 @@ func newInstNamer(files []*fileResult, naming *Naming) *instNamer {
 			}
 			if d.row.Kind == workspace.KindInstance {
 				n.addInstEdge(d, naming)
+				if c := lastComponent(d.resultHead); outParamClass[c] && d.twinOf == nil {
+					n.outInsts[c] = append(n.outInsts[c], d)
+				}
 			}
 		}
 		for _, nd := range fr.notations {

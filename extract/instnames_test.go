@@ -235,6 +235,37 @@ instance {R : Type u} [Semiring R] {M : Type u} [AddCommGroup M] [Module R M] [F
 instance : Pointed (Type u) := ⟨⟩ -- want instPointedType
 instance : Pointed (Sort u) := ⟨⟩ -- want instPointedSort
 `,
+	// an outParam class's instance fills the implicit types it fixes:
+	// IsLocalHom's R and S come from FunLike (R →+* S) R S, before F
+	// (Mathlib's instIsLocalHomResidueFieldRingHomResidue); the class
+	// takes [FunLike F R S] and R, S though its text mentions only F. An
+	// implicit type filled with a term is the term coerced (α := ↥S)
+	"Lib/OutParam.lean": `class FunLike (F : Sort u) (α : outParam (Sort v)) (β : outParam (Sort w)) where
+class MonoidX (α : Type u) where
+section
+variable {G R S F : Type u} [MonoidX R] [MonoidX S] [FunLike F R S]
+class IsLocalHom (f : F) : Prop where
+  map_nonunit : ∀ a, f a = f a → True
+end
+class RelHomClass' (F : Type u) {α β : outParam (Type u)} (r : α → α → Prop) (s : β → β → Prop) [FunLike F α β] : Prop where
+structure MonHom (M N : Type u) where
+infixr:25 " →*' " => MonHom
+namespace MonHom
+variable {M N : Type u}
+instance instFunLike : FunLike (M →*' N) M N := ⟨⟩ -- want MonHom.instFunLike
+end MonHom
+def ResField (R : Type u) := R
+def residue (R : Type u) : R →*' ResField R := ⟨⟩
+instance {R : Type u} : IsLocalHom (residue R) := ⟨⟩ -- want instIsLocalHomResFieldMonHomResidue
+def leR (R : Type u) (a b : R) : Prop := True
+structure Exh (X : Type u) where
+instance {X : Type u} : FunLike (Exh X) Nat (List X) := ⟨⟩ -- want instFunLikeExhNatList
+instance {X : Type u} : RelHomClass' (Exh X) (leR Nat) (leR (List X)) := ⟨⟩ -- want instRelHomClass'ExhNatListLeR
+structure Box (α : Type u) where
+class IsBoxy {α : Type u} (b : Box α) : Prop where
+def Submonoid.box {M : Type u} (S : Submonoid M) : Box S := ⟨⟩
+instance {M : Type u} (S : Submonoid M) : IsBoxy S.box := ⟨⟩ -- want instIsBoxySubtypeMemSubmonoidBox
+`,
 	// instance binders used through elaboration: Lean's winnowExpr drops
 	// the domain of a ∀ its body depends on (Mathlib's own names)
 	"Lib/Used.lean": `structure RingHom (R S : Type u) [Semiring R] [Semiring S] where

@@ -499,6 +499,7 @@ func (g *nameGen) sigArgs(sig *csig, name string, args []*tnode, recv bool, want
 			}
 		}
 	}
+	g.fillOutParams(bs, vars, m)
 	if want != nil {
 		r := sig.res
 		for range extra {
@@ -546,7 +547,10 @@ func (g *nameGen) winnowSig(t *tnode, name string, sig *csig, expected *tnode) *
 			case v == nil:
 				w = g.app(w, wAny)
 			case v.op != 's':
-				w = g.app(w, g.winnowAt(v, false, nil))
+				// a term where a type is expected is coerced (R := ↥K₀
+				// from algebraMap K₀ L₀ : ↥K₀ →+* ↥L₀)
+				ty := stripParam(b.ty)
+				w = g.app(w, g.winnowAt(v, ty != nil && ty.op == 's', nil))
 			}
 		}
 	}
@@ -731,4 +735,100 @@ func explicitPi(t *tnode, vars map[string]bool) *tnode {
 		}
 	}
 	return t
+}
+
+// outParamClass are the classes whose parameters after the first are
+// outParams of it: FunLike F α β (DFunLike's α and β are outParams),
+// EquivLike E α β.
+var outParamClass = map[string]bool{"FunLike": true, "DFunLike": true, "EquivLike": true}
+
+// fillOutParams fills a signature's binders that only an outParam class's
+// instance fixes: IsLocalHom {R S F} [Monoid R] [Monoid S] [FunLike F R S]
+// (f : F) applied to `residue R : R →+* ResidueField R` has F =
+// `RingHom R (ResidueField R)`, and Lean's instance synthesis finds
+// RingHom.instFunLike : FunLike (α →+* β) α β, so R = R and S =
+// `ResidueField R` — winnowExpr visits them in binder order, before F
+// (instIsLocalHomResidueFieldRingHomResidue, not …RingHomResidueField…).
+// The instance is the run's instance of the class whose first argument
+// has F's head (the first such, in file order).
+func (g *nameGen) fillOutParams(bs []bnd, vars map[string]bool, m map[string]*tnode) {
+	for _, b := range bs {
+		if b.kind != "[" {
+			continue
+		}
+		h, args := appHead(stripParam(b.ty))
+		if h == nil || h.op != 'c' || len(args) < 2 || !outParamClass[lastComponent(h.name)] {
+			continue
+		}
+		f := args[0]
+		if f.op != 'v' || m[f.name] == nil {
+			continue
+		}
+		open := false
+		for _, a := range args[1:] {
+			if a.op == 'v' && vars[a.name] && m[a.name] == nil {
+				open = true
+			}
+		}
+		if !open {
+			continue
+		}
+		ft := stripParam(m[f.name])
+		fh, _ := appHead(ft)
+		if fh == nil || fh.op != 'c' {
+			continue
+		}
+		head, ok := g.resolve(fh)
+		if !ok {
+			continue
+		}
+		cls := lastComponent(h.name)
+		for _, s := range g.n.outInstances(cls + " " + head) {
+			_, iargs := appHead(stripParam(s.res))
+			if len(iargs) != len(args) {
+				continue
+			}
+			ivars, im := map[string]bool{}, map[string]*tnode{}
+			for _, ib := range s.bs {
+				if ib.name != "" {
+					ivars[ib.name] = true
+				}
+			}
+			g.unify(iargs[0], ft, ivars, im)
+			for k := 1; k < len(args); k++ {
+				g.unify(args[k], subst(iargs[k], im), vars, m)
+			}
+			break
+		}
+	}
+}
+
+// outInstances are the signatures of the run's instances of an outParam
+// class (outParamClass) about a type headed by a constant, keyed "class
+// head" (both resolved; the class by last component).
+func (n *instNamer) outInstances(key string) []*csig {
+	n.outOnce.Do(func() {
+		n.outIdx = map[string][]*csig{}
+		for cls, ds := range n.outInsts {
+			for _, d := range ds {
+				s := n.declSig(d)
+				if s == nil {
+					continue
+				}
+				h, args := appHead(stripParam(s.res))
+				if h == nil || h.op != 'c' || len(args) < 2 {
+					continue
+				}
+				ah, _ := appHead(stripParam(args[0]))
+				if ah == nil || ah.op != 'c' {
+					continue
+				}
+				if ah.res { // (resolved where the instance is declared)
+					k := cls + " " + ah.name
+					n.outIdx[k] = append(n.outIdx[k], s)
+				}
+			}
+		}
+	})
+	return n.outIdx[key]
 }
