@@ -211,18 +211,25 @@ func translateConsts(t *tnode, m map[string]string) *tnode {
 			c.name = to
 		}
 	}
-	c.fn = translateConsts(t.fn, m)
-	c.dom = translateConsts(t.dom, m)
-	c.body = translateConsts(t.body, m)
-	c.asc = translateConsts(t.asc, m)
-	c.recvTerm = translateConsts(t.recvTerm, m)
-	if len(t.args) > 0 {
-		c.args = make([]*tnode, len(t.args))
-		for i, a := range t.args {
-			c.args[i] = translateConsts(a, m)
-		}
-	}
+	tr := func(x *tnode) *tnode { return translateConsts(x, m) }
+	c.mapChildren(tr)
+	c.asc = tr(t.asc)
+	c.recvTerm = tr(t.recvTerm)
 	return &c
+}
+
+// mapChildren replaces c's function, domain, body and arguments (a copy
+// of another node's) by f of each: the part of a term walk that copying
+// maps share (translateConsts, subst).
+func (c *tnode) mapChildren(f func(*tnode) *tnode) {
+	c.fn, c.dom, c.body = f(c.fn), f(c.dom), f(c.body)
+	if len(c.args) > 0 {
+		args := make([]*tnode, len(c.args))
+		for i, a := range c.args {
+			args[i] = f(a)
+		}
+		c.args = args
+	}
 }
 
 // parseSig parses binders and a type (after a top-level colon; a
@@ -396,15 +403,7 @@ func subst(t *tnode, m map[string]*tnode) *tnode {
 			}
 		}
 	}
-	c.fn = subst(t.fn, m)
-	c.dom = subst(t.dom, m)
-	c.body = subst(t.body, m)
-	if len(t.args) > 0 {
-		c.args = make([]*tnode, len(t.args))
-		for i, a := range t.args {
-			c.args[i] = subst(a, m)
-		}
-	}
+	c.mapChildren(func(x *tnode) *tnode { return subst(x, m) })
 	return &c
 }
 

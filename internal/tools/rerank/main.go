@@ -448,20 +448,7 @@ func loss(theta []float64, exs []example, l2 float64, g []float64) float64 {
 			}
 		}
 	}
-	n := float64(max(nq, 1))
-	total /= n
-	for j := range nf {
-		total += l2 * theta[j] * theta[j]
-	}
-	if g != nil {
-		for j := range g {
-			g[j] /= n
-		}
-		for j := range nf {
-			g[j] += 2 * l2 * theta[j]
-		}
-	}
-	return total
+	return meanL2(total, nq, theta, nf, l2, g)
 }
 
 // softmaxLoss is the mean listwise loss over queries, -log of the
@@ -515,6 +502,13 @@ func softmaxLoss(theta []float64, exs []example, l2 float64, g []float64) float6
 			}
 		}
 	}
+	return meanL2(total, nq, theta, nf, l2, g)
+}
+
+// meanL2 turns a loss summed over nq queries into their mean plus L2 on
+// the first nf weights (not the bias), the gradient g (when not nil) alike:
+// the tail both losses share.
+func meanL2(total float64, nq int, theta []float64, nf int, l2 float64, g []float64) float64 {
 	n := float64(max(nq, 1))
 	total /= n
 	for j := range nf {
