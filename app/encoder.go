@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/driftkit/driftkit/index"
 	"github.com/driftkit/driftkit/llm"
@@ -124,6 +125,10 @@ type EncoderOptions struct {
 	LLM llm.Config
 	// Roles are the query/document prefixes or input types of the model.
 	Roles index.Roles
+	// ProbeTimeout bounds a remote model's dimension probe (Dims 0; 0: the
+	// encoder's default); Progress, when set, is told when the probe waits.
+	ProbeTimeout time.Duration
+	Progress     func(msg string)
 }
 
 // NewEncoder makes the encoder o selects through the registry. An unknown
@@ -138,7 +143,8 @@ func NewEncoder(ctx context.Context, o EncoderOptions) (index.Encoder, func(), e
 	if len(o.Params) > 0 {
 		spec.Params = maps.Clone(o.Params)
 	}
-	enc, err := index.NewEncoder(ctx, spec, index.EncoderEnv{Endpoint: ep, BatchSize: o.Batch, Concurrency: o.LLM.Concurrency})
+	enc, err := index.NewEncoder(ctx, spec, index.EncoderEnv{Endpoint: ep, BatchSize: o.Batch, Concurrency: o.LLM.Concurrency,
+		ProbeTimeout: o.ProbeTimeout, Progress: o.Progress})
 	if err != nil {
 		closeEp()
 		if errors.Is(err, index.ErrEncoderParam) {

@@ -10,6 +10,7 @@ import (
 	"maps"
 	"slices"
 	"sync"
+	"time"
 )
 
 // Encoder turns texts into dense vectors of a fixed dimension. Implementations
@@ -116,6 +117,11 @@ type EncoderEnv struct {
 	// one Encode call, for encoders of remote models (0: the encoder's
 	// default).
 	BatchSize, Concurrency int
+	// ProbeTimeout bounds an encoder's question to its endpoint when the
+	// spec has no dimension (0: the encoder's default), and Progress, when
+	// set, is told when that question waits.
+	ProbeTimeout time.Duration
+	Progress     func(msg string)
 }
 
 // Endpoint connects to the embeddings endpoint that serves spec's model

@@ -5,7 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"net/url"
+	"strings"
 	"sync/atomic"
+	"time"
 	"unicode/utf8"
 
 	"golang.org/x/sync/errgroup"
@@ -40,8 +43,17 @@ type OpenAIConfig struct {
 	// MaxChars truncates each text to this many characters before sending
 	// (default 8000; BGE-M3 takes 8192 tokens). 0 or less: the default.
 	MaxChars int
-	// Dim is the expected dimension; 0 probes the endpoint once.
+	// Dim is the expected dimension; 0 probes the endpoint once, for at
+	// most ProbeTimeout.
 	Dim int
+	// ProbeTimeout bounds the dimension probe as a whole, the Embedder's
+	// retries included (0: DefaultProbeTimeout). Past it the probe fails
+	// with ErrProbe, naming the endpoint and --dim.
+	ProbeTimeout time.Duration
+	// Progress, when set, is told once that the probe is waiting, when it
+	// has not answered after ProgressAfter (0: DefaultProbeProgressAfter).
+	Progress      func(msg string)
+	ProgressAfter time.Duration
 	// Roles are the query and document prefixes or input types; an input
 	// type needs an InputTypeEmbedder.
 	Roles Roles
@@ -49,6 +61,24 @@ type OpenAIConfig struct {
 
 // ErrEmbedding is wrapped by errors about unusable embedding responses.
 var ErrEmbedding = errors.New("bad embeddings response")
+
+// ErrProbe is wrapped when the dimension probe of a model gets no usable
+// vector in time: the error names the endpoint and says to give --dim.
+var ErrProbe = errors.New("cannot learn the vector dimension")
+
+// DefaultProbeTimeout bounds the dimension probe: a server that answers
+// one short text takes well under a second; an unreachable one would
+// otherwise keep the command silent through every retry of the client
+// (about 25 s with the default backoff, longer for a server that accepts
+// the connection and never answers).
+const DefaultProbeTimeout = 15 * time.Second
+
+// DefaultProbeProgressAfter is how long the probe waits before it says so.
+const DefaultProbeProgressAfter = 2 * time.Second
+
+// errProbeDeadline is the cause of the probe's own deadline (told apart
+// from the caller's cancellation).
+var errProbeDeadline = errors.New("probe deadline")
 
 // OpenAIEncoder is an Encoder over an OpenAI-compatible embeddings endpoint
 // (text-embeddings-inference, vLLM, Infinity, Ollama, OpenAI) serving e.g.
@@ -79,17 +109,76 @@ func NewOpenAIEncoder(ctx context.Context, emb Embedder, cfg OpenAIConfig) (*Ope
 		return nil, fmt.Errorf("encoder roles with an input_type (%s) need an embeddings client that sends it", cfg.Roles)
 	}
 	if cfg.Dim <= 0 {
-		e.requests.Add(1)
-		v, err := e.embed(ctx, []string{"dimension probe"})
+		dim, err := e.probeDim(ctx)
 		if err != nil {
-			return nil, fmt.Errorf("probe embeddings endpoint: %w", err)
+			return nil, err
 		}
-		if len(v) != 1 || len(v[0]) == 0 {
-			return nil, fmt.Errorf("probe embeddings endpoint: %w: no vector", ErrEmbedding)
-		}
-		e.cfg.Dim = len(v[0])
+		e.cfg.Dim = dim
 	}
 	return e, nil
+}
+
+// probeDim embeds one text to learn the model's dimension, for at most
+// cfg.ProbeTimeout, telling cfg.Progress when it waits. A failure wraps
+// ErrProbe and names the endpoint and the flag that skips the probe; the
+// caller's cancellation (Ctrl-C) is returned as such.
+func (o *OpenAIEncoder) probeDim(ctx context.Context) (int, error) {
+	timeout := o.cfg.ProbeTimeout
+	if timeout <= 0 {
+		timeout = DefaultProbeTimeout
+	}
+	after := o.cfg.ProgressAfter
+	if after <= 0 {
+		after = DefaultProbeProgressAfter
+	}
+	where := fmt.Sprintf("the embeddings endpoint %s (model %q)", redactURLs(o.cfg.BaseURL), o.cfg.Model)
+	pctx, cancel := context.WithTimeoutCause(ctx, timeout, errProbeDeadline)
+	defer cancel()
+	if o.cfg.Progress != nil {
+		// Told from its own goroutine, which has ended when the probe
+		// returns: nothing is written after the caller moved on.
+		done, told := make(chan struct{}), make(chan struct{})
+		go func() {
+			defer close(told)
+			t := time.NewTimer(after)
+			defer t.Stop()
+			select {
+			case <-t.C:
+				o.cfg.Progress(fmt.Sprintf("asking %s for its vector dimension (up to %s; --dim N skips this)…", where, timeout))
+			case <-done:
+			}
+		}()
+		defer func() { close(done); <-told }()
+	}
+	o.requests.Add(1)
+	v, err := o.embed(pctx, []string{"dimension probe"})
+	switch {
+	case err != nil && ctx.Err() != nil:
+		return 0, fmt.Errorf("probe %s: %w", where, err)
+	case err != nil && errors.Is(context.Cause(pctx), errProbeDeadline):
+		return 0, fmt.Errorf("%w: %s gave no vector within %s (%v); give --dim N, the model's vector dimension, to skip the probe", ErrProbe, where, timeout, err)
+	case err != nil:
+		return 0, fmt.Errorf("%w: %s: %w; give --dim N, the model's vector dimension, to skip the probe", ErrProbe, where, err)
+	case len(v) != 1 || len(v[0]) == 0:
+		return 0, fmt.Errorf("%w: %s: %w: no vector; give --dim N, the model's vector dimension, to skip the probe", ErrProbe, where, ErrEmbedding)
+	}
+	return len(v[0]), nil
+}
+
+// redactURLs is a comma-separated list of base URLs without their
+// passwords, for messages ("" is "(none)").
+func redactURLs(s string) string {
+	if s == "" {
+		return "(none recorded)"
+	}
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if u, err := url.Parse(p); err == nil {
+			p = u.Redacted()
+		}
+		out = append(out, p)
+	}
+	return strings.Join(out, ",")
 }
 
 // Name implements Encoder.
@@ -170,7 +259,7 @@ func newOpenAIFromSpec(ctx context.Context, spec EncoderSpec, env EncoderEnv) (E
 		return nil, err
 	}
 	return NewOpenAIEncoder(ctx, emb, OpenAIConfig{Model: spec.Model, BaseURL: spec.BaseURL, MaxChars: spec.MaxChars, Dim: spec.Dims,
-		BatchSize: env.BatchSize, Concurrency: env.Concurrency, Roles: spec.Roles})
+		BatchSize: env.BatchSize, Concurrency: env.Concurrency, Roles: spec.Roles, ProbeTimeout: env.ProbeTimeout, Progress: env.Progress})
 }
 
 // Truncate cuts s to at most n characters (runes), on a rune boundary.

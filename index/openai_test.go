@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"net/http"
 	"net/http/httptest"
@@ -232,5 +233,101 @@ func TestBuildWithOpenAIEncoder(t *testing.T) {
 	hits, err := ix.Search(ctx, index.Query{Text: text, Mode: index.ModeDense, K: 1})
 	if err != nil || len(hits) != 1 || hits[0].Name != "ConNF.litterSet" {
 		t.Fatalf("hits %+v, err %v", hits, err)
+	}
+}
+
+// probeEmbedder is driftkit's llm client at baseURL with retries that
+// would wait an hour: only the probe's own deadline (or the caller) ends
+// a probe of an endpoint that refuses or never answers, as the ~25 s of
+// the default backoff did before the probe had a bound.
+func probeEmbedder(t *testing.T, baseURL string) index.Embedder {
+	t.Helper()
+	c, err := llm.New(llm.Config{BaseURLs: []string{baseURL}, Model: "bge-m3", MaxRetries: 6, NoProbe: true,
+		RequestTimeout: time.Hour, BackoffBase: time.Hour, BackoffMax: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	return index.EmbedderFunc(func(ctx context.Context, texts []string) ([][]float32, error) {
+		v, _, err := c.Embed(ctx, "bge-m3", texts)
+		return v, err
+	})
+}
+
+// hangingServer accepts embeddings requests and answers none until the
+// test ends (or release is closed, when it answers a 5-dim vector).
+func hangingServer(t *testing.T, release <-chan struct{}) *httptest.Server {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// The body read to its end: only then does the server watch the
+		// connection, so that a client that hangs up cancels r.Context().
+		io.Copy(io.Discard, r.Body)
+		select {
+		case <-r.Context().Done():
+			return
+		case <-release:
+		}
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, `{"object":"list","data":[{"object":"embedding","index":0,"embedding":[1,0,0,0,0]}],"model":"bge-m3"}`)
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// TestOpenAIProbeBounded: without a dimension the encoder asks the
+// endpoint once; an endpoint that never answers or refuses the connection
+// ends the probe at its deadline (injected here, 15 s by default) with an
+// error naming the endpoint and --dim, not after the client's retries.
+func TestOpenAIProbeBounded(t *testing.T) {
+	refused := httptest.NewServer(http.NotFoundHandler())
+	refusedURL := refused.URL + "/v1"
+	refused.Close() // nothing listens there any more
+	for _, tc := range []struct {
+		name, url string
+	}{
+		{"never answers", hangingServer(t, nil).URL + "/v1"},
+		{"connection refused", refusedURL},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := index.NewOpenAIEncoder(context.Background(), probeEmbedder(t, tc.url),
+				index.OpenAIConfig{Model: "bge-m3", BaseURL: tc.url, ProbeTimeout: 50 * time.Millisecond})
+			host := strings.TrimPrefix(tc.url, "http://")
+			if !errors.Is(err, index.ErrProbe) || !strings.Contains(err.Error(), host) || !strings.Contains(err.Error(), "--dim") ||
+				!strings.Contains(err.Error(), "within") {
+				t.Fatalf("err = %v, want ErrProbe naming %s, the deadline and --dim", err, host)
+			}
+		})
+	}
+}
+
+// TestOpenAIProbeProgress: a probe that waits says so (once, naming the
+// endpoint and --dim) and still learns the dimension when the answer comes;
+// the caller's cancellation while it waits is a cancellation (Ctrl-C:
+// exit 130), not a probe failure.
+func TestOpenAIProbeProgress(t *testing.T) {
+	release := make(chan struct{})
+	url := hangingServer(t, release).URL + "/v1"
+	var msgs []string
+	enc, err := index.NewOpenAIEncoder(context.Background(), probeEmbedder(t, url), index.OpenAIConfig{Model: "bge-m3", BaseURL: url,
+		ProbeTimeout: time.Hour, ProgressAfter: time.Nanosecond, Progress: func(msg string) {
+			msgs = append(msgs, msg)
+			close(release) // the server answers only after the progress line
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if enc.Dim() != 5 {
+		t.Errorf("dim %d, want 5", enc.Dim())
+	}
+	if len(msgs) != 1 || !strings.Contains(msgs[0], strings.TrimPrefix(url, "http://")) || !strings.Contains(msgs[0], "--dim") {
+		t.Errorf("progress %q, want one line naming %s and --dim", msgs, url)
+	}
+
+	url = hangingServer(t, nil).URL + "/v1"
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	_, err = index.NewOpenAIEncoder(ctx, probeEmbedder(t, url), index.OpenAIConfig{Model: "bge-m3", BaseURL: url,
+		ProbeTimeout: time.Hour, ProgressAfter: time.Nanosecond, Progress: func(string) { cancel() }})
+	if !errors.Is(err, context.Canceled) || errors.Is(err, index.ErrProbe) {
+		t.Fatalf("err = %v, want the caller's cancellation", err)
 	}
 }

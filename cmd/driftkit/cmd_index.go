@@ -83,7 +83,7 @@ func (o *indexOptions) AddFlags(fs *flag.FlagSet) {
 	fs.StringVar(&o.Encoder, "encoder", index.EncoderHash, "encoder kind: "+app.OrList(index.EncoderKinds())+
 		" (hash: built in, offline, a fallback; openai: an OpenAI-compatible /v1/embeddings endpoint)")
 	fs.Var(&o.Params, "encoder-param", "a setting of the encoder kind, `key=value` (repeatable; recorded in the index's encoder spec)")
-	fs.IntVar(&o.Dim, "dim", index.DefaultHashDim, "vector dimension (the hash encoder's; a remote model's is probed unless given)")
+	fs.IntVar(&o.Dim, "dim", index.DefaultHashDim, "vector dimension (the hash encoder's; a remote model's is asked of its endpoint unless given, for at most 15 s)")
 	fs.IntVar(&o.Batch, "batch", 64, "texts per /v1/embeddings request (openai encoder)")
 	fs.IntVar(&o.MaxChars, "max-chars", 8000, "truncate documents to this many characters before embedding (openai encoder)")
 	o.LLM = llm.ConfigFromEnv()
@@ -203,7 +203,11 @@ func runIndex(ctx context.Context, o *indexOptions, env *Env, args []string) err
 	if err != nil {
 		return err
 	}
-	enc, closeEnc, err := app.NewEncoder(ctx, o.encoderOptions())
+	eo := o.encoderOptions()
+	if !o.stage.Quiet {
+		eo.Progress = func(msg string) { fmt.Fprintln(env.Stderr, "driftkit index:", msg) }
+	}
+	enc, closeEnc, err := app.NewEncoder(ctx, eo)
 	if err != nil {
 		return usageOf(err)
 	}
