@@ -217,11 +217,19 @@ func describeSources(m map[string]int) string {
 	return strings.Join(parts, ", ")
 }
 
-// flagNeeds: besides the ranking and augmentation flags' own needs,
-// --check only looks gold names up (in the --split half, --every sample),
-// so every flag of the search run would be ignored with it.
+// flagNeeds: --check only looks gold names up (in the --split half,
+// --every sample), so every flag of the search run would be ignored with
+// it; the augmentation flags need --augment. --mode is a list here (the
+// command has no rankFlags mode), so the ranking flags' needs are read
+// from it: --profile, --weights and --vocabulary need best among the
+// modes, --embed-base-url a mode with dense vectors, --bm25-engine one
+// with BM25 (modesNeeds). --no-head is never refused (make run).
 func (o *evalSearchOptions) flagNeeds() []flagNeed {
 	run := append([]string{"mode", "profile", "kinds", "per-item", "json", "weights", "bm25-engine", "no-head", "embed-base-url", "vocabulary",
 		"augment", "augment-prompt", "augment-timeout"}, o.augment.chatFlags...)
-	return append(o.rank.needs(), flagNeed{flags: run, holds: !o.Check, needs: "a search run (without --check)"}, o.augment.need())
+	needs := []flagNeed{{flags: run, holds: !o.Check, needs: "a search run (without --check)"}}
+	if !o.Check {
+		needs = append(needs, modesNeeds(splitList(o.Modes))...)
+	}
+	return append(needs, o.augment.need())
 }

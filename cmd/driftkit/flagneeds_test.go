@@ -41,6 +41,23 @@ func TestFlagsWithoutTheirSetting(t *testing.T) {
 		{[]string{"search", "--ws", ws, "--no-head", "--mode", "bm25", "q"}, "", nil},
 		{[]string{"search", "--ws", ws, "--no-head", "--mode", "dense", "q"}, "", nil},
 		{[]string{"eval", "retrieval", "--ws", ws, "--bench", "b.jsonl", "--profile", "theorem", "--mode", "dense"}, "--profile only matters with --mode best", nil},
+		// eval search's --mode is a list: a flag is accepted when one of
+		// its modes uses it
+		{[]string{"eval", "search", "--ws", ws, "--bench", "b.jsonl", "--mode", "bm25", "--profile", "theorem"}, "--profile only matters with --mode best", nil},
+		{[]string{"eval", "search", "--ws", ws, "--bench", "b.jsonl", "--mode", "bm25,best", "--profile", "theorem"}, "", nil},
+		{[]string{"eval", "search", "--ws", ws, "--bench", "b.jsonl", "--mode", "dense,hybrid", "--weights", "{}", "--vocabulary", "v.json"}, "--weights, --vocabulary only matter with --mode best", nil},
+		{[]string{"eval", "search", "--ws", ws, "--bench", "b.jsonl", "--mode", "best", "--weights", "{}", "--vocabulary", "v.json"}, "", nil},
+		{[]string{"eval", "search", "--ws", ws, "--bench", "b.jsonl", "--mode", "bm25", "--embed-base-url", "http://127.0.0.1:1/v1"}, "--embed-base-url only matters with --mode dense, hybrid or best", nil},
+		{[]string{"eval", "search", "--ws", ws, "--bench", "b.jsonl", "--mode", "bm25,dense", "--embed-base-url", "http://127.0.0.1:1/v1"}, "", nil},
+		{[]string{"eval", "search", "--ws", ws, "--bench", "b.jsonl", "--mode", "dense", "--bm25-engine", "bleve"}, "--bm25-engine only matters with --mode bm25, hybrid or best", nil},
+		{[]string{"eval", "search", "--ws", ws, "--bench", "b.jsonl", "--mode", "dense,hybrid", "--bm25-engine", "bleve"}, "", nil},
+		{[]string{"eval", "search", "--ws", ws, "--bench", "b.jsonl", "--profile", "theorem", "--embed-base-url", "http://127.0.0.1:1/v1"}, "", nil}, // every mode by default
+		{[]string{"eval", "search", "--ws", ws, "--bench", "b.jsonl", "--mode", "bm25", "--no-head"}, "", nil},
+		{[]string{"eval", "search", "--ws", ws, "--bench", "b.jsonl", "--mode", "bm25,nope", "--profile", "theorem"}, "", nil}, // Validate names the bad mode
+		{[]string{"search", "--ws", ws, "--bm25-engine", "bleve", "--mode", "dense", "q"}, "--bm25-engine only matters with --mode bm25, hybrid or best", nil},
+		{[]string{"search", "--ws", ws, "--bm25-engine", "bleve", "--mode", "hybrid", "q"}, "", nil},
+		{[]string{"eval", "retrieval", "--ws", ws, "--bench", "b.jsonl", "--bm25-engine", "bleve", "--mode", "dense"}, "--bm25-engine only matters with --mode bm25, hybrid or best", nil},
+		{[]string{"eval", "retrieval", "--ws", ws, "--bench", "b.jsonl", "--no-head", "--mode", "bm25"}, "", nil},
 		{[]string{"eval", "retrieval", "--ws", ws, "--bench", "b.jsonl", "--profile", "theorem", "--mode", "best"}, "", nil},
 		{[]string{"drift", "--ws", ws, "--bench", "b.jsonl", "--json"}, "--json only matters with --context-only", nil},
 		{[]string{"drift", "--ws", ws, "--bench", "b.jsonl", "--self", "X"}, "--self only matters with --context-only", nil},

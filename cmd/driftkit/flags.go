@@ -549,15 +549,32 @@ func flagsAdded(fs *flag.FlagSet, register func()) []string {
 
 // needs are the ranking flags that only matter in some modes: --profile,
 // --weights and --vocabulary steer mode best's fusion alone;
-// --embed-base-url concerns dense vectors, which mode bm25 never reads. A
+// --embed-base-url concerns dense vectors, which mode bm25 never reads;
+// --bm25-engine picks the BM25 engine, which mode dense never asks. A
 // command without --mode searches in mode best. --no-head is not refused
 // in mode bm25: it asks for something not to happen, which holds there
 // too, and a script that runs every mode with it (scripts/run.sh, `make
 // run`) must not fail on the one without vectors.
-func (q *rankFlags) needs() []flagNeed {
-	_, bad := index.ParseMode(q.mode)
+func (q *rankFlags) needs() []flagNeed { return modesNeeds([]string{q.mode}) }
+
+// modesNeeds are the ranking flags' needs for a run of every mode in
+// modes (eval search takes a list): a flag is accepted when one of them
+// uses it. A list with a mode that does not parse accepts them all, so
+// that Validate names the bad mode.
+func modesNeeds(modes []string) []flagNeed {
+	has := map[index.Mode]bool{}
+	for _, s := range modes {
+		m, err := index.ParseMode(s)
+		if err != nil {
+			return nil
+		}
+		has[m] = true
+	}
+	dense := has[index.ModeDense] || has[index.ModeHybrid] || has[index.ModeBest]
+	lexical := has[index.ModeBM25] || has[index.ModeHybrid] || has[index.ModeBest]
 	return []flagNeed{
-		{flags: []string{"profile", "weights", "vocabulary"}, holds: q.mode == string(index.ModeBest) || bad != nil, needs: "--mode best"},
-		{flags: []string{"embed-base-url"}, holds: q.mode != string(index.ModeBM25), needs: "--mode dense, hybrid or best"},
+		{flags: []string{"profile", "weights", "vocabulary"}, holds: has[index.ModeBest], needs: "--mode best"},
+		{flags: []string{"embed-base-url"}, holds: dense, needs: "--mode dense, hybrid or best"},
+		{flags: []string{"bm25-engine"}, holds: lexical, needs: "--mode bm25, hybrid or best"},
 	}
 }
