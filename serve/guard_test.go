@@ -150,6 +150,8 @@ func TestHostGuard(t *testing.T) {
 		"attacker.example:" + port: 421, "attacker.example": 421, "127.0.0.1.nip.io:" + port: 421, "localhost.attacker.example": 421,
 		"127.0.0.1:" + port: 200, "localhost:" + port: 200, "[::1]:" + port: 200, "app.localhost:" + port: 200,
 		"lean.example.org": 200, "LEAN.example.org:443": 200,
+		// names that merely end or begin with the public host's are others
+		"evillean.example.org": 421, "x.lean.example.org": 421, "lean.example.org.attacker.example": 421,
 	} {
 		for _, path := range []string{"/api/search?q=prime", "/", "/api/runs/x"} {
 			resp, body := ts.doHeaders(t, "GET", path, "", "", map[string]string{"Host": host})
@@ -192,7 +194,8 @@ func TestPrivilegedRoutes(t *testing.T) {
 		if c := serve(open.Server, rt.method, rt.path, rt.ct, rt.body, "192.0.2.7:4444", ""); c != 403 {
 			t.Errorf("no token, %s %s from 192.0.2.7: %d", rt.method, rt.path, c)
 		}
-		for _, auth := range []string{"", "Bearer wrong", "Basic czNjcmV0LXRva2Vu", "Bearer s3cret-token-longer"} {
+		// a prefix of the token (the empty one included) is not the token
+		for _, auth := range []string{"", "Bearer wrong", "Basic czNjcmV0LXRva2Vu", "Bearer s3cret-token-longer", "Bearer s3cret", "Bearer ", "Bearer  "} {
 			if c := serve(tok.Server, rt.method, rt.path, rt.ct, rt.body, "127.0.0.1:4444", auth); c != 401 && !(rt.path == "/drift" && c == 403) {
 				t.Errorf("token set, %s %s with %q from loopback: %d", rt.method, rt.path, auth, c)
 			}
