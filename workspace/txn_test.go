@@ -144,6 +144,7 @@ func TestRecoverRollsBackDamagedStage(t *testing.T) {
 	for _, c := range []struct{ victim, damage string }{
 		{"informal.parquet", "truncate"}, {"export/hf", "rewrite"},
 		{"informal.parquet", "flip"}, {"export/hf", "flip"}, {"informal.parquet", "delete"},
+		{"export/hf", "extra"}, // a folder holds exactly the files recorded
 	} {
 		victim := c.victim
 		dir := t.TempDir()
@@ -183,6 +184,8 @@ func TestRecoverRollsBackDamagedStage(t *testing.T) {
 			os.WriteFile(staged, b, 0o644)
 		case "delete":
 			os.Remove(staged)
+		case "extra":
+			os.WriteFile(filepath.Join(filepath.Dir(staged), "half-written.part"), []byte("x"), 0o644)
 		}
 		if err := ws.Recover(); err != nil {
 			t.Fatal(err)
