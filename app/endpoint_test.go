@@ -104,6 +104,18 @@ func TestQueriesGoToTheRecordedEndpoint(t *testing.T) {
 	if len(built.auth) != 0 || len(other.auth) != 1 || other.auth[0] != "" {
 		t.Errorf("override: %d requests at the recorded endpoint, %q at the override", len(built.auth), other.auth)
 	}
+	// OPENAI_BASE_URL names another server: the queries still go to the
+	// recorded one (never to the environment's default), without the key,
+	// which is for the other.
+	t.Setenv("OPENAI_BASE_URL", b.BaseURL())
+	built.reset()
+	other.reset()
+	if err := searchDense(t, dir, ""); err != nil {
+		t.Fatal(err)
+	}
+	if len(built.auth) != 1 || built.auth[0] != "" || len(other.auth) != 0 {
+		t.Errorf("OPENAI_BASE_URL elsewhere: %q at the recorded endpoint (want one, no key), %d requests at OPENAI_BASE_URL (want 0)", built.auth, len(other.auth))
+	}
 	// OPENAI_BASE_URL names the recorded server: the key is for it.
 	t.Setenv("OPENAI_BASE_URL", a.BaseURL())
 	built.reset()
