@@ -55,7 +55,11 @@ type client struct {
 }
 
 func newClient(c *config) *client {
-	return &client{nodes: c.nodes, key: c.env.Get("WEAVIATE_API_KEY"), http: &http.Client{Timeout: 2 * time.Minute},
+	// Redirects are not followed: Go's client would re-send the body
+	// (vectors, queries) to wherever Location points, and the key with it
+	// to the same host on another port or to a subdomain.
+	noRedirect := func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	return &client{nodes: c.nodes, key: c.env.Get("WEAVIATE_API_KEY"), http: &http.Client{Timeout: 2 * time.Minute, CheckRedirect: noRedirect},
 		conns: make([]*grpc.ClientConn, len(c.nodes)), rpcs: make([]pb.WeaviateClient, len(c.nodes))}
 }
 
@@ -180,6 +184,9 @@ func (cl *client) restTo(ctx context.Context, n node, method, path string, body 
 	}
 	if resp.StatusCode == http.StatusNotFound {
 		return fmt.Errorf("%s %s: %w", method, path, ErrNotFound)
+	}
+	if resp.StatusCode/100 == 3 {
+		return &httpError{status: resp.StatusCode, body: fmt.Sprintf("redirect to %q not followed (give the node's own URL)", resp.Header.Get("Location"))}
 	}
 	if resp.StatusCode/100 != 2 {
 		return &httpError{status: resp.StatusCode, body: strings.TrimSpace(string(b))}
