@@ -5,8 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -237,4 +240,40 @@ func ExampleOpen() {
 	}
 	defer c.Close()
 	// Output: true false
+}
+
+// TestKiminaRedirectNotFollowed: a server that redirects the check does
+// not get the code (the user's statements and proofs) and KIMINA_API_KEY
+// sent to the Location — Go's client re-sends both on a 307, the key to
+// the same host on another port; the redirect is an error naming it.
+func TestKiminaRedirectNotFollowed(t *testing.T) {
+	var elsewhere, withKey atomic.Int64
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		elsewhere.Add(1)
+		if r.Header.Get("Authorization") != "" {
+			withKey.Add(1)
+		}
+		w.Write([]byte(`{"results": []}`))
+	}))
+	defer other.Close()
+	redirecting := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/health" {
+			w.Write([]byte(`{"status": "ok"}`))
+			return
+		}
+		http.Redirect(w, r, other.URL+r.URL.Path, http.StatusTemporaryRedirect)
+	}))
+	defer redirecting.Close()
+	t.Setenv("KIMINA_API_KEY", "sekret")
+	c := openKimina(t, redirecting.URL, Options{KiminaRetries: 1})
+	rs, err := c.Check(context.Background(), []Snippet{{ID: "x", Code: "theorem private_t : True := trivial"}})
+	if err == nil && len(rs) == 1 && rs[0].Pass {
+		t.Errorf("a redirect was taken as a pass: %+v", rs)
+	}
+	if msg := fmt.Sprint(err, rs); !strings.Contains(msg, "redirect") {
+		t.Errorf("err %v, results %+v: want the redirect named", err, rs)
+	}
+	if n := elsewhere.Load(); n != 0 {
+		t.Errorf("the redirect was followed: %d requests reached %s, %d with the key", n, other.URL, withKey.Load())
+	}
 }

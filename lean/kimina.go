@@ -64,7 +64,10 @@ func newKimina(o Options) (*Kimina, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: --kimina %q: %v", ErrBadOptions, o.Kimina, err)
 	}
-	k := &Kimina{opts: o, key: o.KiminaAPIKey, client: &http.Client{}, sem: make(chan struct{}, o.KiminaParallel)}
+	// Redirects are not followed: Go's client would re-send the code and
+	// the key (to the same host on another port) wherever Location points.
+	noRedirect := func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	k := &Kimina{opts: o, key: o.KiminaAPIKey, client: &http.Client{CheckRedirect: noRedirect}, sem: make(chan struct{}, o.KiminaParallel)}
 	if k.key == "" {
 		k.key = os.Getenv("KIMINA_API_KEY")
 	}
@@ -444,6 +447,9 @@ func (k *Kimina) try(ctx context.Context, payload []byte, perTry time.Duration) 
 	body, err := io.ReadAll(io.LimitReader(resp.Body, 512<<20))
 	if err != nil {
 		return nil, 0, fmt.Errorf("reading the response: %w", err)
+	}
+	if resp.StatusCode/100 == 3 {
+		return nil, 0, &httpStatusError{code: resp.StatusCode, body: fmt.Sprintf("redirect to %q not followed (give --kimina the server's own URL)", resp.Header.Get("Location"))}
 	}
 	if resp.StatusCode/100 != 2 {
 		return nil, retryAfter(resp.Header), &httpStatusError{code: resp.StatusCode, body: string(body)}
