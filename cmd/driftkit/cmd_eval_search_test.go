@@ -31,6 +31,7 @@ func TestTheoremSearch(t *testing.T) {
 		}
 	}
 	t.Run("check gold", func(t *testing.T) { testEvalSearchCheckGold(t, ws) })
+	t.Run("failed run writes no per-item file", func(t *testing.T) { testEvalSearchFailedPerItem(t, ws) })
 	t.Run("theorem profile", func(t *testing.T) { testEvalSearchTheoremProfile(t, ws) })
 	t.Run("profile label", func(t *testing.T) { testSearchProfileLabel(t, ws) })
 	t.Run("augment", func(t *testing.T) { testSearchAugment(t, ws) })
@@ -70,6 +71,26 @@ func testEvalSearchCheckGold(t *testing.T, ws string) {
 	code, _, errs := runCmd("eval", "search", "--ws", ws, "--bench", bad, "--check")
 	if code != 1 || !strings.Contains(errs, "bad.jsonl:1: item x: gold Driftlib.no_such_theorem is not a declaration") || strings.Contains(errs, "two_le is not") {
 		t.Fatalf("exit %d, stderr %s", code, errs)
+	}
+}
+
+// A run that fails after searching (none of the benchmark's gold names is
+// in the index) leaves no --per-item file: the lines it wrote were in a
+// temporary, dropped, and no temporary is left beside it.
+func testEvalSearchFailedPerItem(t *testing.T, ws string) {
+	dir := t.TempDir()
+	bad, per := filepath.Join(dir, "bad.jsonl"), filepath.Join(dir, "items.jsonl")
+	os.WriteFile(bad, []byte(`{"id": "x", "query": "every prime is at least two", "gold": ["Driftlib.no_such_theorem"]}`+"\n"), 0o644)
+	code, _, errs := runCmd("eval", "search", "--ws", ws, "--bench", bad, "--mode", "bm25", "--per-item", per)
+	if code != 1 || !strings.Contains(errs, "none of its 1 gold names") {
+		t.Fatalf("exit %d, stderr %s", code, errs)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
+		var names []string
+		for _, e := range ents {
+			names = append(names, e.Name())
+		}
+		t.Errorf("a failed run left %v beside its benchmark, want no per-item file", names)
 	}
 }
 
