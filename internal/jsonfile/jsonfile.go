@@ -12,6 +12,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
+	"strconv"
+	"strings"
 )
 
 // ReadStrict decodes the JSON file at path into v. A malformed file, a
@@ -48,6 +51,28 @@ func errorLine(b []byte, err error) int {
 		line += bytes.Count(b[:min(int(te.Offset), len(b))], []byte{'\n'})
 	case errors.Is(err, io.ErrUnexpectedEOF):
 		line += bytes.Count(bytes.TrimRight(b, "\n"), []byte{'\n'}) + 1 // after the last line
+	default:
+		// An unknown field has no offset in encoding/json's error: the
+		// line is that of the key, when the file has it as a key once
+		// (twice, the message alone must do: which one is meant is not
+		// known here).
+		if name, ok := unknownField(err); ok {
+			key := regexp.MustCompile(regexp.QuoteMeta(strconv.Quote(name)) + `\s*:`)
+			if at := key.FindAllIndex(b, 2); len(at) == 1 {
+				line += bytes.Count(b[:at[0][0]], []byte{'\n'})
+			}
+		}
 	}
 	return line
+}
+
+// unknownField is the field name of encoding/json's "json: unknown field
+// \"name\"" (Decoder.DisallowUnknownFields).
+func unknownField(err error) (string, bool) {
+	q, ok := strings.CutPrefix(err.Error(), "json: unknown field ")
+	if !ok {
+		return "", false
+	}
+	name, uerr := strconv.Unquote(q)
+	return name, uerr == nil
 }

@@ -19,7 +19,8 @@ func TestReadStrict(t *testing.T) {
 		text, want string
 	}{
 		{"{\"words\": {\"a\": \"b\"}}\n", ""},
-		{"{\n  \"words\": {},\n  \"wrods\": {}\n}\n", ":1: bad table file: json: unknown field \"wrods\" (want words)"},
+		{"{\n  \"words\": {},\n  \"wrods\": {}\n}\n", ":3: bad table file: json: unknown field \"wrods\" (want words)"},     // the key's line
+		{"{\n  \"words\": {\"wrods\": \"x\"},\n  \"wrods\" : {}\n}\n", ":1: bad table file: json: unknown field \"wrods\""}, // a key twice: no line is sure
 		{"{\n  \"words\": {\n    \"a\": 1\n  }\n}\n", ":3: bad table file"},
 		{"{\n  \"words\": {\n", ":3: bad table file"},
 		{"{\n  \"words\": {}\n}\n{}\n", ": bad table file: more than one JSON value"},
