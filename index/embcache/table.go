@@ -514,6 +514,11 @@ func (t *Table) Flush() error {
 // writeShard writes a new shard: the vectors, then the key table (the
 // commit), each atomically.
 func (t *Table) writeShard(keys []Key, vecs []float32) (*shard, error) {
+	if writeShardFault != nil {
+		if err := writeShardFault(); err != nil {
+			return nil, err
+		}
+	}
 	id := newShardID()
 	dims := t.spec.Dims
 	sh := &shard{id: id, rows: len(keys), dims: dims, keys: slices.Clone(keys)}
@@ -641,6 +646,10 @@ func (t *Table) Retain(keep func(Key) bool, dryRun bool) (RetainStats, error) {
 	st.EntriesAfter, st.BytesAfter = t.Len(), t.Bytes()
 	return st, nil
 }
+
+// writeShardFault, set by tests only, fails a shard write (a full disk)
+// before it starts.
+var writeShardFault func() error
 
 // rewrite copies the kept keys of the given shards (those whose used copy
 // they hold) into new shards of up to ShardRows rows, then removes the
