@@ -150,6 +150,8 @@ func TestMalformed(t *testing.T) {
 		{"missing field", replace(27, `{"ie":10,"app":{"fn":9}}`), 27, elab.ErrFormat},
 		{"bad binder info", replace(23, `{"ie":7,"forallE":{"name":0,"type":5,"body":6,"binderInfo":"sideways"}}`), 23, elab.ErrFormat},
 		{"name refers forward", replace(3, `{"in":1,"str":{"pre":5,"str":"u"}}`), 3, elab.ErrFormat},
+		// a line longer than the reader's buffer (256 KiB) is one line
+		{"after a long line", strings.Replace(replace(27, `{"ie":10,"app":{"fn":9,"arg":99}}`), lines[2], "{"+strings.Repeat(" ", 600<<10)+lines[2][1:], 1), 27, elab.ErrFormat},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			p := filepath.Join(t.TempDir(), "bad.ndjson")
