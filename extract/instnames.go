@@ -99,6 +99,19 @@ func (p *fileParser) instSrcOf(sig tokSeq, colon int) *instSrc {
 			mentioned[head] = true
 		}
 	}
+	// the variables a mentioned variable's type mentions are known to
+	// elaboration too (Lean's namer runs with every section variable in
+	// the context: f : F ⟶ G brings F G : K ⥤ C, whose type fills Epi's
+	// implicit category)
+	for i := len(p.vars) - 1; i >= 0; i-- {
+		if v := p.vars[i]; v.name != "" && mentioned[v.name] {
+			for _, j := range v.mentions {
+				if j < i && p.vars[j].name != "" {
+					mentioned[p.vars[j].name] = true
+				}
+			}
+		}
+	}
 	for _, v := range p.vars {
 		if v.name == "" && v.kind == '[' && lastComponent(v.head) == "SetLike" && v.tyEnd-v.tyStart < 50 {
 			src.setLikes = append(src.setLikes, p.f.tokSeq(v.tyStart, v.tyEnd))
@@ -661,6 +674,11 @@ func (n *instNamer) baseName(src *instSrc, root string) string {
 			p := &tparser{s: ts, end: len(ts.text), locals: locals, nots: n.nots, visNs: visNs, budget: &budget, path: src.path, choose: choose}
 			if ty := p.expr(); ty != nil {
 				ltypeT[v] = ty
+				// the head of the type read with its notation (f : F ⟶ G
+				// is a Quiver.Hom), not its first identifier
+				if th, _ := appHead(ty); th != nil && th.op == 'c' {
+					ltype[v] = th.name
+				}
 			}
 		}
 	}

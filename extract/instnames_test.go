@@ -371,6 +371,21 @@ class Functor.IsLocallyDirected {J : Type u} [Category J] (F : J ⥤ Type u) : P
 class CategoryStruct (obj : Type u) extends Quiver.{v} obj where
   comp : ∀ {X Y Z : obj}, (X ⟶ Y) → (Y ⟶ Z) → (X ⟶ Z)
 scoped infixr:80 " ≫ " => CategoryStruct.comp
+structure NatTrans {C : Type u} [Category.{v} C] {D : Type u} [Category.{v} D] (F G : C ⥤ D) where
+  app : ∀ X : C, F.obj X ⟶ G.obj X
+instance Functor.category {C : Type u} [Category.{v} C] {D : Type u} [Category.{v} D] : Category (C ⥤ D) where -- want CategoryTheory.Functor.category
+  Hom F G := NatTrans F G
+class Epi {C : Type u} [Category.{v} C] {X Y : C} (f : X ⟶ Y) : Prop where
+class HasPushouts (C : Type u) [Category.{v} C] : Prop where
+section
+-- Mathlib's Limits/FunctorCategory/EpiMono (instEpiAppOfFunctor, referred
+-- to by Abelian/Preradical/Colon): f's type mentions F and G, whose type
+-- K ⥤ C fills Epi's implicit category in [Epi f]; f.app is read on the
+-- type F ⟶ G, not on its first identifier
+variable {K : Type u} [Category.{v} K] {C : Type u} [Category.{v} C] {F G : K ⥤ C} (f : F ⟶ G)
+variable [HasPushouts C]
+instance [Epi f] (k : K) : Epi (f.app k) := ⟨⟩ -- want CategoryTheory.instEpiAppOfFunctor
+end
 end CategoryTheory
 open CategoryTheory
 namespace AlgebraicGeometry
