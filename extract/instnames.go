@@ -182,8 +182,11 @@ type instNamer struct {
 	// by class (last component); outIdx indexes them by the head of their
 	// first argument once every declaration is known (fillOutParams)
 	outInsts map[string][]*pdecl
-	outOnce  sync.Once
-	outIdx   map[string][]*csig
+	// fields are a structure's projections (its fields, parents' included),
+	// in order: its constructor's explicit binders
+	fields  map[string][]string
+	outOnce sync.Once
+	outIdx  map[string][]*csig
 }
 
 // declSite is where a name is declared: a file and the index of the
@@ -269,7 +272,7 @@ func newInstNamer(files []*fileResult, naming *Naming) *instNamer {
 	// sized once: growing maps of Mathlib's 300k names rehashed them ~1 CPU-s
 	n := &instNamer{names: make(map[string]string, total+len(coreNames())), classes: map[string]*classInfo{}, classesFull: map[string]*classInfo{},
 		nots: newNotationSet(), sites: make(map[string][]declSite, total), decls: map[string]*pdecl{}, instEdges: map[string][]instEdge{}, setLikes: map[string]bool{},
-		outInsts: map[string][]*pdecl{}}
+		outInsts: map[string][]*pdecl{}, fields: map[string][]string{}}
 	for _, c := range coreNames() {
 		n.names[c[0]] = ""
 	}
@@ -286,6 +289,9 @@ func newInstNamer(files []*fileResult, naming *Naming) *instNamer {
 				// TopHom of BotHom) is dropped later: the written one's
 				// signature is the constant's
 				n.decls[d.row.Name] = d
+			}
+			if d.row.Kind == workspace.KindProjection && d.row.GeneratedFrom != nil && d.twinOf == nil {
+				n.fields[*d.row.GeneratedFrom] = append(n.fields[*d.row.GeneratedFrom], d.row.Name)
 			}
 			if d.row.Kind == "class" || d.row.Keyword == "class" {
 				n.addClass(d, naming)

@@ -414,6 +414,26 @@ instance {X Y Z : Scheme} (f : X ⟶ Y) (g : Y ⟶ Z)
 end UniversallyOpen
 end AlgebraicGeometry
 `,
+	// Mathlib's CategoryTheory/EpiMono: f.op is Quiver.Hom.op, whose type
+	// op Y ⟶ op X names Opposite.op (a declaration is not in scope in its
+	// own header: not Quiver.Hom.op itself), and a structure constructor's
+	// type is the structure applied (Opposite.op Y : Cᵒᵖ), which fills
+	// IsSplitEpi's implicit category
+	"Lib/Op.lean": `structure Opposite (α : Sort u) where
+  op ::
+  unop : α
+notation:max α "ᵒᵖ" => Opposite α
+open Opposite
+namespace Quiver
+def Hom.op {V} [Quiver V] {X Y : V} (f : X ⟶ Y) : op Y ⟶ op X := ⟨f⟩
+end Quiver
+class IsSplitEpi {C : Type u} [Category.{v} C] {X Y : C} (f : X ⟶ Y) : Prop where
+class IsSplitMono {C : Type u} [Category.{v} C] {X Y : C} (f : X ⟶ Y) : Prop where
+namespace CategoryTheory
+variable {C : Type u} [Category.{v} C] {X Y : C} {f : X ⟶ Y}
+instance [IsSplitMono f] : IsSplitEpi f.op := ⟨⟩ -- want CategoryTheory.instIsSplitEpiOppositeOpOfIsSplitMono
+end CategoryTheory
+`,
 	// names real Lean gave: the jixia sample (../shared/samples/extractors,
 	// Option.instDecidablePredIsSome, Demo.instBEqMyType), Batteries'
 	// #instances test (Testing.instA…), the reference manual's example
