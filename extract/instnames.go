@@ -74,6 +74,11 @@ type instSrc struct {
 	// applied: delta deriving's definition, written unapplied in sig for
 	// f xs (deltaInstSrc)
 	applied string
+	// toLevel: the type (as written) a `deriving instance ToExpr for T`
+	// derives for; Lean's ToExpr handler adds an instance binder
+	// [ToLevel.{u}] per universe of T (Deriving/ToExpr.lean,
+	// mkInstanceCmds), so the name ends in OfToLevel when T has one
+	toLevel string
 }
 
 // captureInstance records an anonymous instance for nameInstances.
@@ -718,6 +723,16 @@ func (n *instNamer) baseName(src *instSrc, root string) string {
 		}
 	}
 	name := "inst" + g.aux(w)
+	if src.toLevel != "" {
+		// the handler's binders [ToExpr α] name nothing (the class is
+		// seen); its [ToLevel.{u}] binders come last and name ToLevel
+		// once (the winnowed constant has no levels)
+		if full, ok := g.resolve(&tnode{op: 'c', name: src.toLevel}); ok && n.levelParams(full) && !g.seen["c:Lean.ToLevel"] {
+			g.seen["c:Lean.ToLevel"] = true
+			g.consts["Lean.ToLevel"] = true
+			name += "OfToLevel"
+		}
+	}
 	if root == "Init" || root == "" {
 		return name
 	}
@@ -728,6 +743,46 @@ func (n *instNamer) baseName(src *instSrc, root string) string {
 		}
 	}
 	return name + "_" + decapitalize(root)
+}
+
+// levelParams tells whether a type of the run (its code: parameters,
+// result and fields) or of core Lean (its signature in coreSigs) has
+// universe parameters: a level after Type or Sort that is not a numeral
+// (Type u, Type*, Sort (max u v), Type _) or explicit levels (ULift.{u}).
+func (n *instNamer) levelParams(full string) bool {
+	text, ok := coreSigs[full]
+	if d := n.decls[full]; d != nil {
+		switch d.row.Kind {
+		case workspace.KindStructure, workspace.KindClass, workspace.KindInductive:
+		default:
+			return false // a definition is delta-derived: no handler
+		}
+		text, ok = d.varSig+" "+d.row.Code, true
+	}
+	return ok && hasLevelParams(lexSeq(text))
+}
+
+// hasLevelParams tells whether a type's text mentions a universe level
+// that is not a numeral.
+func hasLevelParams(ts tokSeq) bool {
+	for i, t := range ts.text {
+		if strings.HasPrefix(t, ".{") || strings.HasSuffix(t, ".{") {
+			return true
+		}
+		if t == "Type*" || t == "Sort*" {
+			return true
+		}
+		if t != "Type" && t != "Sort" || i+1 >= len(ts.text) {
+			continue
+		}
+		switch next := ts.text[i+1]; {
+		case next == "*" || next == "_" || next == "(":
+			return true
+		case ts.kinds[i+1] == TokIdent && !termKeywords[next]:
+			return true
+		}
+	}
+	return false
 }
 
 // notnNeeds is what a notation's head constant needs: its full name and

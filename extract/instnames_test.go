@@ -234,6 +234,9 @@ instance : Pointed Prop := ⟨⟩ -- want instPointedProp
 instance {R : Type u} [Semiring R] {M : Type u} [AddCommGroup M] [Module R M] [Fintype M] : Pointed (M × R) := ⟨⟩ -- want instPointedProdOfModuleOfFintype
 instance : Pointed (Type u) := ⟨⟩ -- want instPointedType
 instance : Pointed (Sort u) := ⟨⟩ -- want instPointedSort
+-- core Lean's MData and ToLevel (Mathlib/Tactic/ToExpr's instances)
+instance : Lean.ToExpr Lean.MData := sorry -- want instToExprMData_lib
+instance [Lean.ToLevel.{u}] : Lean.ToExpr PUnit.{u+1} := sorry -- want instToExprPUnitOfToLevel_lib
 `,
 	// an outParam class's instance fills the implicit types it fixes:
 	// IsLocalHom's R and S come from FunLike (R →+* S) R S, before F

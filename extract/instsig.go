@@ -27,6 +27,7 @@ type csig struct {
 // (Lean's own text; the library's sources do not have them).
 var coreSigs = map[string]string{
 	"Prod":                            "(α : Type u) (β : Type v) : Type (max u v)",
+	"ULift":                           "(α : Type s) : Type (max s r)",
 	"Sum":                             "(α : Type u) (β : Type v) : Type (max u v)",
 	"PProd":                           "(α : Sort u) (β : Sort v) : Sort (max 1 u v)",
 	"PSum":                            "(α : Sort u) (β : Sort v) : Sort (max 1 u v)",
