@@ -192,6 +192,13 @@ type instNamer struct {
 	fields  map[string][]string
 	outOnce sync.Once
 	outIdx  map[string][]*csig
+	// coeInsts are the run's CoeSort instances; coeIdx indexes their
+	// coercions by the head of the type coerced (coeSorts)
+	coeInsts []*pdecl
+	coeOnce  sync.Once
+	coeIdx   map[string][]coeSortFn
+	// abbrevs memoises abbreviations' values (abbrevValue)
+	abbrevs memo[string, *abbrevDef]
 }
 
 // declSite is where a name is declared: a file and the index of the
@@ -303,6 +310,9 @@ func newInstNamer(files []*fileResult, naming *Naming) *instNamer {
 			}
 			if d.row.Kind == workspace.KindInstance {
 				n.addInstEdge(d, naming)
+				if lastComponent(d.resultHead) == "CoeSort" && d.twinOf == nil {
+					n.coeInsts = append(n.coeInsts, d)
+				}
 				if c := lastComponent(d.resultHead); outParamClass[c] && d.twinOf == nil {
 					n.outInsts[c] = append(n.outInsts[c], d)
 				}
@@ -1247,8 +1257,10 @@ type nameGen struct {
 	// not in the term: signatures' terms are shared by every instance
 	// being named at once (baseNames), and x's type is this instance's.
 	via map[*tnode][]string
-	// nesting counts typeOf calls under way, wdepth winnowAt's
-	nesting, wdepth int
+	// nesting counts typeOf calls under way, wdepth winnowAt's, coeDepth
+	// the coercions (coeSortOf) and unfolds the abbreviations unify
+	// unfolds under way
+	nesting, wdepth, coeDepth, unfolds int
 }
 
 func (g *nameGen) winnow(t *tnode) *wnode {
@@ -1268,6 +1280,13 @@ func (g *nameGen) winnowAt(t *tnode, isType bool, expected *tnode) *wnode {
 	if isType && t.op != 'o' {
 		if coll := g.setLikeType(t); coll != nil {
 			return g.coerce(t, coll)
+		}
+		if g.coeDepth < 3 {
+			if c := g.coeSortOf(t); c != nil {
+				g.coeDepth++
+				defer func() { g.coeDepth-- }()
+				return g.winnowAt(c, true, nil)
+			}
 		}
 	}
 	switch t.op {
@@ -1537,6 +1556,22 @@ func (g *nameGen) writtenField(t *tnode) (string, bool) {
 func (n *instNamer) field(head, id string) (string, []string, bool) {
 	if _, ok := n.names[head+"."+id]; ok {
 		return head + "." + id, nil, true
+	}
+	// an abbreviation's fields are its value's (X.toTop for X : CompHaus,
+	// CompHausLike fun _ ↦ True: Lean's resolveLValLoop unfolds the type)
+	for k, h := 0, head; k < 3; k++ {
+		a := n.abbrevValue(h)
+		if a == nil {
+			break
+		}
+		vh, _ := appHead(a.val)
+		if vh == nil || vh.op != 'c' || !vh.res {
+			break
+		}
+		h = vh.name
+		if _, ok := n.names[h+"."+id]; ok {
+			return h + "." + id, nil, true
+		}
 	}
 	type step struct {
 		s   string

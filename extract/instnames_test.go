@@ -437,6 +437,49 @@ variable {C : Type u} [Category.{v} C] {X Y : C} {f : X ⟶ Y}
 instance [IsSplitMono f] : IsSplitEpi f.op := ⟨⟩ -- want CategoryTheory.instIsSplitEpiOppositeOpOfIsSplitMono
 end CategoryTheory
 `,
+	// coercions to a type through the run's CoeSort instances, unfolded
+	// as elaboration unfolds them (Mathlib's Stonean/Basic refers to
+	// instExtremallyDisconnectedCarrierToTopTrueOfProjective): ↥X for X :
+	// CompHaus, an abbreviation of CompHausLike fun _ ↦ True, is X.toTop
+	// (CompHausLike's ⟨fun X => X.toTop⟩, the abbreviation unfolded to
+	// find it and to fill toTop's P), a TopCat coerced again by
+	// TopCat.carrier; ModuleCat.carrier's implicit R is named (Nat); a
+	// term of type Set α is Set.Elem's (α named)
+	"Lib/Coe.lean": `structure TopCat where
+  carrier : Type u
+  [str : TopologicalSpace carrier]
+namespace TopCat
+instance : CoeSort (TopCat) (Type u) := -- want TopCat.instCoeSortType
+  ⟨TopCat.carrier⟩
+end TopCat
+section
+variable (P : TopCat.{u} → Prop)
+structure CompHausLike where
+  toTop : TopCat
+  prop : P toTop
+namespace CompHausLike
+instance : CoeSort (CompHausLike P) (Type u) := -- want CompHausLike.instCoeSortType
+  ⟨fun X => X.toTop⟩
+end CompHausLike
+end
+abbrev CompHaus := CompHausLike (fun _ ↦ True)
+class ExtremallyDisconnected (X : Type u) [TopologicalSpace X] : Prop where
+class Projective {C : Type u} (P : C) : Prop where
+structure ModuleCat (R : Type u) where
+  carrier : Type u
+namespace ModuleCat
+instance : CoeSort (ModuleCat R) (Type u) := ⟨ModuleCat.carrier⟩ -- want ModuleCat.instCoeSortType
+end ModuleCat
+def Set (α : Type u) := α → Prop
+def Set.Elem {α : Type u} (s : Set α) : Type u := α
+instance {α : Type u} : CoeSort (Set α) (Type u) := ⟨Set.Elem⟩ -- want instCoeSortSetType
+def Set.univ' (α : Type u) : Set α := fun _ => True
+namespace CompHaus
+instance (X : CompHaus.{u}) [Projective X] : ExtremallyDisconnected X := ⟨⟩ -- want CompHaus.instExtremallyDisconnectedCarrierToTopTrueOfProjective
+instance (M : ModuleCat Nat) : Pointed M := ⟨⟩ -- want CompHaus.instPointedCarrierNat
+instance : Pointed (Set.univ' Bool) := ⟨⟩ -- want CompHaus.instPointedElemBoolUniv'
+end CompHaus
+`,
 	// names real Lean gave: the jixia sample (../shared/samples/extractors,
 	// Option.instDecidablePredIsSome, Demo.instBEqMyType), Batteries'
 	// #instances test (Testing.instA…), the reference manual's example

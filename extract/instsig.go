@@ -727,11 +727,13 @@ func (g *nameGen) unify(p, a *tnode, vars map[string]bool, m map[string]*tnode) 
 		}
 	case 'a':
 		if a.op != 'a' || len(p.args) != len(a.args) || p.fn.op != 'c' || a.fn.op != 'c' {
+			g.unifyUnfolded(p, a, vars, m)
 			return
 		}
 		hp, ok1 := g.resolve(p.fn)
 		ha, ok2 := g.resolve(a.fn)
 		if !ok1 || !ok2 || hp != ha {
+			g.unifyUnfolded(p, a, vars, m)
 			return
 		}
 		for i := range p.args {
@@ -742,6 +744,20 @@ func (g *nameGen) unify(p, a *tnode, vars map[string]bool, m map[string]*tnode) 
 			g.unify(p.dom, a.dom, vars, m)
 			g.unify(p.body, a.body, vars, m)
 		}
+	}
+}
+
+// unifyUnfolded unifies p with a's abbreviation unfolded, as Lean's
+// defeq check unfolds it (CompHausLike P against CompHaus fixes P := fun _
+// ↦ True).
+func (g *nameGen) unifyUnfolded(p, a *tnode, vars map[string]bool, m map[string]*tnode) {
+	if g.unfolds > 3 {
+		return
+	}
+	if u := g.unfoldAbbrev(a); u != nil {
+		g.unfolds++
+		g.unify(p, u, vars, m)
+		g.unfolds--
 	}
 }
 
