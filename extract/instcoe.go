@@ -265,3 +265,138 @@ func (g *nameGen) coeSortOf(t *tnode) *tnode {
 	}
 	return nil
 }
+
+// Morphisms. x ⟶ y is Quiver.Hom x y, a projection of the objects'
+// Quiver instance: where Lean's field notation finds no Quiver.Hom.f it
+// unfolds the type through the instance (the functor category's
+// `Hom F G := NatTrans F G`: f.app for f : F ⟶ G is NatTrans.app), and
+// defeq unfolds it likewise.
+
+// homClass are the classes whose instances give a Hom field.
+var homClass = map[string]bool{"Quiver": true, "CategoryStruct": true, "Category": true,
+	"LargeCategory": true, "SmallCategory": true}
+
+// homOf returns the Hom field of the run's instance for objects whose
+// type's head is head (resolved): its two objects' names and the type.
+func (n *instNamer) homOf(head string) *abbrevDef {
+	n.homOnce.Do(func() {
+		n.homIdx = map[string]*abbrevDef{}
+		for _, d := range n.homInsts {
+			s := n.declSig(d)
+			if s == nil {
+				continue
+			}
+			_, args := appHead(stripParam(s.res))
+			if len(args) != 1 {
+				continue
+			}
+			ah, _ := appHead(stripParam(args[0]))
+			if ah == nil || ah.op != 'c' || !ah.res || n.homIdx[ah.name] != nil {
+				continue
+			}
+			if h := n.homField(d, s); h != nil {
+				n.homIdx[ah.name] = h
+			}
+		}
+	})
+	return n.homIdx[head]
+}
+
+// homField reads `Hom X Y := T` (or `Hom := fun X Y => T`) in an
+// instance's where-structure (the field ends at the next line that is
+// not indented more than it).
+func (n *instNamer) homField(d *pdecl, s *csig) *abbrevDef {
+	src := d.row.Code
+	toks, _ := Lex([]byte(src))
+	ts := lexSeq(src)
+	if len(ts.text) > len(toks) {
+		return nil
+	}
+	where := -1
+	for i := range ts.text {
+		if ts.text[i] == "where" {
+			where = i
+			break
+		}
+	}
+	if where < 0 {
+		return nil
+	}
+	for i := where + 1; i < len(ts.text); i++ {
+		if ts.text[i] != "Hom" || toks[i].Flags&FlagLineStart == 0 {
+			continue
+		}
+		var params []string
+		j := i + 1
+		for ; j < len(ts.text) && ts.kinds[j] == TokIdent; j++ {
+			params = append(params, ts.text[j])
+		}
+		if j >= len(ts.text) || ts.text[j] != ":=" {
+			return nil
+		}
+		end := j + 1
+		for end < len(ts.text) && !(toks[end].Flags&FlagLineStart != 0 && toks[end].Col <= toks[i].Col) {
+			end++
+		}
+		locals := map[string]bool{}
+		for _, b := range s.bs {
+			if b.name != "" {
+				locals[b.name] = true
+			}
+		}
+		for _, x := range params {
+			locals[x] = true
+		}
+		var opened []string
+		for _, o := range d.ctx.opens {
+			opened = append(opened, o.name)
+		}
+		visNs := func(x string) bool {
+			return d.resNs == x || strings.HasPrefix(d.resNs, x+".") || containsStr(opened, x)
+		}
+		budget := 2000
+		p := &tparser{s: ts, pos: j + 1, end: end, locals: locals, nots: n.nots, visNs: visNs, budget: &budget}
+		val := p.expr()
+		if val == nil || val.op == 'x' {
+			return nil
+		}
+		n.resolveConsts(val, d.resNs, opened, locals, "")
+		if len(params) == 0 && val.op == 'l' {
+			return nil // fun X Y => …: not read
+		}
+		if len(params) != 2 {
+			return nil
+		}
+		return &abbrevDef{params: params, val: val}
+	}
+	return nil
+}
+
+// unfoldHom is x ⟶ y unfolded through the Hom field of the objects'
+// instance (F ⟶ G for functors is NatTrans F G), nil if not known.
+func (g *nameGen) unfoldHom(t *tnode) *tnode {
+	h, args := appHead(stripParam(t))
+	if h == nil || h.op != 'c' || len(args) < 2 {
+		return nil
+	}
+	if name, ok := g.resolve(h); !ok || name != "Quiver.Hom" {
+		return nil
+	}
+	x, y := args[len(args)-2], args[len(args)-1]
+	oty := g.typeOf(x, 1)
+	for range 3 {
+		oh, _ := appHead(stripParam(oty))
+		if oh == nil || oh.op != 'c' {
+			return nil
+		}
+		name, ok := g.resolve(oh)
+		if !ok {
+			return nil
+		}
+		if hd := g.n.homOf(name); hd != nil {
+			return subst(hd.val, map[string]*tnode{hd.params[0]: x, hd.params[1]: y})
+		}
+		oty = g.unfoldAbbrev(oty)
+	}
+	return nil
+}

@@ -199,6 +199,11 @@ type instNamer struct {
 	coeIdx   map[string][]coeSortFn
 	// abbrevs memoises abbreviations' values (abbrevValue)
 	abbrevs memo[string, *abbrevDef]
+	// homInsts are the run's Quiver/Category instances; homIdx indexes
+	// their Hom fields by the head of the objects' type (homOf)
+	homInsts []*pdecl
+	homOnce  sync.Once
+	homIdx   map[string]*abbrevDef
 }
 
 // declSite is where a name is declared: a file and the index of the
@@ -312,6 +317,9 @@ func newInstNamer(files []*fileResult, naming *Naming) *instNamer {
 				n.addInstEdge(d, naming)
 				if lastComponent(d.resultHead) == "CoeSort" && d.twinOf == nil {
 					n.coeInsts = append(n.coeInsts, d)
+				}
+				if homClass[lastComponent(d.resultHead)] && d.twinOf == nil {
+					n.homInsts = append(n.homInsts, d)
 				}
 				if c := lastComponent(d.resultHead); outParamClass[c] && d.twinOf == nil {
 					n.outInsts[c] = append(n.outInsts[c], d)
@@ -1495,6 +1503,9 @@ func (g *nameGen) resolve(t *tnode) (string, bool) {
 			g.setVia(t, via)
 			return full, true
 		}
+		if full, ok := g.homField(g.typeOf(t.recvTerm, 0), id, t); ok {
+			return full, true
+		}
 		return g.writtenField(t)
 	}
 	if t.scope != nil {
@@ -1517,6 +1528,9 @@ func (g *nameGen) resolve(t *tnode) (string, bool) {
 		}
 		if full, via, ok := g.n.field(head, id); ok {
 			g.setVia(t, via)
+			return full, true
+		}
+		if full, ok := g.homField(g.ltypeT[t.recv], id, t); ok {
 			return full, true
 		}
 		return head + "." + id, true
@@ -1605,6 +1619,30 @@ func (n *instNamer) field(head, id string) (string, []string, bool) {
 		}
 	}
 	return "", nil, false
+}
+
+// homField resolves x.id for x of a morphism type ty (Quiver.Hom a b)
+// in the type it unfolds to (unfoldHom: NatTrans.app).
+func (g *nameGen) homField(ty *tnode, id string, t *tnode) (string, bool) {
+	if g.unfolds > 3 {
+		return "", false
+	}
+	g.unfolds++
+	defer func() { g.unfolds-- }()
+	u := g.unfoldHom(ty)
+	uh, _ := appHead(u)
+	if uh == nil || uh.op != 'c' {
+		return "", false
+	}
+	head, ok := g.resolve(uh)
+	if !ok {
+		return "", false
+	}
+	full, via, ok := g.n.field(head, id)
+	if ok {
+		g.setVia(t, via)
+	}
+	return full, ok
 }
 
 func (g *nameGen) setVia(t *tnode, via []string) {

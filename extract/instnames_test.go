@@ -389,6 +389,15 @@ variable {K : Type u} [Category.{v} K] {C : Type u} [Category.{v} C] {F G : K �
 variable [HasPushouts C]
 instance [Epi f] (k : K) : Epi (f.app k) := ⟨⟩ -- want CategoryTheory.instEpiAppOfFunctor
 end
+-- f.app is NatTrans.app (F ⟶ G unfolds through the functor category's
+-- Hom field), whose type F.obj k ⟶ G.obj k fills Epi's category: Mod
+structure Mod where
+  x : Nat
+instance : Category Mod := sorry -- want CategoryTheory.instCategoryMod
+section
+variable {K : Type u} [Category.{v} K] {Φ Ψ : K ⥤ Mod} (f : Φ ⟶ Ψ)
+instance (k : K) : Epi (f.app k) := ⟨⟩ -- want CategoryTheory.instEpiModApp
+end
 end CategoryTheory
 open CategoryTheory
 namespace AlgebraicGeometry

@@ -726,7 +726,7 @@ func (g *nameGen) unify(p, a *tnode, vars map[string]bool, m map[string]*tnode) 
 			m[p.name] = a
 		}
 	case 'a':
-		if a.op != 'a' || len(p.args) != len(a.args) || p.fn.op != 'c' || a.fn.op != 'c' {
+		if a.op != 'a' || p.fn.op != 'c' || a.fn.op != 'c' {
 			g.unifyUnfolded(p, a, vars, m)
 			return
 		}
@@ -734,6 +734,10 @@ func (g *nameGen) unify(p, a *tnode, vars map[string]bool, m map[string]*tnode) 
 		ha, ok2 := g.resolve(a.fn)
 		if !ok1 || !ok2 || hp != ha {
 			g.unifyUnfolded(p, a, vars, m)
+			return
+		}
+		if len(p.args) != len(a.args) {
+			g.unifyExplicit(hp, p.args, a.args, vars, m)
 			return
 		}
 		for i := range p.args {
@@ -747,14 +751,55 @@ func (g *nameGen) unify(p, a *tnode, vars map[string]bool, m map[string]*tnode) 
 	}
 }
 
+// unifyExplicit unifies two applications of the constant head, one
+// given all its parameters that are not instances (a projection's
+// structure type: NatTrans C D F G) and one its explicit ones (NatTrans F
+// G, as written).
+func (g *nameGen) unifyExplicit(head string, ps, as []*tnode, vars map[string]bool, m map[string]*tnode) {
+	full, part := ps, as
+	if len(as) > len(ps) {
+		full, part = as, ps
+	}
+	sig := g.n.csigOf(head)
+	if sig == nil {
+		return
+	}
+	var explicit []int
+	k := 0
+	for _, b := range sig.bs {
+		if b.kind == "[" || b.name == "" {
+			continue
+		}
+		if b.kind == "(" {
+			explicit = append(explicit, k)
+		}
+		k++
+	}
+	if k != len(full) || len(explicit) != len(part) {
+		return
+	}
+	for i, e := range explicit {
+		if len(as) > len(ps) {
+			g.unify(part[i], full[e], vars, m)
+		} else {
+			g.unify(full[e], part[i], vars, m)
+		}
+	}
+}
+
 // unifyUnfolded unifies p with a's abbreviation unfolded, as Lean's
 // defeq check unfolds it (CompHausLike P against CompHaus fixes P := fun _
-// ↦ True).
+// ↦ True), or a morphism type through its objects' Hom field (NatTrans F
+// G against F ⟶ G).
 func (g *nameGen) unifyUnfolded(p, a *tnode, vars map[string]bool, m map[string]*tnode) {
 	if g.unfolds > 3 {
 		return
 	}
-	if u := g.unfoldAbbrev(a); u != nil {
+	u := g.unfoldAbbrev(a)
+	if u == nil {
+		u = g.unfoldHom(a)
+	}
+	if u != nil {
 		g.unfolds++
 		g.unify(p, u, vars, m)
 		g.unfolds--
