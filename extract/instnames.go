@@ -131,10 +131,26 @@ func (p *fileParser) instSrcOf(sig tokSeq, colon int) *instSrc {
 			}
 		}
 	}
-	for _, o := range p.opens {
-		src.opened = append(src.opened, o.name)
-	}
+	src.opened = openedNamespaces(p.opens)
 	return src
+}
+
+// openedNamespaces are the namespaces `open` commands name: each as
+// written, then relative to the namespace the open is in and its parents
+// (Lean's resolveNamespace: `open Bicategory` in `namespace
+// CategoryTheory.Oplax` opens CategoryTheory.Bicategory, whose scoped
+// notation ⥤ᵒᵖᴸ is then in force).
+func openedNamespaces(opens []openDecl) []string {
+	var out []string
+	for _, o := range opens {
+		out = append(out, o.name)
+	}
+	for _, o := range opens {
+		for ns := o.atNs; ns != ""; ns = parentNs(ns) {
+			out = append(out, ns+"."+o.name)
+		}
+	}
+	return out
 }
 
 // classInfo is what the namer knows of a class: the classes of its

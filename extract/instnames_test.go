@@ -489,6 +489,20 @@ instance (M : ModuleCat Nat) : Pointed M := ⟨⟩ -- want CompHaus.instPointedC
 instance : Pointed (Set.univ' Bool) := ⟨⟩ -- want CompHaus.instPointedElemBoolUniv'
 end CompHaus
 `,
+	// `open Bi` in namespace Sc.Ox opens Sc.Bi (Lean's resolveNamespace),
+	// whose scoped notation is then in force (Mathlib's ⥤ᵒᵖᴸ in
+	// Bicategory/Modification/Oplax: …HomOplaxFunctor, not …OppositeFunctor)
+	"Lib/OpenRel.lean": `namespace Sc
+namespace Bi
+def Fz : Type := Nat
+scoped notation "𝔽" => Fz
+end Bi
+namespace Ox
+open Bi
+instance : Pointed 𝔽 := ⟨⟩ -- want Sc.Ox.instPointedFz
+end Ox
+end Sc
+`,
 	// names real Lean gave: the jixia sample (../shared/samples/extractors,
 	// Option.instDecidablePredIsSome, Demo.instBEqMyType), Batteries'
 	// #instances test (Testing.instA…), the reference manual's example

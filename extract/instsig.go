@@ -118,10 +118,7 @@ func (n *instNamer) declSig(d *pdecl) *csig {
 			return s
 		}
 	}
-	var opened []string
-	for _, o := range d.ctx.opens {
-		opened = append(opened, o.name)
-	}
+	opened := openedNamespaces(d.ctx.opens)
 	if d.row.Kind == workspace.KindProjection && d.row.GeneratedFrom != nil {
 		parent := n.decls[*d.row.GeneratedFrom]
 		if parent == nil || parent.row.Kind == workspace.KindProjection {
