@@ -52,7 +52,10 @@ func derivedNames(rows []workspace.Declaration) []string {
 // (Mathlib's SplittingField; MathlibTest refers to
 // Polynomial.SplittingField.instAlgebra), classes on several lines, and a
 // class and type Lean declares (no constant from the project: the
-// project's suffix, as Mathlib's Lean.instToJsonPUnit_mathlib).
+// project's suffix, as Mathlib's Lean.instToJsonPUnit_mathlib). Lean's
+// ToExpr handler adds a binder [ToLevel.{u}] per universe of the type
+// (Deriving/ToExpr.lean): …OfToLevel for ULift, not for String.Pos.Raw
+// (toExprLib: structures deriving it).
 var standaloneLib = map[string]string{"Lib/Standalone.lean": `
 class Algebra (R : Type) (A : Type) where
 class IsScalarTower (M N α : Type) : Prop where
@@ -74,7 +77,22 @@ deriving instance Inhabited',
 
 namespace Lean
 deriving instance ToJson for PUnit
+set_option autoImplicit true in
+deriving instance ToExpr for ULift
+deriving instance ToExpr for String.Pos.Raw
 end Lean
+`}
+
+// toExprLib: a structure's `deriving ToExpr` (the handler's [ToLevel.{u}]
+// binders when it has universes)
+var toExprLib = map[string]string{"Lib/ToExpr.lean": `
+universe u
+structure Box (α : Type u) where
+  x : α
+  deriving Lean.ToExpr
+structure Plain where
+  x : Nat
+  deriving Lean.ToExpr
 `}
 
 // TestDerivedInstanceNamesByVersion: the names Lean gives derived instances (read
@@ -107,9 +125,11 @@ func TestDerivedInstanceNamesByVersion(t *testing.T) {
 			"instAlgZModGaloisField", "instCharPGaloisField", "instInhGaloisField",
 		}},
 		{standaloneLib, "v4.29.0", []string{
+			"Lean.instToExprRaw_lib", "Lean.instToExprULiftOfToLevel_lib",
 			"Lean.instToJsonPUnit_lib", "Polynomial.SplittingField.instAlgebra", "Polynomial.SplittingField.instIsScalarTower",
 			"instAlgebraNatENat", "instInhabited'ENat",
 		}},
+		{toExprLib, "v4.29.0", []string{"instToExprBoxOfToLevel", "instToExprPlain"}},
 		{standaloneLib, "v4.22.0", nil},
 		{deriveLib, "4.7.0", []string{
 			"Grp.instcommutatorCharacteristic", "Grp.instcommutatorNormal",

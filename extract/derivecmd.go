@@ -78,6 +78,9 @@ func (p *fileParser) derivedByCommand(c Command, end int, it [2]int, binders [][
 	refs = f.collectRefs(t[0], t[1], loc, refs)
 	pd := &pdecl{row: row, ctx: ctx, resNs: p.ns, sigRefs: refs}
 	pd.inst = p.instSrcOf(sig, 0)
+	if lastComponent(f.text(it[0])) == "ToExpr" && it[1] == it[0]+1 && t[1] == t[0]+1 {
+		pd.inst.toLevel = head
+	}
 	p.res.decls = append(p.res.decls, pd)
 }
 

@@ -135,6 +135,10 @@ func (g *generated) derived() {
 				continue // handlers take a class name
 			}
 			name = "inst" + capitalize(lastComponent(cls)) + capitalize(last)
+			if lastComponent(cls) == "ToExpr" && g.p.src.InstanceNames == InstanceNamesV48 && hasLevelParams(f.tokSeq(d.sigStart, j)) {
+				// the handler's [ToLevel.{u}] binders (Deriving/ToExpr.lean)
+				name += "OfToLevel"
+			}
 		case g.p.src.deltaDerivingOld:
 			if it[1] != it[0]+1 {
 				continue // Lean < 4.23: `deriving` takes class names only

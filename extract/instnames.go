@@ -74,6 +74,11 @@ type instSrc struct {
 	// applied: delta deriving's definition, written unapplied in sig for
 	// f xs (deltaInstSrc)
 	applied string
+	// toLevel: the type (as written) a `deriving instance ToExpr for T`
+	// derives for; Lean's ToExpr handler adds an instance binder
+	// [ToLevel.{u}] per universe of T (Deriving/ToExpr.lean,
+	// mkInstanceCmds), so the name ends in OfToLevel when T has one
+	toLevel string
 }
 
 // captureInstance records an anonymous instance for nameInstances.
@@ -99,6 +104,19 @@ func (p *fileParser) instSrcOf(sig tokSeq, colon int) *instSrc {
 			mentioned[head] = true
 		}
 	}
+	// the variables a mentioned variable's type mentions are known to
+	// elaboration too (Lean's namer runs with every section variable in
+	// the context: f : F ⟶ G brings F G : K ⥤ C, whose type fills Epi's
+	// implicit category)
+	for i := len(p.vars) - 1; i >= 0; i-- {
+		if v := p.vars[i]; v.name != "" && mentioned[v.name] {
+			for _, j := range v.mentions {
+				if j < i && p.vars[j].name != "" {
+					mentioned[p.vars[j].name] = true
+				}
+			}
+		}
+	}
 	for _, v := range p.vars {
 		if v.name == "" && v.kind == '[' && lastComponent(v.head) == "SetLike" && v.tyEnd-v.tyStart < 50 {
 			src.setLikes = append(src.setLikes, p.f.tokSeq(v.tyStart, v.tyEnd))
@@ -113,10 +131,26 @@ func (p *fileParser) instSrcOf(sig tokSeq, colon int) *instSrc {
 			}
 		}
 	}
-	for _, o := range p.opens {
-		src.opened = append(src.opened, o.name)
-	}
+	src.opened = openedNamespaces(p.opens)
 	return src
+}
+
+// openedNamespaces are the namespaces `open` commands name: each as
+// written, then relative to the namespace the open is in and its parents
+// (Lean's resolveNamespace: `open Bicategory` in `namespace
+// CategoryTheory.Oplax` opens CategoryTheory.Bicategory, whose scoped
+// notation ⥤ᵒᵖᴸ is then in force).
+func openedNamespaces(opens []openDecl) []string {
+	var out []string
+	for _, o := range opens {
+		out = append(out, o.name)
+	}
+	for _, o := range opens {
+		for ns := o.atNs; ns != ""; ns = parentNs(ns) {
+			out = append(out, ns+"."+o.name)
+		}
+	}
+	return out
 }
 
 // classInfo is what the namer knows of a class: the classes of its
@@ -169,8 +203,23 @@ type instNamer struct {
 	// by class (last component); outIdx indexes them by the head of their
 	// first argument once every declaration is known (fillOutParams)
 	outInsts map[string][]*pdecl
-	outOnce  sync.Once
-	outIdx   map[string][]*csig
+	// fields are a structure's projections (its fields, parents' included),
+	// in order: its constructor's explicit binders
+	fields  map[string][]string
+	outOnce sync.Once
+	outIdx  map[string][]*csig
+	// coeInsts are the run's CoeSort instances; coeIdx indexes their
+	// coercions by the head of the type coerced (coeSorts)
+	coeInsts []*pdecl
+	coeOnce  sync.Once
+	coeIdx   map[string][]coeSortFn
+	// abbrevs memoises abbreviations' values (abbrevValue)
+	abbrevs memo[string, *abbrevDef]
+	// homInsts are the run's Quiver/Category instances; homIdx indexes
+	// their Hom fields by the head of the objects' type (homOf)
+	homInsts []*pdecl
+	homOnce  sync.Once
+	homIdx   map[string]*abbrevDef
 }
 
 // declSite is where a name is declared: a file and the index of the
@@ -256,7 +305,7 @@ func newInstNamer(files []*fileResult, naming *Naming) *instNamer {
 	// sized once: growing maps of Mathlib's 300k names rehashed them ~1 CPU-s
 	n := &instNamer{names: make(map[string]string, total+len(coreNames())), classes: map[string]*classInfo{}, classesFull: map[string]*classInfo{},
 		nots: newNotationSet(), sites: make(map[string][]declSite, total), decls: map[string]*pdecl{}, instEdges: map[string][]instEdge{}, setLikes: map[string]bool{},
-		outInsts: map[string][]*pdecl{}}
+		outInsts: map[string][]*pdecl{}, fields: map[string][]string{}}
 	for _, c := range coreNames() {
 		n.names[c[0]] = ""
 	}
@@ -274,11 +323,20 @@ func newInstNamer(files []*fileResult, naming *Naming) *instNamer {
 				// signature is the constant's
 				n.decls[d.row.Name] = d
 			}
+			if d.row.Kind == workspace.KindProjection && d.row.GeneratedFrom != nil && d.twinOf == nil {
+				n.fields[*d.row.GeneratedFrom] = append(n.fields[*d.row.GeneratedFrom], d.row.Name)
+			}
 			if d.row.Kind == "class" || d.row.Keyword == "class" {
 				n.addClass(d, naming)
 			}
 			if d.row.Kind == workspace.KindInstance {
 				n.addInstEdge(d, naming)
+				if lastComponent(d.resultHead) == "CoeSort" && d.twinOf == nil {
+					n.coeInsts = append(n.coeInsts, d)
+				}
+				if homClass[lastComponent(d.resultHead)] && d.twinOf == nil {
+					n.homInsts = append(n.homInsts, d)
+				}
 				if c := lastComponent(d.resultHead); outParamClass[c] && d.twinOf == nil {
 					n.outInsts[c] = append(n.outInsts[c], d)
 				}
@@ -661,6 +719,11 @@ func (n *instNamer) baseName(src *instSrc, root string) string {
 			p := &tparser{s: ts, end: len(ts.text), locals: locals, nots: n.nots, visNs: visNs, budget: &budget, path: src.path, choose: choose}
 			if ty := p.expr(); ty != nil {
 				ltypeT[v] = ty
+				// the head of the type read with its notation (f : F ⟶ G
+				// is a Quiver.Hom), not its first identifier
+				if th, _ := appHead(ty); th != nil && th.op == 'c' {
+					ltype[v] = th.name
+				}
 			}
 		}
 	}
@@ -694,6 +757,16 @@ func (n *instNamer) baseName(src *instSrc, root string) string {
 		}
 	}
 	name := "inst" + g.aux(w)
+	if src.toLevel != "" {
+		// the handler's binders [ToExpr α] name nothing (the class is
+		// seen); its [ToLevel.{u}] binders come last and name ToLevel
+		// once (the winnowed constant has no levels)
+		if full, ok := g.resolve(&tnode{op: 'c', name: src.toLevel}); ok && n.levelParams(full) && !g.seen["c:Lean.ToLevel"] {
+			g.seen["c:Lean.ToLevel"] = true
+			g.consts["Lean.ToLevel"] = true
+			name += "OfToLevel"
+		}
+	}
 	if root == "Init" || root == "" {
 		return name
 	}
@@ -704,6 +777,46 @@ func (n *instNamer) baseName(src *instSrc, root string) string {
 		}
 	}
 	return name + "_" + decapitalize(root)
+}
+
+// levelParams tells whether a type of the run (its code: parameters,
+// result and fields) or of core Lean (its signature in coreSigs) has
+// universe parameters: a level after Type or Sort that is not a numeral
+// (Type u, Type*, Sort (max u v), Type _) or explicit levels (ULift.{u}).
+func (n *instNamer) levelParams(full string) bool {
+	text, ok := coreSigs[full]
+	if d := n.decls[full]; d != nil {
+		switch d.row.Kind {
+		case workspace.KindStructure, workspace.KindClass, workspace.KindInductive:
+		default:
+			return false // a definition is delta-derived: no handler
+		}
+		text, ok = d.varSig+" "+d.row.Code, true
+	}
+	return ok && hasLevelParams(lexSeq(text))
+}
+
+// hasLevelParams tells whether a type's text mentions a universe level
+// that is not a numeral.
+func hasLevelParams(ts tokSeq) bool {
+	for i, t := range ts.text {
+		if strings.HasPrefix(t, ".{") || strings.HasSuffix(t, ".{") {
+			return true
+		}
+		if t == "Type*" || t == "Sort*" {
+			return true
+		}
+		if t != "Type" && t != "Sort" || i+1 >= len(ts.text) {
+			continue
+		}
+		switch next := ts.text[i+1]; {
+		case next == "*" || next == "_" || next == "(":
+			return true
+		case ts.kinds[i+1] == TokIdent && !termKeywords[next]:
+			return true
+		}
+	}
+	return false
 }
 
 // notnNeeds is what a notation's head constant needs: its full name and
@@ -1168,8 +1281,10 @@ type nameGen struct {
 	// not in the term: signatures' terms are shared by every instance
 	// being named at once (baseNames), and x's type is this instance's.
 	via map[*tnode][]string
-	// nesting counts typeOf calls under way, wdepth winnowAt's
-	nesting, wdepth int
+	// nesting counts typeOf calls under way, wdepth winnowAt's, coeDepth
+	// the coercions (coeSortOf) and unfolds the abbreviations unify
+	// unfolds under way
+	nesting, wdepth, coeDepth, unfolds int
 }
 
 func (g *nameGen) winnow(t *tnode) *wnode {
@@ -1189,6 +1304,13 @@ func (g *nameGen) winnowAt(t *tnode, isType bool, expected *tnode) *wnode {
 	if isType && t.op != 'o' {
 		if coll := g.setLikeType(t); coll != nil {
 			return g.coerce(t, coll)
+		}
+		if g.coeDepth < 3 {
+			if c := g.coeSortOf(t); c != nil {
+				g.coeDepth++
+				defer func() { g.coeDepth-- }()
+				return g.winnowAt(c, true, nil)
+			}
 		}
 	}
 	switch t.op {
@@ -1397,6 +1519,9 @@ func (g *nameGen) resolve(t *tnode) (string, bool) {
 			g.setVia(t, via)
 			return full, true
 		}
+		if full, ok := g.homField(g.typeOf(t.recvTerm, 0), id, t); ok {
+			return full, true
+		}
 		return g.writtenField(t)
 	}
 	if t.scope != nil {
@@ -1419,6 +1544,9 @@ func (g *nameGen) resolve(t *tnode) (string, bool) {
 		}
 		if full, via, ok := g.n.field(head, id); ok {
 			g.setVia(t, via)
+			return full, true
+		}
+		if full, ok := g.homField(g.ltypeT[t.recv], id, t); ok {
 			return full, true
 		}
 		return head + "." + id, true
@@ -1459,6 +1587,22 @@ func (n *instNamer) field(head, id string) (string, []string, bool) {
 	if _, ok := n.names[head+"."+id]; ok {
 		return head + "." + id, nil, true
 	}
+	// an abbreviation's fields are its value's (X.toTop for X : CompHaus,
+	// CompHausLike fun _ ↦ True: Lean's resolveLValLoop unfolds the type)
+	for k, h := 0, head; k < 3; k++ {
+		a := n.abbrevValue(h)
+		if a == nil {
+			break
+		}
+		vh, _ := appHead(a.val)
+		if vh == nil || vh.op != 'c' || !vh.res {
+			break
+		}
+		h = vh.name
+		if _, ok := n.names[h+"."+id]; ok {
+			return h + "." + id, nil, true
+		}
+	}
 	type step struct {
 		s   string
 		via []string
@@ -1491,6 +1635,30 @@ func (n *instNamer) field(head, id string) (string, []string, bool) {
 		}
 	}
 	return "", nil, false
+}
+
+// homField resolves x.id for x of a morphism type ty (Quiver.Hom a b)
+// in the type it unfolds to (unfoldHom: NatTrans.app).
+func (g *nameGen) homField(ty *tnode, id string, t *tnode) (string, bool) {
+	if g.unfolds > 3 {
+		return "", false
+	}
+	g.unfolds++
+	defer func() { g.unfolds-- }()
+	u := g.unfoldHom(ty)
+	uh, _ := appHead(u)
+	if uh == nil || uh.op != 'c' {
+		return "", false
+	}
+	head, ok := g.resolve(uh)
+	if !ok {
+		return "", false
+	}
+	full, via, ok := g.n.field(head, id)
+	if ok {
+		g.setVia(t, via)
+	}
+	return full, ok
 }
 
 func (g *nameGen) setVia(t *tnode, via []string) {

@@ -234,6 +234,9 @@ instance : Pointed Prop := ⟨⟩ -- want instPointedProp
 instance {R : Type u} [Semiring R] {M : Type u} [AddCommGroup M] [Module R M] [Fintype M] : Pointed (M × R) := ⟨⟩ -- want instPointedProdOfModuleOfFintype
 instance : Pointed (Type u) := ⟨⟩ -- want instPointedType
 instance : Pointed (Sort u) := ⟨⟩ -- want instPointedSort
+-- core Lean's MData and ToLevel (Mathlib/Tactic/ToExpr's instances)
+instance : Lean.ToExpr Lean.MData := sorry -- want instToExprMData_lib
+instance [Lean.ToLevel.{u}] : Lean.ToExpr PUnit.{u+1} := sorry -- want instToExprPUnitOfToLevel_lib
 `,
 	// an outParam class's instance fills the implicit types it fixes:
 	// IsLocalHom's R and S come from FunLike (R →+* S) R S, before F
@@ -371,6 +374,30 @@ class Functor.IsLocallyDirected {J : Type u} [Category J] (F : J ⥤ Type u) : P
 class CategoryStruct (obj : Type u) extends Quiver.{v} obj where
   comp : ∀ {X Y Z : obj}, (X ⟶ Y) → (Y ⟶ Z) → (X ⟶ Z)
 scoped infixr:80 " ≫ " => CategoryStruct.comp
+structure NatTrans {C : Type u} [Category.{v} C] {D : Type u} [Category.{v} D] (F G : C ⥤ D) where
+  app : ∀ X : C, F.obj X ⟶ G.obj X
+instance Functor.category {C : Type u} [Category.{v} C] {D : Type u} [Category.{v} D] : Category (C ⥤ D) where -- want CategoryTheory.Functor.category
+  Hom F G := NatTrans F G
+class Epi {C : Type u} [Category.{v} C] {X Y : C} (f : X ⟶ Y) : Prop where
+class HasPushouts (C : Type u) [Category.{v} C] : Prop where
+section
+-- Mathlib's Limits/FunctorCategory/EpiMono (instEpiAppOfFunctor, referred
+-- to by Abelian/Preradical/Colon): f's type mentions F and G, whose type
+-- K ⥤ C fills Epi's implicit category in [Epi f]; f.app is read on the
+-- type F ⟶ G, not on its first identifier
+variable {K : Type u} [Category.{v} K] {C : Type u} [Category.{v} C] {F G : K ⥤ C} (f : F ⟶ G)
+variable [HasPushouts C]
+instance [Epi f] (k : K) : Epi (f.app k) := ⟨⟩ -- want CategoryTheory.instEpiAppOfFunctor
+end
+-- f.app is NatTrans.app (F ⟶ G unfolds through the functor category's
+-- Hom field), whose type F.obj k ⟶ G.obj k fills Epi's category: Mod
+structure Mod where
+  x : Nat
+instance : Category Mod := sorry -- want CategoryTheory.instCategoryMod
+section
+variable {K : Type u} [Category.{v} K] {Φ Ψ : K ⥤ Mod} (f : Φ ⟶ Ψ)
+instance (k : K) : Epi (f.app k) := ⟨⟩ -- want CategoryTheory.instEpiModApp
+end
 end CategoryTheory
 open CategoryTheory
 namespace AlgebraicGeometry
@@ -398,6 +425,83 @@ instance {X Y Z : Scheme} (f : X ⟶ Y) (g : Y ⟶ Z)
     [hf : UniversallyOpen f] [hg : UniversallyOpen g] : UniversallyOpen (f ≫ g) := ⟨⟩ -- want AlgebraicGeometry.UniversallyOpen.instCompScheme
 end UniversallyOpen
 end AlgebraicGeometry
+`,
+	// Mathlib's CategoryTheory/EpiMono: f.op is Quiver.Hom.op, whose type
+	// op Y ⟶ op X names Opposite.op (a declaration is not in scope in its
+	// own header: not Quiver.Hom.op itself), and a structure constructor's
+	// type is the structure applied (Opposite.op Y : Cᵒᵖ), which fills
+	// IsSplitEpi's implicit category
+	"Lib/Op.lean": `structure Opposite (α : Sort u) where
+  op ::
+  unop : α
+notation:max α "ᵒᵖ" => Opposite α
+open Opposite
+namespace Quiver
+def Hom.op {V} [Quiver V] {X Y : V} (f : X ⟶ Y) : op Y ⟶ op X := ⟨f⟩
+end Quiver
+class IsSplitEpi {C : Type u} [Category.{v} C] {X Y : C} (f : X ⟶ Y) : Prop where
+class IsSplitMono {C : Type u} [Category.{v} C] {X Y : C} (f : X ⟶ Y) : Prop where
+namespace CategoryTheory
+variable {C : Type u} [Category.{v} C] {X Y : C} {f : X ⟶ Y}
+instance [IsSplitMono f] : IsSplitEpi f.op := ⟨⟩ -- want CategoryTheory.instIsSplitEpiOppositeOpOfIsSplitMono
+end CategoryTheory
+`,
+	// coercions to a type through the run's CoeSort instances, unfolded
+	// as elaboration unfolds them (Mathlib's Stonean/Basic refers to
+	// instExtremallyDisconnectedCarrierToTopTrueOfProjective): ↥X for X :
+	// CompHaus, an abbreviation of CompHausLike fun _ ↦ True, is X.toTop
+	// (CompHausLike's ⟨fun X => X.toTop⟩, the abbreviation unfolded to
+	// find it and to fill toTop's P), a TopCat coerced again by
+	// TopCat.carrier; ModuleCat.carrier's implicit R is named (Nat); a
+	// term of type Set α is Set.Elem's (α named)
+	"Lib/Coe.lean": `structure TopCat where
+  carrier : Type u
+  [str : TopologicalSpace carrier]
+namespace TopCat
+instance : CoeSort (TopCat) (Type u) := -- want TopCat.instCoeSortType
+  ⟨TopCat.carrier⟩
+end TopCat
+section
+variable (P : TopCat.{u} → Prop)
+structure CompHausLike where
+  toTop : TopCat
+  prop : P toTop
+namespace CompHausLike
+instance : CoeSort (CompHausLike P) (Type u) := -- want CompHausLike.instCoeSortType
+  ⟨fun X => X.toTop⟩
+end CompHausLike
+end
+abbrev CompHaus := CompHausLike (fun _ ↦ True)
+class ExtremallyDisconnected (X : Type u) [TopologicalSpace X] : Prop where
+class Projective {C : Type u} (P : C) : Prop where
+structure ModuleCat (R : Type u) where
+  carrier : Type u
+namespace ModuleCat
+instance : CoeSort (ModuleCat R) (Type u) := ⟨ModuleCat.carrier⟩ -- want ModuleCat.instCoeSortType
+end ModuleCat
+def Set (α : Type u) := α → Prop
+def Set.Elem {α : Type u} (s : Set α) : Type u := α
+instance {α : Type u} : CoeSort (Set α) (Type u) := ⟨Set.Elem⟩ -- want instCoeSortSetType
+def Set.univ' (α : Type u) : Set α := fun _ => True
+namespace CompHaus
+instance (X : CompHaus.{u}) [Projective X] : ExtremallyDisconnected X := ⟨⟩ -- want CompHaus.instExtremallyDisconnectedCarrierToTopTrueOfProjective
+instance (M : ModuleCat Nat) : Pointed M := ⟨⟩ -- want CompHaus.instPointedCarrierNat
+instance : Pointed (Set.univ' Bool) := ⟨⟩ -- want CompHaus.instPointedElemBoolUniv'
+end CompHaus
+`,
+	// `open Bi` in namespace Sc.Ox opens Sc.Bi (Lean's resolveNamespace),
+	// whose scoped notation is then in force (Mathlib's ⥤ᵒᵖᴸ in
+	// Bicategory/Modification/Oplax: …HomOplaxFunctor, not …OppositeFunctor)
+	"Lib/OpenRel.lean": `namespace Sc
+namespace Bi
+def Fz : Type := Nat
+scoped notation "𝔽" => Fz
+end Bi
+namespace Ox
+open Bi
+instance : Pointed 𝔽 := ⟨⟩ -- want Sc.Ox.instPointedFz
+end Ox
+end Sc
 `,
 	// names real Lean gave: the jixia sample (../shared/samples/extractors,
 	// Option.instDecidablePredIsSome, Demo.instBEqMyType), Batteries'

@@ -27,6 +27,7 @@ type csig struct {
 // (Lean's own text; the library's sources do not have them).
 var coreSigs = map[string]string{
 	"Prod":                            "(α : Type u) (β : Type v) : Type (max u v)",
+	"ULift":                           "(α : Type s) : Type (max s r)",
 	"Sum":                             "(α : Type u) (β : Type v) : Type (max u v)",
 	"PProd":                           "(α : Sort u) (β : Sort v) : Sort (max 1 u v)",
 	"PSum":                            "(α : Sort u) (β : Sort v) : Sort (max 1 u v)",
@@ -101,7 +102,7 @@ func (n *instNamer) csigOf(full string) *csig {
 	if d := n.decls[full]; d != nil {
 		s = n.declSig(d)
 	} else if text, ok := coreSigs[full]; ok {
-		s = n.parseSig(lexSeq(text), "", nil, false, nil)
+		s = n.parseSig(lexSeq(text), "", nil, false, nil, "")
 	}
 	return n.sigs.put(full, s)
 }
@@ -117,10 +118,7 @@ func (n *instNamer) declSig(d *pdecl) *csig {
 			return s
 		}
 	}
-	var opened []string
-	for _, o := range d.ctx.opens {
-		opened = append(opened, o.name)
-	}
+	opened := openedNamespaces(d.ctx.opens)
 	if d.row.Kind == workspace.KindProjection && d.row.GeneratedFrom != nil {
 		parent := n.decls[*d.row.GeneratedFrom]
 		if parent == nil || parent.row.Kind == workspace.KindProjection {
@@ -138,7 +136,7 @@ func (n *instNamer) declSig(d *pdecl) *csig {
 				params = append(params, b.name)
 			}
 		}
-		own := n.parseSig(lexSeq(d.row.Signature), d.resNs, opened, true, params)
+		own := n.parseSig(lexSeq(d.row.Signature), d.resNs, opened, true, params, d.row.Name)
 		out := &csig{res: own.res}
 		var self []*tnode
 		for _, b := range ps.bs {
@@ -175,11 +173,62 @@ func (n *instNamer) declSig(d *pdecl) *csig {
 		}
 		return out
 	}
+	if d.row.Kind == workspace.KindConstructor && d.row.GeneratedFrom != nil {
+		return n.ctorSig(d)
+	}
 	text := d.row.Signature
 	if d.varSig != "" {
 		text = d.varSig + text
 	}
-	return n.parseSig(lexSeq(text), d.resNs, opened, false, nil)
+	return n.parseSig(lexSeq(text), d.resNs, opened, false, nil, d.row.Name)
+}
+
+// ctorSig is a structure constructor's signature, as Lean makes it: the
+// structure's parameters implicit (instance-implicit ones kept), then
+// one explicit binder per field (its projection's type), and the
+// structure applied to its parameters (Opposite.op {α} (unop : α) :
+// Opposite α). nil for an inductive type's constructor (its row's
+// signature is its own text) or a structure whose fields are not known.
+func (n *instNamer) ctorSig(d *pdecl) *csig {
+	parent := n.decls[*d.row.GeneratedFrom]
+	if parent == nil || parent.row.Kind != workspace.KindStructure && parent.row.Kind != workspace.KindClass {
+		return nil
+	}
+	ps := n.csigOf(parent.row.Name)
+	projs := n.fields[parent.row.Name]
+	if ps == nil || len(projs) == 0 {
+		return nil
+	}
+	out := &csig{}
+	var params []*tnode
+	for _, b := range ps.bs {
+		if b.kind != "[" {
+			b.kind = "{"
+			if b.name != "" {
+				params = append(params, &tnode{op: 'v', name: b.name})
+			}
+		}
+		out.bs = append(out.bs, b)
+	}
+	for _, proj := range projs {
+		fs := n.csigOf(proj)
+		if fs == nil || fs.res == nil {
+			return nil
+		}
+		// the projection's own binders come after its structure
+		var own []bnd
+		for i, b := range fs.bs {
+			if b.name == "self" {
+				own = fs.bs[i+1:]
+			}
+		}
+		out.bs = append(out.bs, bnd{name: lastComponent(proj), ty: pis(own, fs.res), kind: "("})
+	}
+	out.res = &tnode{op: 'c', name: parent.row.Name, res: true}
+	if len(params) > 0 {
+		out.res = &tnode{op: 'a', fn: out.res, args: params}
+	}
+	return out
 }
 
 // twinSig is a to_additive/to_dual twin's signature: its source's, each
@@ -235,7 +284,10 @@ func (c *tnode) mapChildren(f func(*tnode) *tnode) {
 // parseSig parses binders and a type (after a top-level colon; a
 // projection's signature without one is its type), resolving constants in
 // namespace ns with opened open.
-func (n *instNamer) parseSig(ts tokSeq, ns string, opened []string, proj bool, outer []string) *csig {
+// A declaration's own name (self) is not in scope in its header: Lean
+// adds the constant after elaborating it (Quiver.Hom.op's type `op Y ⟶
+// op X` is about Opposite.op, not about itself).
+func (n *instNamer) parseSig(ts tokSeq, ns string, opened []string, proj bool, outer []string, self string) *csig {
 	end, colon, depth := len(ts.text), -1, 0
 	for i, t := range ts.text {
 		switch t {
@@ -289,7 +341,7 @@ func (n *instNamer) parseSig(ts tokSeq, ns string, opened []string, proj bool, o
 		p := &tparser{s: ts, pos: from, end: end, locals: locals, nots: n.nots, visNs: visNs, budget: &budget}
 		s.res = p.expr()
 	}
-	r := func(t *tnode) { n.resolveConsts(t, ns, opened, locals) }
+	r := func(t *tnode) { n.resolveConsts(t, ns, opened, locals, self) }
 	for i := range s.bs {
 		r(s.bs[i].ty)
 	}
@@ -307,7 +359,7 @@ func containsStr(xs []string, x string) bool {
 }
 
 // resolveConsts resolves a signature's constants where it is declared.
-func (n *instNamer) resolveConsts(t *tnode, ns string, opened []string, locals map[string]bool) {
+func (n *instNamer) resolveConsts(t *tnode, ns string, opened []string, locals map[string]bool, self string) {
 	if t == nil {
 		return
 	}
@@ -316,43 +368,52 @@ func (n *instNamer) resolveConsts(t *tnode, ns string, opened []string, locals m
 		for _, o := range t.scope.opens {
 			sopened = append(sopened, o.name)
 		}
-		if full, ok := n.resolveIn(t.name, t.scope.ns, sopened); ok {
+		if full, ok := n.resolveExcept(t.name, t.scope.ns, sopened, self); ok {
 			t.name, t.res = full, true
 		}
 	}
 	if t.op == 'c' && !t.res && t.recv == "" {
-		if full, ok := n.resolveIn(t.name, ns, opened); ok {
+		if full, ok := n.resolveExcept(t.name, ns, opened, self); ok {
 			t.name, t.res = full, true
 		} else if autoBound(t.name) {
 			t.op = 'v' // an auto-bound implicit
 		}
 	}
-	n.resolveConsts(t.fn, ns, opened, locals)
-	n.resolveConsts(t.dom, ns, opened, locals)
-	n.resolveConsts(t.body, ns, opened, locals)
-	n.resolveConsts(t.asc, ns, opened, locals)
+	n.resolveConsts(t.fn, ns, opened, locals, self)
+	n.resolveConsts(t.dom, ns, opened, locals, self)
+	n.resolveConsts(t.body, ns, opened, locals, self)
+	n.resolveConsts(t.asc, ns, opened, locals, self)
 	for _, a := range t.args {
-		n.resolveConsts(a, ns, opened, locals)
+		n.resolveConsts(a, ns, opened, locals, self)
 	}
 }
 
 // resolveIn finds the constant id names in namespace ns with opened open.
 func (n *instNamer) resolveIn(id, ns string, opened []string) (string, bool) {
+	return n.resolveExcept(id, ns, opened, "")
+}
+
+// resolveExcept is resolveIn where the constant self is not declared yet.
+func (n *instNamer) resolveExcept(id, ns string, opened []string, self string) (string, bool) {
 	id = strings.TrimPrefix(id, "_root_.")
 	for s := ns; ; s = parentNs(s) {
-		if _, ok := n.names[joinNs(s, id)]; ok {
-			return joinNs(s, id), true
-		}
-		if _, ok := coreSigs[joinNs(s, id)]; ok {
-			return joinNs(s, id), true
+		if full := joinNs(s, id); full != self {
+			if _, ok := n.names[full]; ok {
+				return full, true
+			}
+			if _, ok := coreSigs[full]; ok {
+				return full, true
+			}
 		}
 		if s == "" {
 			break
 		}
 	}
 	for _, o := range opened {
-		if _, ok := n.names[joinNs(o, id)]; ok {
-			return joinNs(o, id), true
+		if full := joinNs(o, id); full != self {
+			if _, ok := n.names[full]; ok {
+				return full, true
+			}
 		}
 	}
 	return "", false
@@ -662,12 +723,18 @@ func (g *nameGen) unify(p, a *tnode, vars map[string]bool, m map[string]*tnode) 
 			m[p.name] = a
 		}
 	case 'a':
-		if a.op != 'a' || len(p.args) != len(a.args) || p.fn.op != 'c' || a.fn.op != 'c' {
+		if a.op != 'a' || p.fn.op != 'c' || a.fn.op != 'c' {
+			g.unifyUnfolded(p, a, vars, m)
 			return
 		}
 		hp, ok1 := g.resolve(p.fn)
 		ha, ok2 := g.resolve(a.fn)
 		if !ok1 || !ok2 || hp != ha {
+			g.unifyUnfolded(p, a, vars, m)
+			return
+		}
+		if len(p.args) != len(a.args) {
+			g.unifyExplicit(hp, p.args, a.args, vars, m)
 			return
 		}
 		for i := range p.args {
@@ -678,6 +745,61 @@ func (g *nameGen) unify(p, a *tnode, vars map[string]bool, m map[string]*tnode) 
 			g.unify(p.dom, a.dom, vars, m)
 			g.unify(p.body, a.body, vars, m)
 		}
+	}
+}
+
+// unifyExplicit unifies two applications of the constant head, one
+// given all its parameters that are not instances (a projection's
+// structure type: NatTrans C D F G) and one its explicit ones (NatTrans F
+// G, as written).
+func (g *nameGen) unifyExplicit(head string, ps, as []*tnode, vars map[string]bool, m map[string]*tnode) {
+	full, part := ps, as
+	if len(as) > len(ps) {
+		full, part = as, ps
+	}
+	sig := g.n.csigOf(head)
+	if sig == nil {
+		return
+	}
+	var explicit []int
+	k := 0
+	for _, b := range sig.bs {
+		if b.kind == "[" || b.name == "" {
+			continue
+		}
+		if b.kind == "(" {
+			explicit = append(explicit, k)
+		}
+		k++
+	}
+	if k != len(full) || len(explicit) != len(part) {
+		return
+	}
+	for i, e := range explicit {
+		if len(as) > len(ps) {
+			g.unify(part[i], full[e], vars, m)
+		} else {
+			g.unify(full[e], part[i], vars, m)
+		}
+	}
+}
+
+// unifyUnfolded unifies p with a's abbreviation unfolded, as Lean's
+// defeq check unfolds it (CompHausLike P against CompHaus fixes P := fun _
+// ↦ True), or a morphism type through its objects' Hom field (NatTrans F
+// G against F ⟶ G).
+func (g *nameGen) unifyUnfolded(p, a *tnode, vars map[string]bool, m map[string]*tnode) {
+	if g.unfolds > 3 {
+		return
+	}
+	u := g.unfoldAbbrev(a)
+	if u == nil {
+		u = g.unfoldHom(a)
+	}
+	if u != nil {
+		g.unfolds++
+		g.unify(p, u, vars, m)
+		g.unfolds--
 	}
 }
 

@@ -799,7 +799,11 @@ func (p *tparser) binder(kw string) *tnode {
 	}
 	switch kw {
 	case "fun", "λ":
-		return &tnode{op: 'l', body: body}
+		l := &tnode{op: 'l', body: body}
+		if len(bs) == 1 {
+			l.name = bs[0].name // (a coercion's fun X => X.toTop is applied: coeSortOf)
+		}
+		return l
 	case "∃", "Σ", "Σ'":
 		fn := map[string]string{"∃": "Exists", "Σ": "Sigma", "Σ'": "PSigma"}[kw]
 		a := &tnode{op: 'a', fn: &tnode{op: 'c', name: fn}}
