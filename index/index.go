@@ -21,6 +21,8 @@
 //	  table.dk       retrieval.TableColumns as a flat file (internal/flat): names, kinds, modules,
 //	                 signatures, informal texts, dependencies, usage graph, name indexes — memory-mapped
 //	  bm25.dk        the BM25 postings as a flat file (terms, postings, weights) — memory-mapped
+//	  formula.dk     the formula postings, bm25.dk's layout over statements' layout n-grams
+//	                 (formula.go; theorem search's formula list) — memory-mapped
 //	  docs.parquet   one Doc per row (texts included), for other tools; row i ↔ vectors.npy row i ↔ document i
 //	  vectors.npy    float32 (rows, dims), NumPy format 1.0, C order (memory-mapped when serving);
 //	                 only with the in-process dense backend ("dense": {"kind": "mmap"}): another

@@ -196,12 +196,11 @@ func FormulaGrams(toks []string, fn func(gram string)) {
 }
 
 var (
-	formulaSpan      = regexp.MustCompile("`([^`]+)`|\\$\\$([^$]+)\\$\\$|\\$([^$]+)\\$|\\\\\\((.+?)\\\\\\)|\\\\\\[(.+?)\\\\\\]")
-	latexComplement  = regexp.MustCompile(`\^\s*(?:\{\s*)?(?:c|\\complement|\\mathsf\s*\{?\s*c\s*\}?)(?:\s*\})?([^A-Za-z]|$)`)
-	latexTranspose   = regexp.MustCompile(`\^\s*(?:\{\s*)?(?:T|\\top|\\intercal|\\mathsf\s*\{?\s*T\s*\}?)(?:\s*\})?([^A-Za-z]|$)`)
-	latexFrac        = regexp.MustCompile(`\\[dt]?frac\s*\{([^{}]*)\}\s*\{([^{}]*)\}`)
-	latexNormBar     = regexp.MustCompile(`\\\|`)
-	formulaPlainWord = regexp.MustCompile(`^[\pL\pN_.'!?₀-₉ᵢ-ᵪ]+$`)
+	formulaSpan     = regexp.MustCompile("`([^`]+)`|\\$\\$([^$]+)\\$\\$|\\$([^$]+)\\$|\\\\\\((.+?)\\\\\\)|\\\\\\[(.+?)\\\\\\]")
+	latexComplement = regexp.MustCompile(`\^\s*(?:\{\s*)?(?:c|\\complement|\\mathsf\s*\{?\s*c\s*\}?)(?:\s*\})?([^A-Za-z]|$)`)
+	latexTranspose  = regexp.MustCompile(`\^\s*(?:\{\s*)?(?:T|\\top|\\intercal|\\mathsf\s*\{?\s*T\s*\}?)(?:\s*\})?([^A-Za-z]|$)`)
+	latexFrac       = regexp.MustCompile(`\\[dt]?frac\s*\{([^{}]*)\}\s*\{([^{}]*)\}`)
+	latexNormBar    = regexp.MustCompile(`\\\|`)
 )
 
 // FormulaQuery is the formula a query writes, as Lean writes it: the
@@ -293,7 +292,11 @@ func formulaLaTeX(f string, latex bool) string {
 // parentheses.
 func fracPart(s string) string {
 	s = strings.TrimSpace(s)
-	if formulaPlainWord.MatchString(s) {
+	plain := s != ""
+	for _, r := range s {
+		plain = plain && isFormulaWordRune(r)
+	}
+	if plain {
 		return s
 	}
 	return "(" + s + ")"
