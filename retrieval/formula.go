@@ -236,6 +236,7 @@ func FormulaQuery(text string) string {
 var (
 	latexProducts  = regexp.MustCompile(`(^|[^\\A-Za-z0-9_])([0-9]*)([a-z]{1,3})($|[^A-Za-z0-9_{(])`)
 	latexSuperArg  = regexp.MustCompile(`\^\s*\{([^{}]*)\}`)
+	latexApply     = regexp.MustCompile(`(\\?)([A-Za-z]+'*)\}?\(\s*([A-Za-z0-9_']+(?:\s*,\s*[A-Za-z0-9_']+)*)\s*\)`)
 	latexFunctions = map[string]bool{"sin": true, "cos": true, "tan": true, "cot": true, "sec": true, "csc": true, "log": true, "exp": true, "ln": true,
 		"lim": true, "ker": true, "det": true, "dim": true, "deg": true, "gcd": true, "lcm": true, "max": true, "min": true, "sup": true, "inf": true,
 		"mod": true, "arg": true, "im": true, "re": true, "id": true, "tr": true, "if": true, "in": true, "is": true, "of": true, "on": true, "to": true,
@@ -253,6 +254,15 @@ func formulaLaTeX(f string, latex bool) string {
 	f = latexNormBar.ReplaceAllString(f, "‖")
 	f = latexComplement.ReplaceAllString(f, "ᶜ$1")
 	f = latexTranspose.ReplaceAllString(f, "ᵀ$1")
+	// f(x), \gcd(m, n): an application, which Lean writes f x, gcd m n (a
+	// command only when it names a function: \in(a, b) is an interval).
+	f = latexApply.ReplaceAllStringFunc(f, func(m string) string {
+		s := latexApply.FindStringSubmatch(m)
+		if s[1] != "" && !latexFunctions[s[2]] && s[2] != "operatorname" {
+			return m
+		}
+		return s[1] + s[2] + " " + strings.Join(strings.FieldsFunc(s[3], func(r rune) bool { return r == ',' || r == ' ' }), " ")
+	})
 	// Two passes: adjacent matches share their boundary character.
 	for range 2 {
 		f = latexProducts.ReplaceAllStringFunc(f, func(m string) string {

@@ -131,3 +131,16 @@ func TestRerankFormulaFeature(t *testing.T) {
 		t.Errorf("formula features %v, %v; want 0.5, 0", f[0][i], f[1][i])
 	}
 }
+
+func TestFormulaLaTeXApplication(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"$f(b) - f(a) = 0$", "_ - _ = 0"},
+		{"$\\gcd(m,n) \\cdot \\operatorname{lcm}(m,n) = mn$", "_ * _ = _ * _"},
+		{"$x \\in (a, b)$", "_ ∈ ( _ , _ )"},
+		{"$f(x + y)$", "_ ( _ + _ )"},
+	} {
+		if got := layout(FormulaQuery(c.in)); got != c.want {
+			t.Errorf("FormulaQuery(%q) reads as %q, want %q", c.in, got, c.want)
+		}
+	}
+}
