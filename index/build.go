@@ -349,6 +349,7 @@ func (b *build) serving(s *servingBuild) (int, error) {
 	}
 	b.phase("serving_wait", t0)
 	b.man.Notations = s.notations
+	b.man.FormulaAnalyzer, b.man.FormulaGrams = FormulaAnalyzer, s.formulaGrams
 	for k, d := range s.phases {
 		b.st.Phases[k] = d
 		b.run.Phase(k, d)
@@ -365,7 +366,7 @@ func (b *build) checksums(stage string, files []string) error {
 		return err
 	}
 	files = append(files, bleveFiles...)
-	if err := sumFiles(stage, append(files, TableName, PostingsName, DocsName, UsageName), b.man.Files); err != nil {
+	if err := sumFiles(stage, append(files, TableName, PostingsName, FormulaName, DocsName, UsageName), b.man.Files); err != nil {
 		return err
 	}
 	js, _ := json.MarshalIndent(b.man, "", "  ")

@@ -203,7 +203,7 @@ func (ix *Index) WithHead(ctx context.Context, h *head.Head) (s retrieval.Search
 		release()
 		return nil, nil, err
 	}
-	return &retrieval.Engine{Table: g.table, Dense: hb, Encoder: g.enc, Lexical: g.engine.Lexical}, release, nil
+	return &retrieval.Engine{Table: g.table, Dense: hb, Encoder: g.enc, Lexical: g.engine.Lexical, Formula: g.engine.Formula}, release, nil
 }
 
 // RecordHead notes in the current generation's manifest.json which head

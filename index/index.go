@@ -21,6 +21,8 @@
 //	  table.dk       retrieval.TableColumns as a flat file (internal/flat): names, kinds, modules,
 //	                 signatures, informal texts, dependencies, usage graph, name indexes — memory-mapped
 //	  bm25.dk        the BM25 postings as a flat file (terms, postings, weights) — memory-mapped
+//	  formula.dk     the formula postings, bm25.dk's layout over statements' layout n-grams
+//	                 (formula.go; theorem search's formula list) — memory-mapped
 //	  docs.parquet   one Doc per row (texts included), for other tools; row i ↔ vectors.npy row i ↔ document i
 //	  vectors.npy    float32 (rows, dims), NumPy format 1.0, C order (memory-mapped when serving);
 //	                 only with the in-process dense backend ("dense": {"kind": "mmap"}): another
@@ -83,7 +85,7 @@ const FormatRemoteDense = "driftkit-index/4+remote-dense"
 
 // generationFiles are the files of a generation that are not an encoder's
 // state (Manifest.Files lists those too).
-var generationFiles = []string{TableName, PostingsName, VectorsName, DocsName, UsageName}
+var generationFiles = []string{TableName, PostingsName, FormulaName, VectorsName, DocsName, UsageName}
 
 // BM25 engines a generation may have (Manifest.BM25Engines).
 const (
@@ -141,6 +143,11 @@ type Manifest struct {
 	// from the workspace's notations.parquet): 0 when the workspace had
 	// none, absent in generations built before.
 	Notations int `json:"notations,omitempty"`
+	// FormulaAnalyzer names how formula.dk reads statements and queries
+	// (FormulaAnalyzer; absent in generations built before it, which have
+	// no formula postings), FormulaGrams how many grams it holds.
+	FormulaAnalyzer string `json:"formula_analyzer,omitempty"`
+	FormulaGrams    int    `json:"formula_grams,omitempty"`
 	// Dense is the backend that holds the vectors (nil in generations
 	// written before the registry: the in-process one, DenseMmap).
 	Dense *DenseSpec `json:"dense,omitempty"`
@@ -415,11 +422,13 @@ type Generation struct {
 	table   *retrieval.Table
 	dense   DenseStore // nil with NoDense
 	post    *Postings
+	formula *Postings // nil: a generation without formula.dk
 	bleve   *bleveBackend
 	enc     Encoder
 	engine  *retrieval.Engine
-	// tableFile and postFile are the mapped flat files (table.dk, bm25.dk).
-	tableFile, postFile *flat.File
+	// tableFile, postFile and formulaFile are the mapped flat files
+	// (table.dk, bm25.dk, formula.dk).
+	tableFile, postFile, formulaFile *flat.File
 }
 
 // ID is the generation's folder name.
@@ -515,7 +524,7 @@ func (g *Generation) close() error {
 	if g.dense != nil {
 		errs = append(errs, g.dense.Close())
 	}
-	for _, f := range []*flat.File{g.tableFile, g.postFile} {
+	for _, f := range []*flat.File{g.tableFile, g.postFile, g.formulaFile} {
 		if f != nil {
 			errs = append(errs, f.Close())
 		}
@@ -564,6 +573,9 @@ func openGeneration(ctx context.Context, wsDir, id string, opts *OpenOptions) (_
 	if err := g.openLexical(opts); err != nil {
 		return nil, err
 	}
+	if err := g.openFormula(); err != nil {
+		return nil, err
+	}
 	g.refs.Store(1)
 	return g, nil
 }
@@ -578,6 +590,9 @@ func (g *Generation) checkFiles(opts *OpenOptions) error {
 	names := []string{TableName} // vectors.npy is the mmap backend's to check
 	if !opts.BleveBM25 && !opts.VectorsOnly {
 		names = append(names, PostingsName)
+	}
+	if m.FormulaAnalyzer != "" && !opts.VectorsOnly {
+		names = append(names, FormulaName)
 	}
 	for _, n := range names {
 		if err := checkSize(g.dir, m, n); err != nil {
@@ -630,6 +645,25 @@ func (g *Generation) openLexical(opts *OpenOptions) (err error) {
 		return fmt.Errorf("%s: %w: postings cover %d docs, the generation has %d", g.dir, ErrStale, g.post.n, g.man.Docs)
 	}
 	g.engine.Lexical = g.post
+	return nil
+}
+
+// openFormula opens the formula postings of a generation that has them
+// (one written before them, or by another analyzer, has no formula list).
+func (g *Generation) openFormula() (err error) {
+	if g.man.FormulaAnalyzer != FormulaAnalyzer {
+		return nil
+	}
+	if g.formulaFile, err = openFlat(g.dir, FormulaName, g.id); err != nil {
+		return err
+	}
+	if g.formula, err = OpenFormulaPostings(g.formulaFile); err != nil {
+		return err
+	}
+	if g.formula.n != g.man.Docs {
+		return fmt.Errorf("%s: %w: formula postings cover %d docs, the generation has %d", g.dir, ErrStale, g.formula.n, g.man.Docs)
+	}
+	g.engine.Formula = g.formula
 	return nil
 }
 
@@ -730,6 +764,9 @@ func Open(ctx context.Context, wsDir string, opts *OpenOptions) (*Index, error) 
 func (g *Generation) warm() {
 	if g.post != nil {
 		g.post.lists()
+	}
+	if g.formula != nil {
+		g.formula.lists()
 	}
 	if w, ok := g.dense.(interface{ warm() }); ok {
 		w.warm()

@@ -310,7 +310,7 @@ func TestOpenErrors(t *testing.T) {
 // by its size.
 func TestOpenRefusesDamagedFiles(t *testing.T) {
 	ctx := context.Background()
-	for _, name := range []string{index.VectorsName, index.TableName, index.PostingsName, index.HashStateName, index.DocsName} {
+	for _, name := range []string{index.VectorsName, index.TableName, index.PostingsName, index.FormulaName, index.HashStateName, index.DocsName} {
 		t.Run(name, func(t *testing.T) {
 			dir := fixtureWS(t)
 			p := filepath.Join(genDir(t, dir), name)
@@ -354,7 +354,8 @@ func damageFound(ctx context.Context, dir string) error {
 	defer ix.Close()
 	first := func() error {
 		for _, q := range []index.Query{{Text: "cloud of tangles", Mode: index.ModeBest}, {Text: "cloud", Filter: retrieval.Filter{AllKinds: true}},
-			{Text: "litter", Mode: index.ModeBM25}, {Text: "litter", Mode: index.ModeDense}} {
+			{Text: "litter", Mode: index.ModeBM25}, {Text: "litter", Mode: index.ModeDense},
+			{Text: "`s ⊆ t → f '' s ⊆ f '' t`", Filter: retrieval.Filter{AllKinds: true}}} {
 			if _, err := ix.Search(ctx, q); err != nil {
 				return err
 			}

@@ -121,12 +121,14 @@ func BuildPostings(ctx context.Context, texts []string) (*Postings, error) {
 	if err != nil {
 		return nil, err
 	}
-	return postingsFromTokens(ct, a), nil
+	return postingsFromTokens(ct, a, 0), nil
 }
 
 // postingsFromTokens builds the postings from the tokenized corpus: one
-// dictionary, sorted, each worker's term ids mapped into it.
-func postingsFromTokens(ct *corpusTokens, a analysis.Analyzer) *Postings {
+// dictionary, sorted, each worker's term ids mapped into it. With maxDF > 0
+// the terms found in more than maxDF documents are dropped (their postings
+// and their place in the dictionary; documents keep their lengths).
+func postingsFromTokens(ct *corpusTokens, a analysis.Analyzer, maxDF int) *Postings {
 	all := map[string]bool{}
 	for _, d := range ct.dicts {
 		for _, t := range d.terms {
@@ -138,7 +140,6 @@ func postingsFromTokens(ct *corpusTokens, a analysis.Analyzer) *Postings {
 	for i, t := range sorted {
 		global[t] = int32(i)
 	}
-	p := &Postings{n: ct.n, terms: flat.NewKeys(flat.NewStrings(sorted)), an: a}
 	remap := map[*tokenDict][]int32{}
 	for _, d := range ct.dicts {
 		r := make([]int32, len(d.terms))
@@ -158,6 +159,27 @@ func postingsFromTokens(ct *corpusTokens, a analysis.Analyzer) *Postings {
 			total += float64(l)
 		}
 	}
+	if maxDF > 0 {
+		// Renumber the kept terms; a dropped one maps to -1.
+		keep := make([]int32, len(sorted))
+		var kept []string
+		var keptDF []uint32
+		for i, t := range sorted {
+			keep[i] = -1
+			if int(df[i]) <= maxDF {
+				keep[i] = int32(len(kept))
+				kept = append(kept, t)
+				keptDF = append(keptDF, df[i])
+			}
+		}
+		for _, r := range remap {
+			for i, g := range r {
+				r[i] = keep[g]
+			}
+		}
+		sorted, df = kept, keptDF
+	}
+	p := &Postings{n: ct.n, terms: flat.NewKeys(flat.NewStrings(sorted)), an: a}
 	p.fill(ct.chunks, remap, df, total/math.Max(1, float64(ct.n)))
 	return p
 }
@@ -178,6 +200,9 @@ func (p *Postings) fill(chunks []*tokenChunk, remap map[*tokenDict][]int32, df [
 			norm := bm25K1 * (1 - bm25B + bm25B*float64(c.length[i])/avg)
 			for _, pr := range c.pairs[c.pairOff[i]:c.pairOff[i+1]] {
 				t := r[pr.term]
+				if t < 0 {
+					continue // a dropped term
+				}
 				j := next[t]
 				next[t]++
 				p.docs[j] = uint32(c.start + i)
@@ -270,8 +295,18 @@ func (p *Postings) save(path, gen string) error {
 // OpenPostings reads the term table of a bm25.dk file; the postings are
 // taken (and verified) when a query first needs them.
 func OpenPostings(f *flat.File) (*Postings, error) {
+	a, err := identAnalyzer()
+	if err != nil {
+		return nil, err
+	}
+	return openPostings(f, "bm25 postings", a)
+}
+
+// openPostings reads the term table of a postings file (what names it in
+// errors) whose queries a reads.
+func openPostings(f *flat.File, what string, a analysis.Analyzer) (*Postings, error) {
 	bad := func(e error) error {
-		return &workspace.FileError{Path: f.Path(), Row: -1, Err: fmt.Errorf("%w: bm25 postings: %w", ErrStale, e)}
+		return &workspace.FileError{Path: f.Path(), Row: -1, Err: fmt.Errorf("%w: %s: %w", ErrStale, what, e)}
 	}
 	n, err := flat.Take[uint64](f, postingsDocsSec)
 	if err != nil {
@@ -293,10 +328,6 @@ func OpenPostings(f *flat.File) (*Postings, error) {
 	}
 	if err := flat.CheckOffsets(f, postingsOffSec, int(f.Len(postingsListSec)/4)); err != nil {
 		return nil, bad(err)
-	}
-	a, err := identAnalyzer()
-	if err != nil {
-		return nil, err
 	}
 	p := &Postings{n: int(n[0]), terms: terms, off: off, an: a}
 	p.load = func() ([]uint32, []float32, error) {

@@ -30,6 +30,8 @@ type servingBuild struct {
 	tokens chan *corpusTokens
 	// notations is the number of notation symbols the table holds.
 	notations int
+	// formulaGrams is the number of grams formula.dk holds.
+	formulaGrams int
 }
 
 // startServing starts the writers of the serving files into stage.
@@ -61,11 +63,23 @@ func startServing(ctx context.Context, stage, gen string, docs []Doc, texts []st
 				return err
 			}
 		}
-		err = postingsFromTokens(ct, a).save(filepath.Join(stage, PostingsName), gen)
+		err = postingsFromTokens(ct, a, 0).save(filepath.Join(stage, PostingsName), gen)
 		s.mu.Lock()
 		s.phases["bm25_postings"] = time.Since(t0)
 		s.mu.Unlock()
 		return err
+	})
+	s.run(ctx, "formula_postings", func() error {
+		sigs := make([]string, len(docs))
+		for i := range docs {
+			sigs[i] = docs[i].Signature
+		}
+		p, err := BuildFormulaPostings(ctx, sigs, formulaMaxDF)
+		if err != nil {
+			return err
+		}
+		s.formulaGrams = p.terms.Len() // read after wait
+		return p.save(filepath.Join(stage, FormulaName), gen)
 	})
 	s.run(ctx, "write_table", func() error {
 		c := retrieval.BuildTableColumns(tableEntries(docs), usedByMap(usage))

@@ -25,6 +25,9 @@ type Engine struct {
 	Encoder QueryEncoder
 	// Lexical answers BM25; nil: modes that need it fail with ErrNoLexical.
 	Lexical LexicalBackend
+	// Formula ranks statements by the layout of the formula a query
+	// writes (formula.go; the index's formula.dk); nil: no formula list.
+	Formula LexicalBackend
 
 	// co shares the dense passes of concurrent searches (coalesce.go).
 	co coalescer
@@ -51,6 +54,9 @@ type searchState struct {
 	lexN   []Scored
 	denseC []Scored // dense candidates and neighbours
 	denseN []Scored
+	// formulaC are the candidates whose statements' layout matches the
+	// formula the query writes (nil: none, or no formula list).
+	formulaC []Scored
 	// uses counts a document's users without the excluded declarations.
 	uses func(int) int
 	// expanded caches expansion().
@@ -218,7 +224,7 @@ type Damaged interface{ Err() error }
 
 // damaged is the first damage the table or the backends found.
 func (e *Engine) damaged() error {
-	for _, p := range []any{e.Table, e.Lexical, e.Dense} {
+	for _, p := range []any{e.Table, e.Lexical, e.Dense, e.Formula} {
 		if d, ok := p.(Damaged); ok && d != nil {
 			if err := d.Err(); err != nil {
 				return err
@@ -372,6 +378,15 @@ func (e *Engine) finish(ctx context.Context, p *plan) ([]Hit, error) {
 			return nil, fmt.Errorf("bm25: %w", err)
 		}
 		s.lexC, s.lexN = split(res)
+	}
+	if q.Mode == ModeBest && w.Formula > 0 && e.Formula != nil && FormulaQuery(q.Text) != "" {
+		fb := *p.b
+		fb.Requests = fb.Requests[:1] // candidates only
+		res, err := e.Formula.SearchLexical(ctx, q.Text, &fb)
+		if err != nil {
+			return nil, fmt.Errorf("formula: %w", err)
+		}
+		s.formulaC, _ = split(res)
 	}
 	switch q.Mode {
 	case ModeDense:

@@ -58,6 +58,7 @@ var theoremSignals = []signal{
 		return s.t.NameMatch(s.norm, s.expansion(), s.cand, s.w.NameBeta, s.depth)
 	}},
 	{"notation", func(w *Weights) float64 { return w.Notation }, (*searchState).notationDocs},
+	{"formula", func(w *Weights) float64 { return w.Formula }, func(s *searchState) []int { return DocsOf(s.formulaC) }},
 }
 
 // fullName is theorem search's name list: the declaration a query names
@@ -103,7 +104,7 @@ func (s *searchState) fullName() []int {
 // search", for how they were tuned; UsagePrior 1: dev benchmark tune half
 // 0.554 → 0.559, held-out 0.600 → 0.610). It returns a fresh value.
 func TheoremWeights() Weights {
-	return Weights{BM25: 2, Dense: 0.5, Mention: 2, Name: 0.3, NameBeta: 2, ExpandLexical: true, Symbols: true, Rerank: true, UsagePrior: 1, FuzzyName: true, RRFK: 20, Depth: 200}
+	return Weights{BM25: 2, Dense: 0.5, Mention: 2, Name: 0.3, NameBeta: 2, ExpandLexical: true, Symbols: true, Rerank: true, UsagePrior: 1, FuzzyName: true, Formula: 2, RRFK: 20, Depth: 200}
 }
 
 // profiles maps each profile to its signals and default weights.

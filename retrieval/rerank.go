@@ -29,7 +29,7 @@ var rerankFeatureNames = []string{
 	"bm25", "dense", "name", "mention", "fused",
 	"kind_theorem", "kind_definition", "kind_structure", "kind_class", "kind_instance", "kind_other",
 	"name_cover", "query_cover", "name_tokens", "name_depth", "usage",
-	"sym_cover", "sym_jaccard", "text_cover", "sig_cover",
+	"sym_cover", "sym_jaccard", "text_cover", "sig_cover", "formula",
 }
 
 // RerankFeatureNames returns the feature names, in order.
@@ -86,7 +86,8 @@ type RerankDocs interface {
 // as statementSymbols reads them, 0 for a query without any), and which
 // share of the query's word tokens its informal text (text_cover) and its
 // statement's identifiers (sig_cover) hold — per field what BM25 scores
-// over the whole document.
+// over the whole document; and its rank in the formula list (formula: the
+// statements whose layout matches the formula the query writes).
 func RerankFeatures(text, extra string, hits []Hit, docs RerankDocs) [][]float64 {
 	q := queryTokens(text, extra)
 	qw := queryTokens(text, "")
@@ -100,6 +101,9 @@ func RerankFeatures(text, extra string, hits []Hit, docs RerankDocs) [][]float64
 			}
 		}
 		f[4] = 1 / float64(i+1)
+		if r, ok := h.Signals["formula"]; ok && r > 0 {
+			f[20] = 1 / float64(r)
+		}
 		switch h.Kind {
 		case "theorem":
 			f[5] = 1

@@ -188,6 +188,9 @@ type Weights struct {
 	Notations bool `json:"notations,omitempty"`
 	// Notation weights the notation list: those constants themselves.
 	Notation float64 `json:"notation,omitempty"`
+	// Formula weights the formula list (theorem search): the statements
+	// whose layout matches the formula the query writes (formula.go).
+	Formula float64 `json:"formula,omitempty"`
 	// UsagePrior scales each fused score by 1 + UsagePrior times the
 	// candidate's log-normalised usage count (usageprior.go).
 	UsagePrior float64 `json:"usage_prior,omitempty"`
