@@ -12,6 +12,7 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"net/url"
 	"os"
 	"strings"
 	"time"
@@ -161,7 +162,13 @@ func (c Config) Validate() error {
 	var errs []error
 	for _, u := range c.BaseURLs {
 		if !strings.HasPrefix(u, "http://") && !strings.HasPrefix(u, "https://") {
-			errs = append(errs, fmt.Errorf("base URL %q: want http:// or https://", u))
+			errs = append(errs, fmt.Errorf("base URL %q: want http:// or https://", redactURL(u)))
+		} else if p, err := url.Parse(u); err == nil && p.User != nil {
+			// An index records its embeddings endpoint (manifest, export
+			// hf) and errors name endpoints: a password in the URL would
+			// go wherever they go.
+			p.User = nil
+			errs = append(errs, fmt.Errorf("base URL %q (credentials not shown): credentials in a URL would be recorded (index manifests, messages): give the key in OPENAI_API_KEY", p.String()))
 		}
 	}
 	if c.RequestsPerMinute < 0 || c.TokensPerMinute < 0 {
@@ -174,6 +181,15 @@ func (c Config) Validate() error {
 		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
+}
+
+// redactURL is u without its credentials, for messages.
+func redactURL(u string) string {
+	if p, err := url.Parse(u); err == nil && p.User != nil {
+		p.User = nil
+		return p.String()
+	}
+	return u
 }
 
 // urlList is a flag.Value collecting base URLs (repeatable, comma-separated).

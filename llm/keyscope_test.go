@@ -108,3 +108,19 @@ func TestKeyNotSentOutsideItsScope(t *testing.T) {
 		t.Errorf("in scope, the files listing carried %q, want the key", got)
 	}
 }
+
+// TestCredentialsInBaseURLRefused: a base URL with user:password is
+// refused, its credentials not repeated (a token may stand as the user): an index records its embeddings
+// endpoint (manifest, export hf) and messages name endpoints, so the
+// password would go wherever they go. The key belongs in OPENAI_API_KEY.
+func TestCredentialsInBaseURLRefused(t *testing.T) {
+	for _, u := range []string{"https://user:pw-secret@gw.example/v1", "http://pw-secret@127.0.0.1:8000/v1"} {
+		_, err := llm.New(llm.Config{BaseURLs: []string{u}})
+		if err == nil || !strings.Contains(err.Error(), "OPENAI_API_KEY") || strings.Contains(err.Error(), "pw-secret") {
+			t.Errorf("%s: err %v, want a refusal naming OPENAI_API_KEY without the password", u, err)
+		}
+	}
+	if _, err := llm.New(llm.Config{BaseURLs: []string{"https://gw.example/v1"}}); err != nil {
+		t.Errorf("plain URL: %v", err)
+	}
+}

@@ -505,6 +505,11 @@ func searchHitsOnce(ctx context.Context, ws *Workspace, v View, q retrieval.Quer
 		hits, err := v.Search(ctx, q)
 		return hits, nil, err
 	}
+	if fromOtherSite(ctx) {
+		hits, err := v.Search(ctx, q)
+		return hits, &augment.Result{Query: q.Text, Status: augment.StatusFallback,
+			Reason: "a request made by a page of another site: searched without the model"}, err
+	}
 	hits, r, err := ws.Augment.Search(ctx, v, q)
 	return hits, &r, err
 }

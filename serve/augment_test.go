@@ -127,4 +127,35 @@ func TestAugmentedTheoremSearch(t *testing.T) {
 	if !strings.Contains(page, "Query augmentation failed") {
 		t.Errorf("page does not say augmentation failed:\n%s", page)
 	}
+
+	// A page of another site that makes the browser search here (an
+	// image, a link) gets hits but asks no model: it would spend the
+	// server's key and grow its cache at will. The same search from this
+	// server's page, or from a program, is rewritten.
+	failing.Store(false)
+	reqs = fake.Requests()
+	for i, h := range []map[string]string{
+		{"Sec-Fetch-Site": "cross-site"},
+		{"Sec-Fetch-Site": "same-site"},
+		{"Origin": "https://attacker.example"},
+		{"Origin": "null"},
+	} {
+		q := url.QueryEscape("lemma " + string(rune('a'+i)))
+		for _, path := range []string{"/api/search?q=" + q + "&all_kinds=true", "/?q=" + q} {
+			resp, body := ts.doHeaders(t, "GET", path, "", "", h)
+			if resp.StatusCode != 200 || (strings.HasPrefix(path, "/api") && !strings.Contains(body, "another site")) {
+				t.Errorf("GET %s with %v: %d %s", path, h, resp.StatusCode, truncate(body, 300))
+			}
+		}
+	}
+	if n := fake.Requests() - reqs; n != 0 {
+		t.Errorf("cross-site searches made %d model requests", n)
+	}
+	for _, h := range []map[string]string{{"Sec-Fetch-Site": "same-origin"}, {"Origin": ts.ts.URL}, {}} {
+		reqs = fake.Requests()
+		_, body := ts.doHeaders(t, "GET", "/api/search?q="+url.QueryEscape("primes "+h["Sec-Fetch-Site"]+h["Origin"])+"&all_kinds=true", "", "", h)
+		if !strings.Contains(body, `"status":"augmented"`) || fake.Requests() == reqs {
+			t.Errorf("same-origin search with %v not rewritten: %s", h, truncate(body, 300))
+		}
+	}
 }

@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"context"
 	"crypto/subtle"
 	"errors"
 	"fmt"
@@ -66,8 +67,50 @@ func (s *Server) guard(next http.Handler) http.Handler {
 				"or start it with --public-url naming the host clients use", truncate(r.Host, 100)))
 			return
 		}
+		if safeMethod(r.Method) && crossSite(r, s.public) {
+			// A page of another site can make a browser GET here (an
+			// image, a link): it changes nothing, and asks no model
+			// either (query augmentation), which would spend the
+			// server's key and grow its cache at that page's will.
+			r = r.WithContext(context.WithValue(r.Context(), crossSiteKey{}, true))
+		}
 		inner.ServeHTTP(w, r)
 	})
+}
+
+// crossSiteKey marks the context of a browser's request made by a page of
+// another site (crossSite).
+type crossSiteKey struct{}
+
+// fromOtherSite reports whether ctx is of a request crossSite marked.
+func fromOtherSite(ctx context.Context) bool {
+	v, _ := ctx.Value(crossSiteKey{}).(bool)
+	return v
+}
+
+// crossSite reports a browser's request made by a page of another origin:
+// Sec-Fetch-Site cross-site or same-site (another port of this host), or,
+// from a browser without Fetch Metadata, an Origin other than this
+// server's (Host, or public's). A program sends neither header.
+func crossSite(r *http.Request, public *url.URL) bool {
+	switch r.Header.Get("Sec-Fetch-Site") {
+	case "cross-site", "same-site":
+		return true
+	case "same-origin", "none":
+		return false
+	}
+	o := r.Header.Get("Origin")
+	if o == "" {
+		return false
+	}
+	u, err := url.Parse(o)
+	if err != nil || u.Host == "" {
+		return true // "null" (a sandboxed frame, a data: URL) and the like
+	}
+	if public != nil && strings.EqualFold(u.Scheme+"://"+u.Host, public.Scheme+"://"+public.Host) {
+		return false
+	}
+	return !strings.EqualFold(u.Host, r.Host)
 }
 
 func originSummary(r *http.Request) string {
