@@ -73,6 +73,9 @@ func TestFormulaStatement(t *testing.T) {
 		{"{p m n : ℕ} (pp : p.Prime) : p ∣ m * n ↔ p ∣ m ∨ p ∣ n", "_ ∣ _ * _ ↔ _ ∣ _ ∨ _ ∣ _"},
 		{"{s t : Set α} (f : α → β) (h : s ⊆ t) : f '' s ⊆ f '' t", "_ ⊆ _ → _ '' _ ⊆ _ '' _"},
 		{"[TopologicalSpace α] (hs : IsCompact s) (hf : Continuous f) : IsCompact (f '' s)", "_ → _ → _ ( _ '' _ )"},
+		// An implicit binder is no hypothesis even when
+		// its type holds an operator.
+		{"{f g : R →+* S} {h : f = g} (x : R) : f x = g x", "_ = _"},
 		// A binder of a function type is data, not a hypothesis.
 		{"(c : F → M → M) (h1 : c 1 = id) : c 1 = 1", "_ = _ → _ = 1"},
 		// Comments and := are skipped; a structure field is name : type.
