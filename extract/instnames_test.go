@@ -489,6 +489,16 @@ instance (M : ModuleCat Nat) : Pointed M := ⟨⟩ -- want CompHaus.instPointedC
 instance : Pointed (Set.univ' Bool) := ⟨⟩ -- want CompHaus.instPointedElemBoolUniv'
 end CompHaus
 `,
+	// a CoeSort function over the instance's own binders ({R}) is applied
+	// with them filled by the coerced term's type (Mod Nat: R := Nat)
+	"Lib/CoeVar.lean": `structure Mod (R : Type u) where
+  carrier : Type u
+def Mod.Car (R : Type u) (M : Mod R) : Type u := M.carrier
+namespace Mod
+instance {R : Type u} : CoeSort (Mod R) (Type u) := ⟨fun M => Mod.Car R M⟩ -- want Mod.instCoeSortType
+instance (M : Mod Nat) : Pointed M := ⟨⟩ -- want Mod.instPointedCarNat
+end Mod
+`,
 	// `open Bi` in namespace Sc.Ox opens Sc.Bi (Lean's resolveNamespace),
 	// whose scoped notation is then in force (Mathlib's ⥤ᵒᵖᴸ in
 	// Bicategory/Modification/Oplax: …HomOplaxFunctor, not …OppositeFunctor)
