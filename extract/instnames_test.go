@@ -499,6 +499,23 @@ instance {R : Type u} : CoeSort (Mod R) (Type u) := ⟨fun M => Mod.Car R M⟩ -
 instance (M : Mod Nat) : Pointed M := ⟨⟩ -- want Mod.instPointedCarNat
 end Mod
 `,
+	// `open _root_.Rb` opens the root's Rb only, not Sd.Rb (whose 𝕍,
+	// declared later, the notation table would have preferred)
+	"Lib/OpenRoot.lean": `namespace Rb
+def Gv : Type := Nat
+scoped notation "𝕍" => Gv
+end Rb
+namespace Sd
+namespace Rb
+def Fv : Type := Nat
+scoped notation "𝕍" => Fv
+end Rb
+namespace Ox
+open _root_.Rb
+instance : Pointed 𝕍 := ⟨⟩ -- want Sd.Ox.instPointedGv
+end Ox
+end Sd
+`,
 	// `open Bi` in namespace Sc.Ox opens Sc.Bi (Lean's resolveNamespace),
 	// whose scoped notation is then in force (Mathlib's ⥤ᵒᵖᴸ in
 	// Bicategory/Modification/Oplax: …HomOplaxFunctor, not …OppositeFunctor)
