@@ -516,6 +516,22 @@ instance : Pointed 𝕍 := ⟨⟩ -- want Sd.Ox.instPointedGv
 end Ox
 end Sd
 `,
+	// a CoeSort function is read with the opens as the signatures are
+	// (open Bk in Se.Ox opens Se.Bk: its scoped ⌈M⌉ is Car M)
+	"Lib/CoeOpen.lean": `namespace Se
+namespace Bk
+structure Obj where
+  carrier : Type u
+def Car (M : Obj) : Type u := M.carrier
+scoped notation "⌈" M "⌉" => Car M
+end Bk
+namespace Ox
+open Bk
+instance : CoeSort Obj (Type u) := ⟨fun M => ⌈M⌉⟩ -- want Se.Ox.instCoeSortObjType
+instance (M : Obj) : Pointed M := ⟨⟩ -- want Se.Ox.instPointedCar
+end Ox
+end Se
+`,
 	// `open Bi` in namespace Sc.Ox opens Sc.Bi (Lean's resolveNamespace),
 	// whose scoped notation is then in force (Mathlib's ⥤ᵒᵖᴸ in
 	// Bicategory/Modification/Oplax: …HomOplaxFunctor, not …OppositeFunctor)
