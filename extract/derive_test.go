@@ -84,7 +84,8 @@ end Lean
 `}
 
 // toExprLib: a structure's `deriving ToExpr` (the handler's [ToLevel.{u}]
-// binders when it has universes)
+// binders when it has universes; Pair's field `α : Type` is followed by
+// the next field, not a level)
 var toExprLib = map[string]string{"Lib/ToExpr.lean": `
 universe u
 structure Box (α : Type u) where
@@ -93,6 +94,10 @@ structure Box (α : Type u) where
 structure Plain where
   x : Nat
   deriving Lean.ToExpr
+structure Pair where
+  α : Type
+  n : Nat
+deriving instance Lean.ToExpr for Pair
 `}
 
 // TestDerivedInstanceNamesByVersion: the names Lean gives derived instances (read
@@ -129,7 +134,7 @@ func TestDerivedInstanceNamesByVersion(t *testing.T) {
 			"Lean.instToJsonPUnit_lib", "Polynomial.SplittingField.instAlgebra", "Polynomial.SplittingField.instIsScalarTower",
 			"instAlgebraNatENat", "instInhabited'ENat",
 		}},
-		{toExprLib, "v4.29.0", []string{"instToExprBoxOfToLevel", "instToExprPlain"}},
+		{toExprLib, "v4.29.0", []string{"instToExprBoxOfToLevel", "instToExprPair", "instToExprPlain"}},
 		{standaloneLib, "v4.22.0", nil},
 		{deriveLib, "4.7.0", []string{
 			"Grp.instcommutatorCharacteristic", "Grp.instcommutatorNormal",

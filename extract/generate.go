@@ -135,7 +135,7 @@ func (g *generated) derived() {
 				continue // handlers take a class name
 			}
 			name = "inst" + capitalize(lastComponent(cls)) + capitalize(last)
-			if lastComponent(cls) == "ToExpr" && g.p.src.InstanceNames == InstanceNamesV48 && hasLevelParams(f.tokSeq(d.sigStart, j)) {
+			if lastComponent(cls) == "ToExpr" && g.p.src.InstanceNames == InstanceNamesV48 && hasLevelParams(f.tokSeq(d.sigStart, j), func(i int) bool { return f.toks[d.sigStart+i].Flags&FlagLineStart != 0 }) {
 				// the handler's [ToLevel.{u}] binders (Deriving/ToExpr.lean)
 				name += "OfToLevel"
 			}

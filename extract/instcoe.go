@@ -126,24 +126,33 @@ func (n *instNamer) coeFunction(d *pdecl, vars map[string]bool) *tnode {
 	for _, x := range params {
 		locals[x] = true
 	}
-	var opened []string
-	for _, o := range d.ctx.opens {
-		opened = append(opened, o.name)
-	}
-	visNs := func(s string) bool {
-		return d.resNs == s || strings.HasPrefix(d.resNs, s+".") || containsStr(opened, s)
-	}
-	budget := 2000
-	q := &tparser{s: ts, pos: start, end: end, locals: locals, nots: n.nots, visNs: visNs, budget: &budget}
-	fn := q.expr()
-	if fn == nil || fn.op == 'x' {
+	fn := n.exprIn(d, ts, start, end, locals, "")
+	if fn == nil {
 		return nil
 	}
-	n.resolveConsts(fn, d.resNs, opened, locals, "")
 	if len(params) == 1 {
 		fn = &tnode{op: 'l', name: params[0], body: fn}
 	}
 	return fn
+}
+
+// exprIn parses ts[from:end] of d's code as a term where d is declared
+// (its namespace, its opens as declSig reads them, their scoped
+// notations) and resolves its constants, self excepted; nil if it is
+// none.
+func (n *instNamer) exprIn(d *pdecl, ts tokSeq, from, end int, locals map[string]bool, self string) *tnode {
+	opened := openedNamespaces(d.ctx.opens)
+	visNs := func(s string) bool {
+		return d.resNs == s || strings.HasPrefix(d.resNs, s+".") || containsStr(opened, s)
+	}
+	budget := 2000
+	p := &tparser{s: ts, pos: from, end: end, locals: locals, nots: n.nots, visNs: visNs, budget: &budget}
+	t := p.expr()
+	if t == nil || t.op == 'x' {
+		return nil
+	}
+	n.resolveConsts(t, d.resNs, opened, locals, self)
+	return t
 }
 
 // abbrevValue is an abbreviation's value (abbrev CompHaus := CompHausLike
@@ -184,20 +193,9 @@ func (n *instNamer) readAbbrev(d *pdecl) *abbrevDef {
 		if t != ":=" || depth != 0 {
 			continue
 		}
-		var opened []string
-		for _, o := range d.ctx.opens {
-			opened = append(opened, o.name)
-		}
-		visNs := func(s string) bool {
-			return d.resNs == s || strings.HasPrefix(d.resNs, s+".") || containsStr(opened, s)
-		}
-		budget := 2000
-		p := &tparser{s: ts, pos: i + 1, end: len(ts.text), locals: locals, nots: n.nots, visNs: visNs, budget: &budget}
-		a.val = p.expr()
-		if a.val == nil || a.val.op == 'x' {
+		if a.val = n.exprIn(d, ts, i+1, len(ts.text), locals, d.row.Name); a.val == nil {
 			return nil
 		}
-		n.resolveConsts(a.val, d.resNs, opened, locals, d.row.Name)
 		return a
 	}
 	return nil
@@ -347,20 +345,10 @@ func (n *instNamer) homField(d *pdecl, s *csig) *abbrevDef {
 		for _, x := range params {
 			locals[x] = true
 		}
-		var opened []string
-		for _, o := range d.ctx.opens {
-			opened = append(opened, o.name)
-		}
-		visNs := func(x string) bool {
-			return d.resNs == x || strings.HasPrefix(d.resNs, x+".") || containsStr(opened, x)
-		}
-		budget := 2000
-		p := &tparser{s: ts, pos: j + 1, end: end, locals: locals, nots: n.nots, visNs: visNs, budget: &budget}
-		val := p.expr()
-		if val == nil || val.op == 'x' {
+		val := n.exprIn(d, ts, j+1, end, locals, "")
+		if val == nil {
 			return nil
 		}
-		n.resolveConsts(val, d.resNs, opened, locals, "")
 		if len(params) == 0 && val.op == 'l' {
 			return nil // fun X Y => …: not read
 		}

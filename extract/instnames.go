@@ -793,12 +793,19 @@ func (n *instNamer) levelParams(full string) bool {
 		}
 		text, ok = d.varSig+" "+d.row.Code, true
 	}
-	return ok && hasLevelParams(lexSeq(text))
+	if !ok {
+		return false
+	}
+	toks, _ := Lex([]byte(text))
+	ts := lexSeq(text)
+	return hasLevelParams(ts, func(i int) bool { return i < len(toks) && toks[i].Flags&FlagLineStart != 0 })
 }
 
 // hasLevelParams tells whether a type's text mentions a universe level
-// that is not a numeral.
-func hasLevelParams(ts tokSeq) bool {
+// that is not a numeral. lineStart tells whether token i begins a line:
+// a level is written on Type's line, and what begins the next one is
+// the next field (`α : Type` then `n : Nat`), not a level.
+func hasLevelParams(ts tokSeq, lineStart func(i int) bool) bool {
 	for i, t := range ts.text {
 		if strings.HasPrefix(t, ".{") || strings.HasSuffix(t, ".{") {
 			return true
@@ -807,6 +814,9 @@ func hasLevelParams(ts tokSeq) bool {
 			return true
 		}
 		if t != "Type" && t != "Sort" || i+1 >= len(ts.text) {
+			continue
+		}
+		if lineStart(i + 1) {
 			continue
 		}
 		switch next := ts.text[i+1]; {

@@ -489,6 +489,49 @@ instance (M : ModuleCat Nat) : Pointed M := ⟨⟩ -- want CompHaus.instPointedC
 instance : Pointed (Set.univ' Bool) := ⟨⟩ -- want CompHaus.instPointedElemBoolUniv'
 end CompHaus
 `,
+	// a CoeSort function over the instance's own binders ({R}) is applied
+	// with them filled by the coerced term's type (Mod Nat: R := Nat)
+	"Lib/CoeVar.lean": `structure Mod (R : Type u) where
+  carrier : Type u
+def Mod.Car (R : Type u) (M : Mod R) : Type u := M.carrier
+namespace Mod
+instance {R : Type u} : CoeSort (Mod R) (Type u) := ⟨fun M => Mod.Car R M⟩ -- want Mod.instCoeSortType
+instance (M : Mod Nat) : Pointed M := ⟨⟩ -- want Mod.instPointedCarNat
+end Mod
+`,
+	// `open _root_.Rb` opens the root's Rb only, not Sd.Rb (whose 𝕍,
+	// declared later, the notation table would have preferred)
+	"Lib/OpenRoot.lean": `namespace Rb
+def Gv : Type := Nat
+scoped notation "𝕍" => Gv
+end Rb
+namespace Sd
+namespace Rb
+def Fv : Type := Nat
+scoped notation "𝕍" => Fv
+end Rb
+namespace Ox
+open _root_.Rb
+instance : Pointed 𝕍 := ⟨⟩ -- want Sd.Ox.instPointedGv
+end Ox
+end Sd
+`,
+	// a CoeSort function is read with the opens as the signatures are
+	// (open Bk in Se.Ox opens Se.Bk: its scoped ⌈M⌉ is Car M)
+	"Lib/CoeOpen.lean": `namespace Se
+namespace Bk
+structure Obj where
+  carrier : Type u
+def Car (M : Obj) : Type u := M.carrier
+scoped notation "⌈" M "⌉" => Car M
+end Bk
+namespace Ox
+open Bk
+instance : CoeSort Obj (Type u) := ⟨fun M => ⌈M⌉⟩ -- want Se.Ox.instCoeSortObjType
+instance (M : Obj) : Pointed M := ⟨⟩ -- want Se.Ox.instPointedCar
+end Ox
+end Se
+`,
 	// `open Bi` in namespace Sc.Ox opens Sc.Bi (Lean's resolveNamespace),
 	// whose scoped notation is then in force (Mathlib's ⥤ᵒᵖᴸ in
 	// Bicategory/Modification/Oplax: …HomOplaxFunctor, not …OppositeFunctor)

@@ -527,7 +527,12 @@ func (p *fileParser) open(i, end int) {
 			j = c
 			continue
 		}
-		add = append(add, openDecl{name: strings.TrimPrefix(s, "_root_."), atNs: p.ns, scoped: scoped})
+		// `_root_.X` names the root's X: nothing relative to p.ns
+		atNs := p.ns
+		if strings.HasPrefix(s, "_root_.") {
+			atNs = ""
+		}
+		add = append(add, openDecl{name: strings.TrimPrefix(s, "_root_."), atNs: atNs, scoped: scoped})
 	}
 	if len(add) > 0 {
 		p.opens = appendOpens(p.opens, add...)

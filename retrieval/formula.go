@@ -278,7 +278,10 @@ func formulaLaTeX(f string, latex bool) string {
 			return s[1] + strings.Join(parts, " * ") + s[4]
 		})
 	}
-	for {
+	// Each pass rewrites the innermost groups; a formula nests a few deep,
+	// and a bound keeps a query nested thousands deep linear (unbounded,
+	// 4 KB of x^{x^{… took 0.2 s and 340 KB of \frac{ more than 10 min).
+	for range latexMaxNesting {
 		g := latexFrac.ReplaceAllStringFunc(f, func(m string) string {
 			s := latexFrac.FindStringSubmatch(m)
 			return fracPart(s[1]) + " / " + fracPart(s[2])
@@ -297,6 +300,10 @@ func formulaLaTeX(f string, latex bool) string {
 	}
 	return NormalizeLaTeX(f)
 }
+
+// latexMaxNesting bounds the passes formulaLaTeX makes over nested
+// \frac{…}{…} and ^{…}.
+const latexMaxNesting = 8
 
 // fracPart is one side of a fraction: bare when it is one word, else in
 // parentheses.

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 )
 
@@ -72,6 +73,9 @@ func TestFormulaStatement(t *testing.T) {
 		{"{p m n : ℕ} (pp : p.Prime) : p ∣ m * n ↔ p ∣ m ∨ p ∣ n", "_ ∣ _ * _ ↔ _ ∣ _ ∨ _ ∣ _"},
 		{"{s t : Set α} (f : α → β) (h : s ⊆ t) : f '' s ⊆ f '' t", "_ ⊆ _ → _ '' _ ⊆ _ '' _"},
 		{"[TopologicalSpace α] (hs : IsCompact s) (hf : Continuous f) : IsCompact (f '' s)", "_ → _ → _ ( _ '' _ )"},
+		// An implicit binder is no hypothesis even when
+		// its type holds an operator.
+		{"{f g : R →+* S} {h : f = g} (x : R) : f x = g x", "_ = _"},
 		// A binder of a function type is data, not a hypothesis.
 		{"(c : F → M → M) (h1 : c 1 = id) : c 1 = 1", "_ = _ → _ = 1"},
 		// Comments and := are skipped; a structure field is name : type.
@@ -142,5 +146,30 @@ func TestFormulaLaTeXApplication(t *testing.T) {
 		if got := layout(FormulaQuery(c.in)); got != c.want {
 			t.Errorf("FormulaQuery(%q) reads as %q, want %q", c.in, got, c.want)
 		}
+	}
+}
+
+// A query nested thousands deep (\frac{\frac{…, x^{x^{…) is read in time
+// linear in its length: each pass over the nesting rewrote only the
+// innermost groups, so 64 KB of x^{ took minutes.
+func TestFormulaQueryDeepNesting(t *testing.T) {
+	for _, q := range []string{
+		"$" + strings.Repeat(`x^{`, 16000) + strings.Repeat("}", 16000) + "$",
+		"$" + strings.Repeat(`\frac{`, 8000) + "a" + strings.Repeat("}{b}", 8000) + "$",
+	} {
+		done := make(chan string, 1)
+		go func() { done <- FormulaQuery(q) }()
+		select {
+		case f := <-done:
+			if f == "" {
+				t.Errorf("a nested formula of %d bytes has no formula", len(q))
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("FormulaQuery of a formula nested %d bytes deep still running after 10 s", len(q))
+		}
+	}
+	// A formula nested as deep as a real one is read whole.
+	if got := layout(FormulaQuery(`$\frac{\frac{a}{b}}{\frac{c}{d}} = x^{y^{z^{2}}}$`)); got != "( _ / _ ) / ( _ / _ ) = _ ^ ( _ ^ ( _ ^ _ ) )" {
+		t.Errorf("nested formula reads as %q", got)
 	}
 }
