@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -642,6 +643,9 @@ func commitTables(ctx context.Context, ws *workspace.Workspace, rec *workspace.R
 	rec.Count("twin_signatures_translated", int64(res.TwinSigs.Translated))
 	rec.Count("twin_signatures_unchanged", int64(res.TwinSigs.Unchanged))
 	rec.Count("twin_signatures_kept", int64(res.TwinSigs.Kept))
+	for _, r := range slices.Sorted(maps.Keys(res.TwinSigs.KeptBy)) {
+		rec.Count("twin_signatures_kept_"+r, int64(res.TwinSigs.KeptBy[r]))
+	}
 	rec.Count("modules", res.Modules)
 	rec.Count("parse_errors", int64(res.ErrorCount))
 	rec.Count("unresolved_identifiers", res.Unresolved)

@@ -986,6 +986,9 @@ func (p *fileParser) toAdditive(d *declSyntax, pd *pdecl) *pdecl {
 		}
 		if tw := makeTwin(pd, name); tw != nil {
 			tw.twinAttr, tw.twinExplicit, tw.sigAttr = a.name, explicit, a.name
+			for j := a.start; j < a.end; j++ {
+				tw.dontTranslate = tw.dontTranslate || p.f.is(j, "dont_translate")
+			}
 			p.res.decls = append(p.res.decls, tw)
 			twins = append(twins, tw)
 		}

@@ -114,6 +114,8 @@ type pdecl struct {
 	twinned  bool
 	sigNames map[string]string
 	varTypes map[string]string // section variable → its type's result head (resultHead)
+	// dontTranslate: the twin's attribute says (dont_translate := …)
+	dontTranslate bool
 	// resolution results before the instance-variable decision
 	sigDeps, bodyDeps, baseDeps []string
 	condDeps                    [][]string

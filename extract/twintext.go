@@ -1,8 +1,6 @@
 package extract
 
 import (
-	"fmt"
-	"os"
 	"slices"
 	"strings"
 )
@@ -111,8 +109,10 @@ func (d twinDict) symbolMap(table []tableNotation) (out map[string]string, fail 
 			}
 		}
 		if tgt == nil {
-			if n.kind == "postfix" || n.kind == "prefix" {
-				fail[n.atoms[0]] = true
+			for _, a := range n.atoms {
+				if !isParam(a) {
+					fail[a] = true
+				}
 			}
 			continue
 		}
@@ -130,6 +130,7 @@ func (d twinDict) symbolMap(table []tableNotation) (out map[string]string, fail 
 		delete(out, s)
 	}
 	for s, t := range out {
+		delete(fail, s) // an atom other notations translate (|)
 		if s == t {
 			delete(out, s)
 		}
@@ -219,10 +220,10 @@ type twinText struct {
 	syms   map[string]string
 	locals map[string]bool // bound names (binders, ∀, fun, big operators)
 	match  []int           // matching bracket of each bracket token, -1
-	fail   bool
-	pow    bool // ^ translates (HPow.hPow → HSMul.hSMul)
-	inv    bool // ⁻¹ translates (Inv.inv → Neg.neg)
-	one    bool // 1 translates (One.one → Zero.zero)
+	fail   string          // why the text cannot be translated ("": it can)
+	pow    bool            // ^ translates (HPow.hPow → HSMul.hSMul)
+	inv    bool            // ⁻¹ translates (Inv.inv → Neg.neg)
+	one    bool            // 1 translates (One.one → Zero.zero)
 }
 
 var openers = map[string]string{"(": ")", "[": "]", "{": "}", "⟨": "⟩", "⦃": "⦄"}
@@ -242,6 +243,7 @@ func (x *twinText) translate() (string, bool) {
 	}
 	x.toks = twinTokens(text, x.atoms)
 	if x.toks == nil && strings.TrimSpace(text) != "" {
+		x.bad("lex")
 		return text, false
 	}
 	x.match = make([]int, len(x.toks))
@@ -258,6 +260,7 @@ func (x *twinText) translate() (string, bool) {
 		for _, c := range openers {
 			if t.text == c {
 				if len(stack) == 0 || openers[x.toks[stack[len(stack)-1]].text] != c {
+					x.bad("brackets")
 					return text, false
 				}
 				o := stack[len(stack)-1]
@@ -267,6 +270,7 @@ func (x *twinText) translate() (string, bool) {
 		}
 	}
 	if len(stack) > 0 {
+		x.bad("brackets")
 		return text, false
 	}
 	x.bindLocals()
@@ -278,10 +282,17 @@ func (x *twinText) translate() (string, bool) {
 	if len(x.toks) > 0 {
 		b.WriteString(text[x.toks[len(x.toks)-1].end:])
 	}
-	if x.fail {
+	if x.fail != "" {
 		return text, false
 	}
 	return b.String(), true
+}
+
+// bad marks the text untranslatable, for the first reason found.
+func (x *twinText) bad(reason string) {
+	if x.fail == "" {
+		x.fail = reason
+	}
 }
 
 // bindLocals collects the names bound in the text: binder groups' names
@@ -427,7 +438,7 @@ func (x *twinText) render(lo, hi int) string {
 			}
 			s := x.runStart(i - 1)
 			if s < lo || s > 0 && x.toks[s-1].text == "-" || s > 0 && x.toks[s-1].text == "^" {
-				x.fail = true
+				x.bad("pow")
 				return ""
 			}
 			powAt[s] = i
@@ -440,7 +451,7 @@ func (x *twinText) render(lo, hi int) string {
 		if p, ok := powAt[i]; ok {
 			e := x.runEnd(p + 1)
 			if e == p+1 || e > hi || e < len(x.toks) && x.toks[e].text == "^" {
-				x.fail = true
+				x.bad("pow")
 				return ""
 			}
 			b.WriteString(x.renderExp(p+1, e))
@@ -541,11 +552,11 @@ func (x *twinText) invEnd(i int) int {
 		return -1
 	}
 	if e < len(x.toks) && x.toks[e].text == "⁻¹" {
-		if e+1 < len(x.toks) && x.toks[e+1].text == "⁻¹" {
-			x.fail = true
+		if e+1 < len(x.toks) && (x.toks[e+1].text == "⁻¹" || x.toks[e+1].text == "]" && x.toks[e+1].start == x.toks[e].end) {
+			x.bad("inv") // a⁻¹⁻¹; R[S⁻¹] (OreLocalization's notation)
 		}
 		if i > 0 && x.toks[i-1].text == "↑" {
-			x.fail = true
+			x.bad("inv")
 		}
 		return e + 1
 	}
@@ -568,18 +579,18 @@ func (x *twinText) token(i int) string {
 		}
 		if !x.consts[t.text] {
 			for a := range x.failSyms {
-				if strings.HasSuffix(t.text, a) {
-					x.fail = true // Mˣ: the lexer reads a letter-like atom with its operand
+				if len(t.text) > len(a) && strings.HasSuffix(t.text, a) && !isASCIIAlpha(rune(a[0])) {
+					x.bad("notation") // Mˣ: the lexer reads a letter-like atom with its operand
 				}
 			}
 		}
 	case TokSymbol:
 		if t.text == "⁻¹" && x.inv {
-			x.fail = true // an operand invEnd did not take
+			x.bad("inv") // an operand invEnd did not take
 			return t.text
 		}
 		if x.failSyms[t.text] {
-			x.fail = true
+			x.bad("notation")
 		}
 		if t.text == "*" && i > 0 && x.toks[i-1].end == t.start && (x.toks[i-1].text == "Type" || x.toks[i-1].text == "Sort") {
 			return t.text // Type*
@@ -591,7 +602,7 @@ func (x *twinText) token(i int) string {
 			if t.text == "•" && x.hasSym("*", "/") {
 				// r • x * y is (r • x) * y, r +ᵥ x + y is r +ᵥ (x + y):
 				// the precedences differ (73 vs 65)
-				x.fail = true
+				x.bad("smul")
 			}
 			return to
 		}
@@ -601,7 +612,7 @@ func (x *twinText) token(i int) string {
 			case oneTranslated:
 				return "0"
 			case oneUnknown:
-				x.fail = true
+				x.bad("one")
 			}
 		}
 	}
@@ -634,11 +645,16 @@ func (x *twinText) oneContext(i int) int {
 		next = x.toks[i+1].text
 	}
 	mulOp := func(s string) bool { return s == "*" || s == "/" }
+	arg := x.endsTerm(i - 1) // f 1 * x: 1 is f's argument, not an operand
 	switch {
+	case arg && (mulOp(next) || next == "^" || next == "+" || next == "-"):
+		return oneUnknown
 	case mulOp(prev), mulOp(next), next == "⁻¹", next == "^":
 		return oneTranslated
 	case prev == "+" || prev == "-" || next == "+" || next == "-":
 		return oneKept
+	}
+	switch {
 	case prev == "(" && next == ":":
 		if i+2 < len(x.toks) && x.toks[i+2].kind == TokIdent && x.match[i-1] == i+3 {
 			return x.typeVar(x.toks[i+2].text)
@@ -759,7 +775,7 @@ func (x *twinText) field(i int) (string, bool) {
 func (x *twinText) fieldName(f string) (string, bool) {
 	to, ok := x.fields[f]
 	if ok && to == "" {
-		x.fail = true
+		x.bad("field")
 		return f, false
 	}
 	return to, ok
@@ -934,9 +950,6 @@ func twinDicts(t *Table, files []*fileResult, naming *Naming) map[string]twinDic
 			}
 		}
 	}
-	if os.Getenv("TWINDEBUG") != "" {
-		fmt.Fprintln(os.Stderr, "core", core["to_additive"], "HMul.hMul", out["to_additive"]["HMul.hMul"], out["to_additive"]["One.one"])
-	}
 	return out
 }
 
@@ -982,6 +995,22 @@ type TwinSigStats struct {
 	Translated int // texts changed by the translation
 	Unchanged  int // texts with nothing to translate
 	Kept       int // texts left as the source's: some part could not be translated exactly
+	// KeptBy counts the kept texts by the first reason found: dont_translate
+	// (the attribute keeps a type's operations), dual_order (to_dual's
+	// swapped orders), one (a 1 of unknown type), inv and pow (an operand
+	// the token walk cannot delimit), notation (a translated constant's
+	// notation the translation has none of: Mˣ), smul (• next to * or /:
+	// the precedences of +ᵥ and • differ), field (x.f with f translated by
+	// some constants and not others), brackets, lex.
+	KeptBy map[string]int
+}
+
+func (st *TwinSigStats) keep(reason string) {
+	st.Kept++
+	if st.KeptBy == nil {
+		st.KeptBy = map[string]int{}
+	}
+	st.KeptBy[reason]++
 }
 
 // translateTwinSigs writes each twin's signature as its attribute
@@ -1014,7 +1043,7 @@ func translateTwinSigs(t *Table, files []*fileResult, naming *Naming) TwinSigSta
 			}
 			table = append(table, tn)
 			for _, a := range nd.atoms {
-				if len(twinTokens(a, nil)) > 1 {
+				if len(twinTokens(a, nil)) > 1 && !strings.ContainsAny(a, "()[]{}⟨⟩⦃⦄") {
 					atoms = append(atoms, a)
 				}
 			}
@@ -1043,13 +1072,19 @@ func translateTwinSigs(t *Table, files []*fileResult, naming *Naming) TwinSigSta
 				}
 			}
 			src := d.twinOf.row.Signature
+			if d.dontTranslate {
+				// (dont_translate := R): the operations of R stay, which the
+				// text does not tell apart (MonoidAlgebra's r * y g)
+				st.keep("dont_translate")
+				continue
+			}
 			if d.sigAttr == "to_dual" {
 				dual := false
 				for _, tk := range twinTokens(src, atoms) {
 					dual = dual || tk.kind == TokSymbol && dualOrder[tk.text]
 				}
 				if dual {
-					st.Kept++
+					st.keep("dual_order")
 					continue
 				}
 			}
@@ -1059,12 +1094,9 @@ func translateTwinSigs(t *Table, files []*fileResult, naming *Naming) TwinSigSta
 			x := &twinText{text: src, ids: ids, consts: consts, syms: syms[d.sigAttr], inv: inv, pow: pow, one: one,
 				fields: fields[d.sigAttr], varTypes: d.twinOf.varTypes, atoms: atoms, failSyms: fails[d.sigAttr]}
 			out, ok := x.translate()
-			if os.Getenv("TWINDEBUG") != "" {
-				fmt.Fprintf(os.Stderr, "TW\t%v\t%v\t%s\t%s\n", ok, out == src, d.row.Name, strings.Join(strings.Fields(out), " "))
-			}
 			switch {
 			case !ok:
-				st.Kept++
+				st.keep(x.fail)
 			case out == src:
 				st.Unchanged++
 			default:

@@ -32,10 +32,113 @@ func TestTranslateTwinText(t *testing.T) {
 		{"(mul : α) : mul = mul", "(mul : α) : mul = mul"},
 		{"[CommMonoid M] (x : M) : (1 : M) * x = x ∧ (1 : ℕ) = 1", "[AddCommMonoid M] (x : M) : (0 : M) + x = x ∧ (1 : ℕ) = 1"},
 		{"∏ᶠ i, f i = ∏' i, f i", "∑ᶠ i, f i = ∑' i, f i"},
+		// Type* is not a product; f^[n] is an iterate, not a power
+		{"{M : Type*} (a : M) : (a * ·)^[n] x = a ^ n * x", "{M : Type*} (a : M) : (a + ·)^[n] x = n • a + x"},
+		// ⁻¹ before field access; the preimage ⁻¹' is not an inverse
+		{"(h : s.Nonempty) : s⁻¹.Nonempty ∧ f ⁻¹' s = s", "(h : s.Nonempty) : (-s).Nonempty ∧ f ⁻¹' s = s"},
+		// R[S⁻¹] is OreLocalization's notation: kept
+		{"(c : R) : X[S⁻¹] → X[S⁻¹]", "(c : R) : X[S⁻¹] → X[S⁻¹]"},
+		// f 1 * f 2: 1 is f's argument, its type unknown: kept
+		{"(f : Fin 3 → M) : ∏ i, f i = f 0 * f 1 * f 2", "(f : Fin 3 → M) : ∏ i, f i = f 0 * f 1 * f 2"},
+		// C * ‖x‖ multiplies real numbers
+		{"{C : ℝ≥0} (x : E) : ‖x⁻¹‖ ≤ C * ‖x‖", "{C : ℝ≥0} (x : E) : ‖-x‖ ≤ C * ‖x‖"},
+		// a 1 compared with a variable of a type variable, of ℕ
+		{"{x : M} {n : ℕ} (h : x ≠ 1) : n = 1 → x ^ n ≠ 1", "{x : M} {n : ℕ} (h : x ≠ 0) : n = 1 → n • x ≠ 0"},
 	} {
 		got, ok := translateTwinText(c.in, ids, consts, syms, true, true, true)
 		if got != c.want {
 			t.Errorf("%q:\n got %q (ok %v)\nwant %q", c.in, got, ok, c.want)
 		}
 	}
+}
+
+// TestTwinSymbolMap: the notation table's symbols translate by the
+// dictionary (MonoidHom ↦ AddMonoidHom: →* ↦ →+); a notation whose
+// constant translates to one without notation (Units ↦ AddUnits: Mˣ) fails.
+func TestTwinSymbolMap(t *testing.T) {
+	table := []tableNotation{
+		{atoms: []string{"x", "→*", "x"}, kind: "infixr", c: "MonoidHom"},
+		{atoms: []string{"x", "→+", "x"}, kind: "infixr", c: "AddMonoidHom"},
+		{atoms: []string{"x", "ˣ"}, kind: "postfix", c: "Units"},
+		{atoms: []string{"AddU", "x"}, kind: "prefix", c: "AddUnits"}, // not the shape of ˣ
+		{atoms: []string{"x", "*", "x"}, kind: "notation", c: "op"},   // a local reading of *: core's wins
+	}
+	d := twinDict{"MonoidHom": "AddMonoidHom", "Units": "AddUnits", "HMul.hMul": "HAdd.hAdd", "op": "addOp"}
+	syms, fail := d.symbolMap(table)
+	if syms["→*"] != "→+" || syms["*"] != "+" || len(syms) != 2 {
+		t.Errorf("symbols %v", syms)
+	}
+	if !fail["ˣ"] || len(fail) != 1 {
+		t.Errorf("fail %v", fail)
+	}
+	x := &twinText{text: "(f : M →* N) (u : Mˣ) : f (u * u) = f u * f u", ids: map[string]string{}, syms: syms,
+		failSyms: fail, atoms: append([]string{"→*"}, twinAtoms...)}
+	if out, ok := x.translate(); ok || x.fail != "notation" {
+		t.Errorf("Mˣ: got %q %v (%q)", out, ok, x.fail)
+	}
+	x = &twinText{text: "(f : M →* N) : f (u * u) = f u * f u", ids: map[string]string{}, syms: syms, failSyms: fail,
+		atoms: append([]string{"→*"}, twinAtoms...)}
+	if out, ok := x.translate(); !ok || out != "(f : M →+ N) : f (u + u) = f u + f u" {
+		t.Errorf("→*: got %q %v", out, ok)
+	}
+}
+
+// TestTwinFieldMap: x.prod translates only when every constant named .prod
+// translates alike.
+func TestTwinFieldMap(t *testing.T) {
+	f := twinDict{"List.prod": "List.sum", "Multiset.prod": "Multiset.sum", "MonoidHom.prod": "AddMonoidHom.prod",
+		"List.inv": "List.neg"}.fieldMap()
+	if f["inv"] != "neg" || f["prod"] != "" {
+		t.Errorf("fields %v", f)
+	}
+	x := &twinText{text: "(l : List M) : l.inv = (l.map f).inv", ids: map[string]string{}, fields: f}
+	if out, ok := x.translate(); !ok || out != "(l : List M) : l.neg = (l.map f).neg" {
+		t.Errorf("got %q %v", out, ok)
+	}
+	x = &twinText{text: "(l : List M) : l.prod = 1", ids: map[string]string{}, fields: f}
+	if _, ok := x.translate(); ok || x.fail != "field" {
+		t.Errorf("ambiguous .prod translated (%q)", x.fail)
+	}
+}
+
+// TestTwinSignatureEndToEnd: a twin's signature row, through parsing and
+// resolution: the identifiers as the source writes them (namespaced and
+// open), the core operators named by `attribute [to_additive existing]`,
+// section variables' types for the 1s.
+func TestTwinSignatureEndToEnd(t *testing.T) {
+	src := `
+attribute [to_additive existing] Inv Mul One
+attribute [to_additive existing HAdd] HMul
+
+@[to_additive]
+class MulFoo (α : Type*) [Mul α] : Prop
+
+namespace Foo
+
+@[to_additive]
+def mulBar {α : Type*} [Mul α] (a : α) : α := a * a
+
+end Foo
+
+open Foo
+
+variable {α : Type*} [Mul α] [One α] [Inv α] {a b : α}
+
+@[to_additive add_baz]
+theorem mul_baz [MulFoo α] (h : a * b = 1) : mulBar a⁻¹ = Foo.mulBar (a * b) ∧ a = 1 := sorry
+`
+	rows, _, errs := ParseFile([]byte(src), "Mathlib/Foo.lean", "mathlib")
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	want := "[AddFoo α] (h : a + b = 0) : addBar (-a) = Foo.addBar (a + b) ∧ a = 0"
+	for _, r := range rows {
+		if r.Name == "add_baz" {
+			if r.Signature != want {
+				t.Errorf("add_baz: %q, want %q", r.Signature, want)
+			}
+			return
+		}
+	}
+	t.Fatal("no add_baz row")
 }
