@@ -303,8 +303,43 @@ func (x *twinText) bindLocals() {
 	for v, ty := range x.varTypes {
 		x.types[v] = ty
 	}
+	// the signature's own colon: binder groups before it at the top level
+	// are binders, (e : T) after it an ascription unless a binder keyword,
+	// another binder or a dependent arrow goes with it
+	top, depth := len(x.toks), 0
 	for i, t := range x.toks {
-		if t.kind == TokSymbol && x.match[i] > i && t.text != "⟨" {
+		if x.match[i] > i {
+			depth++
+		} else if x.match[i] >= 0 {
+			depth--
+		}
+		if depth == 0 && t.text == ":" {
+			top = i
+			break
+		}
+	}
+	binder := make([]bool, len(x.toks))
+	depth = 0
+	for i, t := range x.toks {
+		if x.match[i] >= 0 && x.match[i] < i {
+			depth--
+		}
+		if x.match[i] > i {
+			prev, next := "", ""
+			if i > 0 {
+				prev = x.toks[i-1].text
+			}
+			if e := x.match[i] + 1; e < len(x.toks) {
+				next = x.toks[e].text
+			}
+			binder[i] = depth == 0 && i < top || binderKeyword[prev] || next == "→" ||
+				i > 0 && x.match[i-1] >= 0 && x.match[i-1] < i-1 && binder[x.match[i-1]]
+			depth++
+		}
+		_ = t
+	}
+	for i, t := range x.toks {
+		if t.kind == TokSymbol && x.match[i] > i && t.text != "⟨" && binder[i] {
 			// (a b : α): the names before the colon
 			j := i + 1
 			for j < x.match[i] && x.toks[j].kind == TokIdent {
@@ -336,6 +371,11 @@ func (x *twinText) bindLocals() {
 		}
 	}
 }
+
+// binderKeyword are the tokens binder groups follow (∀ (x : α), …).
+var binderKeyword = map[string]bool{"∀": true, "∃": true, "∃!": true, "fun": true, "λ": true, "Π": true,
+	"Σ": true, "Σ'": true, "⋃": true, "⋂": true, "⨆": true, "⨅": true, "∏": true, "∑": true, "∏ᶠ": true,
+	"∑ᶠ": true, "∏'": true, "∑'": true}
 
 // atomEnd reports whether token i ends an argument-like term (so that what
 // follows it is applied to it).

@@ -32,6 +32,8 @@ func TestTranslateTwinText(t *testing.T) {
 		{"(mul : α) : mul = mul", "(mul : α) : mul = mul"},
 		{"[CommMonoid M] (x : M) : (1 : M) * x = x ∧ (1 : ℕ) = 1", "[AddCommMonoid M] (x : M) : (0 : M) + x = x ∧ (1 : ℕ) = 1"},
 		{"∏ᶠ i, f i = ∏' i, f i", "∑ᶠ i, f i = ∑' i, f i"},
+		// (e : T) after the colon is an ascription, not a binder: e is a constant
+		{"(x : G) : (orderOf : G → ℕ) x = orderOf x ∧ ∀ (y : G) (z : G), y = z", "(x : G) : (addOrderOf : G → ℕ) x = addOrderOf x ∧ ∀ (y : G) (z : G), y = z"},
 		// Type* is not a product; f^[n] is an iterate, not a power
 		{"{M : Type*} (a : M) : (a * ·)^[n] x = a ^ n * x", "{M : Type*} (a : M) : (a + ·)^[n] x = n • a + x"},
 		// ⁻¹ before field access; the preimage ⁻¹' is not an inverse
