@@ -1003,7 +1003,14 @@ func (p *fileParser) toAdditive(d *declSyntax, pd *pdecl) *pdecl {
 			if pd.varTypes == nil {
 				pd.varTypes = map[string]string{}
 			}
-			pd.varTypes[v.name] = resultHead(p.f.tokSeq(v.tyStart, v.tyEnd).text)
+			ty := p.f.tokSeq(v.tyStart, v.tyEnd).text
+			pd.varTypes[v.name] = resultHead(ty)
+			if el := elemHead(ty); el != "" {
+				if pd.varElems == nil {
+					pd.varElems = map[string]string{}
+				}
+				pd.varElems[v.name] = el
+			}
 		}
 	}
 	return twins[0]

@@ -114,6 +114,7 @@ type pdecl struct {
 	twinned  bool
 	sigNames map[string]string
 	varTypes map[string]string // section variable → its type's result head (resultHead)
+	varElems map[string]string // section variable → its type's element type (elemHead)
 	// dontTranslate: the twin's attribute says (dont_translate := …)
 	dontTranslate bool
 	// resolution results before the instance-variable decision

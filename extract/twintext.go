@@ -209,14 +209,19 @@ type twinText struct {
 	toks   []ttok
 	ids    map[string]string // identifier as written → its translation as written
 	consts map[string]bool   // identifiers (as written) that are constants
+	// results: a constant (as written) → its signature's result head
+	results map[string]string
 	// fields: a field name → its translation, for x.f with x a variable
 	fields   map[string]string
 	varTypes map[string]string // section variables' types (resultHead)
+	varElems map[string]string // section variables' element types (elemHead)
 	atoms    []string          // multi-token atoms, longest first (twinAtoms if nil)
 	failSyms map[string]bool   // symbols that cannot be translated (symbolMap)
 	// types: a name bound in the text → its type's head when the binder
 	// writes it as one identifier ((a b : α))
-	types  map[string]string
+	types map[string]string
+	// elems: a name bound in the text → X when its type is `C X` (Set α)
+	elems  map[string]string
 	syms   map[string]string
 	locals map[string]bool // bound names (binders, ∀, fun, big operators)
 	match  []int           // matching bracket of each bracket token, -1
@@ -228,14 +233,9 @@ type twinText struct {
 
 var openers = map[string]string{"(": ")", "[": "]", "{": "}", "⟨": "⟩", "⦃": "⦄"}
 
-// translateTwinText returns text translated with ids (identifiers as
-// written → translated, as written), syms (symbol → symbol) and whether
-// ⁻¹, ^ and 1 translate; ok false when some part cannot be translated
-// exactly (the text is then returned unchanged).
-func translateTwinText(text string, ids map[string]string, consts map[string]bool, syms map[string]string, inv, pow, one bool) (string, bool) {
-	return (&twinText{text: text, ids: ids, consts: consts, syms: syms, inv: inv, pow: pow, one: one}).translate()
-}
-
+// translate returns x.text translated; ok false when some part cannot be
+// translated exactly (the text is then returned unchanged, x.fail says
+// why).
 func (x *twinText) translate() (string, bool) {
 	text := x.text
 	if x.atoms == nil {
@@ -299,9 +299,12 @@ func (x *twinText) bad(reason string) {
 // (before the colon of ( { [ ⦃), and the names after ∀ ∃ fun λ and the big
 // operators up to the comma or arrow.
 func (x *twinText) bindLocals() {
-	x.locals, x.types = map[string]bool{}, map[string]string{}
+	x.locals, x.types, x.elems = map[string]bool{}, map[string]string{}, map[string]string{}
 	for v, ty := range x.varTypes {
 		x.types[v] = ty
+	}
+	for v, el := range x.varElems {
+		x.elems[v] = el
 	}
 	// the signature's own colon: binder groups before it at the top level
 	// are binders, (e : T) after it an ascription unless a binder keyword,
@@ -350,10 +353,11 @@ func (x *twinText) bindLocals() {
 				for k := j + 1; k < x.match[i]; k++ {
 					tt = append(tt, x.toks[k].text)
 				}
-				ty := resultHead(tt)
+				ty, el := resultHead(tt), elemHead(tt)
 				for k := i + 1; k < j; k++ {
 					x.locals[x.toks[k].text] = true
 					x.types[x.toks[k].text] = ty
+					x.elems[x.toks[k].text] = el
 				}
 			}
 		}
@@ -417,10 +421,25 @@ func (x *twinText) atomStart(i int) int {
 	default:
 		return -1
 	}
+	for s >= 2 && x.isProj(s-1) {
+		// x.1, (f x).2: a projection continues the atom before it
+		p := x.atomStart(s - 2)
+		if p < 0 {
+			break
+		}
+		s = p
+	}
 	if s > 0 && x.toks[s-1].text == "↑" {
 		s--
 	}
 	return s
+}
+
+// isProj reports whether token j is the dot of a projection written
+// without spaces (x.1, (f x).snd: the lexer reads x . 1).
+func (x *twinText) isProj(j int) bool {
+	return j > 0 && j+1 < len(x.toks) && x.toks[j].text == "." && x.toks[j-1].end == x.toks[j].start &&
+		x.toks[j].end == x.toks[j+1].start && (x.toks[j+1].kind == TokNumber || x.toks[j+1].kind == TokIdent)
 }
 
 // runStart returns the start of the application run ending at token i:
@@ -451,6 +470,8 @@ func (x *twinText) runEnd(i int) int {
 		switch {
 		case t.text == "↑" || t.text == "⁻¹":
 			e++
+		case e > i && x.isProj(e):
+			e += 2
 		case t.kind == TokIdent && x.endsTerm(e), t.kind == TokNumber:
 			e++
 		case x.match[e] > e:
@@ -591,6 +612,9 @@ func (x *twinText) invEnd(i int) int {
 	default:
 		return -1
 	}
+	for x.isProj(e) {
+		e += 2 // x.1⁻¹
+	}
 	if e < len(x.toks) && x.toks[e].text == "⁻¹" {
 		if e+1 < len(x.toks) && (x.toks[e+1].text == "⁻¹" || x.toks[e+1].text == "]" && x.toks[e+1].start == x.toks[e].end) {
 			x.bad("inv") // a⁻¹⁻¹; R[S⁻¹] (OreLocalization's notation)
@@ -647,6 +671,9 @@ func (x *twinText) token(i int) string {
 			return to
 		}
 	case TokNumber:
+		if i > 0 && x.isProj(i-1) {
+			return t.text // x.1: a projection
+		}
 		if t.text == "1" && x.one {
 			switch x.oneContext(i) {
 			case oneTranslated:
@@ -699,6 +726,25 @@ func (x *twinText) oneContext(i int) int {
 		if i+2 < len(x.toks) && x.toks[i+2].kind == TokIdent && x.match[i-1] == i+3 {
 			return x.typeVar(x.toks[i+2].text)
 		}
+		// (1 : Set α): a type applied to type variables
+		if e := x.match[i-1]; e > i+3 && !numberTypes[x.toks[i+2].text] {
+			for j := i + 2; j < e; j++ {
+				if x.toks[j].kind != TokIdent {
+					return oneUnknown
+				}
+			}
+			if x.typeVar(x.toks[e-1].text) == oneTranslated {
+				return oneTranslated
+			}
+		}
+		return oneUnknown
+	case next == "∈" || next == "∉":
+		// 1 ∈ s, s : Set α
+		if i+2 < len(x.toks) && x.toks[i+2].kind == TokIdent && x.runEnd(i+2) == i+3 {
+			if el := x.elems[x.toks[i+2].text]; el != "" {
+				return x.typeVar(el)
+			}
+		}
 		return oneUnknown
 	}
 	rel := func(s string) bool {
@@ -710,9 +756,28 @@ func (x *twinText) oneContext(i int) int {
 	}
 	var lo, hi int
 	switch {
+	case prev == "else" || prev == "then":
+		// if c then a else 1: the other branch's type
+		other := "then"
+		if prev == "then" {
+			other = "else"
+		}
+		j := x.sameLevel(i-1, other)
+		if j < 0 {
+			return oneUnknown
+		}
+		if prev == "else" {
+			lo, hi = j+1, i-1
+		} else {
+			lo = j + 1
+			hi = max(x.runEnd(lo), lo+1)
+		}
 	case rel(next) && (prev == "" || prev == "," || prev == ":" || prev == "(" || prev == "↔" || prev == "∧" || prev == "∨" || prev == "→"):
 		lo = i + 2
 		hi = x.runEnd(lo)
+		if _, ok := x.syms[x.at(lo)]; ok && hi == lo {
+			hi = lo + 1 // 1 ≤ ∏ᶠ i, f i
+		}
 	case rel(prev) && i >= 2:
 		hi = i - 1
 		lo = x.runStart(hi - 1)
@@ -749,33 +814,62 @@ func (x *twinText) oneContext(i int) int {
 	if hi <= lo {
 		return oneUnknown
 	}
+	if x.toks[lo].text == "(" && x.match[lo] == hi-1 && hi-lo >= 5 && x.toks[hi-3].text == ":" && x.toks[hi-2].kind == TokIdent {
+		return x.typeVar(x.toks[hi-2].text) // (e : T)
+	}
+	for x.toks[lo].text == "(" && x.match[lo] == hi-1 && hi-lo > 2 {
+		lo, hi = lo+1, hi-1 // (∏ x ∈ s, f x) = 1
+	}
+	// the side's own operators (not its arguments': norm (a * b) is ℕ)
 	for j := lo; j < hi; j++ {
 		t := x.toks[j]
+		if x.match[j] > j {
+			j = x.match[j]
+			continue
+		}
 		if _, ok := x.syms[t.text]; ok && t.kind == TokSymbol {
 			return oneTranslated
 		}
 		if t.text == "⁻¹" || t.text == "^" {
 			return oneTranslated
 		}
-		if t.kind == TokIdent && !x.locals[t.text] {
-			if _, ok := x.ids[t.text]; ok {
-				return oneTranslated
-			}
-			if _, ok := x.field(j); ok {
-				return oneTranslated
-			}
-		}
 	}
-	if x.toks[lo].text == "(" && x.match[lo] == hi-1 && hi-lo >= 5 && x.toks[hi-3].text == ":" && x.toks[hi-2].kind == TokIdent {
-		return x.typeVar(x.toks[hi-2].text) // (e : T)
+	h := x.toks[lo]
+	if h.kind != TokIdent {
+		return oneUnknown
 	}
-	if h := x.toks[lo]; h.kind == TokIdent && !x.consts[h.text] {
-		// a variable, or one applied (f x: its type's result)
-		if ty, ok := x.types[h.text]; ok && ty != "" {
-			return x.typeVar(ty)
+	if x.consts[h.text] {
+		// a constant applied: its result type (orderOf x : ℕ, mulIndicator
+		// s f a : M)
+		if r := x.results[h.text]; r != "" {
+			return x.typeVar(r)
 		}
+		return oneUnknown
+	}
+	// a variable, or one applied (f x: its type's result)
+	if ty, ok := x.types[h.text]; ok && ty != "" {
+		return x.typeVar(ty)
 	}
 	return oneUnknown
+}
+
+// sigResult is the result type's head of a signature text (resultHead of
+// what follows its top-level colon), "" if none.
+func sigResult(sig string) string {
+	ts := lexSeq(sig).text
+	depth := 0
+	for i, t := range ts {
+		switch t {
+		case "(", "[", "{", "⦃", "⟨":
+			depth++
+		case ")", "]", "}", "⦄", "⟩":
+			depth--
+		}
+		if depth == 0 && t == ":" {
+			return resultHead(ts[i+1:])
+		}
+	}
+	return ""
 }
 
 // field translates an identifier x.f (x a variable: not a constant) or
@@ -844,10 +938,48 @@ func resultHead(ty []string) string {
 	return ""
 }
 
+// elemHead is X for a type written `C X` (Set α, Finset M): the type of
+// the elements 1 ∈ s compares; "" otherwise.
+func elemHead(ty []string) string {
+	if len(ty) == 2 {
+		return ty[1]
+	}
+	return ""
+}
+
 // numberTypes are constants Mathlib writes as notation that a section
 // variable's type may be (its signature text then does not resolve them).
 var numberTypes = map[string]bool{"ℕ": true, "ℤ": true, "ℚ": true, "ℝ": true, "ℂ": true, "ℕ+": true, "ℝ≥0": true,
 	"ℝ≥0∞": true, "Nat": true, "Int": true, "Prop": true}
+
+// at is token i's text, "" past the end.
+func (x *twinText) at(i int) string {
+	if i < 0 || i >= len(x.toks) {
+		return ""
+	}
+	return x.toks[i].text
+}
+
+// sameLevel finds the token s from i (then: backward, else: forward) at
+// i's bracket level, -1 if none.
+func (x *twinText) sameLevel(i int, s string) int {
+	step := 1
+	if s == "then" {
+		step = -1
+	}
+	for j := i + step; j >= 0 && j < len(x.toks); j += step {
+		m := x.match[j]
+		switch {
+		case m >= 0 && (step < 0) == (m < j):
+			j = m // skip a bracket group
+		case m >= 0:
+			return -1 // left the group
+		case x.toks[j].text == s:
+			return j
+		}
+	}
+	return -1
+}
 
 // typeVar tells whether 1 : ty is translated: ty a type variable (not a
 // constant: α, M), or kept: a constant (ℕ, ℤ).
@@ -1097,6 +1229,7 @@ func translateTwinSigs(t *Table, files []*fileResult, naming *Naming) TwinSigSta
 		syms[attr], fails[attr] = d.symbolMap(table)
 		fields[attr] = d.fieldMap()
 	}
+	sigResults := map[string]string{}
 	for _, fr := range files {
 		for _, d := range fr.decls {
 			if d.twinOf == nil || d.sigAttr == "" {
@@ -1104,9 +1237,17 @@ func translateTwinSigs(t *Table, files []*fileResult, naming *Naming) TwinSigSta
 			}
 			st.Twins++
 			dict := dicts[d.sigAttr]
-			ids, consts := map[string]string{}, map[string]bool{}
+			ids, consts, results := map[string]string{}, map[string]bool{}, map[string]string{}
 			for w, full := range d.twinOf.sigNames {
 				consts[w] = true
+				if e := t.names[full]; e != nil && e.decl != nil {
+					if r, ok := sigResults[full]; ok {
+						results[w] = r
+					} else {
+						results[w] = sigResult(e.decl.row.Signature)
+						sigResults[full] = results[w]
+					}
+				}
 				if tw, ok := dict[full]; ok {
 					ids[w] = writtenTwin(w, full, tw)
 				}
@@ -1131,8 +1272,8 @@ func translateTwinSigs(t *Table, files []*fileResult, naming *Naming) TwinSigSta
 			_, inv := dict["Inv.inv"]
 			_, pow := dict["HPow.hPow"]
 			_, one := dict["One.one"]
-			x := &twinText{text: src, ids: ids, consts: consts, syms: syms[d.sigAttr], inv: inv, pow: pow, one: one,
-				fields: fields[d.sigAttr], varTypes: d.twinOf.varTypes, atoms: atoms, failSyms: fails[d.sigAttr]}
+			x := &twinText{text: src, ids: ids, consts: consts, results: results, syms: syms[d.sigAttr], inv: inv, pow: pow, one: one,
+				fields: fields[d.sigAttr], varTypes: d.twinOf.varTypes, varElems: d.twinOf.varElems, atoms: atoms, failSyms: fails[d.sigAttr]}
 			out, ok := x.translate()
 			switch {
 			case !ok:

@@ -12,7 +12,8 @@ var additiveTestDict = twinDict{
 func TestTranslateTwinText(t *testing.T) {
 	syms, _ := additiveTestDict.symbolMap(nil)
 	ids := map[string]string{"MulLeftMono": "AddLeftMono", "MulRightMono": "AddRightMono",
-		"Finset.prod_congr": "Finset.sum_congr", "CommMonoid": "AddCommMonoid", "orderOf": "addOrderOf"}
+		"Finset.prod_congr": "Finset.sum_congr", "CommMonoid": "AddCommMonoid", "orderOf": "addOrderOf",
+		"mulIndicator": "indicator"}
 	consts := map[string]bool{"ℕ": true}
 	for w := range ids {
 		consts[w] = true
@@ -34,6 +35,16 @@ func TestTranslateTwinText(t *testing.T) {
 		{"∏ᶠ i, f i = ∏' i, f i", "∑ᶠ i, f i = ∑' i, f i"},
 		// (e : T) after the colon is an ascription, not a binder: e is a constant
 		{"(x : G) : (orderOf : G → ℕ) x = orderOf x ∧ ∀ (y : G) (z : G), y = z", "(x : G) : (addOrderOf : G → ℕ) x = addOrderOf x ∧ ∀ (y : G) (z : G), y = z"},
+		// the other branch of an if, a big operator, a set of a type variable
+		{"{f : α → M} [Decidable (a ∈ s)] : g a = if a ∈ s then f a else 1", "{f : α → M} [Decidable (a ∈ s)] : g a = if a ∈ s then f a else 0"},
+		{"{f : α → M} (hf : ∀ i, 1 ≤ f i) : 1 ≤ ∏ᶠ i, f i", "{f : α → M} (hf : ∀ i, 0 ≤ f i) : 0 ≤ ∑ᶠ i, f i"},
+		{"{s : Set M} (hs : 1 ∈ s) : (1 : Set M) ⊆ s", "{s : Set M} (hs : 0 ∈ s) : (0 : Set M) ⊆ s"},
+		{"{s : Finset ℕ} (hs : 1 ∈ s) : (1 : Fin 2) = 1", "{s : Finset ℕ} (hs : 1 ∈ s) : (1 : Fin 2) = 1"},
+		// x.1 is a projection, not a numeral; it belongs to its operand
+		{"{x : M × M} : x.1 * x.2 = 1 ∧ x.1⁻¹ = x.2 ^ 2", "{x : M × M} : x.1 + x.2 = 0 ∧ -x.1 = 2 • x.2"},
+		// a constant's result type: orderOf x is a ℕ, mulIndicator s f a an M
+		{"(x : G) : orderOf x = 1 ↔ x = 1", "(x : G) : addOrderOf x = 1 ↔ x = 0"},
+		{"(x : G) : mulIndicator s f x = 1", "(x : G) : indicator s f x = 0"},
 		// Type* is not a product; f^[n] is an iterate, not a power
 		{"{M : Type*} (a : M) : (a * ·)^[n] x = a ^ n * x", "{M : Type*} (a : M) : (a + ·)^[n] x = n • a + x"},
 		// ⁻¹ before field access; the preimage ⁻¹' is not an inverse
@@ -47,7 +58,8 @@ func TestTranslateTwinText(t *testing.T) {
 		// a 1 compared with a variable of a type variable, of ℕ
 		{"{x : M} {n : ℕ} (h : x ≠ 1) : n = 1 → x ^ n ≠ 1", "{x : M} {n : ℕ} (h : x ≠ 0) : n = 1 → n • x ≠ 0"},
 	} {
-		got, ok := translateTwinText(c.in, ids, consts, syms, true, true, true)
+		got, ok := (&twinText{text: c.in, ids: ids, consts: consts, syms: syms, inv: true, pow: true, one: true,
+			results: map[string]string{"orderOf": "ℕ", "mulIndicator": "M"}}).translate()
 		if got != c.want {
 			t.Errorf("%q:\n got %q (ok %v)\nwant %q", c.in, got, ok, c.want)
 		}
