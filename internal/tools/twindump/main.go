@@ -1,6 +1,8 @@
-// Command twindump lists a workspace's to_additive/to_dual twins (rows with
-// generated_from whose source is a row too) as name, source, signature, one
-// a line, tab-separated, for reading twins' signature translation.
+// Command twindump lists a workspace's generated rows (generated_from set:
+// to_additive/to_dual twins, simps and alias rows, …) as name, source,
+// signature (one line) and statement dependencies, tab-separated, one row a
+// line: joined by name with another workspace's, it shows which twins'
+// signatures a change of extract translated.
 //
 //	go run ./internal/tools/twindump WS
 package main
