@@ -1005,6 +1005,12 @@ func (p *fileParser) toAdditive(d *declSyntax, pd *pdecl) *pdecl {
 			}
 			ty := p.f.tokSeq(v.tyStart, v.tyEnd).text
 			pd.varTypes[v.name] = resultHead(ty)
+			if h := typeHead(ty); h != "" {
+				if pd.varHeads == nil {
+					pd.varHeads = map[string]string{}
+				}
+				pd.varHeads[v.name] = h
+			}
 			if el := elemHead(ty); el != "" {
 				if pd.varElems == nil {
 					pd.varElems = map[string]string{}

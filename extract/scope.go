@@ -115,6 +115,7 @@ type pdecl struct {
 	sigNames map[string]string
 	varTypes map[string]string // section variable → its type's result head (resultHead)
 	varElems map[string]string // section variable → its type's element type (elemHead)
+	varHeads map[string]string // section variable → its type's head (typeHead)
 	// dontTranslate: the twin's attribute says (dont_translate := …)
 	dontTranslate bool
 	// resolution results before the instance-variable decision

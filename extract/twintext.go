@@ -3,6 +3,8 @@ package extract
 import (
 	"slices"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // A to_additive/to_dual twin's signature text is its source's text
@@ -94,7 +96,7 @@ func (d twinDict) symbolMap(table []tableNotation) (out map[string]string, fail 
 			for _, a := range n.atoms {
 				builtin[a] = !isParam(a)
 			}
-		} else if slices.ContainsFunc(n.atoms, func(a string) bool { return builtin[a] }) {
+		} else if i := slices.IndexFunc(n.atoms, func(a string) bool { return !isParam(a) }); i >= 0 && builtin[n.atoms[i]] {
 			continue // core's reading of the symbol wins (* is HMul.hMul)
 		}
 		to, ok := d[n.c]
@@ -215,20 +217,28 @@ type twinText struct {
 	fields   map[string]string
 	varTypes map[string]string // section variables' types (resultHead)
 	varElems map[string]string // section variables' element types (elemHead)
+	varHeads map[string]string // section variables' type heads (typeHead)
 	atoms    []string          // multi-token atoms, longest first (twinAtoms if nil)
 	failSyms map[string]bool   // symbols that cannot be translated (symbolMap)
 	// types: a name bound in the text → its type's head when the binder
 	// writes it as one identifier ((a b : α))
 	types map[string]string
 	// elems: a name bound in the text → X when its type is `C X` (Set α)
-	elems  map[string]string
-	syms   map[string]string
-	locals map[string]bool // bound names (binders, ∀, fun, big operators)
-	match  []int           // matching bracket of each bracket token, -1
-	fail   string          // why the text cannot be translated ("": it can)
-	pow    bool            // ^ translates (HPow.hPow → HSMul.hSMul)
-	inv    bool            // ⁻¹ translates (Inv.inv → Neg.neg)
-	one    bool            // 1 translates (One.one → Zero.zero)
+	elems map[string]string
+	// heads: a name bound in the text → its type's head constant as written
+	// (Finset for s : Finset ι), for its fields
+	heads map[string]string
+	dict  twinDict
+	// constResult: a constant's signature's result head (sigResult), ""
+	// when it is not a row
+	constResult func(full string) string
+	syms        map[string]string
+	locals      map[string]bool // bound names (binders, ∀, fun, big operators)
+	match       []int           // matching bracket of each bracket token, -1
+	fail        string          // why the text cannot be translated ("": it can)
+	pow         bool            // ^ translates (HPow.hPow → HSMul.hSMul)
+	inv         bool            // ⁻¹ translates (Inv.inv → Neg.neg)
+	one         bool            // 1 translates (One.one → Zero.zero)
 }
 
 var openers = map[string]string{"(": ")", "[": "]", "{": "}", "⟨": "⟩", "⦃": "⦄"}
@@ -299,7 +309,10 @@ func (x *twinText) bad(reason string) {
 // (before the colon of ( { [ ⦃), and the names after ∀ ∃ fun λ and the big
 // operators up to the comma or arrow.
 func (x *twinText) bindLocals() {
-	x.locals, x.types, x.elems = map[string]bool{}, map[string]string{}, map[string]string{}
+	x.locals, x.types, x.elems, x.heads = map[string]bool{}, map[string]string{}, map[string]string{}, map[string]string{}
+	for v, h := range x.varHeads {
+		x.heads[v] = h
+	}
 	for v, ty := range x.varTypes {
 		x.types[v] = ty
 	}
@@ -353,11 +366,12 @@ func (x *twinText) bindLocals() {
 				for k := j + 1; k < x.match[i]; k++ {
 					tt = append(tt, x.toks[k].text)
 				}
-				ty, el := resultHead(tt), elemHead(tt)
+				ty, el, hd := resultHead(tt), elemHead(tt), typeHead(tt)
 				for k := i + 1; k < j; k++ {
 					x.locals[x.toks[k].text] = true
 					x.types[x.toks[k].text] = ty
 					x.elems[x.toks[k].text] = el
+					x.heads[x.toks[k].text] = hd
 				}
 			}
 		}
@@ -498,6 +512,10 @@ func (x *twinText) render(lo, hi int) string {
 				continue
 			}
 			s := x.runStart(i - 1)
+			if s >= lo && (x.numeric(s) || x.toks[s].kind == TokNumber && s == i-1 ||
+				s == i-1 && numberTypes[x.types[x.toks[s].text]]) {
+				continue // t.card ^ 2, 2 ^ n: a power of numbers
+			}
 			if s < lo || s > 0 && x.toks[s-1].text == "-" || s > 0 && x.toks[s-1].text == "^" {
 				x.bad("pow")
 				return ""
@@ -569,7 +587,37 @@ func (x *twinText) fixedOperand(i int) bool {
 		return t.text == "‖" || t.text == "‖₊" || t.kind == TokIdent && numberTypes[x.types[t.text]]
 	}
 	left := fixed(i-1) && x.toks[i-1].text != "‖" && x.runStart(i-1) == i-1 && (i < 2 || x.toks[i-2].text != "^")
-	return left || x.toks[i-1].text == "‖" || fixed(i+1)
+	if left || x.toks[i-1].text == "‖" || fixed(i+1) {
+		return true
+	}
+	if s := x.runStart(i - 1); s >= 0 {
+		if s >= 2 && x.toks[s-1].text == "^" {
+			// K ^ 3 * #A: the power's base decides
+			if b := x.runStart(s - 2); b >= 0 && (x.numeric(b) || b == s-2 && fixed(b)) {
+				return true
+			}
+		} else if x.numeric(s) {
+			return true
+		}
+	}
+	return x.numeric(i + 1)
+}
+
+// numeric reports whether the term headed by token h is a number: a
+// constant, or a field of a variable, whose result is a number type
+// (H.index * Nat.card H: ℕ).
+func (x *twinText) numeric(h int) bool {
+	if h < 0 || h >= len(x.toks) || x.toks[h].kind != TokIdent {
+		return false
+	}
+	w := x.toks[h].text
+	if r, ok := x.results[w]; ok {
+		return numberTypes[r]
+	}
+	if parts := strings.SplitN(w, ".", 2); len(parts) == 2 && x.heads[parts[0]] != "" && x.constResult != nil {
+		return numberTypes[x.constResult(x.heads[parts[0]]+"."+parts[1])]
+	}
+	return false
 }
 
 // hasSym reports whether the text has one of the symbols.
@@ -640,6 +688,10 @@ func (x *twinText) token(i int) string {
 		}
 		if to, ok := x.field(i); ok {
 			return to
+		}
+		if to, ok := x.syms[t.text+"["]; ok && i+1 < len(x.toks) && x.toks[i+1].text == "[" &&
+			x.toks[i+1].start == t.end && strings.HasSuffix(to, "[") {
+			return strings.TrimSuffix(to, "[") // Eₘ[s, t] → E[s, t] (the lexer reads Eₘ [)
 		}
 		if !x.consts[t.text] {
 			for a := range x.failSyms {
@@ -897,6 +949,17 @@ func (x *twinText) field(i int) (string, bool) {
 	}
 	changed := false
 	for k := 1; k < len(parts); k++ {
+		if k == 1 {
+			// s.prod for s : Finset ι: the constant Finset.prod's translation
+			if h := x.heads[parts[0]]; h != "" {
+				if tw, ok := x.dict[h+"."+parts[1]]; ok {
+					if to := lastComponent(tw); to != parts[1] {
+						parts[1], changed = to, true
+					}
+					continue
+				}
+			}
+		}
 		if to, ok := x.fieldName(parts[k]); ok {
 			parts[k], changed = to, true
 		}
@@ -945,6 +1008,23 @@ func elemHead(ty []string) string {
 		return ty[1]
 	}
 	return ""
+}
+
+// typeHead is the head of a type written `C a b` (C an identifier), ""
+// otherwise (a function type, a bracket).
+func typeHead(ty []string) string {
+	if len(ty) == 0 || strings.ContainsAny(ty[0], "()[]{}⟨⟩") {
+		return ""
+	}
+	for _, s := range ty {
+		if strings.HasPrefix(s, "→") || strings.HasPrefix(s, "≃") {
+			return ""
+		}
+	}
+	if r, _ := utf8.DecodeRuneInString(ty[0]); !isLetterLike(r) && !unicode.IsLetter(r) {
+		return ""
+	}
+	return ty[0]
 }
 
 // numberTypes are constants Mathlib writes as notation that a section
@@ -1230,6 +1310,17 @@ func translateTwinSigs(t *Table, files []*fileResult, naming *Naming) TwinSigSta
 		fields[attr] = d.fieldMap()
 	}
 	sigResults := map[string]string{}
+	constResult := func(full string) string {
+		if r, ok := sigResults[full]; ok {
+			return r
+		}
+		r := ""
+		if e := t.names[full]; e != nil && e.decl != nil {
+			r = sigResult(e.decl.row.Signature)
+		}
+		sigResults[full] = r
+		return r
+	}
 	for _, fr := range files {
 		for _, d := range fr.decls {
 			if d.twinOf == nil || d.sigAttr == "" {
@@ -1272,8 +1363,8 @@ func translateTwinSigs(t *Table, files []*fileResult, naming *Naming) TwinSigSta
 			_, inv := dict["Inv.inv"]
 			_, pow := dict["HPow.hPow"]
 			_, one := dict["One.one"]
-			x := &twinText{text: src, ids: ids, consts: consts, results: results, syms: syms[d.sigAttr], inv: inv, pow: pow, one: one,
-				fields: fields[d.sigAttr], varTypes: d.twinOf.varTypes, varElems: d.twinOf.varElems, atoms: atoms, failSyms: fails[d.sigAttr]}
+			x := &twinText{text: src, ids: ids, consts: consts, results: results, constResult: constResult, syms: syms[d.sigAttr], inv: inv, pow: pow, one: one,
+				fields: fields[d.sigAttr], varTypes: d.twinOf.varTypes, varElems: d.twinOf.varElems, varHeads: d.twinOf.varHeads, dict: dict, atoms: atoms, failSyms: fails[d.sigAttr]}
 			out, ok := x.translate()
 			switch {
 			case !ok:

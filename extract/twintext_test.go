@@ -27,7 +27,7 @@ func TestTranslateTwinText(t *testing.T) {
 		{"(a : M) (n : ℕ) : a ^ (n + 1) = a ^ n * a", "(a : M) (n : ℕ) : (n + 1) • a = n • a + a"},
 		{"(a : M) : a ^ 1 = a", "(a : M) : 1 • a = a"},
 		{"(f : α → G) : f x⁻¹ = (f x)⁻¹", "(f : α → G) : f (-x) = -f x"},
-		{"{s : Finset α} (h : ∀ x ∈ s, f x = g x) : s.prod f = Finset.prod_congr h", "{s : Finset α} (h : ∀ x ∈ s, f x = g x) : s.prod f = Finset.sum_congr h"},
+		{"{s : Finset α} (h : ∀ x ∈ s, f x = g x) : s.prod f = Finset.prod_congr h", "{s : Finset α} (h : ∀ x ∈ s, f x = g x) : s.sum f = Finset.sum_congr h"},
 		{"(x : G) : orderOf x ∣ 1", "(x : G) : orderOf x ∣ 1"}, // 1 of ℕ? unknown: kept
 		{"(a : M) : a / 1 = a", "(a : M) : a - 0 = a"},
 		{"(mul : α) : mul = mul", "(mul : α) : mul = mul"},
@@ -45,6 +45,16 @@ func TestTranslateTwinText(t *testing.T) {
 		// a constant's result type: orderOf x is a ℕ, mulIndicator s f a an M
 		{"(x : G) : orderOf x = 1 ↔ x = 1", "(x : G) : addOrderOf x = 1 ↔ x = 0"},
 		{"(x : G) : mulIndicator s f x = 1", "(x : G) : indicator s f x = 0"},
+		// s.prod for s : Finset ι is Finset.prod's field: its translation
+		{"(s : Finset ι) (l : List M) (p : Set M) : s.prod f = l.prod ∧ p.prod = p", "(s : Finset ι) (l : List M) (p : Set M) : s.sum f = l.sum ∧ p.prod = p"},
+		// products of numbers stay: a field of a variable, a constant, with a ℕ result
+		{"(H : Subgroup G) : H.index * Nat.card H = Nat.card G ∧ a * b = 1", "(H : Subgroup G) : H.index * Nat.card H = Nat.card G ∧ a + b = 0"},
+		{"(H : Subgroup G) : H.index * H.index = 4", "(H : Subgroup G) : H.index * H.index = 4"},
+		{"(H K : Subgroup G) : Nat.card H * Nat.card K = 4", "(H K : Subgroup G) : Nat.card H * Nat.card K = 4"},
+		// a power of numbers stays, and so does its product
+		{"{K : ℝ} (hA : #A ≤ K) : #(A * A) ≤ K ^ 3 * #A", "{K : ℝ} (hA : #A ≤ K) : #(A + A) ≤ K ^ 3 * #A"},
+		// a power of numbers stays
+		{"(s : Finset G) : Fintype.card G * s.card ^ 2 = a ^ 2", "(s : Finset G) : Fintype.card G * s.card ^ 2 = 2 • a"},
 		// Type* is not a product; f^[n] is an iterate, not a power
 		{"{M : Type*} (a : M) : (a * ·)^[n] x = a ^ n * x", "{M : Type*} (a : M) : (a + ·)^[n] x = n • a + x"},
 		// ⁻¹ before field access; the preimage ⁻¹' is not an inverse
@@ -59,7 +69,11 @@ func TestTranslateTwinText(t *testing.T) {
 		{"{x : M} {n : ℕ} (h : x ≠ 1) : n = 1 → x ^ n ≠ 1", "{x : M} {n : ℕ} (h : x ≠ 0) : n = 1 → n • x ≠ 0"},
 	} {
 		got, ok := (&twinText{text: c.in, ids: ids, consts: consts, syms: syms, inv: true, pow: true, one: true,
-			results: map[string]string{"orderOf": "ℕ", "mulIndicator": "M"}}).translate()
+			results: map[string]string{"orderOf": "ℕ", "mulIndicator": "M", "Nat.card": "ℕ", "Fintype.card": "ℕ"},
+			constResult: func(full string) string {
+				return map[string]string{"Subgroup.index": "ℕ", "Finset.card": "ℕ"}[full]
+			},
+			dict: twinDict{"Finset.prod": "Finset.sum", "List.prod": "List.sum", "Set.prod": "Set.prod"}, fields: map[string]string{"prod": ""}}).translate()
 		if got != c.want {
 			t.Errorf("%q:\n got %q (ok %v)\nwant %q", c.in, got, ok, c.want)
 		}
@@ -155,4 +169,18 @@ theorem mul_baz [MulFoo α] (h : a * b = 1) : mulBar a⁻¹ = Foo.mulBar (a * b)
 		}
 	}
 	t.Fatal("no add_baz row")
+}
+
+// TestTwinBracketNotation: a notation whose first atom ends in a bracket
+// (Eₘ[s, t], which the lexer reads Eₘ [) becomes the translated one's.
+func TestTwinBracketNotation(t *testing.T) {
+	table := []tableNotation{
+		{atoms: []string{"Eₘ[", "x", ",", "x", "]"}, kind: "notation", c: "Finset.mulEnergy"},
+		{atoms: []string{"E[", "x", ",", "x", "]"}, kind: "notation", c: "Finset.addEnergy"},
+	}
+	syms, _ := twinDict{"Finset.mulEnergy": "Finset.addEnergy"}.symbolMap(table)
+	x := &twinText{text: ": Eₘ[s, t] = Eₘ[t, s]", ids: map[string]string{}, syms: syms}
+	if out, ok := x.translate(); !ok || out != ": E[s, t] = E[t, s]" {
+		t.Errorf("got %q %v", out, ok)
+	}
 }
