@@ -620,6 +620,42 @@ func (x *twinText) numeric(h int) bool {
 	return false
 }
 
+// midPrec are operators whose precedence lies between + - (65) and * /
+// (70): a * b ⊔ c is (a * b) ⊔ c, a + b ⊔ c is a + (b ⊔ c).
+var midPrec = map[string]bool{"⊔": true, "⊓": true, "∩": true, "∪": true, "\\": true, "∆": true, "⊻": true}
+
+// looserNeighbour reports whether the operand chain of the operator at i
+// (up to a bracket, a comma or a relation) has an operator of midPrec,
+// whose grouping with + - differs from its grouping with * /.
+func (x *twinText) looserNeighbour(i int) bool {
+	stop := func(s string) bool {
+		switch s {
+		case ",", ":", "=", "≠", "≤", "<", "≥", ">", "↔", "→", "∧", "∨", "∈", "∉", "⊆", "=>", "↦":
+			return true
+		}
+		return false
+	}
+	for _, step := range []int{-1, 1} {
+		for j := i + step; j >= 0 && j < len(x.toks); j += step {
+			m := x.match[j]
+			if m >= 0 {
+				if (step < 0) != (m < j) {
+					break // left the group
+				}
+				j = m
+				continue
+			}
+			if stop(x.toks[j].text) {
+				break
+			}
+			if midPrec[x.toks[j].text] {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // hasSym reports whether the text has one of the symbols.
 func (x *twinText) hasSym(syms ...string) bool {
 	for _, t := range x.toks {
@@ -715,6 +751,9 @@ func (x *twinText) token(i int) string {
 			return t.text // C * ‖x‖: a product of real numbers
 		}
 		if to, ok := x.syms[t.text]; ok {
+			if (t.text == "*" || t.text == "/") && x.looserNeighbour(i) {
+				x.bad("precedence")
+			}
 			if t.text == "•" && x.hasSym("*", "/") {
 				// r • x * y is (r • x) * y, r +ᵥ x + y is r +ᵥ (x + y):
 				// the precedences differ (73 vs 65)
@@ -1016,12 +1055,23 @@ func typeHead(ty []string) string {
 	if len(ty) == 0 || strings.ContainsAny(ty[0], "()[]{}⟨⟩") {
 		return ""
 	}
+	letter := func(s string) bool {
+		r, _ := utf8.DecodeRuneInString(s)
+		return isLetterLike(r) || unicode.IsLetter(r)
+	}
+	// C a (b c): arguments only, no operator at the top level (X ≅ Y)
+	depth := 0
 	for _, s := range ty {
-		if strings.HasPrefix(s, "→") || strings.HasPrefix(s, "≃") {
+		switch {
+		case strings.ContainsAny(s, "([{⟨"):
+			depth++
+		case strings.ContainsAny(s, ")]}⟩"):
+			depth--
+		case depth == 0 && !letter(s):
 			return ""
 		}
 	}
-	if r, _ := utf8.DecodeRuneInString(ty[0]); !isLetterLike(r) && !unicode.IsLetter(r) {
+	if !letter(ty[0]) {
 		return ""
 	}
 	return ty[0]
@@ -1305,9 +1355,30 @@ func translateTwinSigs(t *Table, files []*fileResult, naming *Naming) TwinSigSta
 		return strings.Compare(a.c+" "+strings.Join(a.atoms, " "), b.c+" "+strings.Join(b.atoms, " "))
 	})
 	slices.SortStableFunc(atoms, func(a, b string) int { return len(b) - len(a) })
+	others := map[string]bool{}
+	{
+		inDict := map[string]bool{}
+		for _, d := range dicts {
+			for src, tw := range d {
+				inDict[src], inDict[tw] = true, true
+			}
+		}
+		for n := range t.names {
+			if !inDict[n] {
+				others[lastComponent(n)] = true
+			}
+		}
+	}
 	for attr, d := range dicts {
 		syms[attr], fails[attr] = d.symbolMap(table)
 		fields[attr] = d.fieldMap()
+		// a last component some constant outside the dictionary has too
+		// (Iso.inv, not translated, beside Units.inv ↦ Units.neg) is ambiguous
+		for f := range fields[attr] {
+			if others[f] {
+				fields[attr][f] = ""
+			}
+		}
 	}
 	sigResults := map[string]string{}
 	constResult := func(full string) string {

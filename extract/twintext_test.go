@@ -51,6 +51,10 @@ func TestTranslateTwinText(t *testing.T) {
 		{"(H : Subgroup G) : H.index * Nat.card H = Nat.card G ∧ a * b = 1", "(H : Subgroup G) : H.index * Nat.card H = Nat.card G ∧ a + b = 0"},
 		{"(H : Subgroup G) : H.index * H.index = 4", "(H : Subgroup G) : H.index * H.index = 4"},
 		{"(H K : Subgroup G) : Nat.card H * Nat.card K = 4", "(H K : Subgroup G) : Nat.card H * Nat.card K = 4"},
+		// + - bind looser than ⊔: a / c ⊔ b / c cannot become a - c ⊔ b - c
+		{"(a b c : α) : (a ⊔ b) / c = a / c ⊔ b / c", "(a b c : α) : (a ⊔ b) / c = a / c ⊔ b / c"},
+		// a variable of an infix type has no head constant (e : X ≅ Y)
+		{"(e : X ≅ Y) (s : Y) : e.hom (e.inv s) = s", "(e : X ≅ Y) (s : Y) : e.hom (e.inv s) = s"},
 		// a power of numbers stays, and so does its product
 		{"{K : ℝ} (hA : #A ≤ K) : #(A * A) ≤ K ^ 3 * #A", "{K : ℝ} (hA : #A ≤ K) : #(A + A) ≤ K ^ 3 * #A"},
 		// a power of numbers stays
@@ -73,7 +77,7 @@ func TestTranslateTwinText(t *testing.T) {
 			constResult: func(full string) string {
 				return map[string]string{"Subgroup.index": "ℕ", "Finset.card": "ℕ"}[full]
 			},
-			dict: twinDict{"Finset.prod": "Finset.sum", "List.prod": "List.sum", "Set.prod": "Set.prod"}, fields: map[string]string{"prod": ""}}).translate()
+			dict: twinDict{"Finset.prod": "Finset.sum", "List.prod": "List.sum", "Set.prod": "Set.prod"}, fields: map[string]string{"prod": "", "inv": ""}}).translate()
 		if got != c.want {
 			t.Errorf("%q:\n got %q (ok %v)\nwant %q", c.in, got, ok, c.want)
 		}
