@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -101,8 +102,11 @@ type Result struct {
 	// their own environment does not hold, so that no two rows share a name
 	// (their base name, or another's, differs from Lean's: nameFile).
 	InstanceNameFallbacks int
-	Phases                map[string]time.Duration
-	Sources               []Source // with detected revisions and libraries
+	// TwinSigs counts to_additive/to_dual twins' signature texts translated
+	// from their sources' and kept as the source's (translateTwinSigs).
+	TwinSigs TwinSigStats
+	Phases   map[string]time.Duration
+	Sources  []Source // with detected revisions and libraries
 	// Report classifies the unresolved identifiers (with Options.Report).
 	Report *UnresolvedReport
 }
@@ -308,6 +312,7 @@ func parseOne(src []byte, path string, s *Source) ([]workspace.Declaration, work
 	}
 	decide(context.Background(), 1, t, []*fileResult{fr})
 	fixups(t, []*fileResult{fr})
+	translateTwinSigs(t, []*fileResult{fr}, mathlibNaming())
 	dropDuplicates(t, []*fileResult{fr})
 	for _, d := range fr.decls {
 		rows = append(rows, d.row)
@@ -545,6 +550,7 @@ func resolveAll(ctx context.Context, workers int, results []*fileResult, vis []b
 	sub("decide", t0)
 	t0 = time.Now()
 	fixups(t, results)
+	res.TwinSigs = translateTwinSigs(t, results, opts.naming())
 	res.Duplicates = dropDuplicates(t, results)
 	res.DuplicatesDropped = len(res.Duplicates)
 	sub("fixups", t0)
@@ -633,6 +639,13 @@ func commitTables(ctx context.Context, ws *workspace.Workspace, rec *workspace.R
 	rec.Count("notations", notations)
 	rec.Count("duplicate_names_dropped", int64(res.DuplicatesDropped))
 	rec.Count("instance_name_fallbacks", int64(res.InstanceNameFallbacks))
+	rec.Count("twin_signatures", int64(res.TwinSigs.Twins))
+	rec.Count("twin_signatures_translated", int64(res.TwinSigs.Translated))
+	rec.Count("twin_signatures_unchanged", int64(res.TwinSigs.Unchanged))
+	rec.Count("twin_signatures_kept", int64(res.TwinSigs.Kept))
+	for _, r := range slices.Sorted(maps.Keys(res.TwinSigs.KeptBy)) {
+		rec.Count("twin_signatures_kept_"+r, int64(res.TwinSigs.KeptBy[r]))
+	}
 	rec.Count("modules", res.Modules)
 	rec.Count("parse_errors", int64(res.ErrorCount))
 	rec.Count("unresolved_identifiers", res.Unresolved)

@@ -985,13 +985,39 @@ func (p *fileParser) toAdditive(d *declSyntax, pd *pdecl) *pdecl {
 			name += "." + a.name
 		}
 		if tw := makeTwin(pd, name); tw != nil {
-			tw.twinAttr, tw.twinExplicit = a.name, explicit
+			tw.twinAttr, tw.twinExplicit, tw.sigAttr = a.name, explicit, a.name
+			for j := a.start; j < a.end; j++ {
+				tw.dontTranslate = tw.dontTranslate || p.f.is(j, "dont_translate")
+			}
 			p.res.decls = append(p.res.decls, tw)
 			twins = append(twins, tw)
 		}
 	}
 	if len(twins) == 0 {
 		return nil
+	}
+	// the section variables' types, for the translation of the twins'
+	// signature texts (a 1 compared with a variable of a type variable)
+	for _, v := range p.vars {
+		if v.name != "" {
+			if pd.varTypes == nil {
+				pd.varTypes = map[string]string{}
+			}
+			ty := p.f.tokSeq(v.tyStart, v.tyEnd).text
+			pd.varTypes[v.name] = resultHead(ty)
+			if h := typeHead(ty); h != "" {
+				if pd.varHeads == nil {
+					pd.varHeads = map[string]string{}
+				}
+				pd.varHeads[v.name] = h
+			}
+			if el := elemHead(ty); el != "" {
+				if pd.varElems == nil {
+					pd.varElems = map[string]string{}
+				}
+				pd.varElems[v.name] = el
+			}
+		}
 	}
 	return twins[0]
 }
@@ -1086,6 +1112,7 @@ func makeTwin(pd *pdecl, name string) *pdecl {
 	r := pd.row
 	r.Name = name
 	r.GeneratedFrom = strp(pd.row.Name)
+	pd.twinned = true
 	return &pdecl{row: r, ctx: pd.ctx, resNs: parentNs(name), protected: pd.protected, varRefs: pd.varRefs,
 		sigRefs: pd.sigRefs, bodyRefs: pd.bodyRefs, twinOf: pd, condVars: append([]condVar(nil), pd.condVars...),
 		instHeads: pd.instHeads, resultHead: pd.resultHead}

@@ -700,6 +700,28 @@ func (r *resolver) deps(self string, refs []ref, skipAsc bool) ([]string, int) {
 	return out.names, bad
 }
 
+// writtenNames maps the identifiers of refs (not notation, not field
+// notation) to the constants they resolve to.
+func (r *resolver) writtenNames(refs []ref) map[string]string {
+	out := map[string]string{}
+	for _, x := range refs {
+		if x.sym || x.recv != "" {
+			continue
+		}
+		if _, ok := out[x.name]; ok {
+			continue
+		}
+		n := r.t.resolve(x.name, &r.rc)
+		if n == "" {
+			n = r.t.notation(x.name, &r.rc)
+		}
+		if n != "" {
+			out[x.name] = n
+		}
+	}
+	return out
+}
+
 // nameList is a list of names without repeats, in order of first addition.
 // Most lists are short: they are scanned, and a set is made only once a
 // list is long (a map per declaration was a fifth of extract's
@@ -739,6 +761,9 @@ func (r *resolver) resolveDecl(d *pdecl, mi int) int {
 	var bad, b int
 	d.sigDeps, b = r.deps(d.row.Name, d.sigRefs, true)
 	bad += b
+	if d.twinned {
+		d.sigNames = r.writtenNames(d.sigRefs)
+	}
 	d.bodyDeps, b = r.deps(d.row.Name, d.bodyRefs, false)
 	bad += b
 	d.baseDeps, b = r.deps(d.row.Name, d.varRefs, true)
@@ -1106,6 +1131,7 @@ func (t *Table) attributeTwins(files []*fileResult, naming *Naming) {
 				if tw == nil || ac.existing || t.names[tw.row.Name] != nil {
 					continue
 				}
+				tw.sigAttr = ac.attr
 				t.names[tw.row.Name] = &entry{kind: tw.row.Kind, protected: tw.protected, decl: tw, mod: e.mod}
 				if t.twins != nil && t.twins.tr[ac.attr] != nil {
 					t.twins.add(ac.attr, full, tw.row.Name)

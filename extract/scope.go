@@ -106,6 +106,18 @@ type pdecl struct {
 	// to_additive/to_dual twin's attribute and explicit name.
 	inst                   *instSrc
 	twinAttr, twinExplicit string
+	// sigAttr is a twin's attribute (to_additive, to_dual) for translating
+	// its signature text; twinned marks a declaration with a twin, whose
+	// signature's identifiers resolution records in sigNames (as written →
+	// full name) for it
+	sigAttr  string
+	twinned  bool
+	sigNames map[string]string
+	varTypes map[string]string // section variable → its type's result head (resultHead)
+	varElems map[string]string // section variable → its type's element type (elemHead)
+	varHeads map[string]string // section variable → its type's head (typeHead)
+	// dontTranslate: the twin's attribute says (dont_translate := …)
+	dontTranslate bool
 	// resolution results before the instance-variable decision
 	sigDeps, bodyDeps, baseDeps []string
 	condDeps                    [][]string

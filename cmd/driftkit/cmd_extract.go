@@ -193,6 +193,17 @@ func printExtractResult(env *Env, res *extract.Result, report string) {
 		}
 		fmt.Fprintln(env.Stdout)
 	}
+	if ts := res.TwinSigs; ts.Twins > 0 {
+		fmt.Fprintf(env.Stdout, "  %d to_additive/to_dual twins: %d signatures translated, %d with nothing to translate, %d kept as the source's (not translatable exactly)\n",
+			ts.Twins, ts.Translated, ts.Unchanged, ts.Kept)
+		if len(ts.KeptBy) > 0 {
+			fmt.Fprint(env.Stdout, "    kept by reason:")
+			for _, r := range slices.Sorted(maps.Keys(ts.KeptBy)) {
+				fmt.Fprintf(env.Stdout, " %s %d;", r, ts.KeptBy[r])
+			}
+			fmt.Fprintln(env.Stdout)
+		}
+	}
 	if res.InstanceNameFallbacks > 0 {
 		fmt.Fprintf(env.Stdout, "  %d anonymous instances named past a name their module does not see (their approximated names collide)\n", res.InstanceNameFallbacks)
 	}
