@@ -50,6 +50,10 @@ type tokSeq struct {
 }
 
 func (f *file) tokSeq(i, end int) tokSeq {
+	// A header cut short by the end of the file (`instance(priority`
+	// then EOF) can leave its signature's end before its start: an empty
+	// signature, not a panic.
+	end = max(end, i)
 	s := tokSeq{text: make([]string, 0, end-i), kinds: make([]TokKind, 0, end-i), space: make([]bool, 0, end-i)}
 	for j := i; j < end; j++ {
 		s.text = append(s.text, f.text(j))
