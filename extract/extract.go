@@ -311,8 +311,8 @@ func parseOne(src []byte, path string, s *Source) ([]workspace.Declaration, work
 		r.resolveDecl(d, -1)
 	}
 	decide(context.Background(), 1, t, []*fileResult{fr})
-	fixups(t, []*fileResult{fr})
-	translateTwinSigs(t, []*fileResult{fr}, mathlibNaming())
+	dicts := fixups(t, []*fileResult{fr}, mathlibNaming())
+	translateTwinSigs(t, []*fileResult{fr}, dicts)
 	dropDuplicates(t, []*fileResult{fr})
 	for _, d := range fr.decls {
 		rows = append(rows, d.row)
@@ -549,8 +549,8 @@ func resolveAll(ctx context.Context, workers int, results []*fileResult, vis []b
 	}
 	sub("decide", t0)
 	t0 = time.Now()
-	fixups(t, results)
-	res.TwinSigs = translateTwinSigs(t, results, opts.naming())
+	dicts := fixups(t, results, opts.naming())
+	res.TwinSigs = translateTwinSigs(t, results, dicts)
 	res.Duplicates = dropDuplicates(t, results)
 	res.DuplicatesDropped = len(res.Duplicates)
 	sub("fixups", t0)
@@ -713,8 +713,11 @@ func parallel(ctx context.Context, workers, n int, fn func(r *resolver, i int), 
 }
 
 // fixups completes rows that depend on other declarations: alias kinds and
-// dependencies, to_additive twins' dependencies.
-func fixups(t *Table, files []*fileResult) {
+// dependencies, to_additive twins' dependencies. It returns the twins'
+// translation dictionaries (twinDicts, naming names core constants'
+// translations), which translate the twins' dependencies here and their
+// signatures' text after (translateTwinSigs): one translation for both.
+func fixups(t *Table, files []*fileResult, naming *Naming) map[string]twinDict {
 	fields := map[string][]*pdecl{}
 	for _, fr := range files {
 		for _, d := range fr.decls {
@@ -736,12 +739,34 @@ func fixups(t *Table, files []*fileResult) {
 		}
 		fr.decls = append(fr.decls, extra...)
 	}
-	twins := map[string]string{}
+	// A twin's dependencies are its source's, translated as Lean's
+	// to_additive translates the source's constants: by the attribute's
+	// dictionary (the sources' twins, [to_additive existing] pairs, core
+	// translations: Mul → Add, HMul.hMul → HAdd.hAdd). Before the aliases,
+	// which copy their targets' dependencies.
+	dicts := twinDicts(t, files, naming)
 	for _, fr := range files {
 		for _, d := range fr.decls {
-			if d.twinOf != nil {
-				twins[d.twinOf.row.Name] = d.row.Name
+			if d.twinOf == nil || d.aliasTarget != "" {
+				continue
 			}
+			dict := dicts[d.sigAttr]
+			m := func(in []string) []string {
+				out := make([]string, 0, len(in))
+				seen := map[string]bool{}
+				for _, n := range in {
+					if tw, ok := dict[n]; ok {
+						n = tw
+					}
+					if n != d.row.Name && !seen[n] {
+						seen[n] = true
+						out = append(out, n)
+					}
+				}
+				return out
+			}
+			d.row.StatementDeps = m(d.row.StatementDeps)
+			d.row.ProofDeps = m(d.row.ProofDeps)
 		}
 	}
 	for _, fr := range files {
@@ -775,23 +800,6 @@ func fixups(t *Table, files []*fileResult) {
 						}
 					}
 				}
-			case d.twinOf != nil:
-				m := func(in []string) []string {
-					out := make([]string, 0, len(in))
-					seen := map[string]bool{}
-					for _, n := range in {
-						if tw, ok := twins[n]; ok && t.names[tw] != nil {
-							n = tw
-						}
-						if n != d.row.Name && !seen[n] {
-							seen[n] = true
-							out = append(out, n)
-						}
-					}
-					return out
-				}
-				d.row.StatementDeps = m(d.row.StatementDeps)
-				d.row.ProofDeps = m(d.row.ProofDeps)
 			}
 		}
 	}
@@ -803,6 +811,7 @@ func fixups(t *Table, files []*fileResult) {
 			}
 		}
 	}
+	return dicts
 }
 
 // write streams the tables into the transaction's temporary files; the

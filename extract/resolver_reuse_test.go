@@ -58,7 +58,7 @@ func resolveCorpus(rels []string, srcs [][]byte, shared bool) map[string][]works
 		r.unres = nil
 	}
 	decide(context.Background(), 1, tb, frs)
-	fixups(tb, frs)
+	fixups(tb, frs, mathlibNaming())
 	dropDuplicates(tb, frs)
 	out := map[string][]workspace.Declaration{}
 	for i, fr := range frs {

@@ -1316,11 +1316,10 @@ func (st *TwinSigStats) keep(reason string) {
 }
 
 // translateTwinSigs writes each twin's signature as its attribute
-// translates its source's (see twinText); naming names core constants'
-// translations.
-func translateTwinSigs(t *Table, files []*fileResult, naming *Naming) TwinSigStats {
+// translates its source's (see twinText) with the dictionaries fixups
+// translated their dependencies with (twinDicts).
+func translateTwinSigs(t *Table, files []*fileResult, dicts map[string]twinDict) TwinSigStats {
 	var st TwinSigStats
-	dicts := twinDicts(t, files, naming)
 	syms := map[string]map[string]string{}
 	fields := map[string]map[string]string{}
 	fails := map[string]map[string]bool{}

@@ -1,6 +1,12 @@
 package extract
 
-import "testing"
+import (
+	"maps"
+	"slices"
+	"testing"
+
+	"github.com/driftkit/driftkit/workspace"
+)
 
 // additiveTestDict is a to_additive dictionary as Mathlib's sources give
 // it (core constants named as Mathlib/Tactic/ToAdditive.lean names them).
@@ -187,4 +193,67 @@ func TestTwinBracketNotation(t *testing.T) {
 	if out, ok := x.translate(); !ok || out != ": E[s, t] = E[t, s]" {
 		t.Errorf("got %q %v", out, ok)
 	}
+}
+
+// TestTwinDepsTranslated: a twin's statement and proof dependencies are its
+// source's translated by the dictionary its text is (twinDicts): core
+// translations (Mul → Add, HMul.hMul → HAdd.hAdd), [to_additive existing]
+// pairs and the sources' twins; a to_dual twin's by to_dual's only.
+func TestTwinDepsTranslated(t *testing.T) {
+	src := `
+attribute [to_additive existing] Mul One
+attribute [to_additive existing HAdd] HMul
+
+class MulLeftQux (α : Type*) [Mul α] : Prop
+class AddLeftQux (α : Type*) [Add α] : Prop
+attribute [to_additive existing] MulLeftQux
+
+@[to_additive]
+def mulBar {α : Type*} [Mul α] (a : α) : α := a * a
+
+@[to_dual]
+def mulTop {α : Type*} [Mul α] (a : α) : α := a * a
+
+variable {α : Type*} [Mul α] [One α] {a b : α}
+
+@[to_additive add_baz]
+theorem mul_baz [MulLeftQux α] (h : a * b = 1) : mulBar a = a * 1 := mulBar a
+
+@[to_dual]
+theorem mulTop_eq [MulLeftQux α] : mulTop a = mulBar a := mulTop a
+`
+	rows, _, errs := ParseFile([]byte(src), "Mathlib/Foo.lean", "mathlib")
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	m := map[string]workspace.Declaration{}
+	for _, r := range rows {
+		m[r.Name] = r
+	}
+	check := func(name string, got, want, not []string) {
+		t.Helper()
+		for _, w := range want {
+			if !slices.Contains(got, w) {
+				t.Errorf("%s: deps %v lack %s", name, got, w)
+			}
+		}
+		for _, n := range not {
+			if slices.Contains(got, n) {
+				t.Errorf("%s: deps %v have %s", name, got, n)
+			}
+		}
+	}
+	add, ok := m["add_baz"]
+	if !ok {
+		t.Fatal("no add_baz row")
+	}
+	check("add_baz statement", add.StatementDeps, []string{"Add", "Zero", "AddLeftQux", "addBar"},
+		[]string{"Mul", "One", "HMul.hMul", "MulLeftQux", "mulBar"})
+	check("add_baz proof", add.ProofDeps, []string{"addBar"}, []string{"mulBar"})
+	dual, ok := m["mulBot_eq"]
+	if !ok {
+		t.Fatalf("no mulBot_eq row: %v", slices.Collect(maps.Keys(m)))
+	}
+	check("mulBot_eq statement", dual.StatementDeps, []string{"Mul", "One", "MulLeftQux", "mulBot", "mulBar"},
+		[]string{"Add", "HAdd.hAdd", "AddLeftQux", "mulTop", "addBar"})
 }
