@@ -742,9 +742,18 @@ func fixups(t *Table, files []*fileResult, naming *Naming) map[string]twinDict {
 	// A twin's dependencies are its source's, translated as Lean's
 	// to_additive translates the source's constants: by the attribute's
 	// dictionary (the sources' twins, [to_additive existing] pairs, core
-	// translations: Mul → Add, HMul.hMul → HAdd.hAdd). Before the aliases,
-	// which copy their targets' dependencies.
+	// translations: Mul → Add, HMul.hMul → HAdd.hAdd). The source's, not the
+	// twin's own (its identifiers resolved in the twin's namespace may name
+	// a translation already, which a to_dual dictionary, both ways, would
+	// translate back: WithTop.coe_inj → WithBot.coe_inj). All are read
+	// before any is written (a twin may be another's source), and before
+	// the aliases copy their targets' dependencies.
 	dicts := twinDicts(t, files, naming)
+	type twinDeps struct {
+		d           *pdecl
+		stmt, proof []string
+	}
+	var tds []twinDeps
 	for _, fr := range files {
 		for _, d := range fr.decls {
 			if d.twinOf == nil || d.aliasTarget != "" {
@@ -765,9 +774,11 @@ func fixups(t *Table, files []*fileResult, naming *Naming) map[string]twinDict {
 				}
 				return out
 			}
-			d.row.StatementDeps = m(d.row.StatementDeps)
-			d.row.ProofDeps = m(d.row.ProofDeps)
+			tds = append(tds, twinDeps{d, m(d.twinOf.row.StatementDeps), m(d.twinOf.row.ProofDeps)})
 		}
+	}
+	for _, td := range tds {
+		td.d.row.StatementDeps, td.d.row.ProofDeps = td.stmt, td.proof
 	}
 	for _, fr := range files {
 		for _, d := range fr.decls {

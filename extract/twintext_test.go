@@ -257,3 +257,39 @@ theorem mulTop_eq [MulLeftQux α] : mulTop a = mulBar a := mulTop a
 	check("mulBot_eq statement", dual.StatementDeps, []string{"Mul", "One", "MulLeftQux", "mulBot", "mulBar"},
 		[]string{"Add", "HAdd.hAdd", "AddLeftQux", "mulTop", "addBar"})
 }
+
+// TestTwinDepsFromSource: a twin's dependencies are its source's
+// translated, not its own identifiers resolved in its namespace: there
+// coe_inj names the dual already, which to_dual's two-way dictionary would
+// translate back (WithTop.coe_eq_coe's proof used WithBot.coe_inj).
+func TestTwinDepsFromSource(t *testing.T) {
+	src := `
+@[to_dual]
+def WithBot (α : Type*) := Option α
+
+namespace WithBot
+
+variable {α : Type*} {a b : α}
+
+@[to_dual]
+theorem coe_inj : (some a : WithBot α) = some b ↔ a = b := sorry
+
+@[to_dual]
+theorem coe_eq_coe : (some a : WithBot α) = some b ↔ a = b := coe_inj
+
+end WithBot
+`
+	rows, _, errs := ParseFile([]byte(src), "Mathlib/Foo.lean", "mathlib")
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	for _, r := range rows {
+		if r.Name == "WithTop.coe_eq_coe" {
+			if !slices.Equal(r.ProofDeps, []string{"WithTop.coe_inj"}) {
+				t.Errorf("WithTop.coe_eq_coe: proof deps %v, want [WithTop.coe_inj]", r.ProofDeps)
+			}
+			return
+		}
+	}
+	t.Fatal("no WithTop.coe_eq_coe row")
+}
