@@ -596,3 +596,58 @@ func TestEvalHoldOutModule(t *testing.T) {
 		t.Errorf("open R@10 %v, held-out R@10 %v (%q)", open.AtK[0].R, held.AtK[0].R, held.Config.Protocol)
 	}
 }
+
+// TestOpenRefusesPostingsOfAnotherCorpus: a postings file (bm25.dk,
+// formula.dk) whose checksums are right but which was written for another
+// corpus — a writer's bug, or a file copied between generations with its
+// manifest entry — must not be read against this generation's table: its
+// document ids would name other declarations. Open refuses it: the file
+// names the generation it was written for, and behind that check the
+// postings' document count must be the generation's (ErrStale either way;
+// only with both checks removed is such a file read).
+func TestOpenRefusesPostingsOfAnotherCorpus(t *testing.T) {
+	ctx := context.Background()
+	decls, infs := fixtureDecls()
+	small := t.TempDir()
+	ws, err := workspace.Open(small)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := workspace.WriteTable(ws.Path(workspace.DeclarationsFile), decls[:len(decls)-2]); err != nil {
+		t.Fatal(err)
+	}
+	if err := workspace.WriteTable(ws.Path(workspace.InformalFile), infs[:len(infs)-2]); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := index.Build(ctx, ws, index.BuildOptions{HashDim: 64}); err != nil {
+		t.Fatal(err)
+	}
+	smallGen := genDir(t, small)
+	smallMan, err := index.ReadManifest(small)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{index.PostingsName, index.FormulaName} {
+		t.Run(name, func(t *testing.T) {
+			dir := fixtureWS(t)
+			gen := genDir(t, dir)
+			b, err := os.ReadFile(filepath.Join(smallGen, name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(gen, name), b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			m, err := index.ReadManifest(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m.Files[name] = smallMan.Files[name]
+			writeManifest(t, gen, m)
+			_, err = index.Open(ctx, dir, nil)
+			if !errors.Is(err, index.ErrStale) || !strings.Contains(err.Error(), "written for generation") && !strings.Contains(err.Error(), "cover") {
+				t.Fatalf("%s of a smaller corpus: err %v, want ErrStale naming its generation or its document count", name, err)
+			}
+		})
+	}
+}
