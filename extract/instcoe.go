@@ -205,11 +205,7 @@ func (n *instNamer) readAbbrev(d *pdecl) *abbrevDef {
 // CompHausLike fun _ ↦ True), nil if its head is none or is not given
 // all its parameters.
 func (g *nameGen) unfoldAbbrev(t *tnode) *tnode {
-	h, args := appHead(stripParam(t))
-	if h == nil || h.op != 'c' {
-		return nil
-	}
-	name, ok := g.resolve(h)
+	name, args, ok := g.headConst(stripParam(t))
 	if !ok {
 		return nil
 	}
@@ -242,11 +238,7 @@ func (g *nameGen) coeSortOf(t *tnode) *tnode {
 		if ty == nil {
 			return nil
 		}
-		h, _ := appHead(stripParam(ty))
-		if h == nil || h.op != 'c' {
-			return nil
-		}
-		name, ok := g.resolve(h)
+		name, _, ok := g.headConst(stripParam(ty))
 		if !ok {
 			return nil
 		}
@@ -373,11 +365,7 @@ func (g *nameGen) unfoldHom(t *tnode) *tnode {
 	x, y := args[len(args)-2], args[len(args)-1]
 	oty := g.typeOf(x, 1)
 	for range 3 {
-		oh, _ := appHead(stripParam(oty))
-		if oh == nil || oh.op != 'c' {
-			return nil
-		}
-		name, ok := g.resolve(oh)
+		name, _, ok := g.headConst(stripParam(oty))
 		if !ok {
 			return nil
 		}

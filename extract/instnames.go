@@ -1212,6 +1212,18 @@ func aboutOK(v *tnode, abouts map[string]bool) bool {
 	return false
 }
 
+// headConst is the constant t applies (after its parameters are
+// stripped by the caller where they should be), resolved, and its
+// arguments; ok false when t's head is not a constant the run resolves.
+func (g *nameGen) headConst(t *tnode) (name string, args []*tnode, ok bool) {
+	h, args := appHead(t)
+	if h == nil || h.op != 'c' {
+		return "", nil, false
+	}
+	name, ok = g.resolve(h)
+	return name, args, ok
+}
+
 func appHead(t *tnode) (*tnode, []*tnode) {
 	if t == nil {
 		return nil, nil
@@ -1517,11 +1529,7 @@ func (g *nameGen) resolve(t *tnode) (string, bool) {
 		return id, true
 	}
 	if t.recvTerm != nil {
-		h, _ := appHead(g.typeOf(t.recvTerm, 0))
-		if h == nil || h.op != 'c' {
-			return g.writtenField(t)
-		}
-		head, ok := g.resolve(h)
+		head, _, ok := g.headConst(g.typeOf(t.recvTerm, 0))
 		if !ok {
 			return g.writtenField(t)
 		}

@@ -810,11 +810,7 @@ func (g *nameGen) propType(t *tnode) bool {
 	for t != nil && t.op == 'p' {
 		t = t.body
 	}
-	h, args := appHead(t)
-	if h == nil || h.op != 'c' {
-		return false
-	}
-	name, ok := g.resolve(h)
+	name, args, ok := g.headConst(t)
 	if !ok {
 		return false
 	}
