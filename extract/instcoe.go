@@ -182,17 +182,7 @@ func (n *instNamer) readAbbrev(d *pdecl) *abbrevDef {
 		}
 	}
 	ts := lexSeq(d.row.Code)
-	depth := 0
-	for i, t := range ts.text {
-		switch t {
-		case "(", "[", "{", "⦃", "⟨":
-			depth++
-		case ")", "]", "}", "⦄", "⟩":
-			depth--
-		}
-		if t != ":=" || depth != 0 {
-			continue
-		}
+	if i := topToken(ts.text, ":="); i >= 0 {
 		if a.val = n.exprIn(d, ts, i+1, len(ts.text), locals, d.row.Name); a.val == nil {
 			return nil
 		}

@@ -63,6 +63,24 @@ func (f *file) tokSeq(i, end int) tokSeq {
 	return s
 }
 
+// topToken is the index of the first token tok outside any bracket
+// ((), [], {}, ⦃⦄, ⟨⟩) in ts, or -1: a signature's colon, a definition's :=.
+func topToken(ts []string, tok string) int {
+	depth := 0
+	for i, t := range ts {
+		switch t {
+		case "(", "[", "{", "⦃", "⟨":
+			depth++
+		case ")", "]", "}", "⦄", "⟩":
+			depth--
+		}
+		if depth == 0 && t == tok {
+			return i
+		}
+	}
+	return -1
+}
+
 func lexSeq(src string) tokSeq {
 	toks, _ := Lex([]byte(src))
 	s := tokSeq{}

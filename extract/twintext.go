@@ -948,17 +948,8 @@ func (x *twinText) oneContext(i int) int {
 // what follows its top-level colon), "" if none.
 func sigResult(sig string) string {
 	ts := lexSeq(sig).text
-	depth := 0
-	for i, t := range ts {
-		switch t {
-		case "(", "[", "{", "⦃", "⟨":
-			depth++
-		case ")", "]", "}", "⦄", "⟩":
-			depth--
-		}
-		if depth == 0 && t == ":" {
-			return resultHead(ts[i+1:])
-		}
+	if i := topToken(ts, ":"); i >= 0 {
+		return resultHead(ts[i+1:])
 	}
 	return ""
 }
